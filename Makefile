@@ -1,0 +1,34 @@
+# Two entry points a fresh machine needs: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench schema clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The main job: the sample draft checked against (and diffed with) the embedded sandbox.
+run: $(STAMP)
+	$(BIN)/tenantdeck run-demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/validate.py
+	$(BIN)/python bench/pull.py
+	$(BIN)/python bench/push.py
+
+schema: $(STAMP)
+	$(BIN)/tenantdeck schema > src/tenantdeck/schema/draft.schema.json
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

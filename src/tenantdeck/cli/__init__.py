@@ -1,0 +1,91 @@
+"""The `tenantdeck` command line.
+
+Commands are registered by name and imported only when invoked (``LazyGroup``), so a fast command such as
+``validate`` never imports httpx, FastAPI or Textual. Every command module is ``tenantdeck.cli.<name>_cmd`` and
+exposes a click command called ``command``.
+
+Exit codes are the ones in :mod:`tenantdeck.exitcodes`; usage errors exit 64 rather than click's default 2,
+because 2 means "changes to push" for ``diff``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from tenantdeck import __version__, exitcodes
+
+#: command name -> (module under tenantdeck.cli, one-line help shown in `tenantdeck --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("init_cmd", "Write a commented, valid sample draft."),
+    "validate": ("validate_cmd", "Check a draft offline; every problem with file, line and key."),
+    "schema": ("schema_cmd", "Print the JSON Schema of the draft format."),
+    "pull": ("pull_cmd", "Write the account's remote configuration into the draft."),
+    "diff": ("diff_cmd", "Show what a push would change (three-way: base, draft, live)."),
+    "plan": ("plan_cmd", "Save the operations a push would run, with remote fingerprints."),
+    "push": ("push_cmd", "Apply the draft's changes (or a saved plan) to the service."),
+    "history": ("history_cmd", "Show the local audit log of pushes."),
+    "doctor": ("doctor_cmd", "Check that the service is reachable and the credentials work."),
+    "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
+    "run-demo": ("demo_cmd", "The main job on a fresh machine: sample draft against the embedded sandbox."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        try:
+            module = importlib.import_module(f"tenantdeck.cli.{entry[0]}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"tenantdeck.cli.{entry[0]}":
+                return None  # command not built in this version
+            raise
+        command: click.Command = module.command
+        if not command.help:
+            command.help = entry[1]
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, help_) in sorted(COMMANDS.items()) if self.get_command(ctx, name)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tenantdeck")
+def cli() -> None:
+    """Administer a multi-tenant chat account's configuration from a terminal.
+
+    Keep a YAML draft, validate it offline, review the diff against the live service and push only that diff.
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: maps click's usage errors to exit 64 and Ctrl-C to 130, never a traceback."""
+    try:
+        rc = cli.main(args=argv, prog_name="tenantdeck", standalone_mode=False)
+    except click.UsageError as exc:
+        exc.show()
+        sys.exit(exitcodes.USAGE)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exitcodes.ERROR)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(exitcodes.INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(exitcodes.INTERRUPTED)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    sys.exit(rc if isinstance(rc, int) else exitcodes.OK)

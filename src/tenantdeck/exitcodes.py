@@ -1,0 +1,12 @@
+"""The documented exit codes of every tenantdeck command (see README "Exit codes").
+
+They follow Terraform's `-detailed-exitcode` idea so CI can tell "in sync" from "changes" from "broken".
+"""
+
+OK = 0  #: success; for `diff`, in sync
+ERROR = 1  #: invalid draft, or an error talking to the service (message on stderr)
+CHANGES = 2  #: `diff`: there are changes to push
+CONFLICT = 3  #: `diff`/`push`: the draft and the remote changed the same field differently, or a stale plan
+PARTIAL = 4  #: `push`: some operations applied, some failed or were not attempted
+USAGE = 64  #: bad command line (EX_USAGE)
+INTERRUPTED = 130  #: Ctrl-C

@@ -1,0 +1,193 @@
+"""The service's tables as data: one source of truth for models, labels in plans, and the sandbox.
+
+Everything here is transcribed from ``service-spec.md`` (toggles, defaults, required-ness) and
+``management-api-facts.md`` (trigger ids, extension ids, listing values, limits). Keeping it as data rather than
+scattered literals means a label shown in a plan, a default normalised in a diff and a field in the JSON Schema can
+never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+ASSET_URL: Final = "https://widget-js.cometchat.io"
+
+REGIONS: Final = ("us", "eu", "in")
+APP_VERSION: Final = "3"
+WIDGET_VERSION: Final = "v2"
+
+# Limits (management-api-facts.md §7, §8, PC)
+APP_NAME_MAX: Final = 100
+WIDGET_NAME_MAX: Final = 100
+WIDGETS_PER_APP: Final = 25
+WEBHOOKS_PER_APP: Final = 25
+WEBHOOK_ID_MAX: Final = 50
+WEBHOOK_NAME_MAX: Final = 50
+WEBHOOK_URL_MAX: Final = 255
+WEBHOOK_USERNAME_MAX: Final = 50
+WEBHOOK_PASSWORD_MAX: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Toggle:
+    """One boolean of ``settings.main``.
+
+    ``required`` is the spec's R column. ``default`` is ``None`` where the spec says "none": such a required toggle
+    must be written in the draft, because there is nothing the tool could honestly fill in.
+    ``extension`` names the extension that must be enabled before the toggle may be turned on.
+    """
+
+    key: str
+    required: bool
+    default: bool | None
+    label: str
+    extension: str | None = None
+
+
+MAIN_TOGGLES: Final[tuple[Toggle, ...]] = (
+    Toggle("allow_add_members", False, True, "Allow adding group members"),
+    Toggle("allow_creating_polls", True, None, "Enable polls", "polls"),
+    Toggle("allow_delete_groups", True, True, "Allow deleting groups"),
+    Toggle("allow_kick_ban_members", True, True, "Allow kick and ban actions"),
+    Toggle("allow_message_reactions", True, None, "Enable reactions", "reactions"),
+    Toggle("allow_moderator_to_delete_member_messages", True, None, "Moderators may delete group messages"),
+    Toggle("allow_promote_demote_members", True, None, "Allow changing member scopes"),
+    Toggle("block_user", True, True, "Allow blocking a user"),
+    Toggle("create_groups", True, True, "Allow creating groups"),
+    Toggle("enable_collaborative_document", True, None, "Collaborative document", "document"),
+    Toggle("enable_collaborative_whiteboard", True, None, "Collaborative whiteboard", "whiteboard"),
+    Toggle("enable_deleting_messages", True, True, "Allow deleting messages"),
+    Toggle("enable_editing_messages", True, True, "Allow editing messages"),
+    Toggle("enable_message_translation", True, None, "Message translation", "message-translation"),
+    Toggle("enable_sending_messages", True, True, "Allow sending messages"),
+    Toggle("enable_sound_for_calls", True, True, "Sound for incoming calls"),
+    Toggle("enable_sound_for_messages", True, True, "Sound for incoming messages"),
+    Toggle("enable_threaded_replies", True, True, "Allow message threads"),
+    Toggle("enable_video_calling", True, True, "Enable video calling"),
+    Toggle("enable_voice_calling", True, True, "Enable voice calling"),
+    Toggle("hide_deleted_messages", True, True, "Hide bubbles of deleted messages"),
+    Toggle("hide_join_leave_notifications", True, True, "Hide join/leave notices in chat"),
+    Toggle("join_or_leave_groups", True, True, "Allow joining and leaving groups"),
+    Toggle("send_emojis", True, True, "Show the emoji keyboard"),
+    Toggle("send_files", False, True, "Allow sending files"),
+    Toggle("send_message_in_private_to_group_member", True, None, "Allow private messages to group members"),
+    Toggle("send_photos_videos", True, True, "Allow sending photos and videos"),
+    Toggle("share_live_reactions", True, True, "Allow live reactions"),
+    Toggle("show_call_notifications", True, True, "Notify on incoming calls"),
+    Toggle("show_delivery_read_indicators", True, True, "Show delivery and read receipts"),
+    Toggle("show_emojis_in_larger_size", True, True, "Larger emojis when one to three are sent"),
+    Toggle("show_stickers", False, True, "Show stickers", "stickers"),
+    Toggle("show_typing_indicators", False, None, "Show typing indicators"),
+    Toggle("show_user_presence", False, True, "Show user presence"),
+    Toggle("view_group_members", False, True, "Allow viewing group members"),
+    Toggle("allow_mention_members", False, False, "Allow mentioning members"),
+    Toggle("enable_replying_to_messages", False, False, "Enable replying to messages"),
+    Toggle("enable_share_copy_forward_messages", False, False, "Enable share, copy and forward"),
+    Toggle("highlight_messages_from_moderators", False, False, "Highlight moderator messages"),
+    Toggle("show_call_recording_option", False, False, "Show call recording option"),
+    Toggle("send_voice_notes", False, False, "Allow voice notes"),
+    Toggle("send_gifs", False, False, "Allow GIFs"),
+    Toggle("share_location", False, False, "Allow sharing location"),
+    Toggle("view_shared_media", False, True, "Allow viewing shared media in a group"),
+    Toggle("set_groups_in_qna_mode_by_moderators", False, False, "Moderators may set groups to Q&A mode"),
+    Toggle("send_reply_in_private_to_group_member", False, False, "Reply privately to a group member"),
+)
+TOGGLES_BY_KEY: Final = {t.key: t for t in MAIN_TOGGLES}
+
+#: toggle key -> extension id that must be enabled first
+TOGGLE_EXTENSIONS: Final = {t.key: t.extension for t in MAIN_TOGGLES if t.extension}
+
+NAVIGATION_SECTIONS: Final = ("chats", "users", "groups", "calls", "settings")
+
+#: Allowed values of the sidebar's listing strings (facts §8; start_a_new_conversation is inferred there).
+LISTING_VALUES: Final[dict[str, tuple[str, ...]]] = {
+    "recent_chat_listing": ("all_chats", "users", "groups"),
+    "user_listing": ("all_users", "friends", "none"),
+    "group_listing": ("public_and_password_protected_groups", "public_groups", "password_protected_groups"),
+    "start_a_new_conversation": ("all_chats", "users", "groups"),
+}
+
+#: Human labels for style and sidebar fields, used when rendering plans.
+STYLE_LABELS: Final = {
+    "custom_css": "Custom CSS",
+    "custom_js": "Custom JS",
+    "docked_layout_icon_background": "Docked icon background colour",
+    "docked_layout_icon_close": "Docked icon image (closed)",
+    "docked_layout_icon_open": "Docked icon image (open)",
+    "primary_color": "Primary colour",
+    "foreground_color": "Foreground colour",
+    "background_color": "Background colour",
+    "override_system_background_colors": "Override system background colours",
+}
+SIDEBAR_LABELS: Final = {
+    "chats": "Show Chats section",
+    "users": "Show Users section",
+    "groups": "Show Groups section",
+    "calls": "Show Calls section",
+    "user_settings": "Show User Settings section",
+    "recent_chat_listing": "Chats in the recent chat section",
+    "user_listing": "Users in the user list",
+    "sidebar_navigation_sequence": "Order of sidebar sections",
+    "start_a_new_conversation": "Start a new conversation scope",
+    "group_listing": "Group listing scope",
+}
+
+#: What the service fills in when a field is left out; used to normalise remote objects so defaults never show
+#: as changes. The foreground default is written " #000000" in the spec (a typo); it is normalised here.
+STYLE_DEFAULTS: Final[dict[str, object]] = {
+    "custom_js": "v2",
+    "docked_layout_icon_background": "#03a9f4",
+    "docked_layout_icon_close": f"{ASSET_URL}/v2/resources/chat_close.svg",
+    "docked_layout_icon_open": f"{ASSET_URL}/v2/resources/chat_bubble.svg",
+    "primary_color": "#03A9F4",
+    "foreground_color": "#000000",
+    "background_color": "#FFFFFF",
+    "override_system_background_colors": True,
+}
+SIDEBAR_DEFAULTS: Final[dict[str, object]] = {
+    "chats": True,
+    "users": True,
+    "groups": True,
+    "recent_chat_listing": "all_chats",
+    "user_listing": "all_users",
+    "sidebar_navigation_sequence": list(NAVIGATION_SECTIONS),
+    "start_a_new_conversation": "all_chats",
+    "group_listing": "public_and_password_protected_groups",
+}
+MAIN_DEFAULTS: Final[dict[str, bool]] = {t.key: t.default for t in MAIN_TOGGLES if t.default is not None}
+
+SMS_DEFAULTS: Final[dict[str, object]] = {
+    "fromMobileNo": "+12345678",
+    "messageDelay": 60,
+    "websiteURL": "www.somewebsite.com",
+}
+
+#: Known extension ids (facts §2: settings paths and the list example).
+EXTENSION_IDS: Final[tuple[str, ...]] = (
+    "broadcast", "chatwoot", "data-masking", "document", "e2ee", "email-notification", "email-replies", "emojis",
+    "gifs-gfycat", "gifs-giphy", "gifs-tenor", "human-moderation", "image-moderation", "intercom", "link-preview",
+    "mentions", "message-shortcuts", "message-translation", "pin-message", "polls", "profanity-filter",
+    "push-notification", "reactions", "report-message", "report-user", "rich-media", "save-message",
+    "sentiment-analysis", "smart-reply", "sms-notification", "stickers", "stickers-stipop", "thumbnail-generation",
+    "url-shortener-bitly", "url-shortener-tinyurl", "virus-malware-scanner", "voice-transcription", "whiteboard",
+    "widget", "xss-filter",
+)  # fmt: skip
+
+#: Webhook trigger ids (facts §7, WH-OV: 46 ids).
+TRIGGER_IDS: Final[tuple[str, ...]] = (
+    "message_sent", "message_edited", "message_deleted", "message_reaction_added", "message_reaction_removed",
+    "user_blocked", "user_unblocked",
+    "group_created", "group_updated", "group_deleted", "group_member_joined", "group_member_left",
+    "group_member_added", "group_member_kicked", "group_member_banned", "group_member_unbanned",
+    "group_member_scope_changed", "group_owner_transferred",
+    "user_connection_status_changed", "message_delivery_receipt", "message_read_receipt",
+    "call_initiated", "call_started", "call_participant_joined", "call_participant_left", "call_ended",
+    "meeting_started", "meeting_participant_joined", "meeting_participant_left", "meeting_ended",
+    "recording_generated", "transcription_generated",
+    "after_campaign_completed", "after_campaign_failed", "after_notification_created", "after_feed_item_sent",
+    "after_feed_item_delivered", "after_feed_item_read", "after_feed_item_interacted",
+    "after_push_notification_sent", "after_push_notification_delivered", "after_push_notification_clicked",
+    "moderation_engine_approved", "moderation_engine_blocked", "moderation_manual_approved",
+    "moderation_engine_failed",
+)  # fmt: skip

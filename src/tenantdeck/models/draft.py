@@ -1,0 +1,29 @@
+"""The root of a draft file."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from tenantdeck.models.app import App
+from tenantdeck.models.base import StrictModel
+from tenantdeck.models.widget import WidgetSettings
+
+FORMAT_VERSION = 1
+
+PresetName = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+
+
+class Draft(StrictModel):
+    """A local, reviewable description of an account's configuration.
+
+    ``presets`` are named widget settings that any app's widget can ``extends`` with per-app overrides, so one
+    edit rolls out to hundreds of tenant apps.
+    """
+
+    format: Literal[1] = Field(description="Draft format version (1)")
+    presets: dict[PresetName, WidgetSettings] = Field(
+        default_factory=dict, description="Named widget settings that widgets can extend"
+    )
+    apps: list[App] = Field(default_factory=list, description="The tenant apps")

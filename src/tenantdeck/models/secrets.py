@@ -1,0 +1,81 @@
+"""Secrets in drafts are written as ``${ENV_VAR}`` references, never as values.
+
+The draft is meant to live in git. A literal secret in it is accepted (with a warning) because an admin may be
+mid-edit, but the tool itself never writes one. References are resolved only when a value is really needed (push);
+comparison with what was pushed before goes through a keyed fingerprint (:func:`fingerprint`), never the value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+from collections.abc import Mapping
+from typing import Annotated
+
+from pydantic import AfterValidator, StringConstraints
+from pydantic_core import PydanticCustomError
+
+REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_LOOKS_LIKE_REFERENCE = re.compile(r"\$\{.*\}?|\$[A-Za-z_]")
+
+
+def reference_name(value: str) -> str | None:
+    """The variable name if ``value`` is exactly ``${NAME}``, else None."""
+    m = REFERENCE.fullmatch(value)
+    return m.group(1) if m else None
+
+
+def is_reference(value: str | None) -> bool:
+    return value is not None and REFERENCE.fullmatch(value) is not None
+
+
+def _check_secret(value: str) -> str:
+    if is_reference(value):
+        return value
+    if value.startswith("$") and _LOOKS_LIKE_REFERENCE.match(value):
+        raise PydanticCustomError(
+            "secret_reference", "looks like a broken environment reference; write it as ${{NAME}}", {}
+        )
+    return value
+
+
+#: A secret: a ``${ENV_VAR}`` reference in a draft, or a plain value in an API body.
+SecretValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(_check_secret)]
+
+
+class MissingSecret(LookupError):
+    """A referenced environment variable is not set at the moment its value is needed."""
+
+    def __init__(self, variable: str) -> None:
+        super().__init__(f"environment variable {variable} is not set")
+        self.variable = variable
+
+
+def resolve(value: str, env: Mapping[str, str] | None = None) -> str:
+    """The real secret behind ``value``: the environment variable for a reference, else the literal itself."""
+    name = reference_name(value)
+    if name is None:
+        return value
+    source = os.environ if env is None else env
+    if name not in source:
+        raise MissingSecret(name)
+    return source[name]
+
+
+def fingerprint(secret: str, key: bytes) -> str:
+    """A keyed, one-way fingerprint of a secret value, safe to store in the base snapshot.
+
+    HMAC with a per-workspace random key: equal secrets compare equal, but the stored string reveals nothing and
+    cannot be brute-forced offline without the key (which never leaves the local machine).
+    """
+    return "hmac-sha256:" + hmac.new(key, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+
+
+def mask(value: str | None) -> str:
+    """How a secret is shown anywhere a human may read it."""
+    if value is None:
+        return "(none)"
+    name = reference_name(value)
+    return f"${{{name}}}" if name else "********"

@@ -1,0 +1,111 @@
+"""Located diagnostics shared by every part of tenantdeck.
+
+A `Problem` is what a user sees when something is wrong with a draft, a profile or a server answer. It always says
+where (file, line, column, key path) and what, in the draft's own words, so that editors and CI can jump to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+
+PathPart = str | int
+
+
+class Severity(StrEnum):
+    """How bad a problem is: errors make a draft invalid, warnings do not."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+def format_path(loc: Sequence[PathPart]) -> str:
+    """Render a key path the way users write it: ``apps[3].widgets[0].main.send_gifs``."""
+    out: list[str] = []
+    for part in loc:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        else:
+            out.append(("." if out else "") + str(part))
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One located diagnostic. ``line`` and ``column`` are 1-based; 0 means "not known"."""
+
+    severity: Severity
+    message: str
+    path: tuple[PathPart, ...] = ()
+    file: str = ""
+    line: int = 0
+    column: int = 0
+    code: str = ""
+    extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def key_path(self) -> str:
+        return format_path(self.path)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def located(self, file: str, line: int, column: int) -> Problem:
+        """A copy of this problem placed at a position."""
+        return Problem(self.severity, self.message, self.path, file, line, column, self.code, self.extra)
+
+    def render(self) -> str:
+        """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root)."""
+        where = f"{self.file or '<draft>'}:{self.line}:{self.column}"
+        key = f"{self.key_path}: " if self.path else ""
+        return f"{where}: {self.severity.value}: {key}{self.message}"
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["severity"] = self.severity.value
+        data["path"] = self.key_path
+        data.pop("extra")
+        return data
+
+
+def error(message: str, path: Sequence[PathPart] = (), code: str = "") -> Problem:
+    return Problem(Severity.ERROR, message, tuple(path), code=code)
+
+
+def warning(message: str, path: Sequence[PathPart] = (), code: str = "") -> Problem:
+    return Problem(Severity.WARNING, message, tuple(path), code=code)
+
+
+def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
+    """Line order (then column, then path), errors before warnings at the same place; duplicates dropped."""
+    seen: set[tuple[object, ...]] = set()
+    unique: list[Problem] = []
+    for p in problems:
+        key = (p.file, p.line, p.column, p.severity, p.path, p.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(p)
+    return sorted(unique, key=lambda p: (p.file, p.line, p.column, p.severity is not Severity.ERROR, p.key_path))
+
+
+def has_errors(problems: Iterable[Problem]) -> bool:
+    return any(p.is_error for p in problems)
+
+
+def render_text(problems: Iterable[Problem]) -> str:
+    return "".join(p.render() + "\n" for p in problems)
+
+
+def render_json(problems: Iterable[Problem]) -> str:
+    return json.dumps([p.to_json() for p in problems], indent=2, ensure_ascii=False) + "\n"
+
+
+class ProblemError(Exception):
+    """Raised where a single located problem must stop an operation (e.g. a profile file that cannot be read)."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.render())
+        self.problem = problem

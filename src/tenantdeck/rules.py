@@ -1,0 +1,223 @@
+"""Rules that span more than one object of a draft, checked after the models parse it.
+
+Pydantic checks each object on its own; these need the whole draft: a widget that ``extends`` a preset is only
+complete once merged with it, a toggle that needs an extension depends on the app's extension block, ids must be
+unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` turns paths into line and column.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
+from tenantdeck.models.secrets import is_reference
+from tenantdeck.models.webhook import is_loopback
+from tenantdeck.problems import PathPart, Problem, error, warning
+
+Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
+SECTIONS = ("style", "sidebar", "main")
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    """`` (did you mean 'x'?)`` or an empty string."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:
+    """Plain conversion of a pydantic error; :mod:`tenantdeck.draft` supplies a richer one in the draft's words."""
+    return [error(e["msg"], prefix + tuple(e["loc"]), code=e["type"]) for e in exc.errors(include_url=False)]
+
+
+def merge_settings(preset: WidgetSettings | None, widget: WidgetDraft) -> dict[str, Any]:
+    """The complete settings of ``widget``: the preset's values with the widget's overrides on top."""
+    merged: dict[str, Any] = preset.model_dump(mode="json", exclude_none=True) if preset else {}
+    overrides = widget.overrides()
+    for key, value in overrides.items():
+        if key in SECTIONS:
+            merged[key] = {**merged.get(key, {}), **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def resolve_widget(draft: Draft, widget: WidgetDraft) -> WidgetSettings | None:
+    """The widget's effective settings, or None when they are invalid (``check_draft`` says why)."""
+    preset = draft.presets.get(widget.extends) if widget.extends else None
+    if widget.extends and preset is None:
+        return None
+    try:
+        return WidgetSettings.model_validate(merge_settings(preset, widget))
+    except ValidationError:
+        return None
+
+
+def check_draft(draft: Draft, convert: Converter = basic_problems) -> list[Problem]:
+    """Every cross-object problem of a parsed draft (errors and warnings), with key paths."""
+    problems: list[Problem] = []
+    seen_names: dict[str, int] = {}
+    seen_ids: dict[str, int] = {}
+    for i, app in enumerate(draft.apps):
+        base: tuple[PathPart, ...] = ("apps", i)
+        if app.name in seen_names:
+            problems.append(
+                error(
+                    f"another app (apps[{seen_names[app.name]}]) has the same name; names identify apps that are "
+                    "not created yet, so they must be unique in a draft",
+                    (*base, "name"),
+                    "duplicate_app_name",
+                )
+            )
+        seen_names.setdefault(app.name, i)
+        if app.id is not None:
+            if app.id in seen_ids:
+                problems.append(error(f"apps[{seen_ids[app.id]}] has the same id", (*base, "id"), "duplicate_app_id"))
+            seen_ids.setdefault(app.id, i)
+        problems.extend(_check_app(draft, app, base, convert))
+    return problems
+
+
+def _check_app(draft: Draft, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
+    if app.extensions is not None:
+        enabled = set(app.extensions.enabled)
+        for k, ext in enumerate(app.extensions.disabled):
+            if ext in enabled:
+                yield error(f"{ext!r} is both enabled and disabled", (*base, "extensions", "disabled", k))
+
+    for j, widget in enumerate(app.widgets):
+        yield from _check_widget(draft, app, widget, (*base, "widgets", j), convert)
+
+    hook_ids: dict[str, int] = {}
+    for j, hook in enumerate(app.webhooks):
+        path = (*base, "webhooks", j)
+        if hook.id in hook_ids:
+            yield error(f"webhooks[{hook_ids[hook.id]}] of this app has the same id", (*path, "id"), "duplicate_id")
+        hook_ids.setdefault(hook.id, j)
+        if hook.password is not None and not is_reference(hook.password):
+            yield _literal_secret((*path, "password"))
+        if hook.webhookURL.startswith("http://") and is_loopback(_host(hook.webhookURL)):
+            yield warning(
+                "plain http to a loopback host: fine for local testing, but the service delivers only to public "
+                "https endpoints",
+                (*path, "webhookURL"),
+                "http_loopback",
+            )
+    if app.sms is not None and not is_reference(app.sms.twilioAuthToken):
+        yield _literal_secret((*base, "sms", "twilioAuthToken"))
+
+
+def _check_widget(
+    draft: Draft, app: App, widget: WidgetDraft, path: tuple[PathPart, ...], convert: Converter
+) -> Iterator[Problem]:
+    for section in SECTIONS:
+        patch = getattr(widget, section)
+        if patch is None:
+            continue
+        for key in sorted(patch.model_fields_set):
+            if getattr(patch, key) is None and (widget.extends or _required(section, key)):
+                yield error(
+                    "has no value; write a value, or remove the key to inherit it"
+                    + (f" from preset {widget.extends!r}" if widget.extends else ""),
+                    (*path, section, key),
+                    "empty_value",
+                )
+    preset = None
+    if widget.extends is not None:
+        preset = draft.presets.get(widget.extends)
+        if preset is None:
+            known = ", ".join(sorted(draft.presets)) or "none are defined under presets:"
+            yield error(
+                f"no preset named {widget.extends!r}{did_you_mean(widget.extends, draft.presets)}; presets: {known}",
+                (*path, "extends"),
+                "unknown_preset",
+            )
+            return
+    try:
+        settings = WidgetSettings.model_validate(merge_settings(preset, widget))
+    except ValidationError as exc:
+        for p in convert(exc, path):
+            if p.code == "missing" and widget.extends:
+                p = Problem(
+                    p.severity,
+                    f"is required, and preset {widget.extends!r} does not set it either",
+                    p.path,
+                    code=p.code,
+                )
+            yield p
+        return
+    yield from _extension_dependencies(app, widget, settings, path)
+
+
+def _extension_dependencies(
+    app: App, widget: WidgetDraft, settings: WidgetSettings, path: tuple[PathPart, ...]
+) -> Iterator[Problem]:
+    for key, extension in catalog.TOGGLE_EXTENSIONS.items():
+        if getattr(settings.main, key) is not True:
+            continue
+        set_here = widget.main is not None and key in widget.main.model_fields_set
+        where: tuple[PathPart, ...] = (*path, "main", key)
+        source = "" if set_here or not widget.extends else f" (inherited from preset {widget.extends!r})"
+        label = catalog.TOGGLES_BY_KEY[key].label
+        if app.extensions is None:
+            yield warning(
+                f"{label} needs the {extension!r} extension{source}; this draft does not manage the extensions of "
+                f"app {app.name!r}, so it cannot tell whether it is enabled (add it to extensions.enabled)",
+                where,
+                "extension_unknown",
+            )
+        elif extension not in app.extensions.enabled:
+            state = "disables" if extension in app.extensions.disabled else "does not enable"
+            yield error(
+                f"{label} is on{source}, but app {app.name!r} {state} the {extension!r} extension; add "
+                f"{extension!r} to extensions.enabled or turn the toggle off",
+                where,
+                "extension_required",
+            )
+
+
+def _required(section: str, key: str) -> bool:
+    model = {
+        "style": WidgetSettings.model_fields["style"].annotation,
+        "sidebar": WidgetSettings.model_fields["sidebar"].annotation,
+        "main": WidgetSettings.model_fields["main"].annotation,
+    }[section]
+    return bool(model.model_fields[key].is_required())  # type: ignore[union-attr]
+
+
+def _literal_secret(path: tuple[PathPart, ...]) -> Problem:
+    return warning(
+        "a literal secret is written in the draft; write an ${ENV_VAR} reference instead and set the variable "
+        "where you push (drafts belong in version control, secrets do not)",
+        path,
+        "literal_secret",
+    )
+
+
+def _host(url: str) -> str | None:
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).hostname
+
+
+def missing_secret_variables(draft: Draft, env: dict[str, str]) -> list[Problem]:
+    """Errors for ``${VAR}`` references whose variable is unset: only checked when values are needed (push)."""
+    from tenantdeck.models.secrets import reference_name
+
+    problems: list[Problem] = []
+    for i, app in enumerate(draft.apps):
+        refs: list[tuple[tuple[PathPart, ...], str | None]] = [
+            (("apps", i, "webhooks", j, "password"), h.password) for j, h in enumerate(app.webhooks)
+        ]
+        if app.sms is not None:
+            refs.append((("apps", i, "sms", "twilioAuthToken"), app.sms.twilioAuthToken))
+        for path, value in refs:
+            name = reference_name(value) if value else None
+            if name and name not in env:
+                problems.append(
+                    error(f"environment variable {name} is not set (needed to push this secret)", path, "secret_unset")
+                )
+    return problems
