@@ -139,15 +139,7 @@ def _check_widget(
     try:
         settings = WidgetSettings.model_validate(merge_settings(preset, widget))
     except ValidationError as exc:
-        for p in convert(exc, path):
-            if p.code == "missing" and widget.extends:
-                p = Problem(
-                    p.severity,
-                    f"is required, and preset {widget.extends!r} does not set it either",
-                    p.path,
-                    code=p.code,
-                )
-            yield p
+        yield from convert(exc, path)
         return
     yield from _extension_dependencies(app, widget, settings, path)
 

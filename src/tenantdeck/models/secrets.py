@@ -31,7 +31,7 @@ def is_reference(value: str | None) -> bool:
     return value is not None and REFERENCE.fullmatch(value) is not None
 
 
-def _check_secret(value: str) -> str:
+def check_secret(value: str) -> str:
     if is_reference(value):
         return value
     if value.startswith("$") and _LOOKS_LIKE_REFERENCE.match(value):
@@ -42,7 +42,7 @@ def _check_secret(value: str) -> str:
 
 
 #: A secret: a ``${ENV_VAR}`` reference in a draft, or a plain value in an API body.
-SecretValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(_check_secret)]
+SecretValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(check_secret)]
 
 
 class MissingSecret(LookupError):

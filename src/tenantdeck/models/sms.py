@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
 from tenantdeck.models.base import NonEmptyStr, StrictModel
 from tenantdeck.models.secrets import SecretValue
+
+
+def _number(value: object) -> object:
+    """Accept an int or a float, nothing else (not a bool, not "60"), reported at the field itself."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("number_type", "must be a number of seconds, such as 60", {})
+    return value
+
+
+Seconds = Annotated[int | float, BeforeValidator(_number)]
 
 
 class SmsSettings(StrictModel):
     """The legacy SMS extension's settings; all five are required by the API. ``twilioAuthToken`` is a secret."""
 
     fromMobileNo: NonEmptyStr = Field(description="Number SMS notifications are sent from (e.g. +12345678)")
-    messageDelay: int | float = Field(
+    messageDelay: Seconds = Field(
         ge=0, description="Send an SMS if a message has not been read after this many seconds (default 60)"
     )
     twilioAccountSid: NonEmptyStr = Field(description="Twilio account SID (from the Twilio console)")

@@ -10,7 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import catalog
 from tenantdeck.models.base import StrictModel, WebhookName
-from tenantdeck.models.secrets import SecretValue, is_reference
+from tenantdeck.models.secrets import check_secret, is_reference
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
@@ -55,7 +55,10 @@ Username = Annotated[
     str, StringConstraints(min_length=1, max_length=catalog.WEBHOOK_USERNAME_MAX, pattern=r"^[A-Za-z0-9]+$")
 ]
 Password = Annotated[
-    SecretValue, StringConstraints(max_length=catalog.WEBHOOK_PASSWORD_MAX), AfterValidator(_password_chars)
+    str,
+    StringConstraints(min_length=1, max_length=catalog.WEBHOOK_PASSWORD_MAX),
+    AfterValidator(check_secret),
+    AfterValidator(_password_chars),
 ]
 
 

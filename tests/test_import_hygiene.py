@@ -1,0 +1,50 @@
+"""The core never imports Textual: proved in a fresh interpreter, as Harlequin does.
+
+Also keeps the fast path honest: `tenantdeck validate` must not pay for httpx, FastAPI or ruamel on import.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+CORE_MODULES = [
+    "tenantdeck.models",
+    "tenantdeck.rules",
+    "tenantdeck.problems",
+    "tenantdeck.draft",
+    "tenantdeck.api.client",
+    "tenantdeck.api.profiles",
+    "tenantdeck.sandbox.app",
+    "tenantdeck.sync.canonical",
+    "tenantdeck.sync.compare",
+    "tenantdeck.sync.plan",
+    "tenantdeck.sync.push",
+]
+
+
+def loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
+def test_core_module_does_not_import_textual(module: str) -> None:
+    modules = loaded_after(f"import {module}")
+    assert not any(m == "textual" or m.startswith("textual.") for m in modules)
+
+
+def test_validate_command_loads_neither_textual_nor_network_stack() -> None:
+    modules = loaded_after(
+        "from tenantdeck.cli import cli\nimport tenantdeck.cli.validate_cmd\nimport tenantdeck.draft.load"
+    )
+    for heavy in ("textual", "httpx", "fastapi", "uvicorn", "ruamel"):
+        assert heavy not in modules, f"validate imports {heavy}"
