@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 from pydantic import BeforeValidator, Field
@@ -13,7 +14,7 @@ from tenantdeck.models.secrets import SecretValue
 
 def _number(value: object) -> object:
     """Accept an int or a float, nothing else (not a bool, not "60"), reported at the field itself."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise PydanticCustomError("number_type", "must be a number of seconds, such as 60", {})
     return value
 

@@ -1,0 +1,123 @@
+"""Benchmark: `tenantdeck validate` on a 1,000-app draft versus a bare `yaml.load` with libyaml, as whole processes.
+
+The target (docs/benchmarks.md, "validate") is that validating, with strict models, cross-object rules and located
+problems, costs at most 1.3x what merely parsing the same file with ``yaml.CSafeLoader`` costs. Both commands run
+as fresh processes, alternating, so interpreter start-up and imports count exactly as a user sees them.
+
+    .venv/bin/python bench/validate.py [--apps N] [--rounds R] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from tenantdeck.models import catalog  # noqa: E402
+
+TARGET = 1.3
+
+
+def build_app(i: int) -> dict[str, Any]:
+    """One app with a complete widget (every toggle written out), SMS settings and two webhooks."""
+    main = {t.key: bool(t.default) for t in catalog.MAIN_TOGGLES}
+    style = {"custom_css": f".cd-{i} {{ color: #333; }}", **catalog.STYLE_DEFAULTS}
+    sidebar = {**catalog.SIDEBAR_DEFAULTS, "calls": True, "user_settings": True}
+    sidebar["sidebar_navigation_sequence"] = list(catalog.NAVIGATION_SECTIONS)  # no shared objects: no aliases
+    return {
+        "id": f"app{i:05d}",
+        "name": f"Tenant {i:05d}",
+        "region": ("us", "eu", "in")[i % 3],
+        "version": "3",
+        "extensions": {"enabled": ["stickers", "polls", "reactions"], "disabled": ["e2ee"]},
+        "widgets": [{"name": f"Support {i}", "version": "v2", "style": style, "sidebar": sidebar, "main": main}],
+        "sms": {
+            "fromMobileNo": "+12345678",
+            "messageDelay": 60,
+            "twilioAccountSid": f"AC{i:032d}",
+            "twilioAuthToken": "${TWILIO_AUTH_TOKEN}",
+            "websiteURL": "www.example.com",
+        },
+        "webhooks": [
+            {
+                "id": f"wh{i}x{w}",
+                "name": f"Hook {w}",
+                "webhookURL": f"https://hooks.example.com/tenants/{i}/events/{w}",
+                "useBasicAuth": True,
+                "username": "tenantdeck",
+                "password": "${HOOK_PASSWORD}",
+                "enabled": True,
+                "retryOnFailure": False,
+                "triggers": ["message_sent", "group_created", "group_member_joined"],
+            }
+            for w in range(2)
+        ],
+    }
+
+
+def build_draft_text(apps: int) -> str:
+    data = {"format": 1, "presets": {}, "apps": [build_app(i) for i in range(apps)]}
+    text = yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False, width=120)
+    return "# benchmark draft written by bench/validate.py\n" + text
+
+
+def timed(cmd: list[str], *, expect: int = 0) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, check=False)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != expect:
+        sys.exit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--apps", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="write the draft here instead of a temporary directory")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        target = (args.keep or Path(tmp)) / "bench-draft.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(build_draft_text(args.apps), encoding="utf-8")
+        size = target.stat().st_size
+        py = sys.executable
+        baseline = [py, "-c", f"import yaml; yaml.load(open({str(target)!r}), Loader=yaml.CSafeLoader)"]
+        validate = [py, "-m", "tenantdeck", "validate", str(target)]
+        timed(baseline)  # warm the page cache and the bytecode caches
+        timed(validate)
+        base_t: list[float] = []
+        val_t: list[float] = []
+        for _ in range(args.rounds):
+            base_t.append(timed(baseline))
+            val_t.append(timed(validate))
+        b, v = statistics.median(base_t), statistics.median(val_t)
+        ratio = v / b
+        print(f"draft: {args.apps} apps, {size / 1e6:.2f} MB; {args.rounds} rounds, alternating, median")
+        print(
+            f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, "
+            f"Python {platform.python_version()}, libyaml {yaml.__with_libyaml__}, {dt.date.today()}"
+        )
+        print(f"(a) yaml.load CSafeLoader   {b:.3f} s   (all: {', '.join(f'{t:.2f}' for t in base_t)})")
+        print(f"(b) tenantdeck validate     {v:.3f} s   (all: {', '.join(f'{t:.2f}' for t in val_t)})")
+        print(f"ratio (b)/(a) = {ratio:.2f}  (target <= {TARGET})  {'OK' if ratio <= TARGET else 'OVER TARGET'}")
+        if ratio > TARGET:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Load a draft: text -> data -> ``Draft``, with every problem located and sorted.
+
+Order of work, cheapest first, and positions last:
+
+1. read and decode (size cap before reading, UTF-8 checked with the offset of a bad byte);
+2. build data from libyaml events (:mod:`~tenantdeck.draft.yamlsource`): syntax, aliases, duplicate keys, tags;
+3. validate with the strict models, then the cross-object rules (:mod:`tenantdeck.rules`);
+4. only if anything was found: compose a node tree and place every problem at its line and column.
+
+A valid draft therefore never pays for positions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.draft import yamlsource
+from tenantdeck.draft.locate import Positions
+from tenantdeck.problems import PathPart, Problem, Severity, sort_problems
+
+if TYPE_CHECKING:
+    from tenantdeck.models import Draft
+
+
+@dataclass(slots=True)
+class DraftDocument:
+    """The source a draft was read from: its name, text and plain data; positions are composed on first use."""
+
+    file: str
+    text: str | None
+    data: Any = None
+    _positions: Positions | None = field(default=None, repr=False)
+
+    @property
+    def positions(self) -> Positions | None:
+        if self._positions is None and self.text is not None:
+            self._positions = Positions(self.text)
+        return self._positions
+
+    def locate(self, path: Sequence[PathPart], *, at: str = "value") -> tuple[int, int]:
+        """1-based (line, column) for a key path; ``at`` is "value", "key" or "parent" (for a missing key)."""
+        positions = self.positions
+        if positions is None or positions.root is None:
+            return (0, 0)
+        if at == "parent":
+            return positions.position(path[:-1], at_key=True) if path else (1, 1)
+        return positions.position(path, at_key=at == "key")
+
+    def scalar(self, path: Sequence[PathPart]) -> tuple[str, str, str] | None:
+        """(raw text, quote style or "", resolved tag) of the scalar written at ``path``."""
+        positions = self.positions
+        node = positions.scalar(path) if positions is not None else None
+        if node is None:
+            return None
+        return (node.value, node.style or "", node.tag)
+
+    def place(self, problem: Problem) -> Problem:
+        """``problem`` with this file's name and, if it has none yet, the position of its path."""
+        if problem.line:
+            return problem if problem.file else problem.located(self.file, problem.line, problem.column)
+        at = str(problem.extra.get("at", "value")) if problem.extra else "value"
+        line, column = self.locate(problem.path, at=at)
+        return problem.located(self.file, line, column)
+
+
+@dataclass(slots=True)
+class LoadResult:
+    """A loaded draft and its problems, sorted in line order.
+
+    ``draft`` is None when the models could not parse the data; it is set (with ``ok`` false) when only
+    cross-object rules found errors, so that a caller such as the UI can still show what was read.
+    """
+
+    draft: Draft | None
+    problems: list[Problem]
+    doc: DraftDocument
+
+    @property
+    def ok(self) -> bool:
+        """No errors (warnings allowed)."""
+        return self.draft is not None and not any(p.is_error for p in self.problems)
+
+
+def load_draft(
+    path: str | os.PathLike[str], *, display: str | None = None, max_bytes: int = yamlsource.MAX_BYTES
+) -> LoadResult:
+    """Read, parse and validate the draft at ``path``; never raises for anything in the file."""
+    name = display if display is not None else os.fspath(path)
+    text, problems = yamlsource.read_text(path, display=name, max_bytes=max_bytes)
+    if text is None:
+        return LoadResult(None, problems, DraftDocument(name, None))
+    return load_text(text, name)
+
+
+def load_text(text: str, file: str = "<draft>") -> LoadResult:
+    """Parse and validate draft ``text`` (what :func:`load_draft` does after reading the file)."""
+    parsed = yamlsource.parse(text, file)
+    doc = DraftDocument(file, text, parsed.data)
+    problems = list(parsed.problems)
+    if parsed.fatal or parsed.empty:
+        return LoadResult(None, sort_problems(problems), doc)
+
+    problems.extend(_duplicates(doc, parsed.duplicates))
+    draft, found = validate_data(parsed.data, doc)
+    problems.extend(found)
+    problems.extend(_surprise_warnings(parsed.surprises, problems))
+    return LoadResult(draft, sort_problems(doc.place(p) for p in problems), doc)
+
+
+def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Problem]]:
+    """Strict model validation, then cross-object rules; problems carry paths (placed by the caller)."""
+    from pydantic import ValidationError
+
+    from tenantdeck.draft.pydantic_problems import convert
+    from tenantdeck.models import Draft
+
+    if not isinstance(data, dict):
+        got = "a list" if isinstance(data, list) else "a single value" if data is not None else "nothing"
+        return None, [
+            Problem(
+                Severity.ERROR,
+                f"a draft is a mapping with the keys format, presets and apps; this file holds {got}",
+                (),
+                code="draft-type",
+                extra={"at": "value"},
+            )
+        ]
+    try:
+        draft = Draft.model_validate(data)
+    except ValidationError as exc:
+        return None, convert(exc, root=Draft, data=data, scalar=doc.scalar)
+
+    def converter(exc: ValidationError, prefix: tuple[PathPart, ...]) -> list[Problem]:
+        return convert(exc, prefix, root=Draft, data=data, scalar=doc.scalar)
+
+    return draft, _check_rules(draft, converter)
+
+
+def _check_rules(draft: Draft, converter: Any) -> list[Problem]:
+    from tenantdeck.rules import check_draft
+
+    return list(check_draft(draft, converter))
+
+
+def _duplicates(doc: DraftDocument, duplicates: list[yamlsource.Duplicate]) -> list[Problem]:
+    """Name both lines of a repeated key; positions of the first need the node tree, so only here."""
+    out: list[Problem] = []
+    if not duplicates:
+        return out
+    positions = doc.positions
+    for dup in duplicates:
+        key = dup.path[-1]
+        lines = [line for line, _ in positions.key_occurrences(dup.path)] if positions else []
+        first = next((line for line in lines if line < dup.line), None)
+        where = f"lines {first} and {dup.line}" if first else f"line {dup.line} and earlier"
+        message = f"duplicate key `{key}` in the same mapping ({where}); only the last one would count — remove one"
+        out.append(Problem(Severity.ERROR, message, dup.path, doc.file, dup.line, dup.column, "yaml-duplicate-key"))
+    return out
+
+
+def _surprise_warnings(surprises: list[yamlsource.Surprise], problems: list[Problem]) -> list[Problem]:
+    """YAML 1.1 readings that validation accepted (``yes`` for a boolean, ``010`` for a number): warn, never silent."""
+    taken = {p.path for p in problems}
+    out: list[Problem] = []
+    for s in surprises:
+        if s.path in taken:
+            continue  # an error at the same place already explains it
+        reading = yamlsource.scalar_reading(s.raw, s.value)
+        if isinstance(s.value, bool):
+            advice = f"write {'true' if s.value else 'false'} (YAML 1.2 tools and editors read `{s.raw}` as text)"
+        elif isinstance(s.value, int | float):
+            advice = f"write {s.value!r}, or quote it if it is meant as text: {yamlsource.quote(s.raw)}"
+        else:
+            advice = f"quote it if it is meant as text: {yamlsource.quote(s.raw)}"
+        out.append(Problem(Severity.WARNING, f"{reading}; {advice}", s.path, "", s.line, s.column, "yaml-1.1"))
+    return out

@@ -1,0 +1,473 @@
+"""Write drafts: atomically, keeping hand-written comments and key order, never a literal secret the file lacked.
+
+Two entry points:
+
+* :func:`dump_draft_text` - a fresh document (``init``, ``pull`` into a new file, property tests): every value
+  explicit, keys in model order.
+* :func:`save_draft` - write a changed ``Draft`` back over the file it came from. The original text is loaded with
+  ruamel.yaml in round-trip mode and the new model dump is merged into it key by key: unchanged scalars keep their
+  exact spelling and quoting, changed ones are replaced in place, new keys are inserted in model order next to their
+  neighbours, vanished keys are removed, list items are matched by ``id``/``name`` (else by position). Toggling one
+  value therefore changes exactly one line of ``git diff``.
+
+Strings are written so that *PyYAML* (YAML 1.1, what :mod:`tenantdeck.draft.load` reads with) reads them back as
+strings: ruamel follows YAML 1.2 and would write ``no`` or ``0777`` bare. ruamel is imported here only, never on
+the validate path.
+
+Files are replaced atomically: temp file in the same directory, flush + fsync, ``os.replace``, fsync of the
+directory; the previous version is kept as ``<name>.bak``; the file's mode is preserved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
+from tenantdeck.problems import PathPart, Problem, ProblemError, Severity, format_path
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+    from tenantdeck.models import Draft
+
+#: keys that identify an item of a list, tried in order, to match list items between old and new
+IDENTITY_KEYS: tuple[str, ...] = ("id", "name", "extends")
+_MODE_NEW_FILE = 0o644
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Atomic write
+# --------------------------------------------------------------------------------------------------------------
+
+
+def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True) -> None:
+    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file, never a mix.
+
+    With ``backup`` the previous version is kept as ``<name>.bak`` (a hard link where possible, else a copy, made
+    before the replace so the old content always exists under one of the two names).
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        exists = True
+    except FileNotFoundError:
+        mode = _MODE_NEW_FILE & ~_umask()
+        exists = False
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp_name, mode)
+        if exists and backup:
+            _backup(target)
+        os.replace(tmp_name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(directory)
+
+
+def _backup(target: Path) -> None:
+    bak = target.with_name(target.name + ".bak")
+    tmp_bak = target.with_name(f".{target.name}.bak.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp_bak)
+    try:
+        os.link(target, tmp_bak)
+    except OSError:
+        data = target.read_bytes()
+        with open(tmp_bak, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    os.replace(tmp_bak, bak)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename durable. Not possible on every platform (Windows), where it is skipped."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Model -> plain data
+# --------------------------------------------------------------------------------------------------------------
+
+
+def draft_data(draft: Draft, *, only_set: bool = False) -> dict[str, Any]:
+    """The draft as plain data in model key order; ``None`` means "not written" and is left out.
+
+    ``only_set`` leaves out what the file did not say and nobody assigned (pydantic's ``fields_set``), so that a
+    save does not fill a hand-written file with defaults.
+    """
+    return draft.model_dump(mode="json", exclude_none=True, exclude_unset=only_set)
+
+
+def _secret_paths(data: Any, path: tuple[PathPart, ...] = ()) -> list[tuple[tuple[PathPart, ...], str]]:
+    from tenantdeck.draft.pydantic_problems import is_secret
+    from tenantdeck.models import Draft
+
+    out: list[tuple[tuple[PathPart, ...], str]] = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            sub = (*path, k)
+            if isinstance(v, str):
+                if is_secret(Draft, sub):
+                    out.append((sub, v))
+            else:
+                out.extend(_secret_paths(v, sub))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out.extend(_secret_paths(v, (*path, i)))
+    return out
+
+
+def check_secrets(data: dict[str, Any], original: Any = None, *, file: str = "") -> None:
+    """Refuse to write a literal secret unless that same value was read from the same place of the file."""
+    from tenantdeck.models.secrets import is_reference
+
+    for path, value in _secret_paths(data):
+        if is_reference(value):
+            continue
+        if original is not None and _get(original, path) == value:
+            continue
+        raise ProblemError(
+            Problem(
+                Severity.ERROR,
+                f"refusing to write a literal secret at {format_path(path)}; use an ${{ENV_VAR}} reference",
+                path,
+                file,
+                0,
+                0,
+                "literal_secret_write",
+            )
+        )
+
+
+def _get(data: Any, path: Sequence[PathPart]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ruamel
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _yaml(mapping: int = 2, sequence: int = 4, offset: int = 2) -> YAML:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096  # never re-flow a long line the user wrote
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.allow_duplicate_keys = False
+    yaml.representer.add_representer(float, _represent_float)
+    return yaml
+
+
+def _represent_float(representer: Any, value: float) -> Any:
+    """Floats as a YAML 1.1 reader (PyYAML, our loader) reads them back: ``5e-324`` is a string there, ``5.0e-324``
+    is a float. ruamel writes YAML 1.2 floats, so without this a dumped draft would not load back unchanged."""
+    text = repr(value).lower()
+    if "e" in text and "." not in text.split("e")[0]:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}.0e{exponent}"
+    return representer.represent_scalar("tag:yaml.org,2002:float", text)
+
+
+def _styled(value: Any) -> Any:
+    """New data made safe for a YAML 1.1 reader: text that would read as another type is quoted."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
+
+    if isinstance(value, dict):
+        out = CommentedMap()
+        for k, v in value.items():
+            out[_styled(k) if isinstance(k, str) and _needs_quotes(k) else k] = _styled(v)
+        return out
+    if isinstance(value, list):
+        seq = CommentedSeq(_styled(v) for v in value)
+        if value and all(isinstance(v, str) and _flow_safe(v) for v in value) and len(value) <= 12:
+            seq.fa.set_flow_style()  # short lists of words read best inline: [chats, users, groups]
+        return seq
+    if isinstance(value, str):
+        if "\n" in value and _literal_ok(value):
+            return LiteralScalarString(value)
+        if _needs_quotes(value):
+            return SingleQuotedScalarString(value)
+    return value
+
+
+def _needs_quotes(text: str) -> bool:
+    """True when a bare ``text`` would not read back as this string under YAML 1.1 (PyYAML)."""
+    return text == "" or resolve_plain(text) != STR_TAG
+
+
+def _flow_safe(text: str) -> bool:
+    return bool(text) and text.replace("_", "").replace("-", "").isalnum() and not _needs_quotes(text)
+
+
+def _literal_ok(text: str) -> bool:
+    """A ``|`` block can hold ``text`` exactly: printable, no trailing blanks, no leading blank line."""
+    lines = text.split("\n")
+    return (
+        all(line.isprintable() and line == line.rstrip() for line in lines)
+        and not text.startswith((" ", "\n"))
+        and not text.endswith("\n\n")
+        and "\r" not in text
+    )
+
+
+def _dump(yaml: YAML, document: Any) -> str:
+    buffer = io.StringIO()
+    yaml.dump(document, buffer)
+    return buffer.getvalue()
+
+
+def dump_draft_text(draft: Draft, *, header: str | None = None) -> str:
+    """A fresh YAML document for ``draft``: model key order, every value explicit, nothing literal-secret.
+
+    ``header`` (comment lines, e.g. the yaml-language-server modeline) is written first.
+    """
+    data = draft_data(draft)
+    check_secrets(data)
+    text = _dump(_yaml(), _styled(data))
+    if header:
+        text = header.rstrip("\n") + "\n" + text
+    return text
+
+
+def merge_text(original_text: str, draft: Draft) -> str:
+    """``original_text`` with ``draft``'s values merged in, comments and key order kept (see module docstring)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    mapping, sequence, offset = guess_indentation(original_text)
+    yaml = _yaml(mapping=mapping, sequence=sequence, offset=offset)
+    if original_text.lstrip().startswith("---"):
+        yaml.explicit_start = True
+    document = yaml.load(original_text)
+    new = draft_data(draft, only_set=True)
+    if not isinstance(document, CommentedMap):
+        return _dump(yaml, _styled(draft_data(draft)))
+    _merge_map(document, new)
+    return _dump(yaml, document)
+
+
+_KEY_LINE = re.compile(r"^( *)(?:- +)?[^\s#\-\[{][^:#]*:[ \t]*(?:#.*)?$")
+_CHILD_LINE = re.compile(r"^( *)(- +)?\S")
+
+
+def guess_indentation(text: str) -> tuple[int, int, int]:
+    """(mapping indent, sequence indent, dash offset) as ruamel's ``YAML.indent`` takes them, read off the text.
+
+    ruamel re-indents the whole document with one setting, so the setting must be the file's own or every line
+    would change. Taken from the first nested mapping and the first block list under a key; defaults 2, 4, 2
+    (``init``'s style: list dashes indented under their key).
+    """
+    mapping: int | None = None
+    offset: int | None = None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for here, below in itertools.pairwise(lines):
+        head = _KEY_LINE.match(here)
+        child = _CHILD_LINE.match(below)
+        if head is None or child is None:
+            continue
+        key_col = len(here) - len(here.lstrip(" -"))  # where the key starts, after any `- `
+        depth = len(child.group(1)) - key_col
+        if child.group(2) is None and mapping is None and depth > 0:
+            mapping = depth
+        elif child.group(2) is not None and offset is None and depth >= 0:
+            offset = depth
+        if mapping is not None and offset is not None:
+            break
+    mapping = mapping or 2
+    offset = 2 if offset is None else offset
+    return mapping, max(mapping, offset + 2), offset
+
+
+def save_draft(
+    path: str | os.PathLike[str], draft: Draft, *, original_text: str | None = None, backup: bool = True
+) -> str:
+    """Write ``draft`` to ``path`` atomically and return the text written.
+
+    With ``original_text`` (the text the draft was loaded from) the file keeps its comments, key order, quoting and
+    indentation, and only what changed is rewritten. Without it a fresh document is written
+    (:func:`dump_draft_text`), keeping a leading comment block of the existing file if there is one.
+    Raises :class:`~tenantdeck.problems.ProblemError` rather than write a literal secret that the original text did
+    not contain.
+    """
+    name = os.fspath(path)
+    if original_text is None:
+        text = dump_draft_text(draft, header=_leading_comments(path))
+    else:
+        import yaml as pyyaml
+
+        try:
+            original_data = pyyaml.load(original_text, Loader=_safe_loader())
+        except pyyaml.YAMLError:
+            original_data = None
+        check_secrets(draft_data(draft), original_data, file=name)
+        text = merge_text(original_text, draft)
+    write_atomic(path, text, backup=backup)
+    return text
+
+
+def _safe_loader() -> Any:
+    import yaml as pyyaml
+
+    return pyyaml.CSafeLoader if getattr(pyyaml, "__with_libyaml__", False) else pyyaml.SafeLoader
+
+
+def _leading_comments(path: str | os.PathLike[str]) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines: list[str] = []
+            for line in fh:
+                if not line.startswith("#"):
+                    break
+                lines.append(line)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return "".join(lines) or None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Merge new plain data into a ruamel round-trip document
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal as draft values: ``True`` is not ``1``, ``1`` equals ``1.0`` only if both are numbers of one kind."""
+    if isinstance(old, bool) or isinstance(new, bool):
+        return isinstance(old, bool) and isinstance(new, bool) and old == new
+    if isinstance(old, str) or isinstance(new, str):
+        return isinstance(old, str) and isinstance(new, str) and str(old) == str(new)
+    if isinstance(old, int | float) and isinstance(new, int | float):
+        return isinstance(old, int) == isinstance(new, int) and old == new
+    return False
+
+
+def _merge_value(old: Any, new: Any) -> Any:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import ScalarString
+
+    if isinstance(new, dict) and isinstance(old, CommentedMap):
+        _merge_map(old, new)
+        return old
+    if isinstance(new, list) and isinstance(old, CommentedSeq):
+        _merge_seq(old, new)
+        return old
+    if not isinstance(new, dict | list) and _same(old, new):
+        return old  # keep the exact spelling, quoting and number format
+    if isinstance(new, str) and isinstance(old, ScalarString) and "\n" not in new:
+        styled = _styled(new)
+        if isinstance(styled, ScalarString):
+            return styled
+        return type(old)(new)  # keep the user's quote style
+    return _styled(new)
+
+
+def _merge_map(old: Any, new: dict[str, Any]) -> None:
+    for key in [k for k in old if k not in new]:
+        del old[key]
+    previous: str | None = None
+    for key, value in new.items():
+        if key in old:
+            merged = _merge_value(old[key], value)
+            if merged is not old[key]:
+                old[key] = merged
+        else:
+            position = (list(old.keys()).index(previous) + 1) if previous is not None else 0
+            old.insert(position, _styled(key) if _needs_quotes(key) else key, _styled(value))
+        previous = key
+
+
+def _identities(item: Any) -> list[tuple[str, str]]:
+    if not isinstance(item, dict):
+        return []
+    return [(key, item[key]) for key in IDENTITY_KEYS if isinstance(item.get(key), str)]
+
+
+def _pairing(old: Any, new: list[Any]) -> list[int | None]:
+    """For each new item, the index of the old item it continues, or None (a new item).
+
+    An item continues an old one that shares an identity (same ``id``, else same ``name``, ...; only identities
+    unique in the old list count), so an app that just received its ``id`` still pairs by ``name``. A new item
+    left unpaired takes over the unpaired old item at its own index (a rename keeps its comments).
+    """
+    counts: dict[tuple[str, str], int] = {}
+    for item in old:
+        for ident in _identities(item):
+            counts[ident] = counts.get(ident, 0) + 1
+    index = {ident: j for j, item in enumerate(old) for ident in _identities(item) if counts[ident] == 1}
+    pairing: list[int | None] = []
+    claimed: set[int] = set()
+    for value in new:
+        hit = next((index[i] for i in _identities(value) if i in index and index[i] not in claimed), None)
+        if hit is not None:
+            claimed.add(hit)
+        pairing.append(hit)
+    for i, j in enumerate(pairing):
+        if j is None and i < len(old) and i not in claimed:
+            pairing[i] = i
+            claimed.add(i)
+    return pairing
+
+
+def _merge_seq(old: Any, new: list[Any]) -> None:
+    """Merge list ``new`` into ruamel list ``old`` in place: paired items are merged (and moved if reordered),
+    unpaired old items removed, unpaired new items inserted (see :func:`_pairing`)."""
+    pairing = _pairing(old, new)
+    # drop the unpaired old items (from the end, so indexes stay valid)
+    keep = {j for j in pairing if j is not None}
+    tokens = list(range(len(old)))  # tokens[k] = original index of the item now at position k
+    for j in range(len(old) - 1, -1, -1):
+        if j not in keep:
+            del old[j]
+            del tokens[j]
+    for i, (j, value) in enumerate(zip(pairing, new, strict=True)):
+        if j is None:
+            old.insert(i, _styled(value))
+            tokens.insert(i, -1)
+            continue
+        k = tokens.index(j)
+        if k != i:
+            item = old.pop(k)
+            tokens.pop(k)
+            old.insert(i, item)
+            tokens.insert(i, j)
+        merged = _merge_value(old[i], value)
+        if merged is not old[i]:
+            old[i] = merged
