@@ -1,0 +1,100 @@
+"""The sandbox's SQLite schema and connection settings, shared by the store and the bulk loader.
+
+Documents the API returns whole (app records, widget configurations, webhook bodies, settings) are kept as JSON
+in TEXT columns: the sandbox never queries inside them, and storing what was validated keeps round-trips exact.
+Webhook passwords live in their own column so that serialising a webhook document can never leak one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS apps (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    name       TEXT NOT NULL,
+    doc        TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    deleted_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS apps_live ON apps(deleted_at, seq);
+CREATE TABLE IF NOT EXISTS extensions (
+    app_id     TEXT NOT NULL,
+    ext_id     TEXT NOT NULL,
+    enabled    INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, ext_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS widgets (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id        TEXT NOT NULL,
+    widget_id     TEXT NOT NULL,
+    configuration TEXT NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    UNIQUE (app_id, widget_id)
+);
+CREATE INDEX IF NOT EXISTS widgets_by_app ON widgets(app_id, seq);
+CREATE TABLE IF NOT EXISTS sms_settings (
+    app_id     TEXT PRIMARY KEY,
+    settings   TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS webhooks (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id     TEXT NOT NULL,
+    webhook_id TEXT NOT NULL,
+    doc        TEXT NOT NULL,
+    password   TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (app_id, webhook_id)
+);
+CREATE INDEX IF NOT EXISTS webhooks_by_app ON webhooks(app_id, seq);
+CREATE TABLE IF NOT EXISTS webhook_triggers (
+    app_id     TEXT NOT NULL,
+    webhook_id TEXT NOT NULL,
+    trigger_id TEXT NOT NULL,
+    added_at   INTEGER NOT NULL,
+    PRIMARY KEY (app_id, webhook_id, trigger_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS collaborators (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id TEXT NOT NULL,
+    doc    TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS collaborators_by_app ON collaborators(app_id, seq);
+CREATE TABLE IF NOT EXISTS app_settings (
+    app_id TEXT PRIMARY KEY,
+    doc    TEXT NOT NULL
+);
+"""
+
+
+def connect(db_path: Path | str) -> sqlite3.Connection:
+    """Open (creating if needed) the sandbox database with the settings every user of it relies on.
+
+    WAL lets readers proceed while one request writes; ``synchronous=NORMAL`` is durable across process crashes
+    (only an OS crash can lose the last transactions), which is the right trade for a local sandbox.
+    ``isolation_level=None`` hands transaction control to the store (explicit ``BEGIN IMMEDIATE``), so a
+    read-check-write such as the 25-webhook limit is atomic even across processes.
+    """
+    path = Path(db_path)
+    if str(db_path) != ":memory:":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(db_path), check_same_thread=False, isolation_level=None, timeout=10.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.executescript(DDL)
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+    return conn

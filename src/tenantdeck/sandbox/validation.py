@@ -1,0 +1,191 @@
+"""The one place where request bodies meet ``tenantdeck.models``.
+
+The sandbox validates with the very models the draft uses, so "valid draft" and "accepted by the sandbox" cannot
+drift apart. Routes call the ``parse_*`` functions here and get plain, normalised documents back (or an
+:class:`~tenantdeck.sandbox.errors.ApiError` 422 whose ``details`` map field paths to messages). On top of the
+models this module adds only what a *server* must refuse but a draft may hold: unresolved ``${VAR}`` secret
+references, mismatched ids, unknown extension ids reported with the API's own code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
+from tenantdeck.models.secrets import is_reference
+from tenantdeck.sandbox import errors
+from tenantdeck.sandbox.store import KEEP_PASSWORD
+
+TRIGGER_IDS: frozenset[str] = frozenset(catalog.TRIGGER_IDS)
+EXTENSION_IDS: tuple[str, ...] = tuple(catalog.EXTENSION_IDS)
+WIDGETS_PER_APP: int = catalog.WIDGETS_PER_APP
+WEBHOOKS_PER_APP: int = catalog.WEBHOOKS_PER_APP
+
+M = TypeVar("M", bound=BaseModel)
+
+#: Fields whose values must never appear in an error message.
+SECRET_FIELDS = frozenset({"password", "twilioAuthToken", "twilioAccountSid"})
+
+
+def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in (*prefix, *loc):
+        out += f"[{part}]" if isinstance(part, int) else ("." if out else "") + str(part)
+    return out or "body"
+
+
+def _details(exc: ValidationError, prefix: tuple[str | int, ...]) -> dict[str, list[str]]:
+    """pydantic errors -> ``{field path: [messages]}``; secret inputs are scrubbed from messages."""
+    details: dict[str, list[str]] = {}
+    for err in exc.errors(include_url=False, include_input=True):
+        loc = tuple(err.get("loc", ()))
+        message = str(err.get("msg", "invalid"))
+        value = err.get("input")
+        if loc and loc[-1] in SECRET_FIELDS and isinstance(value, str) and value and value in message:
+            message = message.replace(value, "***")
+        details.setdefault(_path(prefix, loc), []).append(message)
+    return details
+
+
+def _validate(model: type[M], data: Any, prefix: tuple[str | int, ...]) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise errors.validation_error(_details(exc, prefix)) from None
+
+
+def _refuse_unresolved(doc: dict[str, Any], prefix: tuple[str, ...]) -> None:
+    """A ``${VAR}`` reaching the server means the client forgot to resolve a secret; storing it would be silent."""
+    details = {
+        _path(prefix, (key,)): ["is an unresolved ${...} reference; resolve secrets before sending them"]
+        for key in SECRET_FIELDS
+        if isinstance(doc.get(key), str) and is_reference(doc[key])
+    }
+    if details:
+        raise errors.validation_error(details)
+
+
+def _object(data: Any, path: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise errors.validation_error({path: ["must be a JSON object"]})
+    return data
+
+
+def _settings_of(body: Any) -> dict[str, Any]:
+    """The ``settings`` object of an extension-settings body, which must be ``{"settings": {...}}`` exactly."""
+    body = _object(body, "body")
+    extra = sorted(set(body) - {"settings"})
+    if extra:
+        raise errors.validation_error({k: ['unknown key; the body is {"settings": {...}}'] for k in extra})
+    if "settings" not in body:
+        raise errors.validation_error({"settings": ["is required"]})
+    return dict(_object(body["settings"], "settings"))
+
+
+def parse_app_create(body: Any) -> AppCreate:
+    return _validate(AppCreate, _object(body, "body"), ())
+
+
+def parse_widget(body: Any, app_id: str, *, update: bool) -> tuple[str | None, dict[str, Any]]:
+    """Widget create/update body -> (widgetId for updates, configuration to store).
+
+    ``settings.widgetId`` is required on update and refused on create; ``settings.appId`` (present in what GET
+    returns, so a client may echo it) is accepted when it names this app and then dropped.
+    """
+    settings = _settings_of(body)
+    widget_id = settings.pop("widgetId", None)
+    if update and not (isinstance(widget_id, str) and widget_id):
+        raise errors.validation_error({"settings.widgetId": ["is required (a string) when updating a widget"]})
+    if not update and widget_id is not None:
+        raise errors.validation_error({"settings.widgetId": ["must not be sent when creating a widget"]})
+    if "appId" in settings and settings.pop("appId") != app_id:
+        raise errors.validation_error({"settings.appId": ["does not match the app in the path"]})
+    model = _validate(WidgetSettings, settings, ("settings",))
+    return widget_id, model.model_dump(mode="json", exclude_none=True)
+
+
+def parse_sms(body: Any) -> dict[str, Any]:
+    model = _validate(SmsSettings, _settings_of(body), ("settings",))
+    doc = model.model_dump(mode="json", exclude_none=True)
+    _refuse_unresolved(doc, ("settings",))
+    return doc
+
+
+_KEPT_PASSWORD_STAND_IN = "StoredPassword"
+
+
+def parse_webhook(body: Any, *, path_id: str | None = None) -> tuple[dict[str, Any], Any]:
+    """Webhook create (``path_id`` None) or update body -> (document without password, password).
+
+    On update the id comes from the path (a body ``id`` must match it), and an absent ``password`` key yields
+    :data:`~tenantdeck.sandbox.store.KEEP_PASSWORD`: the API never returns passwords, so a client cannot be
+    expected to echo one back.
+    """
+    data = dict(_object(body, "body"))
+    if path_id is not None:
+        if "id" in data and data["id"] != path_id:
+            raise errors.validation_error({"id": ["does not match the webhook id in the path"]})
+        data["id"] = path_id
+    keep = path_id is not None and "password" not in data
+    if keep:
+        # Stand-in so the model's Basic Auth check passes; the store then checks a password really is stored.
+        data["password"] = _KEPT_PASSWORD_STAND_IN
+    model = _validate(WebhookBody, data, ())
+    doc = model.model_dump(mode="json")
+    _refuse_unresolved(doc, ())
+    password = doc.pop("password")
+    return doc, (KEEP_PASSWORD if keep else password)
+
+
+def parse_trigger_ids(body: Any) -> list[str]:
+    """``{"triggerIds": [...]}``: a non-empty list of known trigger ids (duplicates collapse)."""
+    body = _object(body, "body")
+    extra = sorted(set(body) - {"triggerIds"})
+    if extra:
+        raise errors.validation_error({k: ['unknown key; the body is {"triggerIds": [...]}'] for k in extra})
+    ids = body.get("triggerIds")
+    if not isinstance(ids, list) or not ids:
+        raise errors.validation_error({"triggerIds": ["is required: a non-empty list of trigger ids"]})
+    details: dict[str, list[str]] = {}
+    for i, trigger_id in enumerate(ids):
+        if not isinstance(trigger_id, str):
+            details[f"triggerIds[{i}]"] = ["must be a string"]
+        elif trigger_id not in TRIGGER_IDS:
+            details[f"triggerIds[{i}]"] = [f"unknown trigger id {trigger_id!r}"]
+    if details:
+        raise errors.validation_error(details)
+    return list(dict.fromkeys(ids))
+
+
+def parse_extension_toggle(body: Any) -> Extensions:
+    """``{"enabled": [...], "disabled": [...]}``; unknown ids are a 404 ``ERR_EXTENSION_NOT_FOUND``, as on the API."""
+    body = _object(body, "body")
+    unknown: dict[str, list[str]] = {}
+    for key in ("enabled", "disabled"):
+        values = body.get(key)
+        if isinstance(values, list):
+            for i, ext_id in enumerate(values):
+                if isinstance(ext_id, str) and ext_id not in EXTENSION_IDS:
+                    unknown[f"{key}[{i}]"] = [f"no extension with id {ext_id!r}"]
+    if unknown:
+        raise errors.ApiError(
+            404, errors.EXTENSION_NOT_FOUND, "One or more extension ids do not exist.", details=unknown
+        )
+    model = _validate(Extensions, body, ())
+    both = sorted(set(model.enabled) & set(model.disabled))
+    if both:
+        raise errors.validation_error({"body": [f"{', '.join(both)}: listed as both enabled and disabled"]})
+    return model
+
+
+def request_schemas() -> dict[str, type[BaseModel]]:
+    """Models whose JSON Schemas /openapi.json publishes as request bodies."""
+    return {
+        "AppCreate": AppCreate,
+        "WidgetSettings": WidgetSettings,
+        "SmsSettings": SmsSettings,
+        "WebhookBody": WebhookBody,
+        "Extensions": Extensions,
+    }
