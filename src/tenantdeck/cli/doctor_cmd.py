@@ -1,0 +1,141 @@
+"""``tenantdeck doctor``: can we reach the service, do the credentials work, is the connection sound?
+
+One line per check, in the order a user would debug by hand: target resolved -> reachable -> credentials
+accepted -> TLS -> clock skew. ``ok`` and ``warn`` pass; any ``FAIL`` makes the exit code 1. Checks that cannot
+run because an earlier one failed say ``skip``. Nothing here prints a traceback or a secret: errors are the
+client's one-line messages (already redacted), and anything unexpected is redacted again before printing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import click
+
+from tenantdeck import exitcodes
+from tenantdeck.cli.target_options import target_options
+
+if TYPE_CHECKING:
+    from tenantdeck.api.models import Ping
+    from tenantdeck.api.profiles import Target
+
+DOCTOR_TIMEOUT = 10.0  #: seconds; doctor should answer quickly even when the service does not
+MAX_SKEW = 60.0  #: seconds of clock difference before we warn (signed URLs and audit times drift)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    status: str  # "ok" | "warn" | "FAIL" | "skip"
+    detail: str
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "FAIL"
+
+    def render(self) -> str:
+        return f"{self.status:<4}  {self.name:<21} {self.detail}"
+
+
+def _tls_check(target: Target, answered: bool) -> Check:
+    import httpx
+
+    from tenantdeck.api.profiles import is_loopback_host
+
+    name = "TLS"
+    if target.in_process:
+        return Check(name, "ok", "in-process sandbox (no network)")
+    url = httpx.URL(target.base_url)
+    if url.scheme == "https":
+        if answered:
+            return Check(name, "ok", f"https, certificate of {url.host} verified")
+        return Check(name, "skip", "https, but the service did not answer")
+    if is_loopback_host(url.host):
+        return Check(name, "ok", f"loopback http to {url.host} (no TLS needed)")
+    return Check(name, "warn", f"plain http to {url.host} (--insecure): the key and secret travel unencrypted")
+
+
+def _skew_check(ping: Ping) -> Check:
+    name = "clock skew"
+    if ping.server_date is None:
+        return Check(name, "ok", "not reported (no Date header)")
+    skew = datetime.now(UTC).timestamp() - ping.server_date.timestamp()
+    direction = "ahead of" if skew > 0 else "behind"
+    text = f"local clock {abs(skew):.0f} s {direction} the service"
+    if abs(skew) > MAX_SKEW:
+        return Check(name, "warn", text + f" (more than {MAX_SKEW:.0f} s; fix the system clock)")
+    return Check(name, "ok", f"{abs(skew):.0f} s")
+
+
+def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None = None) -> list[Check]:
+    """All doctor checks, as data (the command prints them; tests read them)."""
+    from tenantdeck.api.errors import ApiError, TransportError
+    from tenantdeck.api.profiles import ProfileError, resolve_target
+    from tenantdeck.api.redact import Redactor
+
+    try:
+        target = resolve_target(profile=profile, base_url=base_url, insecure=insecure)
+    except ProfileError as exc:
+        return [
+            Check("target resolved", "FAIL", str(exc)),
+            *(Check(n, "skip", "no target") for n in ("reachable", "credentials accepted", "TLS", "clock skew")),
+        ]
+    checks = [Check("target resolved", "ok", target.describe())]
+    redact = Redactor((target.key, target.secret))
+    started = time.perf_counter()
+    ping: Ping | None = None
+    failure: Exception | None = None
+    try:
+        with target.sync_client(max_retries=0, timeout=min(target.timeout or DOCTOR_TIMEOUT, DOCTOR_TIMEOUT),
+                                max_rps=max_rps) as client:
+            ping = client.ping()
+    except Exception as exc:  # every failure becomes a line; none may escape as a traceback
+        failure = exc
+    elapsed = time.perf_counter() - started
+
+    if ping is not None:
+        checks.append(Check("reachable", "ok", f"HTTP {ping.status} in {ping.elapsed * 1000:.0f} ms"))
+        total = f"; {ping.apps_total} app(s) in the account" if ping.apps_total is not None else ""
+        checks.append(Check("credentials accepted", "ok", "list apps succeeded" + total))
+        checks.append(_tls_check(target, answered=True))
+        checks.append(_skew_check(ping))
+        return checks
+
+    if isinstance(failure, TransportError):
+        checks.append(Check("reachable", "FAIL", str(failure)))
+        checks.append(Check("credentials accepted", "skip", "the service did not answer"))
+        if failure.kind == "tls":
+            checks.append(Check("TLS", "FAIL", failure.message or "certificate verification failed"))
+        else:
+            checks.append(_tls_check(target, answered=False))
+        checks.append(Check("clock skew", "skip", "the service did not answer"))
+        return checks
+
+    if isinstance(failure, ApiError) and failure.status is not None:
+        # The service answered, so it is reachable; the authenticated call itself failed (401, or e.g. a 404
+        # because --base-url is not the management API; the one-line error says which).
+        checks.append(Check("reachable", "ok", f"HTTP {failure.status} in {elapsed * 1000:.0f} ms"))
+        checks.append(Check("credentials accepted", "FAIL", str(failure)))
+        checks.append(_tls_check(target, answered=True))
+        checks.append(Check("clock skew", "skip", "no successful answer to read the Date header from"))
+        return checks
+
+    detail = str(failure) if isinstance(failure, ApiError) else f"{type(failure).__name__}: {failure}"
+    checks.append(Check("reachable", "FAIL", redact(detail)))
+    checks.extend(Check(n, "skip", "the check could not run") for n in ("credentials accepted", "TLS", "clock skew"))
+    return checks
+
+
+@click.command("doctor")
+@target_options
+@click.pass_context
+def command(ctx: click.Context, profile: str | None, base_url: str | None, insecure: bool,
+            max_rps: float | None) -> None:
+    """Check that the service is reachable and the credentials work (exit 0 when every check passes)."""
+    checks = run_checks(profile, base_url, insecure, max_rps)
+    for check in checks:
+        click.echo(check.render())
+    ctx.exit(exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK)

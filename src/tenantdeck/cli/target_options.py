@@ -1,0 +1,108 @@
+"""The ``--profile``/``--base-url``/``--insecure``/``--max-rps`` options shared by every command that talks to
+the service (doctor, pull, diff, plan, push), and their turning into a :class:`~tenantdeck.api.profiles.Target`.
+
+Every failure here becomes one line on stderr and exit code 1 (:data:`tenantdeck.exitcodes.ERROR`): a bad
+profile file, missing credentials, a refused ``http://`` URL. Usage:
+
+.. code-block:: python
+
+    @click.command()
+    @target_options
+    def command(profile, base_url, insecure, max_rps):
+        target = target_from_options(profile, base_url, insecure, max_rps)
+        with api_errors(), target.sync_client() as client:
+            client.list_apps()
+
+or, shorter, ``@pass_target`` which resolves the target and passes ``target=``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from tenantdeck import exitcodes
+
+if TYPE_CHECKING:
+    from tenantdeck.api.profiles import Target
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class TargetError(click.ClickException):
+    """One-line failure to resolve a target or to talk to it; exit code 1."""
+
+    exit_code = exitcodes.ERROR
+
+
+def target_options(func: F) -> F:
+    """Adds ``--profile``, ``--base-url``, ``--insecure`` and ``--max-rps`` (passed as keyword arguments)."""
+    options = [
+        click.option(
+            "--profile", metavar="NAME", default=None,
+            help="Profile from profiles.yaml (default: its 'default', else the built-in 'local' sandbox).",
+        ),
+        click.option(
+            "--base-url", metavar="URL", default=None,
+            help="Management API address; overrides TENANTDECK_BASE_URL and profiles. "
+            "Credentials then come from TENANTDECK_KEY/TENANTDECK_SECRET.",
+        ),
+        click.option(
+            "--insecure", is_flag=True, default=False,
+            help="Allow plain http:// to a non-loopback host (the key and secret travel unencrypted).",
+        ),
+        click.option(
+            "--max-rps", type=click.FloatRange(min=0, min_open=True), default=None, metavar="N",
+            help="At most N requests per second to the service.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def target_from_options(
+    profile: str | None,
+    base_url: str | None,
+    insecure: bool,
+    max_rps: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Target:
+    """Resolve the target; a problem becomes :class:`TargetError` (one line, exit 1)."""
+    from tenantdeck.api.profiles import ProfileError, resolve_target
+
+    try:
+        target = resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)
+    except ProfileError as exc:
+        raise TargetError(str(exc)) from None
+    if max_rps is not None:
+        target.max_rps = max_rps
+    return target
+
+
+def pass_target(func: F) -> F:
+    """``target_options`` + resolution: the command receives ``target: Target`` instead of the four options."""
+
+    @target_options
+    @functools.wraps(func)
+    def wrapper(*args: Any, profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None,
+                **kwargs: Any) -> Any:
+        kwargs["target"] = target_from_options(profile, base_url, insecure, max_rps)
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def api_errors() -> Iterator[None]:
+    """Turn an :class:`~tenantdeck.api.errors.ApiError` into one line on stderr and exit 1, never a traceback."""
+    from tenantdeck.api.errors import ApiError
+
+    try:
+        yield
+    except ApiError as exc:
+        raise TargetError(str(exc)) from None

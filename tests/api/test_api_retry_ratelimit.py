@@ -1,0 +1,81 @@
+"""Backoff arithmetic, Retry-After parsing and the token bucket, with fake clocks (no real waiting)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+
+import pytest
+
+from tenantdeck.api.ratelimit import Limiter, TokenBucket
+from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
+
+pytestmark = pytest.mark.anyio
+
+
+def test_full_jitter_backoff_bounds() -> None:
+    policy = RetryPolicy(base_delay=0.5, max_delay=4.0, rng=random.Random(1))
+    for n, ceiling in [(1, 0.5), (2, 1.0), (3, 2.0), (4, 4.0), (9, 4.0)]:
+        samples = [policy.backoff(n) for _ in range(200)]
+        assert all(0 <= s <= ceiling for s in samples)
+        assert max(samples) > ceiling * 0.8  # really spread over the range, not a constant
+
+
+def test_retry_after_wins_but_is_capped() -> None:
+    policy = RetryPolicy(max_retry_after=60)
+    assert policy.delay(1, 5.0) == 5.0
+    assert policy.delay(1, 3600.0) == 60
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [("12", 12.0), ("0", 0.0), ("1.5", 1.5), ("-3", 0.0), ("Wed, 01 Jan 2025 00:00:30 GMT", 30.0),
+     ("Tue, 31 Dec 2024 23:00:00 GMT", 0.0), ("soon", None), ("", None), (None, None)],
+)
+def test_parse_retry_after(header: str | None, expected: float | None) -> None:
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+    assert parse_retry_after(header, now=now) == expected
+
+
+def test_retryable_statuses() -> None:
+    assert all(is_retryable_status(s) for s in (429, 500, 502, 503, 504))
+    assert not any(is_retryable_status(s) for s in (400, 401, 403, 404, 409, 422, 501, 505))
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+async def test_token_bucket_spaces_requests_at_the_rate() -> None:
+    fake = FakeTime()
+    bucket = TokenBucket(4.0, clock=fake.clock, sleep=fake.sleep)
+    for _ in range(9):
+        await bucket.acquire()
+    assert fake.now == pytest.approx(2.0)  # first one free, then 8 at 4/s
+
+
+async def test_token_bucket_refills_while_idle_but_not_beyond_burst() -> None:
+    fake = FakeTime()
+    bucket = TokenBucket(1.0, burst=2, clock=fake.clock, sleep=fake.sleep)
+    await bucket.acquire()
+    await bucket.acquire()
+    fake.now += 100  # idle for a long time: only `burst` tokens accumulate
+    for _ in range(3):
+        await bucket.acquire()
+    assert fake.now == pytest.approx(101.0)
+
+
+async def test_limiter_validates() -> None:
+    with pytest.raises(ValueError):
+        Limiter(max_rps=None, concurrency=0)
+    with pytest.raises(ValueError):
+        TokenBucket(0)
