@@ -141,3 +141,28 @@ async def test_seed_skips_a_file_that_already_has_apps(make_app: MakeApp) -> Non
         await c.post("/apps", json={"name": "Mine", "region": "us", "version": "3"})
     async with client_for(make_app(seed=True)) as c:
         assert [a["name"] for a in (await c.get("/apps")).json()["data"]] == ["Mine"]
+
+
+def test_405_names_every_method_of_the_path() -> None:
+    """HTTP requires Allow on 405; GET and POST of one path are separate routes, and both must be listed."""
+    import tempfile
+    from pathlib import Path
+
+    import httpx
+
+    from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
+    from tenantdeck.sandbox.app import create_app
+
+    app = create_app(Path(tempfile.mkdtemp()) / "db.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=False)
+    transport = httpx.ASGITransport(app=app)
+
+    async def call() -> httpx.Response:
+        async with httpx.AsyncClient(transport=transport, base_url="http://sandbox") as client:
+            return await client.request("PATCH", "/apps", headers={"key": DEFAULT_KEY, "secret": DEFAULT_SECRET})
+
+    import asyncio
+
+    response = asyncio.run(call())
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, POST"
+    assert response.json()["error"]["code"] == "ERR_METHOD_NOT_ALLOWED"

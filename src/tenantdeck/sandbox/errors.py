@@ -134,10 +134,30 @@ async def _http_exception_handler(request: Request, exc: Exception) -> JSONRespo
     if exc.status_code == 404:
         return error_response(404, NOT_FOUND, f"No such endpoint: {request.method} {request.url.path}")
     if exc.status_code == 405:
+        allow = ", ".join(_allowed_methods(request))
         return error_response(
-            405, METHOD_NOT_ALLOWED, f"{request.method} is not allowed on {request.url.path}", headers=exc.headers
+            405, METHOD_NOT_ALLOWED, f"{request.method} is not allowed on {request.url.path}", headers={"Allow": allow}
         )
     return error_response(exc.status_code, f"ERR_HTTP_{exc.status_code}", str(exc.detail), headers=exc.headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method any route serves at this path.
+
+    Starlette's own 405 lists only the first route that matched the path, but GET and POST of one path are
+    separate routes here, and HTTP requires ``Allow`` to name all of them.
+    """
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        route_methods = getattr(route, "methods", None)
+        if not route_methods:
+            continue
+        match, _ = route.matches({**request.scope, "method": next(iter(route_methods))})
+        if match is Match.FULL:
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 async def _unexpected_handler(request: Request, exc: Exception) -> JSONResponse:
