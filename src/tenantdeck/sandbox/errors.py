@@ -142,21 +142,19 @@ async def _http_exception_handler(request: Request, exc: Exception) -> JSONRespo
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method any route serves at this path.
+    """Every method the API serves at this path, read off the app's own OpenAPI paths.
 
     Starlette's own 405 lists only the first route that matched the path, but GET and POST of one path are
     separate routes here, and HTTP requires ``Allow`` to name all of them.
     """
-    from starlette.routing import Match
+    import re
 
+    path = request.url.path
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        route_methods = getattr(route, "methods", None)
-        if not route_methods:
-            continue
-        match, _ = route.matches({**request.scope, "method": next(iter(route_methods))})
-        if match is Match.FULL:
-            methods |= set(route_methods)
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            methods |= {m.upper() for m in operations}
     return sorted(methods)
 
 
