@@ -17,9 +17,11 @@ from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 
 
 def default_db_path() -> Path:
-    import platformdirs
+    """The same database the built-in ``local`` profile uses (``TENANTDECK_DATA_DIR`` honoured), so a served
+    sandbox and the in-process one show the same account."""
+    from tenantdeck.api.profiles import SANDBOX_DB, data_dir
 
-    return platformdirs.user_data_path("tenantdeck") / "sandbox.sqlite3"
+    return data_dir() / SANDBOX_DB
 
 
 def is_loopback_host(host: str) -> bool:
