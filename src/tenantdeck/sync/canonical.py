@@ -1,0 +1,251 @@
+"""Canonical app state: one plain, JSON-able dict per app, built the same way from the draft and from the service.
+
+Diffing, hashing and storing a base snapshot are only trustworthy when both sides are normalised identically, so
+every normalisation lives here and nowhere else:
+
+* optional fields the service fills in when they are left out are filled from :mod:`tenantdeck.models.catalog`'s
+  defaults on *both* sides, so "unset in the draft" and "default on the service" never show as a change;
+* the spec's foreground default ``" #000000"`` (and any colour with stray spaces) becomes ``"#000000"``;
+* server-only fields (``appId``, ``widgetId``, ``createdAt``, ``updatedAt``, unknown keys) are dropped;
+* ``None`` values are dropped inside widget settings (the API body is written with ``exclude_none``);
+* integral floats become ints (``60.0`` and ``60`` are the same delay);
+* secrets become :data:`SecretState` dicts: a keyed fingerprint, the unresolved reference name, or "unknown".
+
+A field the service did not return (e.g. a webhook's ``useBasicAuth`` on the real API) is recorded as
+:data:`UNKNOWN` (``{"unknown": True}``) rather than guessed: compare treats it as "no information", never a change.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models import Draft, Main, Sidebar, Style, WidgetSettings, catalog
+from tenantdeck.models.secrets import fingerprint, reference_name
+from tenantdeck.rules import merge_settings
+
+if TYPE_CHECKING:
+    from tenantdeck.models import App, Webhook, WidgetDraft
+    from tenantdeck.sync.fetch import RemoteAppBundle
+
+#: The marker of a value the service did not tell us (also the "unknown" :data:`SecretState`).
+UNKNOWN: dict[str, bool] = {"unknown": True}
+
+SECTIONS = ("style", "sidebar", "main")
+COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color", "docked_layout_icon_background"})
+WEBHOOK_FIELDS = ("name", "webhookURL", "useBasicAuth", "username", "enabled", "retryOnFailure")
+SMS_FIELDS = ("fromMobileNo", "messageDelay", "twilioAccountSid", "websiteURL")
+
+_SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
+_SECTION_DEFAULTS: dict[str, Mapping[str, object]] = {
+    "style": catalog.STYLE_DEFAULTS,
+    "sidebar": catalog.SIDEBAR_DEFAULTS,
+    "main": catalog.MAIN_DEFAULTS,
+}
+_SECTION_KEYS = {name: tuple(model.model_fields) for name, model in _SECTION_MODELS.items()}
+
+
+def is_unknown(value: object) -> bool:
+    """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
+    return isinstance(value, Mapping) and value.get("unknown") is True
+
+
+def new_widget_key(name: str) -> str:
+    """Key of a widget not created yet (no widgetId): ``new:<name>``."""
+    return f"new:{name}"
+
+
+# --- scalars and secrets ----------------------------------------------------------------------------------------
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _colour(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+def secret_state_of_value(value: str, *, secret_key: bytes) -> dict[str, str]:
+    """The fingerprint of a secret value; the value itself must go no further than this call."""
+    return {"fingerprint": fingerprint(value, secret_key)}
+
+
+def secret_state_of_draft(value: str | None, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """A draft secret: ``${VAR}`` with VAR set -> its fingerprint; VAR unset -> ``{"ref": VAR}``; literal ->
+    fingerprint; absent -> None."""
+    if value is None:
+        return None
+    name = reference_name(value)
+    if name is None:
+        return secret_state_of_value(value, secret_key=secret_key)
+    if name in env:
+        return secret_state_of_value(env[name], secret_key=secret_key)
+    return {"ref": name}
+
+
+# --- widgets ----------------------------------------------------------------------------------------------------
+
+
+def normalise_widget_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Complete, comparable widget settings from either side (see the module docstring for the rules).
+
+    Keys are emitted in the model's field order so the stored JSON is stable and readable.
+    """
+    out: dict[str, Any] = {}
+    name = settings.get("name")
+    if name is not None:
+        out["name"] = name
+    out["version"] = settings.get("version") or catalog.WIDGET_VERSION
+    for section in SECTIONS:
+        given = settings.get(section)
+        given = given if isinstance(given, Mapping) else {}
+        defaults = _SECTION_DEFAULTS[section]
+        values: dict[str, Any] = {}
+        for key in _SECTION_KEYS[section]:
+            value = given.get(key)
+            if value is None:
+                value = defaults.get(key)
+            if value is None:
+                continue
+            if section == "style" and key in COLOUR_KEYS:
+                value = _colour(value)
+            values[key] = copy.deepcopy(value)
+        out[section] = values
+    return out
+
+
+def canonical_preset(preset: WidgetSettings) -> dict[str, Any]:
+    """A preset's settings, normalised like any widget (used to tell which remote values are overrides)."""
+    return normalise_widget_settings(preset.model_dump(mode="json", exclude_none=True))
+
+
+def _draft_widget(draft: Draft, widget: WidgetDraft) -> dict[str, Any]:
+    preset = draft.presets.get(widget.extends) if widget.extends else None
+    return normalise_widget_settings(merge_settings(preset, widget))
+
+
+def _widget_key(widget: WidgetDraft, settings: Mapping[str, Any], index: int) -> str:
+    if widget.id:
+        return widget.id
+    name = settings.get("name")
+    return new_widget_key(name if isinstance(name, str) else f"#{index}")
+
+
+# --- draft side -------------------------------------------------------------------------------------------------
+
+
+def _draft_extensions(app: App) -> dict[str, bool] | None:
+    if app.extensions is None:
+        return None
+    states = {ext: False for ext in app.extensions.disabled}
+    states.update({ext: True for ext in app.extensions.enabled})
+    return dict(sorted(states.items()))
+
+
+def _draft_webhook(hook: Webhook, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {key: getattr(hook, key) for key in WEBHOOK_FIELDS}
+    out["password"] = secret_state_of_draft(hook.password, secret_key=secret_key, env=env)
+    out["triggers"] = sorted(hook.triggers)
+    return out
+
+
+def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+    """The canonical form of ``draft.apps[index]``: widgets resolved against their presets, defaults filled,
+    secrets fingerprinted (reference resolved from ``env``) or recorded as an unresolved ``{"ref": VAR}``.
+
+    Call it on a draft that validated; an invalid widget is still normalised as far as its values go.
+    """
+    app = draft.apps[index]
+    widgets: dict[str, Any] = {}
+    for j, widget in enumerate(app.widgets):
+        settings = _draft_widget(draft, widget)
+        widgets[_widget_key(widget, settings, j)] = settings
+    sms: dict[str, Any] | None = None
+    if app.sms is not None:
+        sms = {key: _number(getattr(app.sms, key)) for key in SMS_FIELDS}
+        sms["twilioAuthToken"] = secret_state_of_draft(app.sms.twilioAuthToken, secret_key=secret_key, env=env)
+    return {
+        "id": app.id,
+        "name": app.name,
+        "region": app.region,
+        "version": app.version,
+        "extensions": _draft_extensions(app),
+        "widgets": widgets,
+        "sms": sms,
+        "webhooks": {
+            hook.id: _draft_webhook(hook, secret_key=secret_key, env=env) for hook in app.webhooks
+        },
+    }
+
+
+# --- remote side ------------------------------------------------------------------------------------------------
+
+
+def _remote_extensions(extensions: Iterable[Any] | None) -> dict[str, bool] | None:
+    """Per-extension state, or None when the service does not say (the real API never does)."""
+    if extensions is None:
+        return None
+    states: dict[str, bool] = {}
+    for ext in extensions:
+        if ext.enabled is None:
+            return None
+        states[str(ext.id)] = bool(ext.enabled)
+    return dict(sorted(states.items()))
+
+
+def _remote_sms(sms: Mapping[str, Any] | None, *, secret_key: bytes) -> dict[str, Any] | None:
+    if sms is None:
+        return None
+    out: dict[str, Any] = {}
+    for key in SMS_FIELDS:
+        value = sms.get(key)
+        if value is None:
+            value = catalog.SMS_DEFAULTS.get(key)
+        out[key] = UNKNOWN if value is None else _number(value)
+    token = sms.get("twilioAuthToken")
+    out["twilioAuthToken"] = (
+        secret_state_of_value(token, secret_key=secret_key) if isinstance(token, str) and token else dict(UNKNOWN)
+    )
+    return out
+
+
+def _remote_webhook(hook: Mapping[str, Any], *, secret_key: bytes) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in WEBHOOK_FIELDS:
+        out[key] = hook[key] if key in hook else dict(UNKNOWN)
+    if "password" not in hook:
+        out["password"] = dict(UNKNOWN)  # the API never returns it; only its absence on our side is known
+    elif isinstance(hook["password"], str) and hook["password"]:
+        out["password"] = secret_state_of_value(hook["password"], secret_key=secret_key)
+    else:
+        out["password"] = None
+    triggers = hook.get("triggers")
+    out["triggers"] = sorted(str(t) for t in triggers) if isinstance(triggers, list) else dict(UNKNOWN)
+    return out
+
+
+def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+    """The canonical form of what the service holds for one app.
+
+    The SMS auth token arrives in clear and is fingerprinted here with ``secret_key``; nothing downstream ever
+    sees the value. A webhook password is never returned, so it is :data:`UNKNOWN`.
+    """
+    app = remote.app
+    widgets = {w.widget_id: normalise_widget_settings(w.settings) for w in remote.widgets}
+    webhooks: dict[str, Any] = {}
+    for hook in remote.webhooks:
+        webhooks[str(hook["id"])] = _remote_webhook(hook, secret_key=secret_key)
+    return {
+        "id": app.id,
+        "name": app.name,
+        "region": app.region,
+        "version": app.version or catalog.APP_VERSION,
+        "extensions": _remote_extensions(remote.extensions),
+        "widgets": widgets,
+        "sms": _remote_sms(remote.sms, secret_key=secret_key),
+        "webhooks": webhooks,
+    }

@@ -1,0 +1,219 @@
+"""``tenantdeck pull``: the service's configuration -> the draft, plus a base snapshot for later diffs.
+
+Order matters for safety: everything is fetched and converted in memory first (a network failure changes no
+file); then the draft is saved (atomically, comments kept); only then is the base snapshot written. A crash
+between the two leaves the old base, which later shows up as remote changes to review, never as local edits
+that would revert the service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models import App, Draft
+from tenantdeck.problems import Problem
+from tenantdeck.sync.canonical import canonical_app_from_remote
+from tenantdeck.sync.fetch import fetch_remote_apps
+from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
+from tenantdeck.sync.state import Workspace
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.api.profiles import Target
+
+#: Apps fetched at once; the client's own limiter (same number) caps requests in flight.
+DEFAULT_CONCURRENCY = 16
+
+
+class PullError(Exception):
+    """A pull that cannot proceed for a reason other than the service (a broken draft, an unknown --app id)."""
+
+
+@dataclass
+class PullResult:
+    """What a pull did, for the one-line summary and for tests."""
+
+    draft_path: Path
+    workspace: Workspace
+    apps: int = 0
+    widgets: int = 0
+    webhooks: int = 0
+    removed_apps: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``pulled 3 apps (2 widgets, 5 webhooks) into tenantdeck.yaml; base snapshot in .tenantdeck/x/``."""
+        try:
+            base = os.path.relpath(self.workspace.root)
+        except ValueError:  # another drive on Windows
+            base = str(self.workspace.root)
+        if base.startswith(os.pardir):
+            base = str(self.workspace.root)
+        text = (
+            f"pulled {_count(self.apps, 'app')} ({_count(self.widgets, 'widget')}, "
+            f"{_count(self.webhooks, 'webhook')}) into {self.draft_path.name}; base snapshot in {base}{os.sep}"
+        )
+        if self.removed_apps:
+            text += f"; removed {_count(len(self.removed_apps), 'app')} no longer on the service"
+        return text
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _read_existing(path: Path) -> tuple[Draft | None, str | None]:
+    """The current draft and its text, or (None, None) when there is no file yet."""
+    if not path.exists():
+        return None, None
+    from tenantdeck.draft import load_draft
+
+    result = load_draft(path)
+    if result.draft is None:
+        first = next((p for p in result.problems if p.is_error), None)
+        reason = first.render() if first is not None else "it could not be read"
+        raise PullError(
+            f"cannot pull into {path}: {reason}; fix the draft (tenantdeck validate) or pull into another file "
+            "with --draft"
+        )
+    return result.draft, result.doc.text
+
+
+def _match_apps(old_apps: list[App], remote_ids: list[str], remote_names: Mapping[str, str]) -> dict[str, App]:
+    """remote id -> old draft app: by id, else (an app without id, i.e. not created from this draft yet) by name."""
+    matched = {a.id: a for a in old_apps if a.id in set(remote_ids)}
+    for app in old_apps:
+        if app.id is None:
+            rid = remote_names.get(app.name)
+            if rid is not None and rid not in matched:
+                matched[rid] = app
+    return matched
+
+
+def _sort_key(app: App) -> tuple[str, str]:
+    return (app.name, app.id or "")
+
+
+async def pull(
+    client: ManagementClient,
+    draft_path: Path | str,
+    *,
+    app_ids: Iterable[str] | None = None,
+    profile: str | None = None,
+    base_url: str | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> PullResult:
+    """Pull the account (or only ``app_ids``) into the draft at ``draft_path`` and its base snapshot.
+
+    Raises the client's ``ApiError`` family for anything the service does, :class:`PullError` for a draft that
+    cannot be read or an unknown app id, ``WorkspaceError``/``OSError`` for local files.
+    """
+    from tenantdeck.draft import load_draft, save_draft
+
+    path = Path(draft_path)
+    wanted = list(dict.fromkeys(app_ids)) if app_ids else None
+    existing, original_text = _read_existing(path)
+    workspace = Workspace(path)
+
+    remote_apps = await client.list_apps()
+    if wanted is not None:
+        by_id = {a.id: a for a in remote_apps}
+        missing = [i for i in wanted if i not in by_id]
+        if missing:
+            raise PullError(
+                f"no app with id {', '.join(missing)} on the service; `tenantdeck pull` without --app lists them all"
+            )
+        remote_apps = [by_id[i] for i in wanted]
+    secret_key = workspace.secret_key()
+    by_app: dict[str, dict[str, Any]] = {}
+
+    def canonicalise(bundle: Any) -> None:
+        # at once, as each app arrives: the SMS token in clear goes no further than its fingerprint
+        by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
+        bundle.sms = None
+
+    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
+    canonicals = [by_app[a.id] for a in remote_apps]
+
+    old_base = workspace.load_base()
+    old_apps = list(existing.apps) if existing is not None else []
+    presets = dict(existing.presets) if existing is not None else {}
+    namer = SecretNamer()
+    reserve_draft_references(namer, old_apps)
+    remote_ids = [c["id"] for c in canonicals]
+    remote_names: dict[str, str] = {}
+    for c in canonicals:
+        remote_names.setdefault(c["name"], c["id"])
+    matched = _match_apps(old_apps, remote_ids, remote_names)
+
+    result = PullResult(draft_path=path, workspace=workspace)
+    pulled: list[App] = []
+    for canonical in canonicals:
+        conversion = app_from_canonical(
+            canonical,
+            existing=matched.get(canonical["id"]),
+            base=old_base.get(canonical["id"]),
+            presets=presets,
+            namer=namer,
+        )
+        pulled.append(conversion.app)
+        result.notes.extend(conversion.notes)
+        result.widgets += len(canonical["widgets"])
+        result.webhooks += len(canonical["webhooks"])
+    result.apps = len(pulled)
+
+    replaced = {id(a) for a in matched.values()}
+    kept: list[App] = []
+    for app in old_apps:
+        if id(app) in replaced:
+            continue
+        if wanted is not None or app.id is None:
+            kept.append(app)  # other apps (with --app) and apps not created yet stay as they are
+        else:
+            result.removed_apps.append(app.name)
+    fields: dict[str, Any] = {"format": 1}
+    if existing is not None and "presets" in existing.model_fields_set:
+        fields["presets"] = presets  # untouched: pull never rewrites a preset
+    fields["apps"] = sorted(pulled + kept, key=_sort_key)
+    new_draft = Draft.model_validate(fields)
+
+    # file work runs in a thread: an event loop (the TUI's) stays responsive while 1,000 apps are written
+    await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text)
+    await asyncio.to_thread(workspace.write_base_apps, {c["id"]: c for c in canonicals})
+    if wanted is None:
+        for stale in set(old_base) - set(remote_ids):
+            workspace.delete_base_app(stale)
+    workspace.write_meta(profile=profile, base_url=base_url)
+
+    result.problems = list((await asyncio.to_thread(load_draft, path)).problems)
+    return result
+
+
+def pull_target(
+    target: Target,
+    draft_path: Path | str,
+    *,
+    app_ids: Iterable[str] | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    client_options: Mapping[str, Any] | None = None,
+) -> PullResult:
+    """Blocking pull against a resolved target (what the CLI calls)."""
+
+    async def run() -> PullResult:
+        async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
+            return await pull(
+                client,
+                draft_path,
+                app_ids=app_ids,
+                profile=target.name,
+                base_url=target.base_url,
+                concurrency=concurrency,
+            )
+
+    return asyncio.run(run())

@@ -1,0 +1,382 @@
+"""Canonical remote state -> draft models, keeping what the admin wrote wherever it still agrees.
+
+Pull rewrites the draft from the service, but a draft is a hand-edited file: a widget that ``extends`` a preset
+should keep doing so with only the values that really differ; a secret reference keeps its variable name; fields
+the service does not return (webhook passwords, maybe ``useBasicAuth``/``username``) keep the draft's value.
+Secrets are never written: the draft always gets ``${VAR}`` references.
+
+Objects without a remote identity in the old draft (an app or widget with no id, a webhook the base snapshot has
+never seen) are local work waiting for a push; they are kept, not silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+
+from tenantdeck.models import App, Extensions, Main, Sidebar, SmsSettings, Style, Webhook, WidgetDraft, WidgetSettings
+from tenantdeck.models.secrets import reference_name
+from tenantdeck.problems import format_path
+from tenantdeck.rules import merge_settings
+from tenantdeck.sync.canonical import (
+    SECTIONS,
+    SMS_FIELDS,
+    WEBHOOK_FIELDS,
+    canonical_preset,
+    is_unknown,
+    normalise_widget_settings,
+)
+
+_SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
+_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
+
+
+# --- secret reference names -------------------------------------------------------------------------------------
+
+
+def env_token(text: str) -> str:
+    """``"Acme Inc."`` -> ``"ACME_INC"``: uppercase, every run of non-alphanumerics one ``_``."""
+    return _NOT_ALNUM.sub("_", text.upper()).strip("_") or "X"
+
+
+def derived_secret_name(app_name: str, *parts: str) -> str:
+    """``TENANTDECK_<APPNAME>_<PARTS...>``, e.g. ``TENANTDECK_ACME_HOOK1_PASSWORD``."""
+    return "_".join(["TENANTDECK", env_token(app_name), *(env_token(p) for p in parts)])
+
+
+@dataclass
+class SecretNamer:
+    """Hands out ``${VAR}`` names: existing names are kept; a derived name never collides with another secret's.
+
+    Two apps named "Acme Inc" and "Acme-Inc" would both derive ``TENANTDECK_ACME_INC_...``, which would wrongly
+    say they share a secret, so the second one gets its app id appended.
+    """
+
+    owners: dict[str, str] = field(default_factory=dict)  # variable -> owner key
+
+    def reserve(self, name: str, owner: str) -> None:
+        """Record a name the draft already uses (kept as is, even if shared on purpose)."""
+        self.owners.setdefault(name, owner)
+
+    def name_for(self, owner: str, existing: str | None, app_name: str, app_id: str | None, *parts: str) -> str:
+        """The reference to write for one secret: the draft's own reference when it has one, else derived."""
+        if existing is not None and (name := reference_name(existing)) is not None:
+            self.owners.setdefault(name, owner)
+            return f"${{{name}}}"
+        name = derived_secret_name(app_name, *parts)
+        if self.owners.get(name, owner) != owner:
+            name = derived_secret_name(app_name, *parts[:-1], app_id or "NEW", parts[-1])
+        self.owners[name] = owner
+        return f"${{{name}}}"
+
+
+def reserve_draft_references(namer: SecretNamer, apps: list[App]) -> None:
+    """Register every reference an existing draft uses so derived names stay clear of them."""
+    for app in apps:
+        key = app.id or f"name:{app.name}"
+        for hook in app.webhooks:
+            if hook.password and (name := reference_name(hook.password)):
+                namer.reserve(name, f"{key}/webhook/{hook.id}")
+        if app.sms is not None and (name := reference_name(app.sms.twilioAuthToken)):
+            namer.reserve(name, f"{key}/sms")
+
+
+# --- widgets ----------------------------------------------------------------------------------------------------
+
+
+def _model_default(section: str, key: str) -> Any:
+    info = _SECTION_MODELS[section].model_fields[key]
+    return PydanticUndefined if info.is_required() else info.get_default(call_default_factory=True)
+
+
+def _written_keys(widget: WidgetDraft | None) -> dict[str, set[str]]:
+    """Which keys the admin wrote in each section of the old widget (kept when their value still agrees)."""
+    out: dict[str, set[str]] = {s: set() for s in SECTIONS}
+    out[""] = set()
+    if widget is None:
+        return out
+    out[""] = {k for k in ("name", "version") if getattr(widget, k) is not None}
+    for section in SECTIONS:
+        patch = getattr(widget, section)
+        if patch is not None:
+            out[section] = {k for k in patch.model_fields_set if getattr(patch, k) is not None}
+    return out
+
+
+def _as_overrides(full: Mapping[str, Any], preset: Mapping[str, Any], written: dict[str, set[str]]) -> dict[str, Any]:
+    """What a widget extending ``preset`` must write to end up at ``full``."""
+    out: dict[str, Any] = {}
+    for key in ("name", "version"):
+        if key in full and (full[key] != preset.get(key) or key in written[""]):
+            out[key] = full[key]
+    for section in SECTIONS:
+        values = {
+            k: v
+            for k, v in full[section].items()
+            if v != preset.get(section, {}).get(k) or k in written[section]
+        }
+        if values:
+            out[section] = values
+    return out
+
+
+def _as_complete(full: Mapping[str, Any], written: dict[str, set[str]]) -> dict[str, Any]:
+    """A self-contained widget: required keys, keys that differ from the model's default, and keys written before."""
+    out: dict[str, Any] = {"name": full["name"]}
+    if "version" in written[""]:
+        out["version"] = full["version"]
+    for section in SECTIONS:
+        values = {}
+        for k, v in full[section].items():
+            default = _model_default(section, k)
+            if k in written[section] or default is PydanticUndefined or v != default:
+                values[k] = v
+        out[section] = values
+    return out
+
+
+def widget_from_canonical(
+    widget_id: str | None,
+    full: Mapping[str, Any],
+    *,
+    existing: WidgetDraft | None,
+    presets: Mapping[str, WidgetSettings],
+) -> WidgetDraft:
+    """A draft widget whose resolved settings normalise to ``full``.
+
+    When the old widget extended a preset that still exists, the result extends it too, with only the values that
+    differ (plus the overrides the admin had written whose values still agree). Otherwise it is written complete,
+    leaving out values equal to the model's defaults. Raises ``ValidationError`` when the service holds something
+    the draft format cannot express.
+    """
+    written = _written_keys(existing)
+    preset_name = existing.extends if existing is not None else None
+    preset = presets.get(preset_name) if preset_name else None
+    head: dict[str, Any] = {"id": widget_id} if widget_id else {}
+    if preset is not None:
+        candidate = WidgetDraft.model_validate(
+            {**head, "extends": preset_name, **_as_overrides(full, canonical_preset(preset), written)}
+        )
+        if normalise_widget_settings(merge_settings(preset, candidate)) == full:
+            return candidate
+        # the remote widget unsets something the preset sets: it cannot extend it any more
+    candidate = WidgetDraft.model_validate({**head, **_as_complete(full, written)})
+    WidgetSettings.model_validate(merge_settings(None, candidate))  # complete on its own, or the service's fault
+    return candidate
+
+
+# --- webhooks, SMS, extensions ----------------------------------------------------------------------------------
+
+
+def webhook_from_canonical(
+    hook_id: str,
+    state: Mapping[str, Any],
+    *,
+    existing: Webhook | None,
+    app_name: str,
+    app_id: str | None,
+    namer: SecretNamer,
+) -> Webhook:
+    """A draft webhook; fields the service does not return come from ``existing`` (or stay at their default)."""
+    data: dict[str, Any] = {"id": hook_id}
+    written = existing.model_fields_set if existing is not None else set()
+    for key in WEBHOOK_FIELDS:
+        value = state.get(key)
+        if is_unknown(value):
+            if existing is None or key not in written:
+                continue
+            value = getattr(existing, key)
+        # defaults are left out unless the admin wrote them: a short draft is a readable draft
+        if value is not None and (key in written or value != Webhook.model_fields[key].default):
+            data[key] = value
+    basic_auth = data.get("useBasicAuth", False)
+    password = state.get("password")
+    old_password = existing.password if existing is not None else None
+    if password is not None and not is_unknown(password):
+        wants_password = True  # the service holds one: reference it
+    elif is_unknown(password):
+        wants_password = old_password is not None or basic_auth
+    else:
+        wants_password = False
+    if wants_password:
+        owner = f"{app_id or 'name:' + app_name}/webhook/{hook_id}"
+        data["password"] = namer.name_for(owner, old_password, app_name, app_id, hook_id, "PASSWORD")
+    triggers = state.get("triggers")
+    if is_unknown(triggers):
+        triggers = list(existing.triggers) if existing is not None else []
+    data["triggers"] = _keep_order(triggers, existing.triggers if existing is not None else [])
+    return Webhook.model_validate(data)
+
+
+def _keep_order(values: list[str], old: list[str]) -> list[str]:
+    """``values`` ordered like the old list where it had them (hand-ordered lists stay put), new ones sorted after."""
+    wanted = set(values)
+    kept = [v for v in old if v in wanted]
+    return kept + sorted(wanted - set(kept))
+
+
+def sms_from_canonical(
+    state: Mapping[str, Any],
+    *,
+    existing: SmsSettings | None,
+    app_name: str,
+    app_id: str | None,
+    namer: SecretNamer,
+) -> SmsSettings:
+    data: dict[str, Any] = {}
+    for key in SMS_FIELDS:
+        value = state.get(key)
+        if is_unknown(value) and existing is not None:
+            value = getattr(existing, key)
+        if value is not None and not is_unknown(value):
+            data[key] = value
+    old_token = existing.twilioAuthToken if existing is not None else None
+    owner = f"{app_id or 'name:' + app_name}/sms"
+    data["twilioAuthToken"] = namer.name_for(owner, old_token, app_name, app_id, "TWILIO_AUTH_TOKEN")
+    return SmsSettings.model_validate(data)
+
+
+def extensions_from_canonical(states: Mapping[str, bool] | None, existing: Extensions | None) -> Extensions | None:
+    """``enabled``: every enabled extension; ``disabled``: the disabled ones the draft already managed.
+
+    Listing all ~40 disabled extensions would bury the few that matter; the draft's own choices are what it manages.
+    Unknown state (None) keeps the old block, or none.
+    """
+    if states is None:
+        return existing
+    managed = set(existing.enabled) | set(existing.disabled) if existing is not None else set()
+    enabled = _keep_order([k for k, on in states.items() if on], list(existing.enabled) if existing else [])
+    disabled = _keep_order(
+        [k for k, on in states.items() if not on and k in managed], list(existing.disabled) if existing else []
+    )
+    return Extensions.model_validate({"enabled": enabled, "disabled": disabled})
+
+
+# --- apps -------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class AppConversion:
+    """One converted app plus what the user should hear about it (kept local items, unrepresentable values)."""
+
+    app: App
+    notes: list[str] = field(default_factory=list)
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    parts = [f"{format_path(e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors(include_url=False)[:3]]
+    return "; ".join(parts)
+
+
+def app_from_canonical(
+    canonical: Mapping[str, Any],
+    *,
+    existing: App | None,
+    base: Mapping[str, Any] | None,
+    presets: Mapping[str, WidgetSettings],
+    namer: SecretNamer,
+) -> AppConversion:
+    """The draft app for one pulled canonical app.
+
+    ``existing`` is the same app in the old draft (matched by id, or by name for an app without id); ``base`` is
+    its previous base snapshot, used to tell a webhook deleted on the service (in the base) from one added locally
+    and not pushed yet (never in the base: kept).
+    """
+    notes: list[str] = []
+    app_id: str = canonical["id"]
+    name: str = canonical["name"]
+    label = f"app {name!r} ({app_id})"
+    data: dict[str, Any] = {"id": app_id, "name": name, "region": canonical["region"]}
+    if canonical.get("version") != "3" or (existing is not None and "version" in existing.model_fields_set):
+        data["version"] = canonical.get("version") or "3"
+
+    extensions = extensions_from_canonical(canonical.get("extensions"), existing.extensions if existing else None)
+    if extensions is not None:
+        data["extensions"] = extensions
+
+    # widgets: the old draft's order first, then new remote widgets in the service's order
+    old_widgets = list(existing.widgets) if existing is not None else []
+    remote_widgets: Mapping[str, Any] = canonical.get("widgets") or {}
+    by_id = {w.id: w for w in old_widgets if w.id}
+    unclaimed_names = {
+        str(settings.get("name")): wid for wid, settings in remote_widgets.items() if wid not in by_id
+    }
+    matched: dict[str, WidgetDraft] = dict(by_id)
+    pending: list[WidgetDraft] = []
+    for w in old_widgets:
+        if w.id:
+            continue
+        resolved_name = w.name or (presets[w.extends].name if w.extends in presets else None)
+        wid = unclaimed_names.pop(resolved_name, None) if resolved_name else None
+        if wid is not None and wid not in matched:
+            matched[wid] = w
+        else:
+            pending.append(w)
+    order = [w.id for w in old_widgets if w.id in remote_widgets]
+    order += [wid for wid in remote_widgets if wid not in order]
+    widgets: list[WidgetDraft] = []
+    for wid in order:
+        old = matched.get(wid)
+        try:
+            widgets.append(widget_from_canonical(wid, remote_widgets[wid], existing=old, presets=presets))
+        except ValidationError as exc:
+            where = f"{label} widget {wid}"
+            if old is not None:
+                widgets.append(old.model_copy(update={"id": wid}))
+                notes.append(f"{where}: the service's settings do not fit the draft format "
+                             f"({_validation_summary(exc)}); kept the draft's version")
+            else:
+                notes.append(f"{where}: the service's settings do not fit the draft format "
+                             f"({_validation_summary(exc)}); left out of the draft")
+    widgets.extend(pending)
+    if pending:
+        notes.append(f"{label}: kept {len(pending)} widget(s) without id that are not on the service (not pushed yet)")
+    data["widgets"] = widgets
+
+    # SMS
+    sms_state = canonical.get("sms")
+    if sms_state is not None:
+        try:
+            data["sms"] = sms_from_canonical(
+                sms_state, existing=existing.sms if existing else None, app_name=name, app_id=app_id, namer=namer
+            )
+        except ValidationError as exc:
+            notes.append(f"{label} sms: cannot be written to the draft ({_validation_summary(exc)})")
+            if existing is not None and existing.sms is not None:
+                data["sms"] = existing.sms
+
+    # webhooks: old order first; local-only hooks the base never saw are kept (not pushed yet)
+    remote_hooks: Mapping[str, Any] = canonical.get("webhooks") or {}
+    old_hooks = {h.id: h for h in (existing.webhooks if existing is not None else [])}
+    base_hooks = (base or {}).get("webhooks") or {}
+    hook_order = [h for h in old_hooks if h in remote_hooks or h not in base_hooks]
+    hook_order += [h for h in remote_hooks if h not in hook_order]
+    hooks: list[Webhook] = []
+    kept_local = 0
+    for hook_id in hook_order:
+        old_hook = old_hooks.get(hook_id)
+        if hook_id not in remote_hooks:
+            if old_hook is not None:
+                hooks.append(old_hook)
+                kept_local += 1
+            continue
+        try:
+            hooks.append(
+                webhook_from_canonical(
+                    hook_id, remote_hooks[hook_id], existing=old_hook, app_name=name, app_id=app_id, namer=namer
+                )
+            )
+        except ValidationError as exc:
+            notes.append(f"{label} webhook {hook_id!r}: cannot be written to the draft ({_validation_summary(exc)})")
+            if old_hook is not None:
+                hooks.append(old_hook)
+    if kept_local:
+        notes.append(f"{label}: kept {kept_local} webhook(s) that are not on the service yet (not pushed)")
+    data["webhooks"] = hooks
+    return AppConversion(app=App.model_validate(data), notes=notes)
+

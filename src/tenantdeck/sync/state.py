@@ -1,0 +1,228 @@
+"""The local workspace beside a draft: base snapshot, fingerprint key, push journal and history.
+
+Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one folder never share state)::
+
+    .tenantdeck/.gitignore          "*": nothing here belongs in version control
+    .tenantdeck/<stem>/meta.json    profile, base_url, pulled_at of the last pull
+    .tenantdeck/<stem>/base/<appId>.json   one canonical app per file (what we last saw on the service)
+    .tenantdeck/<stem>/secret.key   32 random bytes, mode 0600: the HMAC key of secret fingerprints
+    .tenantdeck/<stem>/journal/     push journals (written by tenantdeck.sync.journal)
+    .tenantdeck/<stem>/history.jsonl  audit log (written by tenantdeck.sync.history)
+
+One file per app lets a push update the base after each operation without rewriting a 1,000-app snapshot. Every
+write goes through :func:`atomic_write_bytes` (temp file in the same directory, fsync, ``os.replace``, fsync of
+the directory), so a crash leaves either the old or the new file, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+WORKSPACE_DIR = ".tenantdeck"
+KEY_BYTES = 32
+BASE_FORMAT = 1
+
+
+class WorkspaceError(Exception):
+    """A workspace file cannot be read or written; ``str()`` is one line naming the file."""
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, sync_dir: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically (temp + fsync + ``os.replace`` + directory fsync).
+
+    ``sync_dir=False`` leaves the directory fsync to the caller, who writes many files and syncs once.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    if sync_dir:
+        _fsync_dir(path.parent)
+
+
+def atomic_write_json(path: Path, doc: Any, *, mode: int = 0o644, sync_dir: bool = True) -> None:
+    """:func:`atomic_write_bytes` of stable, indented JSON (sorted keys would reorder settings; we keep order)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, sync_dir=sync_dir)
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the rename itself durable; not possible on every platform (Windows), where it is skipped."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _file_name(app_id: str) -> str:
+    """App ids are alphanumeric on the service, but a file name must never be a path: quote anything else."""
+    return quote(app_id, safe="") + ".json"
+
+
+class Workspace:
+    """The ``.tenantdeck/<stem>/`` directory of one draft. Nothing is created until something is written."""
+
+    def __init__(self, draft_path: Path | str) -> None:
+        self.draft_path = Path(draft_path)
+        self.container = self.draft_path.parent / WORKSPACE_DIR
+        self.root = self.container / self.draft_path.stem
+        self.base_dir = self.root / "base"
+        self.meta_path = self.root / "meta.json"
+        self.key_path = self.root / "secret.key"
+        self.journal_dir = self.root / "journal"
+        self.history_path = self.root / "history.jsonl"
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    def ensure(self) -> Path:
+        """Create the directory (and a ``.gitignore`` keeping it out of version control); returns the root."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        ignore = self.container / ".gitignore"
+        if not ignore.exists():
+            atomic_write_bytes(ignore, b"# tenantdeck workspace: local state and the fingerprint key\n*\n")
+        return self.root
+
+    # --- fingerprint key --------------------------------------------------------------------------------------
+
+    def secret_key(self) -> bytes:
+        """The workspace's HMAC key, created (32 random bytes, mode 0600) on first use.
+
+        Creation uses ``O_EXCL`` so two processes racing here end up with the same key, not two.
+        """
+        try:
+            return self._read_key()
+        except FileNotFoundError:
+            pass
+        self.ensure()
+        key = secrets.token_bytes(KEY_BYTES)
+        try:
+            fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return self._read_key()
+        try:
+            os.write(fd, key)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(self.key_path, 0o600)  # the umask cannot loosen it, but a odd filesystem might
+        _fsync_dir(self.root)
+        return key
+
+    def _read_key(self) -> bytes:
+        data = self.key_path.read_bytes()
+        if len(data) != KEY_BYTES:
+            raise WorkspaceError(
+                f"{self.key_path} is damaged ({len(data)} bytes, expected {KEY_BYTES}); delete it and run "
+                "`tenantdeck pull` to rebuild the base snapshot"
+            )
+        if os.name == "posix" and self.key_path.stat().st_mode & 0o077:
+            os.chmod(self.key_path, 0o600)
+        return data
+
+    # --- base snapshot ----------------------------------------------------------------------------------------
+
+    def base_path(self, app_id: str) -> Path:
+        return self.base_dir / _file_name(app_id)
+
+    def load_base(self) -> dict[str, dict[str, Any]]:
+        """Every base app, keyed by app id (empty when nothing was pulled yet)."""
+        if not self.base_dir.is_dir():
+            return {}
+        out: dict[str, dict[str, Any]] = {}
+        for path in sorted(self.base_dir.glob("*.json")):  # temp files left by a crash end in .tmp
+            doc = self._read_json(path)
+            app = doc.get("app") if isinstance(doc, dict) else None
+            if not isinstance(app, dict) or not isinstance(app.get("id"), str):
+                raise WorkspaceError(f"{path} is not a base snapshot file; delete it and run `tenantdeck pull`")
+            out[app["id"]] = app
+        return out
+
+    def write_base_app(self, app_id: str, canonical: dict[str, Any]) -> None:
+        """Store one app's canonical state (atomically); ``canonical["id"]`` must be ``app_id``."""
+        if canonical.get("id") != app_id:
+            raise ValueError(f"canonical app id {canonical.get('id')!r} does not match {app_id!r}")
+        self.ensure()
+        atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical})
+
+    def write_base_apps(self, apps: Mapping[str, dict[str, Any]], *, threads: int = 8) -> None:
+        """Store many apps (a pull): each file atomic as in :meth:`write_base_app`, written by a few threads.
+
+        A pull of 1,000 apps would otherwise spend seconds in 2,000 sequential fsyncs; fsync releases the GIL, so
+        threads overlap them, and the directory is synced once at the end instead of once per file.
+        """
+        for app_id, canonical in apps.items():
+            if canonical.get("id") != app_id:
+                raise ValueError(f"canonical app id {canonical.get('id')!r} does not match {app_id!r}")
+        if not apps:
+            return
+        self.ensure()
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+
+        def write(item: tuple[str, dict[str, Any]]) -> None:
+            app_id, canonical = item
+            atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, sync_dir=False)
+
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, len(apps)))) as pool:
+            list(pool.map(write, apps.items()))  # list(): re-raise the first failure here
+        _fsync_dir(self.base_dir)
+
+    def delete_base_app(self, app_id: str) -> None:
+        """Forget one app (deleted on the service); missing is fine."""
+        try:
+            self.base_path(app_id).unlink()
+        except FileNotFoundError:
+            return
+        _fsync_dir(self.base_dir)
+
+    # --- meta -------------------------------------------------------------------------------------------------
+
+    def read_meta(self) -> dict[str, Any] | None:
+        """``{"profile", "base_url", "pulled_at"}`` of the last pull, or None before the first."""
+        if not self.meta_path.exists():
+            return None
+        doc = self._read_json(self.meta_path)
+        if not isinstance(doc, dict):
+            raise WorkspaceError(f"{self.meta_path} is not a JSON object; delete it and run `tenantdeck pull`")
+        return doc
+
+    def write_meta(self, *, profile: str | None, base_url: str | None, pulled_at: datetime | None = None) -> None:
+        """Record where and when the base snapshot was taken (``pulled_at`` defaults to now, UTC)."""
+        when = (pulled_at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+        self.ensure()
+        atomic_write_json(self.meta_path, {"profile": profile, "base_url": base_url, "pulled_at": when})
+
+    # --- helpers ----------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _read_json(path: Path) -> Any:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            raise WorkspaceError(f"cannot read {path}: {reason}; delete it and run `tenantdeck pull`") from None
