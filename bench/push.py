@@ -1,0 +1,203 @@
+"""Benchmark: `tenantdeck push` of one toggle changed in every app, versus a sequential loop of the same PUTs.
+
+Setup (not timed): a sandbox populated with N apps (one widget each, no webhooks, so the only change is the toggle)
+under uvicorn in a subprocess on 127.0.0.1 (ephemeral port) with ``latency_ms`` per request; ``tenantdeck pull``
+into a draft; ``send_gifs`` switched on in every widget (comment-preserving save).
+
+(1) ``python -m tenantdeck push --yes --base-url ...`` as a fresh process: reads all N apps, compares three ways,
+    plans N ``update_widget`` operations and runs them ``--concurrency`` apps at a time, journaling each one and
+    rewriting the app's base file. Timed end to end (interpreter start-up included).
+(2) The same N PUTs (widget settings with the toggle on) with a plain ``httpx.Client``, one after another. At 50 ms
+    per request that takes about a minute for 1,000 apps, so ``--baseline-apps M`` times the first M and
+    extrapolates linearly (the output says so).
+(3) Offline planning: ``tenantdeck diff --offline`` on the (now pushed) 1,000-app draft with its base, against
+    ``tenantdeck validate`` of the same draft, both as whole processes, best of ``--rounds``.
+
+    .venv/bin/python bench/push.py [--apps N] [--baseline-apps M] [--latency-ms L] [--concurrency C]
+                                   [--rounds R] [--record docs/benchmarks.md]
+
+Targets: (1) at least 5x faster than (2); (3) diff --offline <= 1.2x validate. Exit 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pull import KEY, SECRET, start_server  # noqa: E402  (bench/pull.py: the same loopback sandbox server)
+
+from tenantdeck.api.client import ManagementClient  # noqa: E402
+from tenantdeck.draft import load_draft, save_draft  # noqa: E402
+from tenantdeck.sandbox.bulk import populate  # noqa: E402
+from tenantdeck.sync.pull import pull  # noqa: E402
+
+TOGGLE = "send_gifs"
+
+
+def tool_env(base: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+    return {**env, "TENANTDECK_KEY": KEY, "TENANTDECK_SECRET": SECRET, "PYTHONPATH": str(ROOT / "src")}
+
+
+def prepare_draft(base: str, draft: Path) -> None:
+    async def go() -> None:
+        async with ManagementClient(base, KEY, SECRET, concurrency=64) as client:
+            await pull(client, draft, profile="bench", base_url=base, concurrency=64)
+
+    asyncio.run(go())
+    result = load_draft(draft)
+    assert result.draft is not None, [p.render() for p in result.problems[:5]]
+    for app in result.draft.apps:
+        for widget in app.widgets:
+            assert widget.main is not None
+            setattr(widget.main, TOGGLE, True)
+    save_draft(draft, result.draft, original_text=result.doc.text, backup=False)
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=3600)
+    return time.perf_counter() - started, done
+
+
+def baseline(base: str, max_apps: int) -> tuple[float, int]:
+    """The same PUTs, sequential, plain httpx. The bodies are prepared before the clock starts."""
+    headers = {"key": KEY, "secret": SECRET, "Accept": "application/json"}
+    with httpx.Client(base_url=base, headers=headers, timeout=30.0) as http:
+        apps = []
+        page = 1
+        while len(apps) < max_apps:
+            doc = http.get("/apps", params={"perPage": 100, "page": page}).raise_for_status().json()
+            if not doc["data"]:
+                break
+            apps.extend(doc["data"])
+            page += 1
+        bodies = []
+        for app in apps[:max_apps]:
+            path = f"/apps/{app['id']}/extensions/widget/v2/settings"
+            for item in http.get(path).raise_for_status().json()["data"]["body"]["data"]:
+                settings = {k: v for k, v in item["configuration"].items() if k != "appId"}
+                settings["main"] = {**settings["main"], TOGGLE: False}  # toggled back: a real change each time
+                bodies.append((path, {"settings": {**settings, "widgetId": item["widgetId"]}}))
+        started = time.perf_counter()
+        for path, body in bodies:
+            http.put(path, json=body).raise_for_status()
+        return time.perf_counter() - started, len(bodies)
+
+
+def best_of(rounds: int, cmd: list[str], env: dict[str, str], ok: tuple[int, ...]) -> tuple[float, list[float]]:
+    runs = []
+    for _ in range(rounds):
+        wall, done = timed(cmd, env)
+        if done.returncode not in ok:
+            raise SystemExit(f"{' '.join(cmd[2:5])} exited {done.returncode}: {done.stderr[-2000:]}")
+        runs.append(wall)
+    return min(runs), runs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--apps", type=int, default=1000)
+    parser.add_argument("--baseline-apps", type=int, default=None,
+                        help="time the sequential baseline on the first M apps and extrapolate (default: all)")
+    parser.add_argument("--latency-ms", type=int, default=50)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of diff --offline and validate")
+    parser.add_argument("--record", type=Path, default=None, help="append the result to this markdown file")
+    args = parser.parse_args()
+    baseline_apps = min(args.baseline_apps or args.apps, args.apps)
+
+    with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-push-") as tmp:
+        db = Path(tmp) / "sandbox.sqlite3"
+        populate(db, args.apps, webhooks_per_app=0, enabled_extensions=("widget", "polls", "reactions", "stickers"))
+        proc, base = start_server(db, args.latency_ms)
+        try:
+            draft = Path(tmp) / "tenantdeck.yaml"
+            prepare_draft(base, draft)
+            env = tool_env(base)
+            push = [sys.executable, "-m", "tenantdeck", "push", "--yes", "--draft", str(draft), "--base-url", base,
+                    "--concurrency", str(args.concurrency)]
+            wall, done = timed(push, env)
+            if done.returncode != 0:
+                raise SystemExit(f"push exited {done.returncode}: {done.stderr[-3000:]}")
+            summary = next((line for line in done.stderr.splitlines() if line.startswith("Push ")), "?")
+            progress = [line for line in done.stderr.splitlines() if line.startswith("push: ")]
+            phase = progress[-1].split(", ")[-2] if progress else "?"  # ops/s of the write phase alone
+            ops = int(summary.split(":")[1].split()[0]) if summary.startswith("Push complete") else 0
+            base_wall, timed_apps = baseline(base, baseline_apps)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+        diff_cmd = [sys.executable, "-m", "tenantdeck", "diff", "--offline", "--draft", str(draft)]
+        validate_cmd = [sys.executable, "-m", "tenantdeck", "validate", str(draft)]
+        env = tool_env("")
+        diff_best, diff_runs = best_of(args.rounds, diff_cmd, env, (0, 2))
+        val_best, val_runs = best_of(args.rounds, validate_cmd, env, (0,))
+        size = draft.stat().st_size
+
+    scale = args.apps / timed_apps if timed_apps else 1.0
+    est = base_wall * scale
+    speedup = est / wall
+    plan_ratio = diff_best / val_best
+    lines = [
+        f"push: {args.apps} apps, one toggle ({TOGGLE}) changed in each widget; latency {args.latency_ms} ms, "
+        f"concurrency {args.concurrency}",
+        f"  tenantdeck push (whole process: read {args.apps} apps, plan, {ops} PUTs, journal, base)"
+        f": {wall:7.2f} s  {ops / wall:6.1f} ops/s end to end; write phase alone {phase}",
+        f"  sequential httpx PUT loop: {est:7.2f} s  {timed_apps / base_wall:6.1f} ops/s"
+        + (f"  (timed on {timed_apps} apps: {base_wall:.2f} s, extrapolated linearly x{scale:.1f})"
+           if timed_apps < args.apps else ""),
+        f"  ratio: push is {speedup:.1f}x faster than the sequential loop (target >= 5x)",
+        f"offline planning of the same {args.apps}-app draft ({size / 1e6:.1f} MB) with its base, whole processes, "
+        f"best of {args.rounds}:",
+        f"  tenantdeck diff --offline: {diff_best:.3f} s  (runs: {', '.join(f'{r:.2f}' for r in diff_runs)})",
+        f"  tenantdeck validate      : {val_best:.3f} s  (runs: {', '.join(f'{r:.2f}' for r in val_runs)})",
+        f"  ratio: {plan_ratio:.2f} (target <= 1.2)",
+    ]
+    print("\n".join(lines))
+    if args.record is not None:
+        record(args.record, lines, args)
+    if speedup < 5 or plan_ratio > 1.2:
+        sys.exit(1)
+
+
+def record(path: Path, lines: list[str], args: argparse.Namespace) -> None:
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    machine = f"{platform.system()} {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} CPUs"
+    command = (f"bench/push.py --apps {args.apps}" + (f" --baseline-apps {args.baseline_apps}"
+                                                     if args.baseline_apps else "")
+               + f" --latency-ms {args.latency_ms} --concurrency {args.concurrency} --rounds {args.rounds}")
+    text: Any = path.read_text(encoding="utf-8") if path.exists() else ""
+    section = (
+        ("" if not text or text.endswith("\n\n") else "\n")
+        + "## push\n\n"
+        + f"`.venv/bin/python {command}` ({when}; {machine}). The sandbox runs under uvicorn in a subprocess on "
+        "127.0.0.1 with the given latency per request; each app has one widget. The push is timed as a whole "
+        "process (reads, three-way compare, plan, the PUTs, journal fsyncs and per-app base rewrites); the "
+        "baseline only sends the same PUTs one after another.\n\n"
+        + "```\n" + "\n".join(lines) + "\n```\n"
+    )
+    with path.open("a", encoding="utf-8") as handle:  # append: other benchmarks share the file
+        if not text:
+            handle.write("# Benchmarks\n")
+        handle.write(section)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""``tenantdeck diff``: what a push would change, three ways (base, draft, live), in text, markdown or JSON.
+
+Exit codes (CI contract): 0 in sync, 2 changes to push, 3 conflicts, 1 error. stdout carries only the requested
+format; progress and warnings go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from tenantdeck import exitcodes
+from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option
+from tenantdeck.cli.target_options import target_options
+
+
+@click.command("diff")
+@draft_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="Output format on stdout.")
+@click.option("--offline", is_flag=True, help="Compare the draft with the base snapshot only; no network.")
+@click.option("--allow-delete", is_flag=True, help="Show deletions as operations instead of skipping them.")
+@concurrency_option
+@target_options
+def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool, concurrency: int, profile: str | None,
+            base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+    """Show what a push would change (three-way: base, draft, live)."""
+    from tenantdeck.sync.render import render
+
+    plan = compute_plan(draft_path, offline=offline, allow_delete=allow_delete, concurrency=concurrency,
+                        target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
+                                     "max_rps": max_rps})
+    sys.stdout.write(render(plan, fmt))
+    sys.stdout.flush()
+    if plan.conflicts:
+        sys.exit(exitcodes.CONFLICT)
+    sys.exit(exitcodes.CHANGES if plan.has_changes else exitcodes.OK)

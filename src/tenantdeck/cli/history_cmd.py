@@ -1,0 +1,26 @@
+"""``tenantdeck history``: the local audit log of pushes made from this draft's workspace (who, when, what)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from tenantdeck.cli.sync_common import draft_option
+
+
+@click.command("history")
+@draft_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def command(draft_path: Path, fmt: str) -> None:
+    """Show the local audit log of pushes."""
+    from tenantdeck.sync.history import read_history, render_history_text
+    from tenantdeck.sync.state import Workspace
+
+    records = read_history(Workspace(draft_path).history_path)
+    if fmt == "json":
+        sys.stdout.write(json.dumps({"format_version": 1, "pushes": records}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_history_text(records))

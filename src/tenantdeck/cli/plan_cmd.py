@@ -1,0 +1,52 @@
+"""``tenantdeck plan -o FILE``: save the operations a push would run, bound to the live state they were made on.
+
+The file is versioned JSON (``format_version``) with, for each remote resource an operation touches, a fingerprint
+of its live state; ``tenantdeck push FILE`` refuses it (exit 3) if any of them moved. It never holds a secret.
+Exit codes as ``diff``: 0 nothing to do, 2 plan written with changes, 3 conflicts (no file written), 1 error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from tenantdeck import exitcodes
+from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option, fail
+from tenantdeck.cli.target_options import target_options
+
+
+@click.command("plan")
+@draft_option
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the plan to FILE (JSON). Without it, the plan is only shown.")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="What to print on stdout.")
+@click.option("--allow-delete", is_flag=True, help="Include deletions (apps, webhooks, triggers, SMS settings).")
+@concurrency_option
+@target_options
+def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool, concurrency: int,
+            profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+    """Save the operations a push would run, with remote fingerprints."""
+    from tenantdeck.sync.render import render
+    from tenantdeck.sync.state import atomic_write_bytes
+
+    plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
+                        target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
+                                     "max_rps": max_rps})
+    sys.stdout.write(render(plan, fmt))
+    sys.stdout.flush()
+    if plan.conflicts:
+        click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)
+        sys.exit(exitcodes.CONFLICT)
+    if out is not None:
+        text = json.dumps(plan.to_json(), indent=2, ensure_ascii=False) + "\n"
+        try:
+            atomic_write_bytes(out, text.encode("utf-8"), mode=0o600)
+        except OSError as exc:
+            fail(f"cannot write {out}: {exc.strerror or exc}")
+        click.echo(f"Plan written to {out} ({len(plan.operations)} operation(s), plan {plan.plan_hash()}); "
+                   f"push it with `tenantdeck push {out}`", err=True)
+    sys.exit(exitcodes.CHANGES if plan.has_changes else exitcodes.OK)

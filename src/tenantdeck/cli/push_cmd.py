@@ -1,0 +1,53 @@
+"""``tenantdeck push [PLANFILE]``: apply the draft's changes (or a saved plan), journaled and resumable.
+
+Exit codes: 0 all applied (or nothing to do), 4 partial (summary lists applied, failed with reasons, not attempted),
+3 conflicts or a stale plan, 1 error (invalid draft, unset secret variable, no confirmation), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from tenantdeck import exitcodes
+from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
+
+
+@click.command("push")
+@click.argument("planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--draft", "draft_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The draft file (default: the one recorded in PLANFILE, else tenantdeck.yaml).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--concurrency", type=click.IntRange(min=1, max=256), default=16, show_default=True, metavar="N",
+              help="Apps pushed at once (each app's operations run in order).")
+@click.option("--allow-delete", is_flag=True, help="Also delete apps, webhooks, triggers and SMS settings that "
+              "are gone from the draft.")
+@target_options
+def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
+            profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+    """Apply the draft's changes (or a saved plan) to the service."""
+    from tenantdeck.sync.pushflow import PushOptions, push_flow
+    from tenantdeck.sync.state import WorkspaceError
+
+    target = target_from_options(profile, base_url, insecure, max_rps)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+
+    def confirm(question: str) -> bool:
+        return click.confirm(question, default=False, err=True)
+
+    if planfile is None and draft_path is None:
+        draft_path = Path("tenantdeck.yaml")
+    opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
+                       allow_delete=allow_delete, interactive=interactive, confirm=confirm)
+    try:
+        with api_errors():
+            code = asyncio.run(push_flow(target, opts, env=os.environ))
+    except WorkspaceError as exc:
+        raise TargetError(str(exc)) from None
+    except TargetError:
+        raise
+    sys.exit(code if code is not None else exitcodes.OK)

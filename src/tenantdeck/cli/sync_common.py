@@ -1,0 +1,81 @@
+"""What ``diff`` and ``plan`` share: the draft option, and computing a plan offline or against the service.
+
+stdout carries only the requested output; every message goes to stderr. Failures are one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tenantdeck import exitcodes
+from tenantdeck.problems import render_text
+
+DEFAULT_DRAFT = "tenantdeck.yaml"
+
+draft_option = click.option(
+    "--draft", "draft_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DRAFT,
+    show_default=True, help="The draft file.",
+)
+concurrency_option = click.option(
+    "--concurrency", type=click.IntRange(min=1, max=256), default=16, show_default=True, metavar="N",
+    help="Apps worked on at once (reads use up to 4N requests in flight).",
+)
+
+
+def fail(message: str, code: int = exitcodes.ERROR) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
+                 target_args: dict[str, Any] | None) -> Any:
+    """Load, (read live), compare and plan; prints draft problems and exits 1 on any error."""
+    from tenantdeck.sync.session import DraftInvalid, compare_local, load_local, plan_local
+    from tenantdeck.sync.state import WorkspaceError
+
+    try:
+        local = load_local(draft_path)
+    except DraftInvalid as exc:
+        click.echo(render_text(exc.problems), err=True, nl=False)
+        fail(f"{draft_path} is not valid")
+    except WorkspaceError as exc:
+        fail(str(exc))
+    for warning in local.warnings:
+        click.echo(warning.render(), err=True)
+    if offline:
+        if not local.base:
+            click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
+        return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    return _online_plan(local, allow_delete=allow_delete, concurrency=concurrency, target_args=target_args or {})
+
+
+def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_args: dict[str, Any]) -> Any:
+    import asyncio
+
+    from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options
+    from tenantdeck.sync.session import compare_local, fetch_live, plan_local
+
+    target = target_from_options(**target_args)
+    click.echo(f"Reading the service ({target.describe()}) ...", err=True)
+
+    async def run() -> Any:
+        async with target.client(concurrency=max(concurrency * 4, 16)) as client:
+            return await fetch_live(client, local.app_ids(), secret_key=local.secret_key,
+                                    concurrency=concurrency * 4)
+
+    try:
+        with api_errors():
+            live = asyncio.run(run())
+    except TargetError as exc:
+        fail(exc.message)
+    return plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
+                      base_url=target.base_url)
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")

@@ -1,0 +1,432 @@
+"""Three-way comparison of canonical apps: base (last pulled or pushed), draft, and live.
+
+Every canonical app (see ``docs/architecture.md``) is cut into *resources* (the app itself, its extension switches,
+each widget, SMS, each webhook and each webhook's trigger set), and every resource into *leaves* (dotted field paths
+to plain values). Each leaf is classified:
+
+* in sync: nothing to do;
+* local change (base -> draft): will be pushed;
+* remote change, or drift (base -> live): kept as it is, shown so nobody is surprised;
+* conflict: both sides moved the same leaf to different values; push refuses until it is settled.
+
+Why leaves: the widget update is a whole-object PUT, so the update body is built by laying only the *local* changes
+onto the *live* object (:func:`merged_leaves`). A field changed remotely and untouched in the draft survives.
+
+Where there is no base for a resource (never pulled, or a create whose result was not recorded), the live state
+stands in for the base: the draft wins, which is what a two-way tool would do. Offline, live *is* the base.
+
+Secrets are :data:`SecretState` dicts compared by keyed fingerprint; a side that cannot tell (the live webhook
+password, a ``${VAR}`` whose variable is unset) is replaced by the base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, secret_word
+from tenantdeck.sync.labels import is_secret, label
+
+ResourceKey = tuple[str, str]  #: (kind, id); id is "" for the app, extensions and sms
+Leaves = dict[str, Any]
+#: A resource the service does not report (e.g. triggers, on an API that does not list them): base stands in.
+UNKNOWN_RESOURCE: Leaves = {"unknown": True}
+LeafState = Literal["same", "local", "remote", "conflict"]
+ResourceStatus = Literal[
+    "in_sync", "create", "update", "delete", "drift", "conflict", "remote_only", "remote_deleted", "gone"
+]
+
+#: Resource kinds in the order operations on them run within one app.
+KIND_ORDER = ("app", "extensions", "widget", "sms", "webhook", "triggers")
+
+
+# -- cutting canonical apps into resources and leaves -------------------------------------------------------------
+
+
+def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
+    """Nested dicts -> ``{"style.primary_color": ...}``. Lists and secret states are leaves; None means absent."""
+    out: Leaves = {}
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if item is None:
+            continue
+        if isinstance(item, Mapping) and not _is_secret_state(item):
+            out.update(flatten(item, path + "."))
+        else:
+            out[path] = item
+    return out
+
+
+def unflatten(leaves: Mapping[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`flatten` (absent leaves are simply left out)."""
+    out: dict[str, Any] = {}
+    for path, value in leaves.items():
+        if value is ABSENT:
+            continue
+        node = out
+        *parents, last = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+
+
+def _is_secret_state(value: Any) -> bool:
+    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown"} & set(value))
+
+
+def raw_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Any]:
+    """All resources of one canonical app, each as its canonical (nested) value: cheap to compare for equality."""
+    out: dict[ResourceKey, Any] = {("app", ""): {k: app[k] for k in ("name", "region", "version")
+                                                 if app.get(k) is not None}}
+    if app.get("extensions") is not None:
+        out[("extensions", "")] = app["extensions"]
+    for wid, settings in (app.get("widgets") or {}).items():
+        out[("widget", wid)] = settings
+    if app.get("sms") is not None:
+        out[("sms", "")] = app["sms"]
+    for hid, hook in (app.get("webhooks") or {}).items():
+        out[("webhook", hid)] = {k: v for k, v in hook.items() if k not in ("triggers", "id")}
+        triggers = hook.get("triggers")
+        out[("triggers", hid)] = UNKNOWN_RESOURCE if _unknown(triggers) else {t: True for t in triggers or []}
+    return out
+
+
+def _leaves(kind: str, raw: Any) -> Leaves | None:
+    if raw is None or raw is UNKNOWN_RESOURCE:
+        return raw
+    return dict(raw) if kind in ("extensions", "triggers", "app") else flatten(raw)
+
+
+def app_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Leaves]:
+    """All resources of one canonical app, each as leaves."""
+    out: dict[ResourceKey, Leaves] = {
+        ("app", ""): {k: app[k] for k in ("name", "region", "version") if app.get(k) is not None}
+    }
+    if app.get("extensions") is not None:
+        out[("extensions", "")] = dict(app["extensions"])
+    for wid, settings in (app.get("widgets") or {}).items():
+        out[("widget", wid)] = flatten(settings)
+    if app.get("sms") is not None:
+        out[("sms", "")] = flatten(app["sms"])
+    for hid, hook in (app.get("webhooks") or {}).items():
+        out[("webhook", hid)] = flatten({k: v for k, v in hook.items() if k not in ("triggers", "id")})
+        triggers = hook.get("triggers")
+        out[("triggers", hid)] = UNKNOWN_RESOURCE if _unknown(triggers) else {t: True for t in triggers or []}
+    return out
+
+
+# -- results ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Leaf:
+    path: str
+    base: Any
+    draft: Any
+    live: Any
+    state: LeafState
+
+
+@dataclass(slots=True)
+class ResourceDiff:
+    """How one resource of one app compares, with the leaves of each side kept for plan building."""
+
+    kind: str
+    rid: str
+    title: str
+    status: ResourceStatus
+    leaves: list[Leaf] = field(default_factory=list)
+    base: Leaves | None = None
+    draft: Leaves | None = None
+    live: Leaves | None = None
+    message: str = ""
+
+    @property
+    def key(self) -> ResourceKey:
+        return (self.kind, self.rid)
+
+    def by_state(self, state: LeafState) -> list[Leaf]:
+        return [leaf for leaf in self.leaves if leaf.state == state]
+
+    @property
+    def unchanged(self) -> int:
+        return sum(1 for leaf in self.leaves if leaf.state != "local" and leaf.state != "conflict")
+
+
+@dataclass(slots=True)
+class AppDiff:
+    """One app: its identity on each side and its resources' diffs."""
+
+    key: str  #: app id, or ``new:<name>`` for an app the draft creates
+    app_id: str | None
+    name: str
+    status: Literal["create", "update", "delete", "in_sync", "conflict", "drift", "remote_deleted", "no_base"]
+    resources: list[ResourceDiff]
+    draft: dict[str, Any] | None
+    base: dict[str, Any] | None
+    live: dict[str, Any] | None
+
+    def resource(self, kind: str, rid: str = "") -> ResourceDiff | None:
+        for res in self.resources:
+            if res.kind == kind and res.rid == rid:
+                return res
+        return None
+
+
+@dataclass(slots=True)
+class Comparison:
+    apps: list[AppDiff]
+    offline: bool
+
+    @property
+    def conflicts(self) -> list[Conflict]:
+        return [c for app in self.apps for c in conflicts_of(app)]
+
+    @property
+    def drift(self) -> list[FieldChange]:
+        return [d for app in self.apps for d in drift_of(app)]
+
+
+# -- the comparison ----------------------------------------------------------------------------------------------
+
+
+def _unknown(value: Any) -> bool:
+    """A side that cannot tell this value: the live webhook password, or a ${VAR} whose variable is unset."""
+    return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
+
+
+def classify(base: Any, draft: Any, live: Any) -> LeafState:
+    """The three-way rule for one leaf (``ABSENT`` is a value like any other)."""
+    if draft == base:
+        return "same" if live == base else "remote"
+    if live == base:
+        return "local"
+    if live == draft:
+        return "same"
+    return "conflict"
+
+
+def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
+    """Classify every leaf present on any side, in a stable order."""
+    leaves: list[Leaf] = []
+    for path in _ordered(base, draft, live):
+        b, d, lv = base.get(path, ABSENT), draft.get(path, ABSENT), live.get(path, ABSENT)
+        if d == b and lv == b and type(b) is not dict:
+            leaves.append(Leaf(path, b, d, lv, "same"))  # the common case, without the checks below
+            continue
+        if kind == "extensions" and d is ABSENT:
+            continue  # only the extensions the draft names are managed
+        if _unknown(d) and b is not ABSENT:
+            d = b  # a ${VAR} whose variable is unset: cannot tell, so no change
+        if d is ABSENT and is_secret(kind, path):
+            d = b  # the API cannot clear a secret (an update without it keeps it): leaving it out changes nothing
+        if _unknown(lv):
+            lv = b if b is not ABSENT else d  # the service does not reveal it: the base stands in
+        leaves.append(Leaf(path, b, d, lv, classify(b, d, lv)))
+    return leaves
+
+
+def _ordered(*sides: Mapping[str, Any]) -> list[str]:
+    seen: dict[str, None] = {}
+    for side in sides:
+        for key in side:
+            seen.setdefault(key, None)
+    return list(seen)
+
+
+def resource_title(kind: str, rid: str, *sides: Leaves | None) -> str:
+    """How a resource is named in plans: ``widget "Support" (w-1)``, ``webhook "Orders" (orders)``, ``SMS``."""
+    name = next((s["name"] for s in sides if s and isinstance(s.get("name"), str)), None)
+    if kind == "widget":
+        shown = rid if not rid.startswith("new:") else "new"
+        return f'widget "{name or rid}" ({shown})'
+    if kind == "webhook":
+        return f'webhook "{name or rid}" ({rid})'
+    if kind == "triggers":
+        return f"triggers of webhook {rid}"
+    if kind == "sms":
+        return "SMS settings"
+    if kind == "extensions":
+        return "extensions"
+    return "app"
+
+
+def compare_resource(
+    kind: str, rid: str, base: Leaves | None, draft: Leaves | None, live: Leaves | None
+) -> ResourceDiff:
+    """Classify one resource, including its existence on each side."""
+    title = resource_title(kind, rid, draft, live, base)
+    res = ResourceDiff(kind, rid, title, "in_sync", base=base, draft=draft, live=live)
+    if draft is not None:
+        if base is None and live is None:
+            res.status = "create"
+            res.leaves = [Leaf(p, ABSENT, v, ABSENT, "local") for p, v in draft.items()]
+            return res
+        if live is None:
+            # It was in the base but is gone remotely: a remote delete. Editing it meanwhile is a conflict.
+            assert base is not None
+            res.leaves = compare_leaves(base, draft, base, kind=kind)
+            if res.by_state("local") and kind != "triggers":
+                res.status = "conflict"
+                res.message = "deleted remotely, changed in the draft"
+            else:
+                res.status = "remote_deleted"
+            return res
+        res.leaves = compare_leaves(live if base is None else base, draft, live, kind=kind)
+        if res.by_state("conflict"):
+            res.status = "conflict"
+        elif res.by_state("local"):
+            res.status = "update"
+        elif res.by_state("remote"):
+            res.status = "drift"
+        return res
+    if base is not None:
+        res.status = "delete" if live is not None else "gone"
+        res.leaves = [Leaf(p, v, ABSENT, (live or {}).get(p, ABSENT), "local") for p, v in base.items()]
+        return res
+    res.status = "remote_only" if live is not None else "gone"
+    return res
+
+
+def compare_app(
+    draft: Mapping[str, Any] | None,
+    base: Mapping[str, Any] | None,
+    live: Mapping[str, Any] | None,
+    *,
+    offline: bool = False,
+) -> AppDiff:
+    """Compare one app on its three sides. Offline, the base stands in for live."""
+    if offline:
+        live = base
+    ident = draft or base or live
+    assert ident is not None
+    app_id = ident.get("id") or (base or {}).get("id") or (live or {}).get("id")
+    key = app_id or f"new:{ident['name']}"
+    d_res = raw_resources(draft) if draft is not None else {}
+    b_res = raw_resources(base) if base is not None else {}
+    l_res = raw_resources(live) if live is not None else {}
+    keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (KIND_ORDER.index(k[0]), k[1]))
+    diff = AppDiff(key, app_id, str(ident["name"]), "in_sync", [], dict(draft) if draft else None,
+                   dict(base) if base else None, dict(live) if live else None)
+    if draft is None:
+        diff.status = "delete" if live is not None else "in_sync"
+        if base is not None and live is None:
+            diff.status = "in_sync"  # gone on both sides
+        return diff
+    if offline and draft.get("id") and base is None:
+        diff.status = "no_base"  # offline, an app the base does not know cannot be compared
+        return diff
+    if base is not None and live is None:
+        # Gone on the service. Which resources the draft changed decides between drift and conflict.
+        diff.resources = compare_app(draft, base, base).resources
+        diff.status = "remote_deleted"
+        return diff
+    if draft.get("id") and base is None and live is None and not offline:
+        diff.status = "remote_deleted"
+        return diff
+    for rkey in keys:
+        kind, rid = rkey
+        if kind == "extensions" and rkey not in d_res:
+            continue  # the draft does not manage extensions
+        if kind == "triggers" and ("webhook", rid) not in d_res and ("webhook", rid) in b_res:
+            continue  # covered by the webhook's own delete
+        live_res = l_res.get(rkey)
+        if live_res is UNKNOWN_RESOURCE:
+            live_res = b_res.get(rkey, d_res.get(rkey))
+        d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
+        if d_raw is not None and d_raw == b_raw and live_res == b_raw:
+            continue  # identical on all three sides: nothing to say, and no need to look at each field
+        res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res))
+        if kind == "triggers" and res.status == "create":
+            res.title = resource_title(kind, rid)
+        diff.resources.append(res)
+    statuses = {r.status for r in diff.resources}
+    if live is None and base is None:
+        diff.status = "create"
+    elif "conflict" in statuses:
+        diff.status = "conflict"
+    elif statuses & {"create", "update", "delete"}:
+        diff.status = "update"
+    elif statuses & {"drift", "remote_only", "remote_deleted"}:
+        diff.status = "drift"
+    return diff
+
+
+def compare_all(
+    draft_apps: Iterable[Mapping[str, Any]],
+    base: Mapping[str, Mapping[str, Any]],
+    live: Mapping[str, Mapping[str, Any]] | None,
+) -> Comparison:
+    """Compare a whole draft. ``live=None`` means offline (draft against base, no network)."""
+    offline = live is None
+    seen: set[str] = set()
+    apps: list[AppDiff] = []
+    for app in draft_apps:
+        app_id = app.get("id")
+        b = base.get(app_id) if app_id else None
+        lv = (live or {}).get(app_id) if app_id else None
+        if app_id:
+            seen.add(app_id)
+        apps.append(compare_app(app, b, lv, offline=offline))
+    for app_id, b in base.items():
+        if app_id not in seen:
+            apps.append(compare_app(None, b, (live or {}).get(app_id) if not offline else b, offline=offline))
+    return Comparison(apps, offline)
+
+
+# -- views used by plan and render ------------------------------------------------------------------------------
+
+
+def change_of(res: ResourceDiff, leaf: Leaf, app: str, *, origin: str = "local") -> FieldChange:
+    """A :class:`FieldChange` for a leaf; a secret's values become state words."""
+    secret = is_secret(res.kind, leaf.path)
+    before, after = (leaf.base, leaf.draft) if origin == "local" else (leaf.base, leaf.live)
+    if secret:
+        before, after = secret_word(before), _rotation_word(before, after)
+    return FieldChange(leaf.path, label(res.kind, leaf.path), before, after, origin, secret, app, res.title)  # type: ignore[arg-type]
+
+
+def _rotation_word(before: Any, after: Any) -> str:
+    if after is ABSENT or after is None:
+        return "(removed)"
+    if before is ABSENT or before is None:
+        return "will be set"
+    if isinstance(before, Mapping) and before.get("unknown"):
+        return "will rotate (never pushed by tenantdeck)"
+    return "will rotate"
+
+
+def conflicts_of(app: AppDiff) -> list[Conflict]:
+    out: list[Conflict] = []
+    if app.status == "remote_deleted":
+        if app.base is None or any(r.by_state("local") for r in app.resources):
+            out.append(Conflict(app.name, app.app_id, "app", "", "App", "", "", "", False,
+                                "app not found on the service (deleted remotely, or a wrong id in the draft)"))
+        return out
+    for res in app.resources:
+        if res.status == "conflict" and res.message:
+            out.append(Conflict(app.name, app.app_id, res.title, "", res.title, "", "", "", False, res.message))
+        for leaf in res.by_state("conflict"):
+            secret = is_secret(res.kind, leaf.path)
+            vals = [secret_word(v) for v in (leaf.base, leaf.draft, leaf.live)] if secret else [
+                leaf.base, leaf.draft, leaf.live]
+            out.append(Conflict(app.name, app.app_id, res.title, leaf.path, label(res.kind, leaf.path), *vals,
+                                secret=secret))
+    return out
+
+
+def drift_of(app: AppDiff) -> list[FieldChange]:
+    """Remote changes the push keeps: the leaves that moved on the service only, and remote-only resources."""
+    out: list[FieldChange] = []
+    if app.status == "remote_deleted" and app.base is not None and not conflicts_of(app):
+        out.append(FieldChange("", "App", "present", "deleted remotely", "remote", False, app.name, "app"))
+    for res in app.resources:
+        if res.status == "remote_only":
+            out.append(FieldChange("", res.title, ABSENT, "created remotely", "remote", False, app.name, res.title))
+        elif res.status == "remote_deleted":
+            out.append(FieldChange("", res.title, "present", "deleted remotely", "remote", False, app.name, res.title))
+        for leaf in res.by_state("remote"):
+            out.append(change_of(res, leaf, app.name, origin="remote"))
+    return out

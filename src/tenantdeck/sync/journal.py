@@ -1,0 +1,104 @@
+"""The push journal: one JSON line per event, flushed and fsync'd before the push goes on.
+
+Why: a push may die at any instant (Ctrl-C, ``kill -9``, network loss). Updates are safe to redo because the next
+run compares three ways again, but a *create* whose answer never arrived could be repeated and duplicate an app or
+a widget. So before each create the push writes an ``intent`` line, and the next push *resolves* open intents
+(app by name, widget by name in its app, webhook by id) before planning. The journal never holds a payload or a
+secret: only what was done to which resource, and why it failed.
+
+Events: ``start`` (plan hash, counts), ``intent`` (before a create), ``done`` (after the base was updated),
+``failed`` (with the one-line error), ``end`` (summary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+CREATE_INTENTS = ("create_app", "create_widget", "create_webhook", "store_sms")
+
+
+class Journal:
+    """Append-only JSONL file; every :meth:`write` is durable when it returns."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._lock = threading.Lock()
+        self.lines = 0
+
+    @classmethod
+    def new(cls, journal_dir: Path, plan_hash: str) -> Journal:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        return cls(journal_dir / f"{stamp}-{plan_hash}.jsonl")
+
+    def write(self, event: str, **fields: Any) -> None:
+        record = {"ts": round(time.time(), 3), "event": event, **fields}
+        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._lock:
+            os.write(self._fd, data)
+            os.fsync(self._fd)
+            self.lines += 1
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_journal(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of one journal; a torn last line (killed mid-write) is skipped."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """A create that was about to be sent and has no ``done`` line: it may or may not have landed."""
+
+    kind: str
+    app_name: str
+    app_id: str | None
+    rid: str
+    name: str
+    journal: str
+
+
+def open_intents(journal_dir: Path) -> list[Intent]:
+    """Every intent, across all journals of this workspace, not followed by ``done`` for the same operation."""
+    if not journal_dir.is_dir():
+        return []
+    pending: dict[tuple[str, str], Intent] = {}
+    for path in sorted(journal_dir.glob("*.jsonl")):
+        for rec in read_journal(path):
+            key = (str(rec.get("op")), path.name)
+            if rec.get("event") == "intent":
+                pending[key] = Intent(str(rec.get("kind")), str(rec.get("app_name")), rec.get("app_id"),
+                                      str(rec.get("rid", "")), str(rec.get("name", "")), path.name)
+            elif rec.get("event") in ("done", "failed") and key in pending and not rec.get("ambiguous"):
+                del pending[key]
+    return list(pending.values())

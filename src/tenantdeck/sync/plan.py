@@ -1,0 +1,370 @@
+"""The plan: an ordered list of operations, each one API call, built from a :class:`~.compare.Comparison`.
+
+Order: destructive operations first (only with ``allow_delete``), then per app ``create_app, set_extensions,
+create_widget/update_widget, store_sms/update_sms, create_webhook/update_webhook, add_triggers``. Operations of one
+app run in that order (``depends_on`` names what must have succeeded first); apps are independent of each other.
+
+A plan is JSON round-trippable and never holds a secret: secret fields in payloads are placeholders
+(``{"$secret": {...}}``, :mod:`tenantdeck.sync.placeholders`) resolved at push time. For a saved plan it also records,
+for every remote resource an operation touches, a fingerprint (hash of its canonical live state) and that state, so
+``push FILE`` can refuse a stale plan and say which field moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tenantdeck.models import Draft
+from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, Note
+from tenantdeck.sync.compare import (
+    AppDiff,
+    Comparison,
+    Leaves,
+    ResourceDiff,
+    change_of,
+    conflicts_of,
+    drift_of,
+    unflatten,
+)
+from tenantdeck.sync.labels import is_secret
+from tenantdeck.sync.placeholders import secret_placeholder
+
+FORMAT_VERSION = 1
+
+DESTRUCTIVE_KINDS = ("delete_webhook", "remove_triggers", "delete_sms", "delete_app")
+CREATE_KINDS = ("create_app", "create_widget", "store_sms", "create_webhook")
+UPDATE_KINDS = ("set_extensions", "update_widget", "update_sms", "update_webhook", "add_triggers")
+KINDS = (*DESTRUCTIVE_KINDS, "create_app", "set_extensions", "create_widget", "update_widget", "store_sms",
+                             "update_sms", "create_webhook", "update_webhook", "add_triggers")
+
+
+@dataclass(slots=True)
+class Operation:
+    """One API call. ``app_key`` is the app id, or ``new:<name>`` until ``create_app`` has run."""
+
+    key: str
+    kind: str
+    app_id: str | None
+    app_name: str
+    resource: str  #: human title: 'widget "Support" (w-1)'
+    depends_on: list[str] = field(default_factory=list)
+    destructive: bool = False
+    changes: list[FieldChange] = field(default_factory=list)
+    payload: dict[str, Any] = field(default_factory=dict)
+    app_key: str = ""
+    rid: str = ""  #: widget id / webhook id; ``new:<name>`` for a widget to create
+    unchanged: int = 0  #: settings of this resource left as they are (rendered folded)
+
+    @property
+    def resource_key(self) -> str:
+        """Key of the remote resource touched, as used in :attr:`Plan.fingerprints`."""
+        kind = {"set_extensions": "extensions", "store_sms": "sms", "update_sms": "sms", "delete_sms": "sms",
+                "add_triggers": "triggers", "remove_triggers": "triggers"}.get(self.kind)
+        if kind is None:
+            kind = self.kind.split("_", 1)[1]
+        return f"{self.app_key}/{kind}:{self.rid}"
+
+    def to_json(self) -> dict[str, Any]:
+        # by hand, not dataclasses.asdict: that deep-copies every payload (a third of a 1,000-app JSON diff)
+        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        data["changes"] = [c.to_json() for c in self.changes]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Operation:
+        data = dict(data)
+        data["changes"] = [FieldChange.from_json(c) for c in data.get("changes", [])]
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class Plan:
+    """Everything a push needs, and everything a reviewer reads."""
+
+    format: int = FORMAT_VERSION
+    draft_path: str = ""
+    profile: str | None = None
+    base_url: str | None = None
+    operations: list[Operation] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    drift: list[FieldChange] = field(default_factory=list)
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    snapshots: dict[str, Any] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
+    skipped_deletions: int = 0
+    allow_delete: bool = False
+    offline: bool = False
+    created_at: float = field(default_factory=time.time)
+    draft_sha256: str = ""
+    unchanged_apps: int = 0
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.operations or self.skipped_deletions)
+
+    def counts(self) -> dict[str, int]:
+        """How many operations create, update and delete (the summary line)."""
+        out = {"create": 0, "update": 0, "delete": 0}
+        for op in self.operations:
+            out["delete" if op.destructive else "create" if op.kind in CREATE_KINDS else "update"] += 1
+        return out
+
+    def plan_hash(self) -> str:
+        """A short, stable identity of the operations (recorded in history and in the journal's name)."""
+        body = json.dumps([op.to_json() for op in self.operations], sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+    def to_json(self, *, with_snapshots: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format_version": self.format,
+            "tool": "tenantdeck",
+            "created_at": self.created_at,
+            "draft_path": self.draft_path,
+            "draft_sha256": self.draft_sha256,
+            "profile": self.profile,
+            "base_url": self.base_url,
+            "offline": self.offline,
+            "allow_delete": self.allow_delete,
+            "plan_hash": self.plan_hash(),
+            "summary": {**self.counts(), "skipped_deletions": self.skipped_deletions,
+                        "conflicts": len(self.conflicts), "drift": len(self.drift)},
+            "operations": [op.to_json() for op in self.operations],
+            "conflicts": [c.to_json() for c in self.conflicts],
+            "drift": [d.to_json() for d in self.drift],
+            "notes": [n.to_json() for n in self.notes],
+            "fingerprints": dict(self.fingerprints),
+            "unchanged_apps": self.unchanged_apps,
+        }
+        if with_snapshots:
+            data["snapshots"] = self.snapshots
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Plan:
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise ValueError(f"unsupported plan format_version {version!r} (this tenantdeck reads {FORMAT_VERSION})")
+        return cls(
+            format=version,
+            draft_path=data.get("draft_path", ""),
+            profile=data.get("profile"),
+            base_url=data.get("base_url"),
+            operations=[Operation.from_json(o) for o in data.get("operations", [])],
+            conflicts=[Conflict.from_json(c) for c in data.get("conflicts", [])],
+            drift=[FieldChange.from_json(d) for d in data.get("drift", [])],
+            fingerprints=dict(data.get("fingerprints", {})),
+            snapshots=dict(data.get("snapshots", {})),
+            notes=[Note.from_json(n) for n in data.get("notes", [])],
+            skipped_deletions=int(data.get("summary", {}).get("skipped_deletions", 0)),
+            allow_delete=bool(data.get("allow_delete", False)),
+            offline=bool(data.get("offline", False)),
+            created_at=float(data.get("created_at", 0.0)),
+            draft_sha256=data.get("draft_sha256", ""),
+            unchanged_apps=int(data.get("unchanged_apps", 0)),
+        )
+
+
+def fingerprint_leaves(leaves: Leaves | None) -> str:
+    """Hash of a resource's canonical live state; ``absent`` when it does not exist."""
+    if leaves is None:
+        return "absent"
+    body = json.dumps(leaves, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(body.encode()).hexdigest()[:32]
+
+
+# -- building -----------------------------------------------------------------------------------------------------
+
+
+class _AppPlanner:
+    """Operations of one app, in order, with their dependencies."""
+
+    def __init__(self, app: AppDiff, draft: Draft | None, allow_delete: bool, plan: Plan) -> None:
+        self.app = app
+        self.draft = draft
+        self.allow_delete = allow_delete
+        self.plan = plan
+        self.ops: list[Operation] = []
+        self.destructive: list[Operation] = []
+        self.create_key: str | None = None
+        self.ext_key: str | None = None
+        self.hook_keys: dict[str, str] = {}
+
+    # helpers
+    def _op(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Operation:
+        app = self.app
+        title = res.title if res is not None else f'app "{app.name}"'
+        op = Operation(key=f"{app.key}/{kind}/{rid}".rstrip("/"), kind=kind, app_id=app.app_id, app_name=app.name,
+                       resource=title, app_key=app.key, rid=rid, destructive=kind in DESTRUCTIVE_KINDS, **kw)
+        if self.create_key and kind != "create_app":
+            op.depends_on.append(self.create_key)
+        if res is not None and app.live is not None and kind != "create_app":
+            self.plan.fingerprints[op.resource_key] = fingerprint_leaves(res.live)
+            self.plan.snapshots[op.resource_key] = res.live
+        (self.destructive if op.destructive else self.ops).append(op)
+        return op
+
+    def _skip_delete(self, what: str) -> None:
+        self.plan.skipped_deletions += 1
+        self.plan.notes.append(Note(self.app.name, f"{what} is not in the draft: delete skipped", "delete_skipped"))
+
+    def _changes(self, res: ResourceDiff) -> list[FieldChange]:
+        return [change_of(res, leaf, self.app.name) for leaf in res.by_state("local")]
+
+    def _secretise(self, res: ResourceDiff, leaves: Leaves, *, local_paths: set[str]) -> Leaves:
+        out = dict(leaves)
+        for path, value in leaves.items():
+            if is_secret(res.kind, path) and value is not ABSENT:
+                field_path = f"webhooks.{res.rid}.{path}" if res.kind == "webhook" else f"sms.{path}"
+                source = "draft" if path in local_paths or res.kind == "webhook" else "live"
+                out[path] = secret_placeholder(self.draft, self.app.name, field_path, source=source)
+        return out
+
+    def _merged(self, res: ResourceDiff) -> Leaves:
+        """Live leaves with the local changes laid on top: what a whole-object update sends."""
+        merged = dict(res.live or {})
+        for leaf in res.by_state("local"):
+            if leaf.draft is ABSENT:
+                merged.pop(leaf.path, None)
+            else:
+                merged[leaf.path] = leaf.draft
+        return merged
+
+    # per resource
+    def build(self) -> None:
+        app = self.app
+        if app.status == "delete":
+            if self.allow_delete:
+                op = self._op("delete_app", None, changes=[FieldChange("", "App", app.name, "(deleted)", "local")])
+                op.resource = f'app "{app.name}" ({app.app_id})'
+            else:
+                self._skip_delete(f'app "{app.name}" ({app.app_id})')
+            return
+        if app.status in ("in_sync", "drift", "conflict", "remote_deleted", "no_base"):
+            if app.status == "no_base":
+                self.plan.notes.append(Note(app.name, f"app {app.app_id} has no base snapshot: run tenantdeck pull "
+                                                      "(an offline diff cannot compare it)", "no_base"))
+            if app.status != "drift":
+                return
+        if app.status == "create":
+            assert app.draft is not None
+            payload = {"name": app.draft["name"], "region": app.draft["region"], "version": app.draft["version"]}
+            res = app.resource("app")
+            op = self._op("create_app", None, changes=self._changes(res) if res else [], payload=payload)
+            self.create_key = op.key
+        for res in app.resources:
+            getattr(self, f"_{res.kind}")(res)
+
+    def _app(self, res: ResourceDiff) -> None:
+        if self.app.status != "create" and res.by_state("local"):
+            fields = ", ".join(leaf.path for leaf in res.by_state("local"))
+            self.plan.notes.append(Note(self.app.name, f"cannot change {fields} of an existing app (the API has no "
+                                                       "update-app call); left as it is", "unsupported"))
+
+    def _extensions(self, res: ResourceDiff) -> None:
+        local = res.by_state("local")
+        if not local:
+            return
+        enabled = sorted(leaf.path for leaf in local if leaf.draft is True)
+        disabled = sorted(leaf.path for leaf in local if leaf.draft is False)
+        op = self._op("set_extensions", res, changes=self._changes(res),
+                      payload={"enabled": enabled, "disabled": disabled}, unchanged=res.unchanged)
+        self.ext_key = op.key
+
+    def _widget(self, res: ResourceDiff) -> None:
+        deps = [self.ext_key] if self.ext_key else []
+        if res.status == "create":
+            self._op("create_widget", res, res.rid, changes=self._changes(res), depends_on=deps,
+                     payload={"settings": unflatten(res.draft or {})})
+        elif res.status == "update":
+            self._op("update_widget", res, res.rid, changes=self._changes(res), depends_on=deps,
+                     payload={"settings": unflatten(self._merged(res))}, unchanged=res.unchanged)
+        elif res.status == "delete":
+            self.plan.notes.append(Note(self.app.name, f"{res.title} is gone from the draft, but the API has no "
+                                        "widget delete: it stays on the service (remove it in the dashboard)",
+                                        "widget_delete_unsupported"))
+
+    def _sms(self, res: ResourceDiff) -> None:
+        if res.status == "create":
+            leaves = self._secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
+            self._op("store_sms", res, changes=self._changes(res), payload={"settings": unflatten(leaves)})
+        elif res.status == "update":
+            local = {leaf.path for leaf in res.by_state("local")}
+            leaves = self._secretise(res, self._merged(res), local_paths=local)
+            self._op("update_sms", res, changes=self._changes(res), payload={"settings": unflatten(leaves)},
+                     unchanged=res.unchanged)
+        elif res.status == "delete":
+            if self.allow_delete:
+                self._op("delete_sms", res, changes=[FieldChange("", "SMS settings", "set", "(deleted)", "local")])
+            else:
+                self._skip_delete("SMS settings")
+
+    def _webhook(self, res: ResourceDiff) -> None:
+        if res.status == "create":
+            leaves = self._secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
+            op = self._op("create_webhook", res, res.rid, changes=self._changes(res),
+                          payload={"id": res.rid, **unflatten(leaves)})
+            self.hook_keys[res.rid] = op.key
+        elif res.status == "update":
+            local = {leaf.path for leaf in res.by_state("local")}
+            merged = self._merged(res)
+            if "password" not in local:
+                merged.pop("password", None)  # not sent: the service keeps the password it has
+            leaves = self._secretise(res, merged, local_paths=local)
+            op = self._op("update_webhook", res, res.rid, changes=self._changes(res), payload=unflatten(leaves),
+                          unchanged=res.unchanged)
+            self.hook_keys[res.rid] = op.key
+        elif res.status == "delete":
+            if self.allow_delete:
+                self._op("delete_webhook", res, res.rid,
+                         changes=[FieldChange("", res.title, "present", "(deleted)", "local")])
+            else:
+                self._skip_delete(res.title)
+
+    def _triggers(self, res: ResourceDiff) -> None:
+        if res.status not in ("create", "update"):
+            return
+        local = res.by_state("local")
+        add = sorted(leaf.path for leaf in local if leaf.draft is True)
+        remove = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
+        deps = [self.hook_keys[res.rid]] if res.rid in self.hook_keys else []
+        changes = {c.path: c for c in self._changes(res)}
+        if remove:
+            if self.allow_delete:
+                self._op("remove_triggers", res, res.rid, payload={"ids": remove},
+                         changes=[changes[t] for t in remove])
+            else:
+                self._skip_delete(f"{len(remove)} trigger(s) of webhook {res.rid}")
+        if add:
+            self._op("add_triggers", res, res.rid, payload={"ids": add}, depends_on=deps,
+                     changes=[changes[t] for t in add])
+
+
+def build_plan(
+    comparison: Comparison,
+    draft: Draft | None,
+    *,
+    allow_delete: bool = False,
+    draft_path: str = "",
+    profile: str | None = None,
+    base_url: str | None = None,
+) -> Plan:
+    """The operations that bring the service to the draft, never clobbering a remote-only change."""
+    plan = Plan(draft_path=draft_path, profile=profile, base_url=base_url, allow_delete=allow_delete,
+                offline=comparison.offline)
+    destructive: list[Operation] = []
+    ops: list[Operation] = []
+    for app in comparison.apps:
+        plan.conflicts.extend(conflicts_of(app))
+        plan.drift.extend(drift_of(app))
+        planner = _AppPlanner(app, draft, allow_delete, plan)
+        planner.build()
+        destructive.extend(planner.destructive)
+        ops.extend(planner.ops)
+        if not planner.ops and not planner.destructive and app.status in ("in_sync", "drift"):
+            plan.unchanged_apps += 1
+    plan.operations = destructive + ops
+    return plan

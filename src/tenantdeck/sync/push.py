@@ -1,0 +1,475 @@
+"""The push executor: run a plan's operations against the service, safely resumable at any instant.
+
+* Apps are independent and run ``concurrency`` at a time; one app's operations run in plan order, and an operation
+  whose dependency failed is not attempted.
+* Before each create an ``intent`` line is journaled (fsync'd); after each success the base snapshot of that app is
+  rewritten atomically with the resource as sent, then a ``done`` line is journaled. A created app's or widget's
+  id is written into the draft (comment-preserving save) and the base right away.
+* The next push first resolves open intents (:func:`resolve_intents`): an app by name, a widget by name within its
+  app. Webhooks need no lookup (their id is ours) and updates need none (the three-way compare sees they landed).
+  So a crash, ``kill -9`` or network loss at any point leaves a state from which pushing again finishes the job
+  with no duplicate app, widget or webhook.
+* A saved plan is checked for staleness first (:func:`stale_resources`): each touched resource's live fingerprint
+  must still match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.sync.changes import ABSENT
+from tenantdeck.sync.compare import app_resources, flatten, unflatten
+from tenantdeck.sync.journal import Intent, Journal, open_intents
+from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
+from tenantdeck.sync.plan import Operation, Plan, fingerprint_leaves
+from tenantdeck.sync.progress import Progress
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import Draft
+    from tenantdeck.sync.state import Workspace
+
+
+# -- results ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class OpResult:
+    op: Operation
+    status: str  #: applied | failed | not_attempted
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class PushResult:
+    results: list[OpResult] = field(default_factory=list)
+    interrupted: bool = False
+
+    def of(self, status: str) -> list[OpResult]:
+        return [r for r in self.results if r.status == status]
+
+    def counts(self) -> dict[str, int]:
+        return {s: len(self.of(s)) for s in ("applied", "failed", "not_attempted")}
+
+    @property
+    def complete(self) -> bool:
+        return not self.interrupted and all(r.status == "applied" for r in self.results)
+
+    def summary(self) -> str:
+        c = self.counts()
+        lines = [f"Push {'complete' if self.complete else 'incomplete'}: {c['applied']} applied, "
+                 f"{c['failed']} failed, {c['not_attempted']} not attempted."]
+        for r in self.of("failed"):
+            lines.append(f"  failed: {_describe(r.op)}: {r.reason}")
+        for r in self.of("not_attempted"):
+            lines.append(f"  not attempted: {_describe(r.op)}" + (f" ({r.reason})" if r.reason else ""))
+        if not self.complete:
+            lines.append("Run the same push again to finish: what was applied is recorded and will not be redone.")
+        return "\n".join(lines)
+
+
+def _describe(op: Operation) -> str:
+    return f'app "{op.app_name}": {op.kind.replace("_", " ")} {op.resource if op.kind != "create_app" else ""}'.rstrip()
+
+
+# -- draft write-back -----------------------------------------------------------------------------------------------
+
+
+class DraftIds:
+    """Writes service-assigned ids into the draft file, keeping its comments (``tenantdeck.draft.save_draft``).
+
+    Serialised by a lock and run in a worker thread: saving a large draft takes a while and must not stall the
+    other apps' requests.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def write(self, *, app_ids: Mapping[str, str] | None = None,
+              widget_ids: Mapping[tuple[str, str], str] | None = None) -> None:
+        """``app_ids``: app name -> id; ``widget_ids``: (app name, widget name) -> id. Missing names are ignored."""
+        from tenantdeck.draft import load_draft, save_draft
+        from tenantdeck.rules import resolve_widget
+
+        with self._lock:
+            result = load_draft(self.path)
+            draft = result.draft
+            if draft is None:
+                raise RuntimeError(f"cannot re-read {self.path} to record new ids")
+            changed = False
+            for app in draft.apps:
+                new_id = (app_ids or {}).get(app.name)
+                if new_id and app.id != new_id:
+                    app.id = new_id
+                    changed = True
+                for widget in app.widgets:
+                    if widget.id:
+                        continue
+                    settings = resolve_widget(draft, widget)
+                    name = widget.name or (settings.name if settings else None)
+                    wid = (widget_ids or {}).get((app.name, name or ""))
+                    if wid:
+                        widget.id = wid
+                        changed = True
+            if changed:
+                save_draft(self.path, draft, original_text=result.doc.text, backup=False)
+
+
+# -- base bookkeeping -------------------------------------------------------------------------------------------------
+
+
+def empty_app(app_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": app_id, "name": payload["name"], "region": payload["region"], "version": payload.get("version", "3"),
+            "extensions": None, "widgets": {}, "sms": None, "webhooks": {}}
+
+
+def _fingerprinted(payload: Any, resolved: Any, secret_key: bytes) -> Any:
+    """``payload`` with each placeholder replaced by the fingerprint of the value actually sent."""
+    from tenantdeck.sync.canonical import secret_state_of_value
+
+    if is_placeholder(payload):
+        return secret_state_of_value(str(resolved), secret_key=secret_key)
+    if isinstance(payload, Mapping):
+        return {k: _fingerprinted(v, resolved[k], secret_key) for k, v in payload.items()}
+    return payload
+
+
+def apply_to_base(base: dict[str, Any] | None, op: Operation, sent: Any, result: Mapping[str, Any],
+                  draft_app: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The app's base after ``op`` succeeded: that resource replaced by what was sent (``sent`` has secrets as
+    fingerprints). Returns None when the app itself was deleted."""
+    if op.kind == "create_app":
+        return empty_app(result["app_id"], op.payload)
+    if op.kind == "delete_app":
+        return None
+    assert base is not None
+    base = dict(base)
+    if op.kind == "set_extensions":
+        states = dict(base.get("extensions") or {})
+        states.update(dict.fromkeys(sent["enabled"], True))
+        states.update(dict.fromkeys(sent["disabled"], False))
+        base["extensions"] = dict(sorted(states.items()))
+    elif op.kind == "create_widget":
+        base["widgets"] = {**(base.get("widgets") or {}), result["widget_id"]: sent["settings"]}
+    elif op.kind == "update_widget":
+        widgets = dict(base.get("widgets") or {})
+        widgets[op.rid] = _with_changes(widgets.get(op.rid), op, sent["settings"])
+        base["widgets"] = widgets
+    elif op.kind == "store_sms":
+        base["sms"] = sent["settings"]
+    elif op.kind == "update_sms":
+        base["sms"] = _with_changes(base.get("sms"), op, sent["settings"])
+    elif op.kind == "delete_sms":
+        base["sms"] = None
+    elif op.kind in ("create_webhook", "update_webhook"):
+        hooks = dict(base.get("webhooks") or {})
+        old = hooks.get(op.rid) or {}
+        body = {k: v for k, v in sent.items() if k != "id"}
+        hook = body if op.kind == "create_webhook" else _with_changes(
+            {k: v for k, v in old.items() if k != "triggers"}, op, body)
+        if "password" not in body:
+            hook["password"] = old.get("password")  # not sent: the service kept it
+        hook["triggers"] = list(old.get("triggers") or []) if isinstance(old.get("triggers"), list) else []
+        hooks[op.rid] = hook
+        base["webhooks"] = hooks
+    elif op.kind == "delete_webhook":
+        base["webhooks"] = {k: v for k, v in (base.get("webhooks") or {}).items() if k != op.rid}
+    elif op.kind in ("add_triggers", "remove_triggers"):
+        hooks = dict(base.get("webhooks") or {})
+        hook = dict(hooks.get(op.rid) or {})
+        current = set(hook.get("triggers") or []) if isinstance(hook.get("triggers"), list) else set()
+        current = current | set(sent["ids"]) if op.kind == "add_triggers" else current - set(sent["ids"])
+        hook["triggers"] = sorted(current)
+        hooks[op.rid] = hook
+        base["webhooks"] = hooks
+    return base
+
+
+def _with_changes(old: Mapping[str, Any] | None, op: Operation, sent: Mapping[str, Any]) -> dict[str, Any]:
+    """The base of an updated resource: the old base with only the *local* changes applied.
+
+    Not simply what was sent: the body also carries remote-only changes (drift) that the draft does not have, and
+    recording them as base would make the next diff show them as local reverts. Secrets changed locally take the
+    fingerprint of the value sent.
+    """
+    if old is None:
+        return dict(sent)
+    leaves = flatten(old)
+    sent_leaves = flatten(sent)
+    for change in op.changes:
+        if change.secret:
+            if change.path in sent_leaves:
+                leaves[change.path] = sent_leaves[change.path]
+        elif change.after is None or change.after is ABSENT:
+            leaves.pop(change.path, None)
+        else:
+            leaves[change.path] = change.after
+    return unflatten(leaves)
+
+
+# -- the executor ---------------------------------------------------------------------------------------------------
+
+
+class Executor:
+    """Runs one plan. ``base`` and ``live`` are canonical apps by id (live stands in for a missing base)."""
+
+    def __init__(
+        self,
+        client: ManagementClient,
+        plan: Plan,
+        *,
+        workspace: Workspace,
+        draft: Draft | None,
+        draft_apps: list[dict[str, Any]],
+        env: Mapping[str, str],
+        secret_key: bytes,
+        base: Mapping[str, dict[str, Any]],
+        live: Mapping[str, dict[str, Any]],
+        journal: Journal,
+        draft_ids: DraftIds | None,
+        concurrency: int = 16,
+        progress: Progress | None = None,
+    ) -> None:
+        self.client = client
+        self.plan = plan
+        self.workspace = workspace
+        self.draft = draft
+        self.draft_apps = {a["name"]: a for a in draft_apps}
+        self.env = env
+        self.secret_key = secret_key
+        self.base = dict(base)
+        self.live = live
+        self.journal = journal
+        self.draft_ids = draft_ids
+        self.concurrency = max(1, concurrency)
+        self.progress = progress
+        self.result = PushResult()
+        self._statuses: dict[str, str] = {}
+
+    async def run(self) -> PushResult:
+        groups: dict[str, list[Operation]] = {}
+        for op in self.plan.operations:
+            groups.setdefault(op.app_key, []).append(op)
+        gate = asyncio.Semaphore(self.concurrency)
+        self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
+                           counts=self.plan.counts())
+
+        async def one(ops: list[Operation]) -> None:
+            async with gate:
+                await self._run_app(ops)
+
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for ops in groups.values():
+                    tg.create_task(one(ops))
+        except asyncio.CancelledError:
+            self.result.interrupted = True
+            raise
+        finally:
+            done = {r.op.key for r in self.result.results}
+            for op in self.plan.operations:
+                if op.key not in done:
+                    self.result.results.append(OpResult(op, "not_attempted", "interrupted"
+                                                        if self.result.interrupted else ""))
+            self.journal.write("end", interrupted=self.result.interrupted, counts=self.result.counts())
+        return self.result
+
+    async def _run_app(self, ops: list[Operation]) -> None:
+        app_key = ops[0].app_key
+        app_id = ops[0].app_id
+        state = self.base.get(app_id) if app_id else None
+        if state is None and app_id:
+            state = self.live.get(app_id)
+        for op in ops:
+            blocked = [d for d in op.depends_on if self._statuses.get(d) != "applied"]
+            if blocked:
+                self._record(op, "not_attempted", f"needs {blocked[0]} first")
+                continue
+            try:
+                outcome = await self._run_one(op, app_id, state)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # ApiError, OperationFailed, SecretUnavailable, OSError: one line each
+                reason = _one_line(exc)
+                self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                   rid=op.rid, error=reason)
+                self._record(op, "failed", reason)
+                continue
+            app_id, state = outcome
+            self._record(op, "applied")
+        del app_key
+
+    async def _run_one(self, op: Operation, app_id: str | None,
+                       state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
+        from tenantdeck.sync.ops import run_operation
+
+        payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
+                                        live_secret=self._live_secret)
+        if op.kind in ("create_app", "create_widget", "create_webhook", "store_sms"):
+            name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
+            self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
+                               name=name)
+        result = await run_operation(self.client, op, app_id, payload)
+        sent = _fingerprinted(op.payload, payload, self.secret_key)
+        new_state = apply_to_base(state, op, sent, result, self.draft_apps.get(op.app_name))
+        if op.kind == "create_app":
+            app_id = result["app_id"]
+        assert app_id is not None
+        if new_state is None:
+            await asyncio.to_thread(self.workspace.delete_base_app, app_id)
+        else:
+            await asyncio.to_thread(self.workspace.write_base_app, app_id, new_state)
+        if self.draft_ids is not None and op.kind == "create_app":
+            await asyncio.to_thread(self.draft_ids.write, app_ids={op.app_name: app_id})
+        if self.draft_ids is not None and op.kind == "create_widget":
+            name = str(op.payload["settings"].get("name", ""))
+            await asyncio.to_thread(self.draft_ids.write, widget_ids={(op.app_name, name): result["widget_id"]})
+        self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
+                           widget_id=result.get("widget_id"))
+        return app_id, new_state
+
+    async def _live_secret(self, app_id: str, field_path: str) -> str | None:
+        if field_path == "sms.twilioAuthToken":
+            sms = await self.client.get_sms(app_id)
+            token = (sms or {}).get("twilioAuthToken")
+            return token if isinstance(token, str) and token else None
+        return None
+
+    def _record(self, op: Operation, status: str, reason: str = "") -> None:
+        self._statuses[op.key] = status
+        self.result.results.append(OpResult(op, status, reason))
+        if self.progress is not None:
+            self.progress.step(failed=status != "applied")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# -- resuming: open intents ------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Resolution:
+    app_ids: dict[str, str] = field(default_factory=dict)
+    widget_ids: dict[tuple[str, str], str] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+
+async def resolve_intents(
+    client: ManagementClient,
+    workspace: Workspace,
+    draft_apps: list[dict[str, Any]],
+    base: dict[str, dict[str, Any]],
+    *,
+    secret_key: bytes,
+) -> Resolution:
+    """Find creates that may have landed without their id being recorded, and adopt what the service has.
+
+    Only intents whose object the draft still lacks an id for are looked up, so a finished push costs nothing.
+    """
+    from tenantdeck.sync.canonical import normalise_widget_settings
+
+    res = Resolution()
+    intents: list[Intent] = open_intents(workspace.journal_dir)
+    by_name = {a["name"]: a for a in draft_apps}
+    for intent in intents:
+        app = by_name.get(intent.app_name)
+        if app is None:
+            continue
+        if intent.kind == "create_app" and not app.get("id"):
+            found = await client.find_apps_by_name(intent.app_name)
+            if found:
+                chosen = sorted(found, key=lambda a: (a.created_at or 0, a.id))[0]
+                res.app_ids[intent.app_name] = chosen.id
+                if chosen.id not in base:
+                    payload = {"name": chosen.name, "region": chosen.region, "version": chosen.version or "3"}
+                    base[chosen.id] = empty_app(chosen.id, payload)
+                    workspace.write_base_app(chosen.id, base[chosen.id])
+                res.messages.append(f'app "{intent.app_name}": an earlier push created it as {chosen.id}; adopted')
+        elif intent.kind == "create_widget" and intent.app_id:
+            key = f"new:{intent.name}"
+            if key not in (app.get("widgets") or {}):
+                continue  # the draft already carries its id
+            known = set(app.get("widgets") or {})  # ids the draft has; one only in the base may be this create
+            widgets = [w for w in await client.list_widgets(intent.app_id)
+                       if w.settings.get("name") == intent.name and w.widget_id not in known]
+            if widgets:
+                wid = widgets[0].widget_id
+                res.widget_ids[(intent.app_name, intent.name)] = wid
+                state = dict(base.get(intent.app_id) or {"id": intent.app_id, "name": intent.app_name,
+                                                          "region": app["region"], "version": app["version"],
+                                                          "extensions": None, "widgets": {}, "sms": None,
+                                                          "webhooks": {}})
+                state["widgets"] = {**(state.get("widgets") or {}), wid: normalise_widget_settings(widgets[0].settings)}
+                base[intent.app_id] = state
+                workspace.write_base_app(intent.app_id, state)
+                res.messages.append(f'app "{intent.app_name}": widget "{intent.name}" was created as {wid} by an '
+                                    "earlier push; adopted")
+    return res
+
+
+# -- saved plans: staleness ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Stale:
+    resource: str
+    app: str
+    fields: list[str]
+
+    def text(self) -> str:
+        moved = ", ".join(self.fields) if self.fields else "it changed"
+        return f'app "{self.app}" {self.resource}: changed on the service since the plan was made ({moved})'
+
+
+def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
+                    label_of: Callable[[str, str], str] | None = None) -> list[Stale]:
+    """Touched resources whose live fingerprint no longer matches the plan's (with the fields that moved)."""
+    from tenantdeck.sync.labels import label
+
+    titles = {op.resource_key: (op.resource, op.app_name) for op in plan.operations}
+    out: list[Stale] = []
+    cache: dict[str, dict[Any, Any]] = {}
+    for key, expected in plan.fingerprints.items():
+        app_key, _, res = key.partition("/")
+        kind, _, rid = res.partition(":")
+        title, app_name = titles.get(key, (res, app_key))
+        if app_key.startswith("new:"):
+            continue
+        app = live.get(app_key)
+        if app is None:
+            out.append(Stale("app", app_name, ["the app is gone"]))
+            continue
+        if app_key not in cache:
+            cache[app_key] = app_resources(app)
+        current = cache[app_key].get((kind, rid))
+        if kind == "widget" and rid.startswith("new:"):
+            names = {w.get("name") for w in (app.get("widgets") or {}).values()}
+            if rid[4:] in names:
+                out.append(Stale(title, app_name, [f"a widget named {rid[4:]!r} now exists"]))
+            continue
+        if fingerprint_leaves(current) == expected:
+            continue
+        before = plan.snapshots.get(key)
+        fields: list[str] = []
+        if isinstance(before, dict) and isinstance(current, dict):
+            for path in sorted(set(before) | set(current)):
+                if before.get(path, ABSENT) != current.get(path, ABSENT):
+                    fields.append(f"{(label_of or label)(kind, path)} ({path})")
+        elif current is None:
+            fields.append("deleted")
+        else:
+            fields.append("created")
+        out.append(Stale(title, app_name, fields))
+    return out
+
+
+__all__ = ["DraftIds", "Executor", "PushResult", "SecretUnavailable", "flatten", "resolve_intents", "stale_resources"]

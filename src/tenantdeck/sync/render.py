@@ -1,0 +1,248 @@
+"""Plans for humans and machines: Terraform-style text, markdown for a review, versioned JSON.
+
+Text and markdown show only what changes, each field under its catalog label with the raw key beside it, and fold
+the rest into one "(41 unchanged settings)" line. A secret never shows: its change reads "will rotate"
+(:mod:`tenantdeck.sync.changes` replaced the values before they got here).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from tenantdeck.models import catalog
+from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
+from tenantdeck.sync.plan import CREATE_KINDS, Operation, Plan
+
+_TRIGGERS = frozenset(catalog.TRIGGER_IDS)
+SYMBOL = {"create": "+", "update": "~", "delete": "-"}
+VERB = {
+    "create_app": "create app", "set_extensions": "switch extensions", "create_widget": "create",
+    "update_widget": "update", "store_sms": "store", "update_sms": "update", "create_webhook": "create",
+    "update_webhook": "update", "add_triggers": "add", "delete_webhook": "delete", "remove_triggers": "remove",
+    "delete_sms": "delete", "delete_app": "delete app",
+}
+_DEFAULTS = {
+    **{f"style.{k}": v for k, v in catalog.STYLE_DEFAULTS.items()},
+    **{f"sidebar.{k}": v for k, v in catalog.SIDEBAR_DEFAULTS.items()},
+    **{f"main.{k}": v for k, v in catalog.MAIN_DEFAULTS.items()},
+    "version": catalog.WIDGET_VERSION,
+}
+
+
+def action(op: Operation) -> str:
+    if op.destructive:
+        return "delete"
+    return "create" if op.kind in CREATE_KINDS or op.kind == "add_triggers" else "update"
+
+
+def value_text(value: Any) -> str:
+    if value is ABSENT or value is None:
+        return "(none)"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def change_text(change: FieldChange) -> str:
+    if change.path in _TRIGGERS and change.label == f"Trigger {change.path}":
+        return change.label
+    where = f" ({change.path})" if change.path and change.path != change.label else ""
+    if change.secret:
+        return f"{change.label}{where}: {change.after}"
+    if change.before is ABSENT or change.before is None:
+        return f"{change.label}{where}: {value_text(change.after)}"
+    if change.after is ABSENT or change.after is None:
+        return f"{change.label}{where}: {value_text(change.before)} -> (removed)"
+    return f"{change.label}{where}: {value_text(change.before)} -> {value_text(change.after)}"
+
+
+def change_symbol(change: FieldChange) -> str:
+    if change.before is ABSENT or change.before is None:
+        return "+"
+    if change.after is ABSENT or change.after is None:
+        return "-"
+    return "~"
+
+
+def shown_changes(op: Operation) -> tuple[list[FieldChange], int]:
+    """The changes worth a line, and how many are folded. A new widget lists only what differs from defaults."""
+    if op.kind != "create_widget":
+        return op.changes, op.unchanged
+    shown = [c for c in op.changes if c.path == "name" or _DEFAULTS.get(c.path, ABSENT) != c.after]
+    return shown, len(op.changes) - len(shown)
+
+
+def summary_line(plan: Plan) -> str:
+    counts = plan.counts()
+    text = f"Plan: {counts['create']} to create, {counts['update']} to update, {counts['delete']} to delete."
+    if plan.skipped_deletions:
+        text += f" {plan.skipped_deletions} deletion{'s' if plan.skipped_deletions != 1 else ''} skipped " \
+                "(use --allow-delete)."
+    if plan.conflicts:
+        text += f" {len(plan.conflicts)} conflict{'s' if len(plan.conflicts) != 1 else ''}: push refuses until " \
+                "they are settled."
+    return text
+
+
+def _by_app(ops: Iterable[Operation]) -> dict[str, list[Operation]]:
+    out: dict[str, list[Operation]] = {}
+    for op in ops:
+        out.setdefault(op.app_key, []).append(op)
+    return out
+
+
+def _app_heading(op: Operation) -> str:
+    return f'app "{op.app_name}" ({op.app_id or "new"})'
+
+
+def _conflict_text(c: Conflict) -> str:
+    if c.message:
+        return f'app "{c.app}" {c.resource}: {c.message}'
+    where = f" ({c.path})" if c.path else ""
+    return (f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
+            f"draft {_v(c.draft, c.secret)}, live {_v(c.live, c.secret)}")
+
+
+def _v(value: Any, secret: bool) -> str:
+    return str(value) if secret else value_text(value)
+
+
+def _drift_text(d: FieldChange) -> str:
+    if not d.path:
+        return f'app "{d.app}" {d.resource}: {d.after}'
+    return f'app "{d.app}" {d.resource}: {change_text(d)}'
+
+
+# -- text ---------------------------------------------------------------------------------------------------------
+
+
+def render_text(plan: Plan, *, title: str = "") -> str:
+    """Terraform-style plan text (what ``diff`` prints by default and ``push`` shows before asking)."""
+    lines: list[str] = []
+    if title:
+        lines += [title, ""]
+    if not plan.operations and not plan.conflicts and not plan.skipped_deletions:
+        lines.append("No changes. The service matches the draft." if not plan.offline
+                     else "No changes. The draft matches the base snapshot.")
+    else:
+        lines.append("Symbols: + create, ~ update, - delete")
+    destructive = [op for op in plan.operations if op.destructive]
+    if destructive:
+        lines += ["", "Deletions (run first; --allow-delete was given):"]
+        for app_ops in _by_app(destructive).values():
+            lines.append(f"  # {_app_heading(app_ops[0])}")
+            for op in app_ops:
+                lines.extend(_op_lines(op))
+    for app_ops in _by_app(op for op in plan.operations if not op.destructive).values():
+        lines += ["", f"  # {_app_heading(app_ops[0])}"]
+        for op in app_ops:
+            lines.extend(_op_lines(op))
+    if plan.drift:
+        lines += ["", "Changed on the service since the base (drift; kept as it is, not overwritten):"]
+        lines += [f"  ~ {_drift_text(d)}" for d in plan.drift]
+    if plan.conflicts:
+        lines += ["", "Conflicts (the draft and the service changed these differently since the base):"]
+        lines += [f"  ! {_conflict_text(c)}" for c in plan.conflicts]
+    if plan.notes:
+        lines += ["", "Notes:"]
+        lines += [f"  * app \"{n.app}\": {n.message}" for n in plan.notes]
+    lines.append("")
+    tail = summary_line(plan)
+    if plan.unchanged_apps:
+        tail += f" {plan.unchanged_apps} app{'s' if plan.unchanged_apps != 1 else ''} unchanged."
+    lines.append(tail)
+    return "\n".join(lines) + "\n"
+
+
+def _op_lines(op: Operation) -> list[str]:
+    sym = SYMBOL[action(op)]
+    if op.kind == "create_app":
+        head = f"  {sym} create app \"{op.app_name}\""
+    elif op.kind == "delete_app":
+        head = f"  {sym} delete app \"{op.app_name}\" ({op.app_id})  # destroys the app and everything in it"
+    else:
+        head = f"  {sym} {VERB[op.kind]} {op.resource}"
+    out = [head]
+    changes, folded = shown_changes(op)
+    if op.kind == "delete_app":
+        changes = []
+    for change in changes:
+        out.append(f"      {change_symbol(change)} {change_text(change)}")
+    if folded:
+        what = "at their defaults" if op.kind == "create_widget" else "unchanged"
+        out.append(f"        ({folded} {what} setting{'s' if folded != 1 else ''})")
+    return out
+
+
+# -- markdown -------------------------------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_code(value: Any, secret: bool = False) -> str:
+    text = str(value) if secret else value_text(value)
+    return f"`{_md(text)}`" if text != "(none)" else "—"
+
+
+def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
+    """A review-ready markdown document: one section per app, one table row per changed field."""
+    counts = plan.counts()
+    lines = [f"## {title}", "", f"**{counts['create']}** to create, **{counts['update']}** to update, "
+             f"**{counts['delete']}** to delete" + (f", {plan.skipped_deletions} deletion(s) skipped "
+             "(use `--allow-delete`)" if plan.skipped_deletions else "") + (f", **{len(plan.conflicts)} "
+             "conflict(s)**" if plan.conflicts else "") + (f"; {plan.unchanged_apps} app(s) unchanged"
+             if plan.unchanged_apps else "") + "."]
+    if not plan.operations and not plan.conflicts:
+        lines += ["", "No changes."]
+    ordered = [op for op in plan.operations if op.destructive] + [op for op in plan.operations if not op.destructive]
+    for app_ops in _by_app(ordered).values():
+        first = app_ops[0]
+        lines += ["", f"### App \"{_md(first.app_name)}\" (`{first.app_id or 'new'}`)"]
+        for op in app_ops:
+            changes, folded = shown_changes(op)
+            warn = " ⚠️ **destructive**" if op.destructive else ""
+            fold = f" — {folded} {'default' if op.kind == 'create_widget' else 'unchanged'} setting(s) not shown" \
+                if folded else ""
+            lines += ["", f"**{SYMBOL[action(op)]} {VERB[op.kind]}** {_md(op.resource)}{warn}{fold}"]
+            if changes and op.kind != "delete_app":
+                lines += ["", "| | Setting | Key | Before | After |", "|---|---|---|---|---|"]
+                for c in changes:
+                    lines.append(f"| {change_symbol(c)} | {_md(c.label)} | `{_md(c.path)}` | "
+                                 f"{_md_code(c.before, c.secret)} | {_md_code(c.after, c.secret)} |")
+    if plan.drift:
+        lines += ["", "### Drift (changed on the service; kept)", "", "| App | Resource | Setting | Before | Now |",
+                  "|---|---|---|---|---|"]
+        for d in plan.drift:
+            lines.append(f"| {_md(d.app)} | {_md(d.resource)} | {_md(d.label)} | {_md_code(d.before, d.secret)} | "
+                         f"{_md_code(d.after, d.secret)} |")
+    if plan.conflicts:
+        lines += ["", "### Conflicts (push refuses)", "", "| App | Resource | Setting | Base | Draft | Live |",
+                  "|---|---|---|---|---|---|"]
+        for c in plan.conflicts:
+            if c.message:
+                lines.append(f"| {_md(c.app)} | {_md(c.resource)} | {_md(c.message)} | | | |")
+            else:
+                lines.append(f"| {_md(c.app)} | {_md(c.resource)} | {_md(c.label)} (`{_md(c.path)}`) | "
+                             f"{_md_code(c.base, c.secret)} | {_md_code(c.draft, c.secret)} | "
+                             f"{_md_code(c.live, c.secret)} |")
+    if plan.notes:
+        lines += ["", "### Notes", ""] + [f"- app \"{_md(n.app)}\": {_md(n.message)}" for n in plan.notes]
+    return "\n".join(lines) + "\n"
+
+
+# -- json -------------------------------------------------------------------------------------------------------------
+
+
+def render_json(plan: Plan) -> str:
+    """Versioned JSON (``format_version``); the same document a saved plan holds, minus live snapshots."""
+    return json.dumps(plan.to_json(with_snapshots=False), indent=2, ensure_ascii=False) + "\n"
+
+
+def render(plan: Plan, fmt: str) -> str:
+    if fmt == "json":
+        return render_json(plan)
+    if fmt == "markdown":
+        return render_markdown(plan)
+    return render_text(plan)

@@ -1,0 +1,112 @@
+"""Rendering (text, markdown, JSON) and the `diff` CLI contract: exit codes, stdout only the format."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from tests.models import factories
+from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
+
+from tenantdeck import exitcodes
+from tenantdeck.cli import cli
+from tenantdeck.models import Draft
+from tenantdeck.sync.canonical import canonical_app_from_draft
+from tenantdeck.sync.compare import compare_all
+from tenantdeck.sync.plan import build_plan
+from tenantdeck.sync.render import render_json, render_markdown, render_text
+
+KEY = b"r" * 32
+
+
+def sample_plan(**env: str) -> Any:
+    data = factories.draft(factories.app("Acme"))
+    data["apps"][0]["id"] = "a1"
+    data["apps"][0]["widgets"][0]["id"] = "w1"
+    draft = Draft.model_validate(data)
+    base = canonical_app_from_draft(draft, 0, secret_key=KEY, env={"HOOK_PASSWORD": "OldPw1"})
+    new = canonical_app_from_draft(draft, 0, secret_key=KEY, env={"HOOK_PASSWORD": "RotatedPw77"})
+    new["widgets"]["w1"]["main"]["share_location"] = True
+    live = copy.deepcopy(base)
+    live["widgets"]["w1"]["style"]["background_color"] = "#EEEEEE"
+    return build_plan(compare_all([new], {"a1": base}, {"a1": live}), draft)
+
+
+def test_text_is_terraform_style_with_labels_and_folded_lines() -> None:
+    text = render_text(sample_plan())
+    assert '  ~ update widget "Acme support" (w1)' in text
+    assert "      ~ Allow sharing location (main.share_location): false -> true" in text
+    assert "        (64 unchanged settings)" in text
+    assert "      ~ Basic Auth password (password): will rotate" in text
+    assert 'Background colour (style.background_color): "#FFFFFF" -> "#EEEEEE"' in text
+    assert text.rstrip().endswith("Plan: 0 to create, 2 to update, 0 to delete.")
+    assert "RotatedPw77" not in text and "OldPw1" not in text
+
+
+def test_markdown_has_a_table_per_resource() -> None:
+    md = render_markdown(sample_plan())
+    assert md.startswith("## tenantdeck plan")
+    assert "| ~ | Allow sharing location | `main.share_location` | `false` | `true` |" in md
+    assert "| ~ | Basic Auth password | `password` | `(set)` | `will rotate` |" in md
+    assert "### Drift" in md
+
+
+def test_json_is_versioned_and_secret_free() -> None:
+    doc = json.loads(render_json(sample_plan()))
+    assert doc["format_version"] == 1
+    assert doc["summary"] == {"create": 0, "update": 2, "delete": 0, "skipped_deletions": 0, "conflicts": 0,
+                              "drift": 1}
+    assert [op["kind"] for op in doc["operations"]] == ["update_widget", "update_webhook"]
+    assert "snapshots" not in doc
+    assert "RotatedPw77" not in json.dumps(doc)
+
+
+def test_diff_cli_exit_codes_and_stdout(tmp_path: Path) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    runner = CliRunner()
+
+    result = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft), "--format", "json"])
+    assert result.exit_code == exitcodes.OK, result.output
+    assert json.loads(result.stdout)["operations"] == []
+
+    edit_draft(draft, lambda d: setattr(d.apps[0].widgets[0].main, "send_gifs", True))
+    result = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft)])
+    assert result.exit_code == exitcodes.CHANGES
+    assert "~ Allow GIFs (main.send_gifs): false -> true" in result.stdout
+
+    result = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft), "--format", "markdown"])
+    assert result.stdout.startswith("## tenantdeck plan")
+
+    edit_draft(draft, lambda d: d.apps.pop(1))
+    result = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft)])
+    assert result.exit_code == exitcodes.CHANGES
+    assert "1 deletion skipped (use --allow-delete)" in result.stdout
+
+    draft.write_text(draft.read_text().replace("send_gifs: true", "send_gifs: maybe"))
+    result = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft)])
+    assert result.exit_code == exitcodes.ERROR
+    assert result.stdout == "" and "send_gifs" in result.stderr
+
+
+def test_history_cli_lists_pushes(tmp_path: Path) -> None:
+    from tests.sync.helpers_push import run_push
+
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    edit_draft(draft, lambda d: setattr(d.apps[1].webhooks[0], "enabled", False))
+    env = {"TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD": "p", "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "t"}
+    code, err = run_push(sandbox, draft, env)
+    assert code == exitcodes.OK, err
+    result = CliRunner().invoke(cli, ["history", "--draft", str(draft), "--format", "json"])
+    (record,) = json.loads(result.stdout)["pushes"]
+    assert record["counts"]["failed"] == 0 and record["counts"]["applied"] >= 1
+    assert record["counts"]["not_attempted"] == 0 and record["profile"] == "test"
+    assert {"who", "when", "plan_hash", "journal", "base_url"} <= set(record)
+    text = CliRunner().invoke(cli, ["history", "--draft", str(draft)]).stdout
+    assert "complete" in text and "applied=" in text
