@@ -39,7 +39,7 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
     from tenantdeck.sync.state import WorkspaceError
 
     try:
-        local = load_local(draft_path)
+        local = load_local(draft_path, reuse_in_sync=offline)
     except DraftInvalid as exc:
         click.echo(render_text(exc.problems), err=True, nl=False)
         fail(f"{draft_path} is not valid")
@@ -48,7 +48,7 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
     for warning in local.warnings:
         click.echo(warning.render(), err=True)
     if offline:
-        if not local.base:
+        if not local.base and not local.in_sync:
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
     return _online_plan(local, allow_delete=allow_delete, concurrency=concurrency, target_args=target_args or {})

@@ -17,7 +17,6 @@ A field the service did not return (e.g. a webhook's ``useBasicAuth`` on the rea
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -113,7 +112,7 @@ def normalise_widget_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
                 continue
             if section == "style" and key in COLOUR_KEYS:
                 value = _colour(value)
-            values[key] = copy.deepcopy(value)
+            values[key] = list(value) if type(value) is list else value  # only lists of str are mutable here
         out[section] = values
     return out
 

@@ -336,6 +336,10 @@ def compare_app(
         if live_res is UNKNOWN_RESOURCE:
             live_res = b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
+        if kind == "extensions" and d_raw is not None:
+            # only the extensions the draft names are managed; the base and live list every known one
+            b_raw = _only(b_raw, d_raw)
+            live_res = _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
         res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res))
@@ -354,15 +358,30 @@ def compare_app(
     return diff
 
 
+def _only(states: Any, managed: Mapping[str, Any]) -> Any:
+    """``states`` restricted to the keys of ``managed`` (None and unknown markers pass through)."""
+    if not isinstance(states, Mapping) or states is UNKNOWN_RESOURCE:
+        return states
+    return {k: v for k, v in states.items() if k in managed}
+
+
 def compare_all(
     draft_apps: Iterable[Mapping[str, Any]],
     base: Mapping[str, Mapping[str, Any]],
     live: Mapping[str, Mapping[str, Any]] | None,
+    *,
+    in_sync: Mapping[str, str] | None = None,
 ) -> Comparison:
-    """Compare a whole draft. ``live=None`` means offline (draft against base, no network)."""
+    """Compare a whole draft. ``live=None`` means offline (draft against base, no network).
+
+    ``in_sync`` (app id -> name) lists apps already known to match their base (the offline in-sync cache): they
+    are reported in sync without being compared, and their base is neither needed nor a delete candidate.
+    """
     offline = live is None
-    seen: set[str] = set()
-    apps: list[AppDiff] = []
+    seen: set[str] = set(in_sync or ())
+    apps: list[AppDiff] = [
+        AppDiff(app_id, app_id, name, "in_sync", [], None, None, None) for app_id, name in (in_sync or {}).items()
+    ]
     for app in draft_apps:
         app_id = app.get("id")
         b = base.get(app_id) if app_id else None

@@ -216,4 +216,20 @@ def pull_target(
                 concurrency=concurrency,
             )
 
-    return asyncio.run(run())
+    result = asyncio.run(run())
+    prime_in_sync_cache(Path(draft_path))
+    return result
+
+
+def prime_in_sync_cache(draft_path: Path) -> None:
+    """Record the freshly pulled apps as in sync (they are, by construction), so the next offline diff is fast.
+
+    Best effort: this runs the ordinary offline comparison, and a cache that cannot be written only costs time.
+    """
+    from tenantdeck.sync.session import DraftInvalid, compare_local, load_local
+    from tenantdeck.sync.state import WorkspaceError
+
+    try:
+        compare_local(load_local(draft_path, reuse_in_sync=True), None)
+    except (DraftInvalid, WorkspaceError, OSError):
+        return

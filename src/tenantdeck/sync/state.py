@@ -21,7 +21,7 @@ import json
 import os
 import secrets
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -150,12 +150,18 @@ class Workspace:
     def base_path(self, app_id: str) -> Path:
         return self.base_dir / _file_name(app_id)
 
-    def load_base(self) -> dict[str, dict[str, Any]]:
-        """Every base app, keyed by app id (empty when nothing was pulled yet)."""
+    def load_base(self, skip: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
+        """Every base app, keyed by app id (empty when nothing was pulled yet), except the ids in ``skip``."""
         if not self.base_dir.is_dir():
             return {}
         out: dict[str, dict[str, Any]] = {}
-        for path in sorted(self.base_dir.glob("*.json")):  # temp files left by a crash end in .tmp
+        skipped = {_file_name(app_id) for app_id in skip}
+        # os.scandir + plain open: Path.glob and read_text cost as much as the JSON parsing on 1,000 small files
+        names = sorted(
+            e.name for e in os.scandir(self.base_dir) if e.name.endswith(".json") and e.name not in skipped
+        )  # temp files left by a crash end in .tmp
+        for name in names:
+            path = self.base_dir / name
             doc = self._read_json(path)
             app = doc.get("app") if isinstance(doc, dict) else None
             if not isinstance(app, dict) or not isinstance(app.get("id"), str):
@@ -222,7 +228,8 @@ class Workspace:
     @staticmethod
     def _read_json(path: Path) -> Any:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            with open(path, "rb") as handle:
+                return json.loads(handle.read())
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
             raise WorkspaceError(f"cannot read {path}: {reason}; delete it and run `tenantdeck pull`") from None
