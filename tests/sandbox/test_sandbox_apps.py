@@ -166,3 +166,27 @@ def test_405_names_every_method_of_the_path() -> None:
     assert response.status_code == 405
     assert response.headers["allow"] == "GET, POST"
     assert response.json()["error"]["code"] == "ERR_METHOD_NOT_ALLOWED"
+
+
+def test_an_absurd_page_number_is_a_422_not_a_crash() -> None:
+    """schemathesis found page=2**63 overflowing SQLite's OFFSET (a 500); the bound is in the OpenAPI document."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    import httpx
+
+    from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
+    from tenantdeck.sandbox.app import create_app
+
+    app = create_app(Path(tempfile.mkdtemp()) / "db.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True)
+
+    async def call(page: int) -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sandbox") as client:
+            return await client.get(
+                "/apps", params={"page": page}, headers={"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
+            )
+
+    assert asyncio.run(call(2**63)).status_code == 422
+    far = asyncio.run(call(10_000_000))
+    assert far.status_code == 200 and far.json()["data"] == []

@@ -14,6 +14,9 @@ from typing import Annotated, Any
 from fastapi import Depends, Query, Request
 
 MAX_PER_PAGE = 1000
+#: Far beyond any real account, and small enough that (page - 1) * perPage fits SQLite's 64-bit OFFSET
+#: (schemathesis found a page number that overflowed it and turned a list into a 500).
+MAX_PAGE = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,7 @@ class Page:
 def _dependency(default: int) -> Any:
     async def page_params(
         perPage: int = Query(default, ge=1, le=MAX_PER_PAGE, description=f"Items per page (default {default})"),
-        page: int = Query(1, ge=1, description="1-based page number"),
+        page: int = Query(1, ge=1, le=MAX_PAGE, description="1-based page number"),
     ) -> Page:
         return Page(page=page, per_page=perPage)
 

@@ -1,0 +1,16 @@
+"""Suite-wide settings.
+
+Hypothesis explores randomly on developers' machines (that is how it found ``5e-324`` and ``\\x85`` breaking a
+save/load round trip, and a page number overflowing SQLite). In CI (``CI`` set) it runs derandomized with no
+example database, so a run is reproducible and a green CI cannot turn red on a newly drawn example.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
