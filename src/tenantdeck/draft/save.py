@@ -210,7 +210,7 @@ def _represent_float(representer: Any, value: float) -> Any:
 def _styled(value: Any) -> Any:
     """New data made safe for a YAML 1.1 reader: text that would read as another type is quoted."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString, SingleQuotedScalarString
 
     if isinstance(value, dict):
         out = CommentedMap()
@@ -225,9 +225,21 @@ def _styled(value: Any) -> Any:
     if isinstance(value, str):
         if "\n" in value and _literal_ok(value):
             return LiteralScalarString(value)
+        if _needs_escapes(value):
+            return DoubleQuotedScalarString(value)
         if _needs_quotes(value):
             return SingleQuotedScalarString(value)
     return value
+
+
+#: Characters YAML reads as line breaks (NEL, LS, PS): outside double quotes a reader folds them into spaces.
+_YAML_BREAKS = frozenset("\x85\u2028\u2029")
+
+
+def _needs_escapes(text: str) -> bool:
+    """Only a double-quoted scalar carries ``text`` exactly: it holds YAML line breaks or unprintable characters
+    (hypothesis found ``\x85`` turning into a space after a save and load)."""
+    return (not text.isprintable() and ("\n" not in text or not _literal_ok(text))) or bool(_YAML_BREAKS & set(text))
 
 
 def _needs_quotes(text: str) -> bool:
