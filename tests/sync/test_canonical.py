@@ -6,7 +6,6 @@ import copy
 import json
 
 import pytest
-from tests.models import factories
 
 from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.models import Draft, catalog
@@ -20,6 +19,7 @@ from tenantdeck.sync.canonical import (
     secret_state_of_draft,
 )
 from tenantdeck.sync.fetch import RemoteAppBundle
+from tests.models import factories
 
 KEY = b"k" * 32
 TOKEN = "twilio-token-value-1"

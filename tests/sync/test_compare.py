@@ -6,13 +6,13 @@ import copy
 from typing import Any
 
 import pytest
-from tests.models import factories
 
 from tenantdeck.models import Draft
 from tenantdeck.models.secrets import fingerprint
 from tenantdeck.sync.canonical import UNKNOWN, canonical_app_from_draft, normalise_widget_settings
 from tenantdeck.sync.compare import ABSENT, classify, compare_all, compare_app
 from tenantdeck.sync.plan import build_plan
+from tests.models import factories
 
 KEY = b"k" * 32
 

@@ -7,7 +7,6 @@ import copy
 import json
 
 import pytest
-from tests.models import factories
 
 from tenantdeck.models import Draft
 from tenantdeck.sync.canonical import canonical_app_from_draft
@@ -15,6 +14,7 @@ from tenantdeck.sync.compare import compare_all
 from tenantdeck.sync.placeholders import SecretUnavailable, placeholders_in, resolve_payload
 from tenantdeck.sync.plan import Plan, build_plan
 from tenantdeck.sync.push import stale_resources
+from tests.models import factories
 
 KEY = b"p" * 32
 

@@ -11,7 +11,6 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from tests.models import factories
 
 from tenantdeck import exitcodes
 from tenantdeck.api.client import ManagementClient
@@ -30,6 +29,7 @@ from tenantdeck.sync.remote_to_draft import (
     widget_from_canonical,
 )
 from tenantdeck.sync.state import Workspace
+from tests.models import factories
 
 KEY, SECRET = "test-key", "test-secret"
 SEED_SECRETS = ("FakeSandboxPassword1", "sandboxfaketoken0000000000000000")

@@ -8,6 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tenantdeck import exitcodes
+from tenantdeck.models import App, WidgetSettings
+from tenantdeck.sync.history import read_history
+from tenantdeck.sync.journal import Journal, read_journal
+from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
+from tenantdeck.sync.state import Workspace
 from tests.models import factories
 from tests.sync.helpers_push import (
     app_named,
@@ -20,13 +27,6 @@ from tests.sync.helpers_push import (
     run_pull,
     run_push,
 )
-
-from tenantdeck import exitcodes
-from tenantdeck.models import App, WidgetSettings
-from tenantdeck.sync.history import read_history
-from tenantdeck.sync.journal import Journal, read_journal
-from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
-from tenantdeck.sync.state import Workspace
 
 TOKEN_VAR, HOOK_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN", "TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD"
 SECRETS = {TOKEN_VAR: "TokenValueXq81", HOOK_VAR: "HookPwValueZz93", "NEW_HOOK_PW": "NewHookPwKk27"}

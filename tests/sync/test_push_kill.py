@@ -19,8 +19,6 @@ from typing import Any
 
 import pytest
 import uvicorn
-from tests.models import factories
-from tests.sync.helpers_push import KEY, SECRET, edit_draft
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.models import App, WidgetSettings
@@ -28,6 +26,8 @@ from tenantdeck.sandbox import create_app
 from tenantdeck.sync.pull import pull
 from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
 from tenantdeck.sync.state import Workspace
+from tests.models import factories
+from tests.sync.helpers_push import KEY, SECRET, edit_draft
 
 SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "KillTokenQq11", "TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD":
            "KillHookPw22", "NEW_HOOK_PW": "KillNewHook33"}

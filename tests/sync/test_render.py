@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from tests.models import factories
-from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
@@ -18,6 +16,8 @@ from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.compare import compare_all
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_json, render_markdown, render_text
+from tests.models import factories
+from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
 
 KEY = b"r" * 32
 
