@@ -113,13 +113,25 @@ def test_conflicts_refuse_the_push(sandbox: Any, draft: Path) -> None:
     assert not Workspace(draft).history_path.exists()
 
 
-def test_missing_variable_is_named_before_any_request(sandbox: Any, draft: Path, tmp_path: Path) -> None:
-    edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").webhooks[0], "name", "Renamed"))
-    env = {TOKEN_VAR: "x"}
-    code, err = run_push(sandbox, draft, env)
+def test_a_secret_the_plan_sends_must_be_set_before_any_request(sandbox: Any, draft: Path) -> None:
+    from tenantdeck.models import Webhook
+
+    new_hook = Webhook(id="fresh", name="Fresh", webhookURL="https://example.com/fresh", useBasicAuth=True,
+                       username="fresh", password="${FRESH_HOOK_PASSWORD}", triggers=["message_sent"])
+    edit_draft(draft, lambda d: app_named(d, "Acme Support").webhooks.append(new_hook))
+    code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.ERROR
-    assert HOOK_VAR in err and "apps[0].webhooks[0].password" in err
-    assert call(sandbox, "get_webhook", app_named(loaded(draft), "Acme Support").id, "orders")["name"] != "Renamed"
+    assert "FRESH_HOOK_PASSWORD" in err and "apps[0].webhooks[2].password" in err and "nothing was pushed" in err
+    acme_id = app_named(loaded(draft), "Acme Support").id
+    assert call(sandbox, "get_webhook", acme_id, "fresh") is None
+
+
+def test_an_unset_secret_the_plan_does_not_send_is_only_a_warning(sandbox: Any, draft: Path) -> None:
+    edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").webhooks[0], "name", "Renamed"))
+    code, err = run_push(sandbox, draft, {TOKEN_VAR: "x"})
+    assert code == exitcodes.OK
+    assert HOOK_VAR in err and "left as it is on the service" in err
+    assert call(sandbox, "get_webhook", app_named(loaded(draft), "Acme Support").id, "orders")["name"] == "Renamed"
 
 
 def test_no_terminal_and_no_yes_refuses(sandbox: Any, draft: Path) -> None:

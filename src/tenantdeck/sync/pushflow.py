@@ -77,11 +77,6 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
     if plan_in is not None and plan_in.draft_sha256 and plan_in.draft_sha256 != local.sha256:
         _err(err, f"warning: {draft_path} changed since the plan was made; the plan's operations are pushed as "
                   "planned (secrets are read from the current draft)")
-    missing = _missing_secrets(local, plan_in, env)
-    if missing:
-        _err(err, "\n".join(missing) + "\nerror: set the variables above, then push again; nothing was pushed")
-        return exitcodes.ERROR
-
     client_kw: dict[str, Any] = {"concurrency": max(opts.concurrency * 4, 16)}
     if opts.retry_base_delay is not None:
         client_kw["retry_base_delay"] = opts.retry_base_delay
@@ -120,6 +115,12 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
                      else "error: the plan has conflicts; it cannot be pushed")
                 return exitcodes.CONFLICT
 
+        missing = _missing_secrets(plan, env)
+        if missing:
+            _err(err, "\n".join(missing) + "\nerror: set the variables above, then push again; nothing was pushed")
+            return exitcodes.ERROR
+        for line in _unset_but_unused(local, env, missing):
+            _err(err, line)
         if not plan.operations:
             _err(err, render_plan(plan))
             return exitcodes.OK
@@ -134,13 +135,12 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
         return await _execute(client, plan, local, live, target, opts, env, err)
 
 
-def _missing_secrets(local: Local, plan: Plan | None, env: Mapping[str, str]) -> list[str]:
-    """One line per ``${VAR}`` that is needed and unset, naming the variable and the key path."""
-    if plan is None:
-        from tenantdeck.rules import missing_secret_variables
+def _missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[str]:
+    """One line per ``${VAR}`` the plan sends and the environment does not set, naming the variable and key path.
 
-        problems = [local.result.doc.place(p) for p in missing_secret_variables(local.draft, dict(env))]
-        return [p.render() for p in problems]
+    Checked before the first request that writes anything. Only what the plan sends counts: a pulled draft refers
+    to every secret of the account, and a push that changes one toggle must not need all of them.
+    """
     out = []
     for op in plan.operations:
         for spec in placeholders_in(op.payload):
@@ -148,6 +148,21 @@ def _missing_secrets(local: Local, plan: Plan | None, env: Mapping[str, str]) ->
                 out.append(f"error: {spec.get('path')}: environment variable {spec.get('var')} is not set (needed "
                            f"to push this secret of app {spec.get('app')!r})")
     return out
+
+
+def _unset_but_unused(local: Local, env: Mapping[str, str], already: list[str]) -> list[str]:
+    """Warnings for the other unset references: their secrets are left as they are on the service, and saying so
+    keeps a forgotten ``export`` from passing for a rotation that happened."""
+    from tenantdeck.rules import missing_secret_variables
+
+    lines = []
+    for problem in missing_secret_variables(local.draft, dict(env)):
+        placed = local.result.doc.place(problem)
+        if not any(placed.key_path in line for line in already):
+            variable = problem.message.split()[2] if problem.message.startswith("environment variable") else "?"
+            lines.append(f"warning: {placed.file}:{placed.line}: {placed.key_path}: {variable} is not set; this "
+                         "secret is left as it is on the service")
+    return lines
 
 
 async def _execute(client: Any, plan: Plan, local: Local, live: dict[str, dict[str, Any]], target: Target,
