@@ -447,3 +447,23 @@ def test_app_gone_between_list_and_read_is_not_found(tmp_path: Path) -> None:
     assert "a1" in str(info.value)
     assert not (tmp_path / "d.yaml").exists()
     assert Workspace(tmp_path / "d.yaml").load_base() == {}
+
+
+def test_pull_writes_every_toggle_and_field_explicitly(tmp_path: Path) -> None:
+    """Issue 2: when the tool writes a draft it writes every toggle explicitly (no silent defaults)."""
+    import yaml
+
+    from tenantdeck.models import catalog
+    from tests.sync.helpers_push import make_sandbox, run_pull
+
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(make_sandbox(tmp_path / "db.sqlite3"), draft)
+    data = yaml.safe_load(draft.read_text())
+    widgets = [w for app in data["apps"] for w in app.get("widgets", [])]
+    assert widgets and all("extends" not in w for w in widgets)
+    for widget in widgets:
+        assert set(widget["main"]) >= {t.key for t in catalog.MAIN_TOGGLES if t.default is not None}
+        assert {"chats", "start_a_new_conversation", "group_listing"} <= set(widget["sidebar"])
+        assert {"primary_color", "foreground_color", "custom_js"} <= set(widget["style"])
+    for hook in (h for app in data["apps"] for h in app.get("webhooks", [])):
+        assert {"useBasicAuth", "enabled", "retryOnFailure", "triggers"} <= set(hook)

@@ -125,19 +125,14 @@ def _as_overrides(full: Mapping[str, Any], preset: Mapping[str, Any], written: d
     return out
 
 
-def _as_complete(full: Mapping[str, Any], written: dict[str, set[str]]) -> dict[str, Any]:
-    """A self-contained widget: required keys, keys that differ from the model's default, and keys written before."""
-    out: dict[str, Any] = {"name": full["name"]}
-    if "version" in written[""]:
-        out["version"] = full["version"]
-    for section in SECTIONS:
-        values = {}
-        for k, v in full[section].items():
-            default = _model_default(section, k)
-            if k in written[section] or default is PydanticUndefined or v != default:
-                values[k] = v
-        out[section] = values
-    return out
+def _as_complete(full: Mapping[str, Any]) -> dict[str, Any]:
+    """A self-contained widget with every value written out.
+
+    The draft is what gets reviewed and pushed: a value left to the model's default would silently change what is
+    pushed the day that default changes, and a reviewer could not see the whole widget. ``full`` is canonical, so
+    it already holds every field the service has a value for.
+    """
+    return {"name": full["name"], "version": full["version"], **{s: dict(full[s]) for s in SECTIONS}}
 
 
 def widget_from_canonical(
@@ -151,7 +146,7 @@ def widget_from_canonical(
 
     When the old widget extended a preset that still exists, the result extends it too, with only the values that
     differ (plus the overrides the admin had written whose values still agree). Otherwise it is written complete,
-    leaving out values equal to the model's defaults. Raises ``ValidationError`` when the service holds something
+    every toggle explicit. Raises ``ValidationError`` when the service holds something
     the draft format cannot express.
     """
     written = _written_keys(existing)
@@ -165,7 +160,7 @@ def widget_from_canonical(
         if normalise_widget_settings(merge_settings(preset, candidate)) == full:
             return candidate
         # the remote widget unsets something the preset sets: it cannot extend it any more
-    candidate = WidgetDraft.model_validate({**head, **_as_complete(full, written)})
+    candidate = WidgetDraft.model_validate({**head, **_as_complete(full)})
     WidgetSettings.model_validate(merge_settings(None, candidate))  # complete on its own, or the service's fault
     return candidate
 
@@ -191,8 +186,7 @@ def webhook_from_canonical(
             if existing is None or key not in written:
                 continue
             value = getattr(existing, key)
-        # defaults are left out unless the admin wrote them: a short draft is a readable draft
-        if value is not None and (key in written or value != Webhook.model_fields[key].default):
+        if value is not None:  # every value explicit: what is reviewed is exactly what is pushed
             data[key] = value
     basic_auth = data.get("useBasicAuth", False)
     password = state.get("password")
