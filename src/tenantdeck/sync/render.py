@@ -18,7 +18,7 @@ from tenantdeck.sync.plan import CREATE_KINDS, Operation, Plan
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
 VERB = {
-    "create_app": "create app", "set_extensions": "switch extensions", "create_widget": "create",
+    "create_app": "create app", "set_extensions": "switch", "create_widget": "create",
     "update_widget": "update", "store_sms": "store", "update_sms": "update", "create_webhook": "create",
     "update_webhook": "update", "add_triggers": "add", "delete_webhook": "delete", "remove_triggers": "remove",
     "delete_sms": "delete", "delete_app": "delete app",
@@ -169,8 +169,9 @@ def _op_lines(op: Operation) -> list[str]:
     for change in changes:
         out.append(f"      {change_symbol(change)} {change_text(change)}")
     if folded:
-        what = "at their defaults" if op.kind == "create_widget" else "unchanged"
-        out.append(f"        ({folded} {what} setting{'s' if folded != 1 else ''})")
+        noun = f"setting{'s' if folded != 1 else ''}"
+        out.append(f"        ({folded} {noun} at their defaults)" if op.kind == "create_widget"
+                   else f"        ({folded} unchanged {noun})")
     return out
 
 
