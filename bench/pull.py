@@ -30,6 +30,9 @@ from typing import Any
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _env import process_env, warm_bytecode
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -72,7 +75,7 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
 
 def start_server(db: Path, latency_ms: int) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = process_env()
     proc = subprocess.Popen(
         [sys.executable, "-c", SERVER, str(db), KEY, SECRET, str(latency_ms)],
         stdout=subprocess.PIPE, text=True, env=env,
@@ -166,6 +169,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
     parser.add_argument("--record", type=Path, default=None, help="append the result to this markdown file")
     args = parser.parse_args()
+    warm_bytecode()
     baseline_apps = min(args.baseline_apps or args.apps, args.apps)
 
     with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-pull-") as tmp:

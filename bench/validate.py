@@ -23,6 +23,9 @@ from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _env import process_env, warm_bytecode
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
@@ -76,7 +79,9 @@ def build_draft_text(apps: int) -> str:
 
 def timed(cmd: list[str], *, expect: int = 0) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, check=False, env=process_env()
+    )
     elapsed = time.perf_counter() - start
     if proc.returncode != expect:
         sys.exit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-2000:]}")
@@ -89,6 +94,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="write the draft here instead of a temporary directory")
     args = parser.parse_args()
+    warm_bytecode()
 
     with tempfile.TemporaryDirectory() as tmp:
         target = (args.keep or Path(tmp)) / "bench-draft.yaml"

@@ -22,7 +22,6 @@ import os
 import secrets
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -193,6 +192,8 @@ class Workspace:
         def write(item: tuple[str, dict[str, Any]]) -> None:
             app_id, canonical = item
             atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, sync_dir=False)
+
+        from concurrent.futures import ThreadPoolExecutor  # only a pull writes many files at once
 
         with ThreadPoolExecutor(max_workers=max(1, min(threads, len(apps)))) as pool:
             list(pool.map(write, apps.items()))  # list(): re-raise the first failure here
