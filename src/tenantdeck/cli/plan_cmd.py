@@ -30,8 +30,8 @@ from tenantdeck.cli.target_options import target_options
 def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool, concurrency: int,
             profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Save the operations a push would run, with remote fingerprints."""
+    from tenantdeck.atomic import atomic_write_bytes
     from tenantdeck.sync.render import render
-    from tenantdeck.sync.state import atomic_write_bytes
 
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
@@ -44,7 +44,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool, co
     if out is not None:
         text = json.dumps(plan.to_json(), indent=2, ensure_ascii=False) + "\n"
         try:
-            atomic_write_bytes(out, text.encode("utf-8"), mode=0o600)
+            atomic_write_bytes(out, text.encode("utf-8"), mode=0o600, make_parents=True)
         except OSError as exc:
             fail(f"cannot write {out}: {exc.strerror or exc}")
         click.echo(f"Plan written to {out} ({len(plan.operations)} operation(s), plan {plan.plan_hash()}); "

@@ -20,17 +20,14 @@ directory; the previous version is kept as ``<name>.bak``; the file's mode is pr
 
 from __future__ import annotations
 
-import contextlib
 import io
 import itertools
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.atomic import atomic_write_text
 from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
 from tenantdeck.problems import PathPart, Problem, ProblemError, Severity, format_path
 
@@ -41,7 +38,6 @@ if TYPE_CHECKING:
 
 #: keys that identify an item of a list, tried in order, to match list items between old and new
 IDENTITY_KEYS: tuple[str, ...] = ("id", "name", "extends")
-_MODE_NEW_FILE = 0o644
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -50,70 +46,9 @@ _MODE_NEW_FILE = 0o644
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file, never a mix.
-
-    With ``backup`` the previous version is kept as ``<name>.bak`` (a hard link where possible, else a copy, made
-    before the replace so the old content always exists under one of the two names).
-    """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        exists = True
-    except FileNotFoundError:
-        mode = _MODE_NEW_FILE & ~_umask()
-        exists = False
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp_name, mode)
-        if exists and backup:
-            _backup(target)
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_dir(directory)
-
-
-def _backup(target: Path) -> None:
-    bak = target.with_name(target.name + ".bak")
-    tmp_bak = target.with_name(f".{target.name}.bak.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp_bak)
-    try:
-        os.link(target, tmp_bak)
-    except OSError:
-        data = target.read_bytes()
-        with open(tmp_bak, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    os.replace(tmp_bak, bak)
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable. Not possible on every platform (Windows), where it is skipped."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    """Replace the draft at ``path`` with ``text`` atomically, keeping its permissions and (with ``backup``) the
+    previous version as ``<name>.bak``; see :mod:`tenantdeck.atomic`."""
+    atomic_write_text(path, text, backup=backup)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tenantdeck.sync.state import Workspace, atomic_write_json
+from tenantdeck.atomic import atomic_write_json
+from tenantdeck.sync.state import Workspace
 
 #: Bump whenever canonicalisation or the comparison rules change, so old entries cannot vouch for new code.
 CACHE_VERSION = 1

@@ -16,16 +16,16 @@ the directory), so a crash leaves either the old or the new file, never half of 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+from tenantdeck.atomic import atomic_write_bytes, atomic_write_json, fsync_dir
 
 WORKSPACE_DIR = ".tenantdeck"
 KEY_BYTES = 32
@@ -34,48 +34,6 @@ BASE_FORMAT = 1
 
 class WorkspaceError(Exception):
     """A workspace file cannot be read or written; ``str()`` is one line naming the file."""
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, sync_dir: bool = True) -> None:
-    """Replace ``path`` with ``data`` atomically (temp + fsync + ``os.replace`` + directory fsync).
-
-    ``sync_dir=False`` leaves the directory fsync to the caller, who writes many files and syncs once.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    if sync_dir:
-        _fsync_dir(path.parent)
-
-
-def atomic_write_json(path: Path, doc: Any, *, mode: int = 0o644, sync_dir: bool = True) -> None:
-    """:func:`atomic_write_bytes` of stable, indented JSON (sorted keys would reorder settings; we keep order)."""
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, sync_dir=sync_dir)
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable; not possible on every platform (Windows), where it is skipped."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _file_name(app_id: str) -> str:
@@ -130,7 +88,7 @@ class Workspace:
         finally:
             os.close(fd)
         os.chmod(self.key_path, 0o600)  # the umask cannot loosen it, but a odd filesystem might
-        _fsync_dir(self.root)
+        fsync_dir(self.root)
         return key
 
     def _read_key(self) -> bytes:
@@ -173,7 +131,7 @@ class Workspace:
         if canonical.get("id") != app_id:
             raise ValueError(f"canonical app id {canonical.get('id')!r} does not match {app_id!r}")
         self.ensure()
-        atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical})
+        atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, make_parents=True)
 
     def write_base_apps(self, apps: Mapping[str, dict[str, Any]], *, threads: int = 8) -> None:
         """Store many apps (a pull): each file atomic as in :meth:`write_base_app`, written by a few threads.
@@ -191,13 +149,15 @@ class Workspace:
 
         def write(item: tuple[str, dict[str, Any]]) -> None:
             app_id, canonical = item
-            atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, sync_dir=False)
+            atomic_write_json(
+                self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, sync_dir=False, make_parents=True
+            )
 
         from concurrent.futures import ThreadPoolExecutor  # only a pull writes many files at once
 
         with ThreadPoolExecutor(max_workers=max(1, min(threads, len(apps)))) as pool:
             list(pool.map(write, apps.items()))  # list(): re-raise the first failure here
-        _fsync_dir(self.base_dir)
+        fsync_dir(self.base_dir)
 
     def delete_base_app(self, app_id: str) -> None:
         """Forget one app (deleted on the service); missing is fine."""
@@ -205,7 +165,7 @@ class Workspace:
             self.base_path(app_id).unlink()
         except FileNotFoundError:
             return
-        _fsync_dir(self.base_dir)
+        fsync_dir(self.base_dir)
 
     # --- meta -------------------------------------------------------------------------------------------------
 
