@@ -3,15 +3,12 @@ loopback socket (uvicorn on 127.0.0.1, ephemeral port). Also ``tenantdeck doctor
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from api_helpers import Sleeps
 from click.testing import CliRunner
 from fastapi import FastAPI
@@ -20,6 +17,7 @@ from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.errors import AuthError, NotFoundError
 from tenantdeck.cli import cli
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET, create_app, samples
+from tests.loopback import serve_on_loopback
 
 APP_NAME = "tenantdeck client test"
 
@@ -147,21 +145,8 @@ async def test_wrong_secret_is_an_auth_error_without_the_secret(tmp_path: Path) 
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[str]:
     """uvicorn on 127.0.0.1 with an ephemeral port, in a thread; yields the base URL."""
-    app = sandbox(tmp_path)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_on_loopback(sandbox(tmp_path)) as url:
+        yield url
 
 
 @pytest.mark.e2e

@@ -3,40 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from sandbox_helpers import AUTH, webhook, widget_settings
 
 from tenantdeck.sandbox import bulk, create_app
 from tenantdeck.sandbox.app import create_app as create_app_direct
+from tests.loopback import serve_on_loopback
 
 
 @pytest.fixture
 def server_url(tmp_path: Path) -> Iterator[str]:
     db = tmp_path / "e2e.sqlite3"
     bulk.populate(db, 20)
-    app = create_app(db, key=AUTH["key"], secret=AUTH["secret"], latency_ms=5)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(500):
-        if server.started:
-            break
-        thread.join(0.01)
-    assert server.started, "uvicorn did not start"
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        assert not thread.is_alive()
+    with serve_on_loopback(create_app(db, key=AUTH["key"], secret=AUTH["secret"], latency_ms=5)) as url:
+        yield url
 
 
 @pytest.mark.e2e

@@ -11,14 +11,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.models import App, WidgetSettings
@@ -26,6 +24,7 @@ from tenantdeck.sandbox import create_app
 from tenantdeck.sync.pull import pull
 from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
 from tenantdeck.sync.state import Workspace
+from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, edit_draft
 
@@ -37,20 +36,8 @@ NEW_APPS = ("Kill A", "Kill B", "Kill C", "Kill D")
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     app = create_app(tmp_path / "db.sqlite3", key=KEY, secret=SECRET, latency_ms=20, seed=True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not srv.started and time.monotonic() < deadline:
-        thread.join(0.01)
-    assert srv.started, "uvicorn did not start"
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        srv.should_exit = True
-        thread.join(10)
+    with serve_on_loopback(app) as url:
+        yield url
 
 
 def client(url: str) -> ManagementClient:
