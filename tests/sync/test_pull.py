@@ -394,7 +394,7 @@ def test_cli_unknown_app_is_one_line(cli_env: dict[str, str], tmp_path: Path) ->
     result = _cli(["pull", "--profile", "local", "--app", "nope"])
     assert result.exit_code == exitcodes.ERROR
     assert result.stderr.strip().splitlines() == [
-        "Error: no app with id nope on the service; `tenantdeck pull` without --app lists them all"
+        "error: no app with id nope on the service; `tenantdeck pull` without --app lists them all"
     ]
     assert not (tmp_path / "tenantdeck.yaml").exists()
 

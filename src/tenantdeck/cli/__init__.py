@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -54,6 +55,32 @@ class LazyGroup(click.Group):
             command.help = entry[1]
         return command
 
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Run a command with tenantdeck's exit codes and error form, whoever calls (the console script, tests).
+
+        Usage errors exit 64 (2 means "changes to push" for ``diff``), other click errors print one
+        ``error: ...`` line like every other message of the tool and exit 1, Ctrl-C exits 130; never a traceback.
+        """
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            rc = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            exc.show()
+            sys.exit(exitcodes.USAGE)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code if exc.exit_code not in (0, 2) else exitcodes.ERROR)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(exitcodes.INTERRUPTED)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            sys.exit(exitcodes.INTERRUPTED)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        sys.exit(rc if isinstance(rc, int) else exitcodes.OK)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_) for name, (_, help_) in sorted(COMMANDS.items()) if self.get_command(ctx, name)]
         if rows:
@@ -71,21 +98,5 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: maps click's usage errors to exit 64 and Ctrl-C to 130, never a traceback."""
-    try:
-        rc = cli.main(args=argv, prog_name="tenantdeck", standalone_mode=False)
-    except click.UsageError as exc:
-        exc.show()
-        sys.exit(exitcodes.USAGE)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exitcodes.ERROR)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(exitcodes.INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(exitcodes.INTERRUPTED)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    sys.exit(rc if isinstance(rc, int) else exitcodes.OK)
+    """Console-script entry point (see :meth:`LazyGroup.main` for exit codes and error form)."""
+    cli.main(args=argv, prog_name="tenantdeck")
