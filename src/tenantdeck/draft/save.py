@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.atomic import atomic_write_text
-from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
+from tenantdeck.draft.emit import emit, flow_safe, literal_ok, needs_escapes, needs_quotes
 from tenantdeck.problems import PathPart, Problem, ProblemError, Severity, format_path
 
 if TYPE_CHECKING:
@@ -150,51 +150,21 @@ def _styled(value: Any) -> Any:
     if isinstance(value, dict):
         out = CommentedMap()
         for k, v in value.items():
-            out[_styled(k) if isinstance(k, str) and _needs_quotes(k) else k] = _styled(v)
+            out[_styled(k) if isinstance(k, str) and needs_quotes(k) else k] = _styled(v)
         return out
     if isinstance(value, list):
         seq = CommentedSeq(_styled(v) for v in value)
-        if value and all(isinstance(v, str) and _flow_safe(v) for v in value) and len(value) <= 12:
+        if value and all(isinstance(v, str) and flow_safe(v) for v in value) and len(value) <= 12:
             seq.fa.set_flow_style()  # short lists of words read best inline: [chats, users, groups]
         return seq
     if isinstance(value, str):
-        if "\n" in value and _literal_ok(value):
+        if "\n" in value and literal_ok(value):
             return LiteralScalarString(value)
-        if _needs_escapes(value):
+        if needs_escapes(value):
             return DoubleQuotedScalarString(value)
-        if _needs_quotes(value):
+        if needs_quotes(value):
             return SingleQuotedScalarString(value)
     return value
-
-
-#: Characters YAML reads as line breaks (NEL, LS, PS): outside double quotes a reader folds them into spaces.
-_YAML_BREAKS = frozenset("\x85\u2028\u2029")
-
-
-def _needs_escapes(text: str) -> bool:
-    """Only a double-quoted scalar carries ``text`` exactly: it holds YAML line breaks or unprintable characters
-    (hypothesis found ``\x85`` turning into a space after a save and load)."""
-    return (not text.isprintable() and ("\n" not in text or not _literal_ok(text))) or bool(_YAML_BREAKS & set(text))
-
-
-def _needs_quotes(text: str) -> bool:
-    """True when a bare ``text`` would not read back as this string under YAML 1.1 (PyYAML)."""
-    return text == "" or resolve_plain(text) != STR_TAG
-
-
-def _flow_safe(text: str) -> bool:
-    return bool(text) and text.replace("_", "").replace("-", "").isalnum() and not _needs_quotes(text)
-
-
-def _literal_ok(text: str) -> bool:
-    """A ``|`` block can hold ``text`` exactly: printable, no trailing blanks, no leading blank line."""
-    lines = text.split("\n")
-    return (
-        all(line.isprintable() and line == line.rstrip() for line in lines)
-        and not text.startswith((" ", "\n"))
-        and not text.endswith("\n\n")
-        and "\r" not in text
-    )
 
 
 def _dump(yaml: YAML, document: Any) -> str:
@@ -210,7 +180,7 @@ def dump_draft_text(draft: Draft, *, header: str | None = None) -> str:
     """
     data = draft_data(draft)
     check_secrets(data)
-    text = _dump(_yaml(), _styled(data))
+    text = emit(data)  # a fresh document has no comments to keep: the fast writer, same text as ruamel's
     if header:
         text = header.rstrip("\n") + "\n" + text
     return text
@@ -357,7 +327,7 @@ def _merge_map(old: Any, new: dict[str, Any]) -> None:
                 old[key] = merged
         else:
             position = (list(old.keys()).index(previous) + 1) if previous is not None else 0
-            old.insert(position, _styled(key) if _needs_quotes(key) else key, _styled(value))
+            old.insert(position, _styled(key) if needs_quotes(key) else key, _styled(value))
         previous = key
 
 

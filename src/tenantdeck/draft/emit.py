@@ -1,0 +1,170 @@
+"""A fast writer of fresh drafts: plain data (mappings, lists, scalars) to YAML text in the tool's house style.
+
+Writing a new draft (``pull`` into an empty file, ``init``-like dumps) needs no round-trip machinery: there are no
+comments to keep. ruamel.yaml's pure-Python emitter took 9 s for a 1,000-app pull; this takes a fraction of a
+second and produces the same text (a test compares the two on generated drafts).
+
+House style, as ruamel writes it with ``indent(mapping=2, sequence=4, offset=2)``: block mappings indented by two,
+list dashes indented under their key, short lists of plain words inline (``[chats, users]``), multi-line text as
+``|`` blocks, and quoting only where a YAML 1.1 reader (PyYAML, our loader) would otherwise read another type:
+single quotes normally, double quotes with escapes for line breaks and unprintable characters.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
+
+#: Characters YAML reads as line breaks (NEL, LS, PS): outside double quotes a reader folds them into spaces.
+YAML_BREAKS = frozenset("\x85\u2028\u2029")
+#: Plain scalars we write unquoted: no indicator at the start, no ": " or " #", no trailing colon or space
+#: (a "#" inside a word, as in a URL fragment, is not a comment).
+_PLAIN = re.compile(
+    r"(?:[^\s#,\[\]{}&*!|>'\"%@`?:\-]|[?:\-](?=\S))"  # first character: no indicator ("-x" is fine, "- x" is not)
+    r"(?:[^\s:#]|:(?=\S)|(?<=\S)#| +(?=[^\s#]))*"  # then: no ": ", no " #", no trailing colon or space
+)
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0", "\x07": "\\a",
+            "\b": "\\b", "\x0b": "\\v", "\x0c": "\\f", "\x1b": "\\e", "\x85": "\\N", "\u2028": "\\L",
+            "\u2029": "\\P"}  # fmt: skip
+
+
+def needs_quotes(text: str) -> bool:
+    """True when a bare ``text`` would not read back as this string under YAML 1.1 (PyYAML)."""
+    return text == "" or resolve_plain(text) != STR_TAG
+
+
+def needs_escapes(text: str) -> bool:
+    """Only a double-quoted scalar carries ``text`` exactly (YAML line breaks, unprintable characters)."""
+    return (not text.isprintable() and ("\n" not in text or not literal_ok(text))) or bool(YAML_BREAKS & set(text))
+
+
+def literal_ok(text: str) -> bool:
+    """A ``|`` block can hold ``text`` exactly: printable, no trailing blanks, no leading blank line."""
+    lines = text.split("\n")
+    return (
+        all(line.isprintable() and line == line.rstrip() for line in lines)
+        and not text.startswith((" ", "\n"))
+        and not text.endswith("\n\n")
+        and "\r" not in text
+    )
+
+
+def flow_safe(text: str) -> bool:
+    """Words that read well inline in ``[a, b]``: letters, digits, ``_`` and ``-`` only."""
+    return bool(text) and text.replace("_", "").replace("-", "").isalnum() and not needs_quotes(text)
+
+
+def scalar(value: Any) -> str:
+    """One scalar on one line (multi-line text is handled by the block writer)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value).lower()
+        if "e" in text and "." not in text.split("e")[0]:
+            mantissa, exponent = text.split("e")
+            text = f"{mantissa}.0e{exponent}"
+        return text
+    text = str(value)
+    if needs_escapes(text):
+        return '"' + "".join(_escape(c) for c in text) + '"'
+    if needs_quotes(text):
+        return "'" + text.replace("'", "''") + "'"  # would read as another type: single quotes, as ruamel is told
+    if _yaml12_reads_as_other_type(text):
+        return "'" + text + "'" if "'" not in text else '"' + "".join(_escape(c) for c in text) + '"'
+    if not _PLAIN.fullmatch(text):
+        # ruamel's own choice for text that cannot be plain: double quotes when it holds a single quote
+        return '"' + "".join(_escape(c) for c in text) + '"' if "'" in text else "'" + text + "'"
+    return text
+
+
+@functools.lru_cache(maxsize=8192)
+def _yaml12_reads_as_other_type(text: str) -> bool:
+    """A YAML 1.2 reader (editors' yaml-language-server, ruamel) would not read bare ``text`` as a string: ``08``,
+    ``0o7``, ``1_000`` are numbers there though YAML 1.1 keeps them text. Quoting them keeps every reader agreeing.
+    Asks ruamel's own resolver (lazily: only fresh dumps need it); values repeat, hence the cache."""
+    return _resolver_12()(text) != "tag:yaml.org,2002:str"
+
+
+@functools.cache
+def _resolver_12() -> Any:
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    resolver = VersionedResolver(version=(1, 2))
+    return lambda text: str(resolver.resolve(ScalarNode, text, (True, False)))
+
+
+def _escape(char: str) -> str:
+    """One character inside double quotes, escaped exactly when YAML's printable set says so (as ruamel does)."""
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    code = ord(char)
+    if (0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and (
+        code != 0xFEFF
+    ):
+        return char
+    return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+
+
+def emit(data: dict[str, Any]) -> str:
+    """The YAML document for ``data`` (a mapping), ending with a newline."""
+    out: list[str] = []
+    _mapping(data, 0, out, first_prefix=None)
+    return "\n".join(out) + "\n"
+
+
+def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None) -> None:
+    """``first_prefix`` is ``"- "`` text already owed to the first line (a mapping inside a list item)."""
+    pad = " " * indent
+    for i, (key, value) in enumerate(data.items()):
+        lead = first_prefix if (i == 0 and first_prefix is not None) else pad
+        head = f"{lead}{scalar(key)}:"
+        _value(head, value, indent, out)
+
+
+def _value(head: str, value: Any, indent: int, out: list[str]) -> None:
+    if isinstance(value, dict):
+        if not value:
+            out.append(f"{head} {{}}")
+            return
+        out.append(head)
+        _mapping(value, indent + 2, out, None)
+    elif isinstance(value, list):
+        if not value:
+            out.append(f"{head} []")
+        elif len(value) <= 12 and all(isinstance(v, str) and flow_safe(v) for v in value):
+            out.append(f"{head} [{', '.join(value)}]")
+        else:
+            out.append(head)
+            _sequence(value, indent + 2, out)
+    elif isinstance(value, str) and "\n" in value and literal_ok(value):
+        chomp = "" if value.endswith("\n") else "-"
+        out.append(f"{head} |{chomp}")
+        body = " " * (indent + 2)
+        out.extend(body + line if line else "" for line in value.rstrip("\n").split("\n"))
+    else:
+        out.append(f"{head} {scalar(value)}")
+
+
+def _sequence(items: list[Any], indent: int, out: list[str]) -> None:
+    """List items with the dash at ``indent`` and their content two further in."""
+    dash = " " * indent + "- "
+    for item in items:
+        if isinstance(item, dict) and item:
+            _mapping(item, indent + 2, out, first_prefix=dash)
+        elif isinstance(item, list) and item:
+            out.append(dash.rstrip())
+            _sequence(item, indent + 2, out)
+        elif isinstance(item, str) and "\n" in item and literal_ok(item):
+            _value(dash.rstrip(), item, indent, out)
+        else:
+            out.append(dash + (scalar(item) if not isinstance(item, dict | list) else ("{}" if item == {} else "[]")))
