@@ -129,7 +129,9 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
             if not opts.interactive or opts.confirm is None:
                 _err(err, "error: refusing to push without confirmation: no terminal to ask; pass --yes")
                 return exitcodes.ERROR
-            if not opts.confirm(f"Push these {len(plan.operations)} operation(s) to {target.describe()}?"):
+            where = "the in-process sandbox" if target.in_process else target.base_url
+            count = len(plan.operations)
+            if not opts.confirm(f"Push {count} operation{'s' if count != 1 else ''} to {target.name} ({where})?"):
                 _err(err, "Nothing pushed.")
                 return exitcodes.ERROR
         return await _execute(client, plan, local, live, target, opts, env, err)
