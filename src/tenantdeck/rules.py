@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.secrets import is_reference
-from tenantdeck.models.webhook import is_loopback
 from tenantdeck.problems import PathPart, Problem, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
@@ -99,7 +99,7 @@ def _check_app(draft: Draft, app: App, base: tuple[PathPart, ...], convert: Conv
         hook_ids.setdefault(hook.id, j)
         if hook.password is not None and not is_reference(hook.password):
             yield _literal_secret((*path, "password"))
-        if hook.webhookURL.startswith("http://") and is_loopback(_host(hook.webhookURL)):
+        if hook.webhookURL.startswith("http://") and is_loopback_host(_host(hook.webhookURL)):
             yield warning(
                 "plain http to a loopback host: fine for local testing, but the service delivers only to public "
                 "https endpoints",

@@ -285,3 +285,9 @@ def test_models_round_trip_through_json() -> None:
     again = Draft.model_validate(parsed.model_dump(mode="json", exclude_none=True))
     assert again == parsed
     assert copy.deepcopy(parsed) == parsed
+
+
+def test_webhook_url_http_to_a_hostname_that_only_looks_like_loopback_is_refused() -> None:
+    """`127.example.com` is resolved by DNS like any name; only localhost and loopback IPs count as local."""
+    assert errors_of(Webhook, webhook(webhookURL="http://127.example.com/hook"))[0][1] == "url_scheme"
+    assert Webhook.model_validate(webhook(webhookURL="http://[::1]:9000/hook"))

@@ -25,7 +25,6 @@ says ``--insecure``, because the key and secret travel in headers.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import stat
 from collections.abc import Mapping
@@ -37,6 +36,7 @@ import platformdirs
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from tenantdeck.hosts import is_loopback_host
 from tenantdeck.problems import Problem, Severity
 
 if TYPE_CHECKING:
@@ -254,16 +254,6 @@ def load_credentials_file(path: Path, profile: str) -> CredentialsFile:
 
 
 # --- URLs -----------------------------------------------------------------------------------------------------------
-
-
-def is_loopback_host(host: str) -> bool:
-    host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_base_url(url: str, *, insecure: bool, origin: str) -> str:

@@ -7,12 +7,12 @@ loopback needs ``--public``: the sandbox's credentials are well known, so exposi
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from pathlib import Path
 
 import click
 
+from tenantdeck.hosts import is_loopback_host
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 
 
@@ -22,15 +22,6 @@ def default_db_path() -> Path:
     from tenantdeck.api.profiles import SANDBOX_DB, data_dir
 
     return data_dir() / SANDBOX_DB
-
-
-def is_loopback_host(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

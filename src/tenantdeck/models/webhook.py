@@ -8,24 +8,19 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
+from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import catalog
 from tenantdeck.models.base import StrictModel, WebhookName
 from tenantdeck.models.secrets import check_secret, is_reference
 
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
-
 TriggerId = Literal[catalog.TRIGGER_IDS]  # type: ignore[valid-type]
-
-
-def is_loopback(host: str | None) -> bool:
-    return bool(host) and (host in LOOPBACK_HOSTS or host.startswith("127."))  # type: ignore[union-attr]
 
 
 def _webhook_url(value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise PydanticCustomError("url", "must be an https:// URL with a host, not {value}", {"value": repr(value)})
-    if parts.scheme == "http" and not is_loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback_host(parts.hostname):
         raise PydanticCustomError(
             "url_scheme", "must use https:// (plain http is only accepted for loopback hosts such as 127.0.0.1)", {}
         )
