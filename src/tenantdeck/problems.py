@@ -6,6 +6,7 @@ where (file, line, column, key path) and what, in the draft's own words, so that
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,12 @@ class Severity(StrEnum):
 
     ERROR = "error"
     WARNING = "warning"
+
+
+def closest(word: object, choices: Iterable[object]) -> str | None:
+    """The choice a typo most likely meant (difflib, as Harlequin suggests config keys), or None."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def format_path(loc: Sequence[PathPart]) -> str:

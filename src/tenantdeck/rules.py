@@ -7,7 +7,6 @@ unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ from pydantic import ValidationError
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.secrets import is_reference
-from tenantdeck.problems import PathPart, Problem, error, warning
+from tenantdeck.problems import PathPart, Problem, closest, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
 SECTIONS = ("style", "sidebar", "main")
@@ -24,8 +23,8 @@ SECTIONS = ("style", "sidebar", "main")
 
 def did_you_mean(word: str, choices: Any) -> str:
     """`` (did you mean 'x'?)`` or an empty string."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    match = closest(word, choices)
+    return f" (did you mean {match!r}?)" if match else ""
 
 
 def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:

@@ -12,7 +12,6 @@ Problems come out with a key path and a hint in ``extra["at"]`` of what to point
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import types
 import typing
 from collections.abc import Callable, Iterable, Sequence
@@ -21,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.draft.yamlsource import STR_TAG, construct_scalar, quote, scalar_reading
-from tenantdeck.problems import PathPart, Problem, Severity
+from tenantdeck.problems import PathPart, Problem, Severity, closest
 
 #: Returns the raw text and style of the scalar written at a path, if it is one (``style`` "" = plain).
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
@@ -134,9 +133,8 @@ def is_secret(root: Any, path: Sequence[PathPart]) -> bool:
 
 def did_you_mean(word: object, choices: Iterable[object]) -> str:
     """``; did you mean `x`?`` or an empty string."""
-    options = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), options, n=1, cutoff=0.6)
-    return f"; did you mean `{close[0]}`?" if close else ""
+    match = closest(word, choices)
+    return f"; did you mean `{match}`?" if match else ""
 
 
 # --------------------------------------------------------------------------------------------------------------
