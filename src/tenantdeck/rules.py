@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.secrets import is_reference
-from tenantdeck.problems import PathPart, Problem, closest, error, warning
+from tenantdeck.problems import PathPart, Problem, Severity, closest, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
 SECTIONS = ("style", "sidebar", "main")
@@ -209,6 +209,7 @@ def missing_secret_variables(draft: Draft, env: dict[str, str]) -> list[Problem]
             name = reference_name(value) if value else None
             if name and name not in env:
                 problems.append(
-                    error(f"environment variable {name} is not set (needed to push this secret)", path, "secret_unset")
+                    Problem(Severity.ERROR, f"environment variable {name} is not set (needed to push this secret)",
+                            path, code="secret_unset", extra={"variable": name})
                 )
     return problems

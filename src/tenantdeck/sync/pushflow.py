@@ -119,7 +119,7 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
         if missing:
             _err(err, "\n".join(missing) + "\nerror: set the variables above, then push again; nothing was pushed")
             return exitcodes.ERROR
-        for line in _unset_but_unused(local, env, missing):
+        for line in _unset_but_unused(local, env):
             _err(err, line)
         if not plan.operations:
             _err(err, render_plan(plan))
@@ -152,18 +152,16 @@ def _missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[str]:
     return out
 
 
-def _unset_but_unused(local: Local, env: Mapping[str, str], already: list[str]) -> list[str]:
-    """Warnings for the other unset references: their secrets are left as they are on the service, and saying so
-    keeps a forgotten ``export`` from passing for a rotation that happened."""
+def _unset_but_unused(local: Local, env: Mapping[str, str]) -> list[str]:
+    """Warnings for the unset references, called once the plan is known to send none of them: their secrets are
+    left as they are on the service, and saying so keeps a forgotten ``export`` from passing for a rotation."""
     from tenantdeck.rules import missing_secret_variables
 
     lines = []
     for problem in missing_secret_variables(local.draft, dict(env)):
         placed = local.result.doc.place(problem)
-        if not any(placed.key_path in line for line in already):
-            variable = problem.message.split()[2] if problem.message.startswith("environment variable") else "?"
-            lines.append(f"warning: {placed.file}:{placed.line}: {placed.key_path}: {variable} is not set; this "
-                         "secret is left as it is on the service")
+        lines.append(f"warning: {placed.file}:{placed.line}: {placed.key_path}: {problem.extra['variable']} is not "
+                     "set; this secret is left as it is on the service")
     return lines
 
 
