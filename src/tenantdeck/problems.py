@@ -39,6 +39,18 @@ def format_path(loc: Sequence[PathPart]) -> str:
     return "".join(out)
 
 
+def parse_path(text: str) -> tuple[PathPart, ...]:
+    """The inverse of :func:`format_path`: ``apps[3].webhooks[0].password`` -> ``("apps", 3, "webhooks", 0, ...)``."""
+    out: list[PathPart] = []
+    for dotted in text.split("."):
+        name, _, rest = dotted.partition("[")
+        if name:
+            out.append(name)
+        for index in rest.split("[") if rest else []:
+            out.append(int(index.rstrip("]")))
+    return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One located diagnostic. ``line`` and ``column`` are 1-based; 0 means "not known"."""

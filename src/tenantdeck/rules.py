@@ -62,16 +62,19 @@ def check_draft(draft: Draft, convert: Converter = basic_problems) -> list[Probl
     seen_ids: dict[str, int] = {}
     for i, app in enumerate(draft.apps):
         base: tuple[PathPart, ...] = ("apps", i)
-        if app.name in seen_names:
-            problems.append(
-                error(
-                    f"another app (apps[{seen_names[app.name]}]) has the same name; names identify apps that are "
-                    "not created yet, so they must be unique in a draft",
-                    (*base, "name"),
-                    "duplicate_app_name",
+        # An app with an id is identified by it; the service allows two apps of one name, and a pulled draft must
+        # validate. Only apps without an id (to be created) are identified by name, so only they must differ.
+        if app.id is None:
+            if app.name in seen_names:
+                problems.append(
+                    error(
+                        f"another app without an id (apps[{seen_names[app.name]}]) has the same name; names "
+                        "identify apps that are not created yet, so they must be unique among them",
+                        (*base, "name"),
+                        "duplicate_app_name",
+                    )
                 )
-            )
-        seen_names.setdefault(app.name, i)
+            seen_names.setdefault(app.name, i)
         if app.id is not None:
             if app.id in seen_ids:
                 problems.append(error(f"apps[{seen_ids[app.id]}] has the same id", (*base, "id"), "duplicate_app_id"))

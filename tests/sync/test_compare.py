@@ -155,7 +155,7 @@ def test_secret_rotation_is_detected_by_fingerprint_and_never_shown() -> None:
     assert op.kind == "update_webhook"
     (change,) = op.changes
     assert change.secret and change.after == "will rotate" and change.before == "(set)"
-    assert op.payload["password"] == {"$secret": {"app": "Acme", "field": "webhooks.hook1.password",
+    assert op.payload["password"] == {"$secret": {"app": "Acme", "app_id": "a1", "field": "webhooks.hook1.password",
                                                   "path": "apps[0].webhooks[0].password", "source": "env",
                                                   "var": "HOOK_PASSWORD"}}
     assert "NewSecretValue42" not in repr(plan.to_json())

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
-from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option
+from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option, duplicate_names_option
 from tenantdeck.cli.target_options import target_options
 
 
@@ -22,14 +22,17 @@ from tenantdeck.cli.target_options import target_options
               help="Output format on stdout.")
 @click.option("--offline", is_flag=True, help="Compare the draft with the base snapshot only; no network.")
 @click.option("--allow-delete", is_flag=True, help="Show deletions as operations instead of skipping them.")
+@duplicate_names_option
 @concurrency_option
 @target_options
-def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool, concurrency: int, profile: str | None,
+def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
+            allow_duplicate_names: bool, concurrency: int, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Show what a push would change (three-way: base, draft, live)."""
     from tenantdeck.sync.render import render
 
     plan = compute_plan(draft_path, offline=offline, allow_delete=allow_delete, concurrency=concurrency,
+                        allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps})
     sys.stdout.write(render(plan, fmt))

@@ -14,7 +14,13 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
-from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option, fail
+from tenantdeck.cli.sync_common import (
+    compute_plan,
+    concurrency_option,
+    draft_option,
+    duplicate_names_option,
+    fail,
+)
 from tenantdeck.cli.target_options import target_options
 
 
@@ -25,15 +31,18 @@ from tenantdeck.cli.target_options import target_options
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
               help="What to print on stdout.")
 @click.option("--allow-delete", is_flag=True, help="Include deletions (apps, webhooks, triggers, SMS settings).")
+@duplicate_names_option
 @concurrency_option
 @target_options
-def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool, concurrency: int,
+def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
+            allow_duplicate_names: bool, concurrency: int,
             profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Save the operations a push would run, with remote fingerprints."""
     from tenantdeck.atomic import atomic_write_bytes
     from tenantdeck.sync.render import render
 
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
+                        allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps})
     sys.stdout.write(render(plan, fmt))

@@ -26,9 +26,14 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
               help="Apps pushed at once (each app's operations run in order).")
 @click.option("--allow-delete", is_flag=True, help="Also delete apps, webhooks, triggers and SMS settings that "
               "are gone from the draft.")
+@click.option("--adopt-existing", is_flag=True, help="An app to create whose name the service already has (once) "
+              "is taken to be that app: its id is written into the draft and the draft is pushed to it.")
+@click.option("--allow-duplicate-names", is_flag=True,
+              help="Create an app even when the service already has one of that name (otherwise a conflict).")
 @target_options
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
-            profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+            adopt_existing: bool, allow_duplicate_names: bool, profile: str | None, base_url: str | None,
+            insecure: bool, max_rps: float | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.sync.pushflow import PushOptions, push_flow
     from tenantdeck.sync.state import WorkspaceError
@@ -42,7 +47,8 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
     if planfile is None and draft_path is None:
         draft_path = Path("tenantdeck.yaml")
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
-                       allow_delete=allow_delete, interactive=interactive, confirm=confirm)
+                       allow_delete=allow_delete, interactive=interactive, confirm=confirm,
+                       adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names)
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

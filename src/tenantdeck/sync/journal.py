@@ -102,3 +102,51 @@ def open_intents(journal_dir: Path) -> list[Intent]:
             elif rec.get("event") in ("done", "failed") and key in pending and not rec.get("ambiguous"):
                 del pending[key]
     return list(pending.values())
+
+
+def completed_ops(journal_dir: Path, plan_hash: str) -> dict[str, dict[str, Any]]:
+    """The ``done`` records of every earlier run of the plan ``plan_hash``, by operation key.
+
+    A saved plan pushed again after an interruption must treat its own journalled operations as progress: they
+    are neither redone nor mistaken for someone else's change (a "stale" plan).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    if not journal_dir.is_dir():
+        return out
+    for path in sorted(journal_dir.glob(f"*-{plan_hash}.jsonl")):
+        for rec in read_journal(path):
+            if rec.get("event") == "done" and isinstance(rec.get("op"), str):
+                out[rec["op"]] = rec
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCreate:
+    """A create the service applied (a ``done`` line), with the id it assigned."""
+
+    kind: str
+    app_name: str
+    app_id: str
+    name: str  #: the widget's name for ``create_widget``
+    widget_id: str | None
+
+
+def recorded_creates(journal_dir: Path) -> list[RecordedCreate]:
+    """Every applied app and widget create across all journals, oldest first.
+
+    The journal, not the draft, is the record of what the service did: when writing an id back into the draft
+    failed (a read-only file, a full disk, a kill), the next push adopts the id from here instead of creating the
+    object again.
+    """
+    out: list[RecordedCreate] = []
+    if not journal_dir.is_dir():
+        return out
+    for path in sorted(journal_dir.glob("*.jsonl")):
+        for rec in read_journal(path):
+            if rec.get("event") != "done" or rec.get("kind") not in ("create_app", "create_widget"):
+                continue
+            if not isinstance(rec.get("app_id"), str):
+                continue
+            out.append(RecordedCreate(str(rec["kind"]), str(rec.get("app_name", "")), rec["app_id"],
+                                      str(rec.get("name") or ""), rec.get("widget_id")))
+    return out

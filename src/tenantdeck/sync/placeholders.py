@@ -27,13 +27,20 @@ class SecretUnavailable(LookupError):
     """A placeholder cannot be resolved; the message names the variable or key path, never a value."""
 
 
-def _locate(draft: Draft | None, app_name: str, field: str) -> tuple[str | None, str]:
-    """(the draft's raw string for that secret, its key path)."""
+def _locate(draft: Draft | None, app_name: str, field: str, app_id: str | None = None) -> tuple[str | None, str]:
+    """(the draft's raw string for that secret, its key path).
+
+    The app is found by id when the plan knows it (two apps with ids may share a name); an app the plan creates is
+    the one of that name without an id, or, once a resumed push wrote its id back, the one of that name.
+    """
     if draft is None:
         return None, field
-    for i, app in enumerate(draft.apps):
-        if app.name != app_name:
-            continue
+    if app_id:
+        candidates = [(i, a) for i, a in enumerate(draft.apps) if a.id == app_id]
+    else:
+        named = [(i, a) for i, a in enumerate(draft.apps) if a.name == app_name]
+        candidates = [(i, a) for i, a in named if a.id is None] or named
+    for i, app in candidates:
         if field == "sms.twilioAuthToken":
             return (app.sms.twilioAuthToken if app.sms else None), format_path(("apps", i, "sms", "twilioAuthToken"))
         _, hook_id, _ = field.split(".", 2)
@@ -43,10 +50,13 @@ def _locate(draft: Draft | None, app_name: str, field: str) -> tuple[str | None,
     return None, field
 
 
-def secret_placeholder(draft: Draft | None, app_name: str, field: str, *, source: str) -> dict[str, Any]:
+def secret_placeholder(draft: Draft | None, app_name: str, field: str, *, source: str,
+                       app_id: str | None = None) -> dict[str, Any]:
     """The placeholder for one secret field of one app (``source`` "draft" becomes "env" for a ``${VAR}``)."""
-    raw, path = _locate(draft, app_name, field)
+    raw, path = _locate(draft, app_name, field, app_id)
     spec: dict[str, Any] = {"app": app_name, "field": field, "path": path, "source": source}
+    if app_id:
+        spec["app_id"] = app_id
     if source == "draft":
         var = reference_name(raw) if raw else None
         if var:
@@ -103,7 +113,7 @@ async def _resolve(
         if value is None:
             raise SecretUnavailable(f"the service did not report {where}; set it in the draft to send it")
         return value
-    raw, _ = _locate(draft, str(spec.get("app")), str(spec.get("field")))
+    raw, _ = _locate(draft, str(spec.get("app")), str(spec.get("field")), spec.get("app_id"))
     if raw is None:
         raise SecretUnavailable(f"{where} is no longer in the draft the plan was made from")
     var = reference_name(raw)

@@ -101,6 +101,9 @@ class Plan:
     created_at: float = field(default_factory=time.time)
     draft_sha256: str = ""
     unchanged_apps: int = 0
+    #: name -> ids of live apps of that name, for each app the plan creates: a saved plan is stale only when an
+    #: app of that name appears that the plan did not know of (see :mod:`tenantdeck.sync.names`)
+    existing_names: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def has_changes(self) -> bool:
@@ -138,6 +141,7 @@ class Plan:
             "notes": [n.to_json() for n in self.notes],
             "fingerprints": dict(self.fingerprints),
             "unchanged_apps": self.unchanged_apps,
+            "existing_names": self.existing_names,
         }
         if with_snapshots:
             data["snapshots"] = self.snapshots
@@ -165,6 +169,7 @@ class Plan:
             created_at=float(data.get("created_at", 0.0)),
             draft_sha256=data.get("draft_sha256", ""),
             unchanged_apps=int(data.get("unchanged_apps", 0)),
+            existing_names={str(k): list(v) for k, v in (data.get("existing_names") or {}).items()},
         )
 
 
@@ -220,7 +225,8 @@ class _AppPlanner:
             if is_secret(res.kind, path) and value is not ABSENT:
                 field_path = f"webhooks.{res.rid}.{path}" if res.kind == "webhook" else f"sms.{path}"
                 source = "draft" if path in local_paths or res.kind == "webhook" else "live"
-                out[path] = secret_placeholder(self.draft, self.app.name, field_path, source=source)
+                out[path] = secret_placeholder(self.draft, self.app.name, field_path, source=source,
+                                               app_id=self.app.app_id)
         return out
 
     def _merged(self, res: ResourceDiff) -> Leaves:

@@ -20,7 +20,8 @@ class Progress:
         self.interval = interval if interval is not None else (0.2 if self.tty else 5.0)
         self.label = label
         self.done = 0
-        self.failed = 0
+        #: by status, the same words the summary uses: progress and summary must count the same things
+        self.counts = {"applied": 0, "failed": 0, "not_attempted": 0}
         self.started = time.monotonic()
         self._last = 0.0
 
@@ -29,12 +30,19 @@ class Progress:
         rate = self.done / elapsed
         left = self.total - self.done
         eta = f"{left / rate:.0f}s" if rate > 0 and left else ("0s" if not left else "?")
-        failed = f", {self.failed} failed" if self.failed else ""
-        return f"{self.label}: {self.done}/{self.total} operations{failed}, {rate:.1f}/s, ETA {eta}"
+        c = self.counts
+        parts = [f"{c['applied']} applied"]
+        if c["failed"]:
+            parts.append(f"{c['failed']} failed")
+        if c["not_attempted"]:
+            parts.append(f"{c['not_attempted']} not attempted")
+        return (f"{self.label}: {self.done}/{self.total} operations ({', '.join(parts)}), {rate:.1f}/s, "
+                f"ETA {eta}")
 
-    def step(self, *, failed: bool = False) -> None:
+    def step(self, status: str = "applied") -> None:
+        """One operation finished with ``status`` (applied, failed or not_attempted)."""
         self.done += 1
-        self.failed += int(failed)
+        self.counts[status] = self.counts.get(status, 0) + 1
         now = time.monotonic()
         if now - self._last >= self.interval or self.done == self.total:
             self._last = now

@@ -85,14 +85,38 @@ def _read_existing(path: Path) -> tuple[Draft | None, str | None]:
     return result.draft, result.doc.text
 
 
-def _match_apps(old_apps: list[App], remote_ids: list[str], remote_names: Mapping[str, str]) -> dict[str, App]:
-    """remote id -> old draft app: by id, else (an app without id, i.e. not created from this draft yet) by name."""
-    matched = {a.id: a for a in old_apps if a.id in set(remote_ids)}
+def _match_apps(old_apps: list[App], canonicals: list[dict[str, Any]], notes: list[str]) -> dict[str, App]:
+    """remote id -> old draft app: by id, else (an app without id, i.e. not created from this draft yet) by name.
+
+    A match by name adopts the remote app, whose values then replace the draft's. That is only right when the
+    draft's app is that app: the name must be unique on the service and the region the same (the API cannot move
+    an app). Otherwise both are kept, with a note: pull never silently changes a local value.
+    """
+    remote_ids = {c["id"] for c in canonicals}
+    matched = {a.id: a for a in old_apps if a.id in remote_ids}
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for c in canonicals:
+        by_name.setdefault(c["name"], []).append(c)
     for app in old_apps:
-        if app.id is None:
-            rid = remote_names.get(app.name)
-            if rid is not None and rid not in matched:
-                matched[rid] = app
+        if app.id is not None:
+            continue
+        same = [c for c in by_name.get(app.name, []) if c["id"] not in matched]
+        if not same:
+            continue
+        if len(same) > 1:
+            notes.append(f'app "{app.name}": the service has {len(same)} apps of this name '
+                         f"({', '.join(c['id'] for c in same)}); the draft's app (not created yet) was kept as it is "
+                         "beside them: set `id:` on it to manage one of them")
+            continue
+        remote = same[0]
+        if remote.get("region") != app.region:
+            notes.append(f'app "{app.name}": the draft\'s app (not created yet, region {app.region}) was not matched '
+                         f"to the service's app {remote['id']} of the same name (region {remote.get('region')}): "
+                         "both are kept; remove one, or set `id:` to manage that app")
+            continue
+        matched[remote["id"]] = app
+        notes.append(f'app "{app.name}": matched by name to the service\'s app {remote["id"]}; the draft now has '
+                     "its id and its values (the previous draft is in the .bak file)")
     return matched
 
 
@@ -147,12 +171,9 @@ async def pull(
     namer = SecretNamer()
     reserve_draft_references(namer, old_apps)
     remote_ids = [c["id"] for c in canonicals]
-    remote_names: dict[str, str] = {}
-    for c in canonicals:
-        remote_names.setdefault(c["name"], c["id"])
-    matched = _match_apps(old_apps, remote_ids, remote_names)
-
     result = PullResult(draft_path=path, workspace=workspace)
+    matched = _match_apps(old_apps, canonicals, result.notes)
+
     pulled: list[App] = []
     for canonical in canonicals:
         conversion = app_from_canonical(

@@ -16,8 +16,8 @@
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,12 +43,21 @@ class OpResult:
     op: Operation
     status: str  #: applied | failed | not_attempted
     reason: str = ""
+    earlier: bool = False  #: applied by an earlier run of the same saved plan (journalled), not redone
 
 
 @dataclass(slots=True)
 class PushResult:
+    """What a push did, operation by operation, and what it learnt (ids) on the way."""
+
     results: list[OpResult] = field(default_factory=list)
     interrupted: bool = False
+    #: set when the service stopped answering and the push stopped starting operations: the one-line reason
+    stopped: str = ""
+    #: things that went wrong after the service applied an operation (it stays applied): one line each
+    warnings: list[str] = field(default_factory=list)
+    app_ids: dict[str, str] = field(default_factory=dict)  #: app name -> id of each app created
+    widget_ids: dict[tuple[str, str], str] = field(default_factory=dict)  #: (app, widget name) -> id created
 
     def of(self, status: str) -> list[OpResult]:
         return [r for r in self.results if r.status == status]
@@ -62,12 +71,17 @@ class PushResult:
 
     def summary(self) -> str:
         c = self.counts()
-        lines = [f"Push {'complete' if self.complete else 'incomplete'}: {c['applied']} applied, "
+        earlier = sum(1 for r in self.results if r.earlier)
+        applied = f"{c['applied']} applied" + (f" ({earlier} by an earlier run)" if earlier else "")
+        lines = [f"Push {'complete' if self.complete else 'incomplete'}: {applied}, "
                  f"{c['failed']} failed, {c['not_attempted']} not attempted."]
         for r in self.of("failed"):
             lines.append(f"  failed: {_describe(r.op)}: {r.reason}")
         for r in self.of("not_attempted"):
             lines.append(f"  not attempted: {_describe(r.op)}" + (f" ({r.reason})" if r.reason else ""))
+        lines += [f"  warning: {w}" for w in self.warnings]
+        if self.stopped:
+            lines.append(f"Stopped: {self.stopped}.")
         if not self.complete:
             lines.append("Run the same push again to finish: what was applied is recorded and will not be redone.")
         return "\n".join(lines)
@@ -83,42 +97,59 @@ def _describe(op: Operation) -> str:
 class DraftIds:
     """Writes service-assigned ids into the draft file, keeping its comments (``tenantdeck.draft.save_draft``).
 
-    Serialised by a lock and run in a worker thread: saving a large draft takes a while and must not stall the
-    other apps' requests.
+    A push collects every id it is assigned and calls :meth:`write` once, at the end (or when interrupted): a
+    comment-preserving save of a large draft takes a while, and one per created object would cost k saves. Each
+    write is recorded in the workspace (:meth:`Workspace.record_draft_write`) so a resumed saved plan knows the
+    draft changed only by the tool's own hand. ``saves`` counts the files written (tests check it).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, workspace: Workspace | None = None) -> None:
         self.path = path
-        self._lock = threading.Lock()
+        self.workspace = workspace
+        self.saves = 0
 
     def write(self, *, app_ids: Mapping[str, str] | None = None,
-              widget_ids: Mapping[tuple[str, str], str] | None = None) -> None:
-        """``app_ids``: app name -> id; ``widget_ids``: (app name, widget name) -> id. Missing names are ignored."""
+              widget_ids: Mapping[tuple[str, str], str] | None = None) -> bool:
+        """``app_ids``: app name -> id; ``widget_ids``: (app name, widget name) -> id. Missing names are ignored.
+
+        Only apps without an id take one (an app that has an id is another app of the same name). Returns whether
+        the file changed; raises ``OSError`` (or ``ProblemError``) when it cannot be written.
+        """
+        import hashlib
+
         from tenantdeck.draft import load_draft, save_draft
         from tenantdeck.rules import resolve_widget
 
-        with self._lock:
-            result = load_draft(self.path)
-            draft = result.draft
-            if draft is None:
-                raise RuntimeError(f"cannot re-read {self.path} to record new ids")
-            changed = False
-            for app in draft.apps:
-                new_id = (app_ids or {}).get(app.name)
-                if new_id and app.id != new_id:
-                    app.id = new_id
+        if not app_ids and not widget_ids:
+            return False
+        result = load_draft(self.path)
+        draft = result.draft
+        if draft is None:
+            raise OSError(f"cannot re-read {self.path} to record new ids")
+        changed = False
+        for app in draft.apps:
+            new_id = (app_ids or {}).get(app.name)
+            if new_id and not app.id:
+                app.id = new_id
+                changed = True
+            for widget in app.widgets:
+                if widget.id:
+                    continue
+                settings = resolve_widget(draft, widget)
+                name = widget.name or (settings.name if settings else None)
+                wid = (widget_ids or {}).get((app.name, name or ""))
+                if wid:
+                    widget.id = wid
                     changed = True
-                for widget in app.widgets:
-                    if widget.id:
-                        continue
-                    settings = resolve_widget(draft, widget)
-                    name = widget.name or (settings.name if settings else None)
-                    wid = (widget_ids or {}).get((app.name, name or ""))
-                    if wid:
-                        widget.id = wid
-                        changed = True
-            if changed:
-                save_draft(self.path, draft, original_text=result.doc.text, backup=False)
+        if not changed:
+            return False
+        before = result.doc.text or ""
+        after = save_draft(self.path, draft, original_text=before, backup=False)
+        self.saves += 1
+        if self.workspace is not None:
+            self.workspace.record_draft_write(hashlib.sha256(before.encode("utf-8")).hexdigest(),
+                                              hashlib.sha256(after.encode("utf-8")).hexdigest())
+        return True
 
 
 # -- base bookkeeping -------------------------------------------------------------------------------------------------
@@ -217,7 +248,13 @@ def _with_changes(old: Mapping[str, Any] | None, op: Operation, sent: Mapping[st
 
 
 class Executor:
-    """Runs one plan. ``base`` and ``live`` are canonical apps by id (live stands in for a missing base)."""
+    """Runs one plan. ``base`` and ``live`` are canonical apps by id (live stands in for a missing base).
+
+    ``already`` holds the journal's ``done`` records of earlier runs of this same plan (by operation key): those
+    operations are counted as applied and not sent again, and a created app's id comes from its record.
+    After ``gone_after`` consecutive transport failures (connection refused, timeouts) the service is taken to be
+    gone: operations in flight finish, no new one starts, and the result says so.
+    """
 
     def __init__(
         self,
@@ -232,25 +269,31 @@ class Executor:
         base: Mapping[str, dict[str, Any]],
         live: Mapping[str, dict[str, Any]],
         journal: Journal,
-        draft_ids: DraftIds | None,
         concurrency: int = 16,
         progress: Progress | None = None,
+        already: Mapping[str, Mapping[str, Any]] | None = None,
+        gone_after: int = 3,
+        service: str = "",
     ) -> None:
         self.client = client
         self.plan = plan
         self.workspace = workspace
         self.draft = draft
-        self.draft_apps = {a["name"]: a for a in draft_apps}
+        #: by app key (id, or ``new:<name>``): two apps may share a name when they have ids
+        self.draft_apps = {(a.get("id") or f"new:{a['name']}"): a for a in draft_apps}
         self.env = env
         self.secret_key = secret_key
         self.base = dict(base)
         self.live = live
         self.journal = journal
-        self.draft_ids = draft_ids
         self.concurrency = max(1, concurrency)
         self.progress = progress
+        self.already = dict(already or {})
+        self.gone_after = max(1, gone_after)
+        self.service = service or getattr(client, "base_url", "the service")
         self.result = PushResult()
         self._statuses: dict[str, str] = {}
+        self._transport_failures = 0
 
     async def run(self) -> PushResult:
         groups: dict[str, list[Operation]] = {}
@@ -275,18 +318,28 @@ class Executor:
             done = {r.op.key for r in self.result.results}
             for op in self.plan.operations:
                 if op.key not in done:
-                    self.result.results.append(OpResult(op, "not_attempted", "interrupted"
-                                                        if self.result.interrupted else ""))
-            self.journal.write("end", interrupted=self.result.interrupted, counts=self.result.counts())
+                    self._record(op, "not_attempted", "interrupted" if self.result.interrupted else "")
+            self.journal.write("end", interrupted=self.result.interrupted, counts=self.result.counts(),
+                               stopped=self.result.stopped or None)
         return self.result
 
     async def _run_app(self, ops: list[Operation]) -> None:
-        app_key = ops[0].app_key
         app_id = ops[0].app_id
         state = self.base.get(app_id) if app_id else None
         if state is None and app_id:
             state = self.live.get(app_id)
         for op in ops:
+            record = self.already.get(op.key)
+            if record is not None:
+                if op.kind == "create_app" and isinstance(record.get("app_id"), str):
+                    app_id = record["app_id"]
+                    # the earlier run may have been stopped before it recorded the new app's base
+                    state = self.base.get(app_id) or self.live.get(app_id) or empty_app(app_id, op.payload)
+                self._record(op, "applied", "applied by an earlier run", earlier=True)
+                continue
+            if self.result.stopped:
+                self._record(op, "not_attempted", "the service stopped answering")
+                continue
             blocked = [d for d in op.depends_on if self._statuses.get(d) != "applied"]
             if blocked:
                 self._record(op, "not_attempted", f"needs {blocked[0]} first")
@@ -295,43 +348,65 @@ class Executor:
                 outcome = await self._run_one(op, app_id, state)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # ApiError, OperationFailed, SecretUnavailable, OSError: one line each
+            except Exception as exc:  # ApiError, OperationFailed, SecretUnavailable: one line each
                 reason = _one_line(exc)
-                self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
-                                   rid=op.rid, error=reason)
+                self._note_failure(exc)
+                with contextlib.suppress(OSError):
+                    self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                       rid=op.rid, error=reason)
                 self._record(op, "failed", reason)
                 continue
+            self._transport_failures = 0
             app_id, state = outcome
             self._record(op, "applied")
-        del app_key
+
+    def _note_failure(self, exc: BaseException) -> None:
+        """Count transport failures in a row; past ``gone_after`` the service is taken to be gone."""
+        from tenantdeck.api.errors import TransportError
+
+        if not isinstance(exc, TransportError):
+            self._transport_failures = 0
+            return
+        self._transport_failures += 1
+        if self._transport_failures >= self.gone_after and not self.result.stopped:
+            where = self.service.split("://", 1)[-1]
+            self.result.stopped = f"the service at {where} stopped answering; run the same push again"
 
     async def _run_one(self, op: Operation, app_id: str | None,
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
+        """Send one operation. Once the service has applied it, it *is* applied: what fails afterwards (the base
+        or journal write) is a warning, never a failure that would invite a duplicate create."""
         from tenantdeck.sync.ops import run_operation
 
         payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
                                         live_secret=self._live_secret)
+        name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
         if op.kind in ("create_app", "create_widget", "create_webhook", "store_sms"):
-            name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
             self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
                                name=name)
         result = await run_operation(self.client, op, app_id, payload)
-        sent = _fingerprinted(op.payload, payload, self.secret_key)
-        new_state = apply_to_base(state, op, sent, result, self.draft_apps.get(op.app_name))
+        # -- applied on the service from here on --
         if op.kind == "create_app":
             app_id = result["app_id"]
+            self.result.app_ids[op.app_name] = result["app_id"]
+        if op.kind == "create_widget":
+            self.result.widget_ids[(op.app_name, str(name))] = result["widget_id"]
         assert app_id is not None
-        if new_state is None:
-            await asyncio.to_thread(self.workspace.delete_base_app, app_id)
-        else:
-            await asyncio.to_thread(self.workspace.write_base_app, app_id, new_state)
-        if self.draft_ids is not None and op.kind == "create_app":
-            await asyncio.to_thread(self.draft_ids.write, app_ids={op.app_name: app_id})
-        if self.draft_ids is not None and op.kind == "create_widget":
-            name = str(op.payload["settings"].get("name", ""))
-            await asyncio.to_thread(self.draft_ids.write, widget_ids={(op.app_name, name): result["widget_id"]})
-        self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
-                           widget_id=result.get("widget_id"))
+        try:
+            self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
+                               name=name, widget_id=result.get("widget_id"))
+        except OSError as exc:
+            self.result.warnings.append(f"{_describe(op)}: applied, but the journal could not record it ({exc})")
+        sent = _fingerprinted(op.payload, payload, self.secret_key)
+        new_state = apply_to_base(state, op, sent, result, self.draft_apps.get(op.app_key))
+        try:
+            if new_state is None:
+                await asyncio.to_thread(self.workspace.delete_base_app, app_id)
+            else:
+                await asyncio.to_thread(self.workspace.write_base_app, app_id, new_state)
+        except OSError as exc:
+            self.result.warnings.append(f"{_describe(op)}: applied, but the base snapshot could not be updated "
+                                        f"({exc}); the next push compares it again")
         return app_id, new_state
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
@@ -341,11 +416,11 @@ class Executor:
             return token if isinstance(token, str) and token else None
         return None
 
-    def _record(self, op: Operation, status: str, reason: str = "") -> None:
+    def _record(self, op: Operation, status: str, reason: str = "", *, earlier: bool = False) -> None:
         self._statuses[op.key] = status
-        self.result.results.append(OpResult(op, status, reason))
+        self.result.results.append(OpResult(op, status, reason, earlier))
         if self.progress is not None:
-            self.progress.step(failed=status != "applied")
+            self.progress.step(status)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -379,9 +454,12 @@ async def resolve_intents(
 
     res = Resolution()
     intents: list[Intent] = open_intents(workspace.journal_dir)
-    by_name = {a["name"]: a for a in draft_apps}
+    # an app to create is known by its name (unique among apps without id); a created one by its id
+    by_name = {a["name"]: a for a in draft_apps if not a.get("id")}
+    by_id = {a["id"]: a for a in draft_apps if a.get("id")}
     for intent in intents:
-        app = by_name.get(intent.app_name)
+        app = by_id.get(intent.app_id) if intent.app_id else None
+        app = app or by_name.get(intent.app_name)
         if app is None:
             continue
         if intent.kind == "create_app" and not app.get("id"):
@@ -413,7 +491,47 @@ async def resolve_intents(
                 workspace.write_base_app(intent.app_id, state)
                 res.messages.append(f'app "{intent.app_name}": widget "{intent.name}" was created as {wid} by an '
                                     "earlier push; adopted")
+    await _adopt_recorded(client, workspace, by_name, by_id, base, res)
     return res
+
+
+async def _adopt_recorded(client: ManagementClient, workspace: Workspace, by_name: Mapping[str, dict[str, Any]],
+                          by_id: Mapping[str, dict[str, Any]], base: dict[str, dict[str, Any]],
+                          res: Resolution) -> None:
+    """Adopt creates the journal records as applied whose id never reached the draft (its write-back failed).
+
+    Each is checked against the service first: an app deleted there since is not adopted.
+    """
+    from tenantdeck.sync.journal import recorded_creates
+
+    for rec in recorded_creates(workspace.journal_dir):
+        app = by_id.get(rec.app_id) if rec.kind == "create_widget" else None
+        app = app or by_name.get(rec.app_name)
+        if app is None:
+            continue
+        if rec.kind == "create_app" and not app.get("id") and rec.app_name not in res.app_ids:
+            found = [a for a in await client.find_apps_by_name(rec.app_name) if a.id == rec.app_id]
+            if not found:
+                continue
+            res.app_ids[rec.app_name] = rec.app_id
+            if rec.app_id not in base:
+                chosen = found[0]
+                payload = {"name": chosen.name, "region": chosen.region, "version": chosen.version or "3"}
+                base[rec.app_id] = empty_app(rec.app_id, payload)
+                workspace.write_base_app(rec.app_id, base[rec.app_id])
+            res.messages.append(f'app "{rec.app_name}": created as {rec.app_id} by an earlier push (its id did not '
+                                "reach the draft then); adopted")
+        elif rec.kind == "create_widget" and rec.widget_id and f"new:{rec.name}" in (app.get("widgets") or {}):
+            if (rec.app_name, rec.name) in res.widget_ids:
+                continue
+            app_id = app.get("id") or res.app_ids.get(rec.app_name)
+            if app_id != rec.app_id:
+                continue
+            if not any(w.widget_id == rec.widget_id for w in await client.list_widgets(rec.app_id)):
+                continue
+            res.widget_ids[(rec.app_name, rec.name)] = rec.widget_id
+            res.messages.append(f'app "{rec.app_name}": widget "{rec.name}" was created as {rec.widget_id} by an '
+                                "earlier push; adopted")
 
 
 # -- saved plans: staleness ------------------------------------------------------------------------------
@@ -431,14 +549,22 @@ class Stale:
 
 
 def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
-                    label_of: Callable[[str, str], str] | None = None) -> list[Stale]:
-    """Touched resources whose live fingerprint no longer matches the plan's (with the fields that moved)."""
+                    label_of: Callable[[str, str], str] | None = None,
+                    done: Iterable[str] = ()) -> list[Stale]:
+    """Touched resources whose live fingerprint no longer matches the plan's (with the fields that moved).
+
+    ``done``: resource keys an earlier run of this plan already changed (journalled): that change is the plan's
+    own progress, not someone else's.
+    """
     from tenantdeck.sync.labels import label
 
     titles = {op.resource_key: (op.resource, op.app_name) for op in plan.operations}
     out: list[Stale] = []
     cache: dict[str, dict[Any, Any]] = {}
+    skip = set(done)
     for key, expected in plan.fingerprints.items():
+        if key in skip:
+            continue
         app_key, _, res = key.partition("/")
         kind, _, rid = res.partition(":")
         title, app_name = titles.get(key, (res, app_key))

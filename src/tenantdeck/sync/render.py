@@ -122,8 +122,12 @@ def render_text(plan: Plan, *, title: str = "") -> str:
     if title:
         lines += [title, ""]
     if not plan.operations and not plan.conflicts and not plan.skipped_deletions:
-        lines.append("No changes. The service matches the draft." if not plan.offline
-                     else "No changes. The draft matches the base snapshot.")
+        if plan.drift:
+            lines.append("Nothing to push: the draft has no local change. The service changed since the base "
+                         "(drift below); `tenantdeck pull` adopts it into the draft.")
+        else:
+            lines.append("No changes. The service matches the draft." if not plan.offline
+                         else "No changes. The draft matches the base snapshot.")
     else:
         lines.append("Symbols: + create, ~ update, - delete")
     destructive = [op for op in plan.operations if op.destructive]
@@ -196,7 +200,8 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
              "conflict(s)**" if plan.conflicts else "") + (f"; {plan.unchanged_apps} app(s) unchanged"
              if plan.unchanged_apps else "") + "."]
     if not plan.operations and not plan.conflicts:
-        lines += ["", "No changes."]
+        lines += ["", "Nothing to push; the service changed since the base (drift below)." if plan.drift
+                  else "No changes."]
     ordered = [op for op in plan.operations if op.destructive] + [op for op in plan.operations if not op.destructive]
     for app_ops in _by_app(ordered).values():
         first = app_ops[0]

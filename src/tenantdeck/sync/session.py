@@ -139,20 +139,24 @@ def plan_local(local: Local, comparison: Comparison, *, allow_delete: bool = Fal
     return plan
 
 
-async def list_known_apps(client: ManagementClient, ids: set[str]) -> dict[str, RemoteApp]:
-    """The service's apps among ``ids`` (one paged list call; an id missing from the answer is gone)."""
+async def list_known_apps(client: ManagementClient, ids: set[str],
+                          listing: list[RemoteApp] | None = None) -> dict[str, RemoteApp]:
+    """The service's apps among ``ids`` (one paged list call, or ``listing`` when the caller already made it; an
+    id missing from the answer is gone)."""
     if not ids:
         return {}
-    return {app.id: app for app in await client.list_apps() if app.id in ids}
+    if listing is None:
+        listing = await client.list_apps()
+    return {app.id: app for app in listing if app.id in ids}
 
 
 async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: bytes,
-                     concurrency: int = 16) -> dict[str, dict[str, Any]]:
+                     concurrency: int = 16, listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
     """Canonical live state of the apps among ``ids`` that exist on the service."""
     from tenantdeck.sync.canonical import canonical_app_from_remote
     from tenantdeck.sync.fetch import fetch_remote_apps
 
-    known = await list_known_apps(client, ids)
+    known = await list_known_apps(client, ids, listing)
     out: dict[str, dict[str, Any]] = {}
 
     def keep(bundle: Any) -> None:
@@ -162,8 +166,8 @@ async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: byt
     return out
 
 
-async def fetch_live_for_push(client: ManagementClient, local: Local, *,
-                              concurrency: int = 16) -> dict[str, dict[str, Any]]:
+async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurrency: int = 16,
+                              listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
     """Like :func:`fetch_live`, but reads only what this push can act on.
 
     A push applies local changes (base -> draft) and refuses conflicts, which need a local change too. A section of
@@ -179,7 +183,7 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *,
     from tenantdeck.sync.canonical import canonical_app_from_remote
     from tenantdeck.sync.fetch import RemoteAppBundle
 
-    known = await list_known_apps(client, local.app_ids())
+    known = await list_known_apps(client, local.app_ids(), listing)
     drafts = {a["id"]: a for a in local.apps if a.get("id")}
     gate = asyncio.Semaphore(max(1, concurrency))
     out: dict[str, dict[str, Any]] = {}

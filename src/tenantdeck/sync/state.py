@@ -53,6 +53,7 @@ class Workspace:
         self.key_path = self.root / "secret.key"
         self.journal_dir = self.root / "journal"
         self.history_path = self.root / "history.jsonl"
+        self.draft_writes_path = self.root / "draft-writes.jsonl"
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -183,6 +184,50 @@ class Workspace:
         when = (pulled_at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
         self.ensure()
         atomic_write_json(self.meta_path, {"profile": profile, "base_url": base_url, "pulled_at": when})
+
+    # --- the tool's own writes to the draft ------------------------------------------------------------------
+
+    def record_draft_write(self, before_sha256: str, after_sha256: str) -> None:
+        """Remember that tenantdeck itself turned the draft ``before`` into ``after`` (ids written back).
+
+        A saved plan records the draft's hash; without this record the tool's own id write-back would make the draft
+        look "changed since the plan" and a resumed push could not tell it from an edit by the user.
+        """
+        self.ensure()
+        line = json.dumps({"before": before_sha256, "after": after_sha256}) + "\n"
+        fd = os.open(self.draft_writes_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def written_by_tool(self, original_sha256: str, current_sha256: str) -> bool:
+        """Whether ``current`` is ``original`` with only tenantdeck's own recorded writes applied."""
+        if original_sha256 == current_sha256:
+            return True
+        try:
+            text = self.draft_writes_path.read_text(encoding="utf-8")
+        except OSError:
+            return False
+        steps: dict[str, str] = {}
+        for line in text.splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if isinstance(rec, dict) and isinstance(rec.get("before"), str) and isinstance(rec.get("after"), str):
+                steps[rec["before"]] = rec["after"]
+        seen = {original_sha256}
+        sha = original_sha256
+        while sha in steps:
+            sha = steps[sha]
+            if sha == current_sha256:
+                return True
+            if sha in seen:
+                return False
+            seen.add(sha)
+        return False
 
     # --- helpers ----------------------------------------------------------------------------------------------
 

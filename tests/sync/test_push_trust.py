@@ -1,0 +1,465 @@
+"""Regression tests of issue 7: the push promise ("does exactly the diff, never clobbers, never leaves a mess that
+cannot be finished, re-running finishes the job without duplicates"), each broken case through the CLI against a
+real sandbox on 127.0.0.1, plus in-process cases where only a fault injected into the engine can reach the state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenantdeck import exitcodes
+from tenantdeck.api.client import ManagementClient
+from tenantdeck.api.errors import TransportError
+from tenantdeck.draft import load_draft
+from tenantdeck.models import App, WidgetSettings
+from tenantdeck.sandbox import create_app
+from tenantdeck.sync.state import Workspace
+from tests.loopback import serve_on_loopback
+from tests.models import factories
+from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
+
+NEW_PW = "FreshHookPw77"
+ENV = {"NEW_HOOK_PW": NEW_PW, "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "TrustTok11",
+       "TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD": "TrustHook22", "GLOBEX_TWILIO_TOKEN": "GlobexTok33",
+       "GLOBEX_WEBHOOK_PASSWORD": "GlobexHook44"}
+
+
+# -- a real loopback sandbox and the CLI as a subprocess --------------------------------------------------------
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    app = create_app(tmp_path / "db.sqlite3", key=KEY, secret=SECRET, seed=True)
+    with serve_on_loopback(app) as url:
+        yield url
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[str]:
+    app = create_app(tmp_path / "db.sqlite3", key=KEY, secret=SECRET, seed=True, latency_ms=25)
+    with serve_on_loopback(app) as url:
+        yield url
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+    return {**env, "TENANTDECK_KEY": KEY, "TENANTDECK_SECRET": SECRET, "NO_COLOR": "1", **ENV, **extra}
+
+
+def cli(url: str | None, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "tenantdeck", *args]
+    if url is not None:
+        cmd += ["--base-url", url]
+    return subprocess.run(cmd, env=env or cli_env(), capture_output=True, text=True, timeout=120)
+
+
+def run(coro_fn: Any, url: str) -> Any:
+    async def go() -> Any:
+        async with ManagementClient(url, KEY, SECRET) as c:
+            return await coro_fn(c)
+
+    return asyncio.run(go())
+
+
+def app_names(url: str) -> list[str]:
+    return sorted(a.name for a in run(lambda c: c.list_apps(), url))
+
+
+def pulled(url: str, tmp_path: Path) -> Path:
+    draft = tmp_path / "d.yaml"
+    out = cli(url, "pull", "--draft", str(draft))
+    assert out.returncode == 0, out.stderr
+    return draft
+
+
+def add_app(draft: Path, name: str, **fields: Any) -> None:
+    def change(d: Any) -> None:
+        d.presets["support"] = WidgetSettings.model_validate(factories.full_settings())
+        d.apps.append(App.model_validate(factories.app(name, **fields)))
+
+    edit_draft(draft, change)
+
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    """Make ``path`` unwritable even for root (``chattr +i``), as the issue's reproduction does."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(0o644)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
+        pytest.skip("cannot make a file immutable here (chattr unavailable or unsupported by this filesystem)")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+# -- 1. a create that landed is applied, whatever happens after --------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_unwritable_draft_is_refused_before_the_first_write(server: str, tmp_path: Path) -> None:
+    draft = pulled(server, tmp_path)
+    add_app(draft, "Brand New", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    before = app_names(server)
+    with immutable(draft):
+        out = cli(server, "push", "--draft", str(draft), "--yes")
+    assert out.returncode == exitcodes.ERROR, out.stderr
+    assert "cannot write" in out.stderr and str(draft) in out.stderr and "nothing was pushed" in out.stderr
+    assert app_names(server) == before, "nothing may be created when its id cannot be recorded"
+
+
+def test_a_create_whose_id_cannot_reach_the_draft_is_applied_and_adopted_next_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    add_app(draft, "Brand New", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+
+    from tenantdeck.sync import push as push_mod
+
+    real_write = push_mod.DraftIds.write
+
+    def broken(self: Any, **kw: Any) -> bool:
+        raise PermissionError(1, "Operation not permitted", str(self.path))
+
+    monkeypatch.setattr(push_mod.DraftIds, "write", broken)
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    assert "0 failed" in err and "could not be written" in err and "next push adopts them" in err
+    assert app_named(loaded(draft), "Brand New").id is None
+
+    monkeypatch.setattr(push_mod.DraftIds, "write", real_write)
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    assert "adopted" in err
+    from tests.sync.helpers_push import live_summary
+
+    assert live_summary(sandbox)["app_names"].count("Brand New") == 1
+    new_id = app_named(loaded(draft), "Brand New").id
+    assert new_id and new_id == live_summary(sandbox)["apps"]["Brand New"]["id"]
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK and "No changes" in err, err
+
+
+def test_created_ids_are_written_back_in_one_save(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+
+    def change(d: Any) -> None:
+        d.presets["support"] = WidgetSettings.model_validate(factories.full_settings())
+        for i in range(12):
+            d.apps.append(App.model_validate(factories.app(f"Batch {i}", webhooks=[])))
+
+    edit_draft(draft, change)
+    from tenantdeck.draft import save as save_mod
+
+    saves: list[str] = []
+    real = save_mod.write_atomic
+
+    def counting(path: Any, text: str, **kw: Any) -> None:
+        saves.append(str(path))
+        real(path, text, **kw)
+
+    monkeypatch.setattr(save_mod, "write_atomic", counting)
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    assert saves.count(str(draft)) == 1, "12 apps and 12 widgets created: one draft save, not 24"
+    assert all(a.id and all(w.id for w in a.widgets) for a in loaded(draft).apps)
+
+
+# -- 2. the base follows values both sides agree on ------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_a_settled_conflict_advances_the_base_so_a_later_remote_change_is_never_overwritten(
+        server: str, tmp_path: Path) -> None:
+    draft = pulled(server, tmp_path)
+    acme_id = app_named(loaded(draft), "Acme Support").id
+    (widget,) = run(lambda c: c.list_widgets(acme_id), server)
+
+    def remote_color(color: str) -> None:
+        settings = run(lambda c: c.list_widgets(acme_id), server)[0].settings
+        settings = {**settings, "style": {**settings["style"], "primary_color": color}}
+        run(lambda c: c.update_widget(acme_id, widget.widget_id, settings), server)
+
+    def local_color(color: str) -> None:
+        def change(d: Any) -> None:
+            w = app_named(d, "Acme Support").widgets[0]
+            if w.style is None:  # a widget extending a preset: override the one value
+                from tenantdeck.models.widget import Style
+
+                w.style = Style.model_validate({"primary_color": color})
+            else:
+                w.style.primary_color = color
+
+        edit_draft(draft, change)
+
+    local_color("#111111")
+    remote_color("#222222")
+    assert cli(server, "diff", "--draft", str(draft)).returncode == exitcodes.CONFLICT
+    local_color("#222222")  # settled: take the live value
+    out = cli(server, "push", "--draft", str(draft), "--yes")
+    assert out.returncode == exitcodes.OK, out.stderr
+
+    offline = cli(None, "diff", "--draft", str(draft), "--offline")
+    assert offline.returncode == exitcodes.OK, offline.stdout + offline.stderr
+    assert "primary_color" not in offline.stdout
+
+    remote_color("#333333")  # someone changes it later on the service
+    diff = cli(server, "diff", "--draft", str(draft), "--format", "json")
+    assert diff.returncode == exitcodes.OK, diff.stdout + diff.stderr
+    data = json.loads(diff.stdout)
+    assert data["operations"] == []
+    assert any(d["path"] == "style.primary_color" and d["after"] == "#333333" for d in data["drift"])
+    out = cli(server, "push", "--draft", str(draft), "--yes")
+    assert out.returncode == exitcodes.OK, out.stderr
+    live = run(lambda c: c.list_widgets(acme_id), server)[0].settings
+    assert live["style"]["primary_color"] == "#333333", "the push overwrote a remote change"
+
+
+# -- 3. a saved plan resumes ----------------------------------------------------------------------------------------
+
+
+def _journal_lines(journal_dir: Path) -> int:
+    if not journal_dir.is_dir():
+        return 0
+    return sum(p.read_bytes().count(b"\n") for p in journal_dir.glob("*.jsonl"))
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_an_interrupted_saved_plan_is_finished_by_the_same_command(slow_server: str, tmp_path: Path) -> None:
+    url = slow_server
+    draft = pulled(url, tmp_path)
+    for name in ("Plan A", "Plan B"):
+        add_app(draft, name, webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    plan_file = tmp_path / "p.json"
+    out = cli(url, "plan", "--draft", str(draft), "-o", str(plan_file))
+    assert out.returncode in (0, 2), out.stderr
+    journal_dir = Workspace(draft).journal_dir
+    cmd = [sys.executable, "-m", "tenantdeck", "push", str(plan_file), "--yes", "--base-url", url,
+           "--concurrency", "1"]
+    proc = subprocess.Popen(cmd, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while _journal_lines(journal_dir) < 5 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    proc.wait(30)
+
+    again = subprocess.run(cmd, env=cli_env(), capture_output=True, text=True, timeout=120)
+    assert again.returncode == exitcodes.OK, again.stderr
+    assert "stale" not in again.stderr and "changed since the plan" not in again.stderr
+    names = app_names(url)
+    assert names.count("Plan A") == 1 and names.count("Plan B") == 1, names
+    assert all(a.id for a in loaded(draft).apps)
+    assert cli(url, "diff", "--draft", str(draft)).returncode == exitcodes.OK
+
+
+def test_a_saved_plan_with_a_failed_operation_is_finished_by_pushing_it_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    add_app(draft, "Plan C", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    from tests.sync.test_push import live_plan
+
+    plan = live_plan(sandbox, draft, ENV)
+    plan_file = tmp_path / "p.json"
+    plan_file.write_text(json.dumps(plan.to_json()))
+
+    from tenantdeck.api.errors import ServerError
+    from tenantdeck.sync import ops
+
+    real = ops.run_operation
+    failed: list[str] = []
+
+    async def flaky(client: Any, op: Any, app_id: Any, payload: Any) -> Any:
+        if op.kind == "add_triggers" and not failed:
+            failed.append(op.key)
+            raise ServerError("add triggers", status=503, message="Service Unavailable")
+        return await real(client, op, app_id, payload)
+
+    monkeypatch.setattr(ops, "run_operation", flaky)
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.PARTIAL, err
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.OK, err
+    assert "earlier run" in err and "stale" not in err
+    from tests.sync.helpers_push import live_summary
+
+    live = live_summary(sandbox)
+    assert live["app_names"].count("Plan C") == 1
+    assert live["apps"]["Plan C"]["triggers"]["fresh"] == sorted(factories.webhook("fresh")["triggers"])
+
+
+# -- 4. secret values the service would refuse are found before the first write ------------------------------------
+
+
+@pytest.mark.e2e
+def test_a_secret_value_the_service_refuses_stops_the_push_before_any_write(server: str, tmp_path: Path) -> None:
+    draft = pulled(server, tmp_path)
+    add_app(draft, "Brand New", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    before = app_names(server)
+    out = cli(server, "push", "--draft", str(draft), "--yes", env=cli_env(NEW_HOOK_PW="has-a-dash"))
+    assert out.returncode == exitcodes.ERROR, out.stderr
+    assert "has-a-dash" not in out.stderr + out.stdout
+    assert re.search(rf"{re.escape(str(draft))}:\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: the value of "
+                     r"\$\{NEW_HOOK_PW\} would be refused", out.stderr), out.stderr
+    assert "letters and digits" in out.stderr
+    assert app_names(server) == before
+
+
+# -- 5. same-name apps ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_init_then_push_against_the_seeded_sandbox_never_silently_duplicates_an_app(
+        server: str, tmp_path: Path) -> None:
+    draft = tmp_path / "d.yaml"
+    assert cli(None, "init", str(draft)).returncode == 0
+    before = app_names(server)
+    out = cli(server, "push", "--draft", str(draft), "--yes")
+    assert out.returncode == exitcodes.CONFLICT, out.stderr
+    assert 'already has an app named "Acme Support"' in out.stderr and "--adopt-existing" in out.stderr
+    assert app_names(server) == before
+
+    out = cli(server, "push", "--draft", str(draft), "--yes", "--adopt-existing")
+    assert out.returncode == exitcodes.OK, out.stderr
+    after = app_names(server)
+    assert after.count("Acme Support") == 1, "adopted, not created again"
+    assert sorted(set(after) - set(before)) == ["Globex"], "only the sample's app the service lacks is created"
+    ids = {a.name: a.id for a in loaded(draft).apps}
+    live_ids = {a.name: a.id for a in run(lambda c: c.list_apps(), server)}
+    assert ids["Acme Support"] == live_ids["Acme Support"]
+
+
+@pytest.mark.e2e
+def test_same_name_apps_on_the_service_pull_into_a_draft_that_validates(server: str, tmp_path: Path) -> None:
+    draft = tmp_path / "d.yaml"
+    assert cli(None, "init", str(draft)).returncode == 0
+    out = cli(server, "push", "--draft", str(draft), "--yes", "--allow-duplicate-names")
+    assert out.returncode == exitcodes.OK, out.stderr
+    assert app_names(server).count("Acme Support") == 2
+    fresh = tmp_path / "fresh.yaml"
+    assert cli(server, "pull", "--draft", str(fresh)).returncode == 0
+    result = load_draft(fresh)
+    assert result.ok, [p.render() for p in result.problems]
+    assert cli(None, "validate", str(fresh)).returncode == 0
+
+
+# -- behaviour users notice -------------------------------------------------------------------------------------------
+
+
+def test_progress_and_summary_count_the_same_things(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    add_app(draft, "Counted", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    from tenantdeck.api.errors import ValidationFailed
+    from tenantdeck.sync import ops
+
+    real = ops.run_operation
+
+    async def failing(client: Any, op: Any, app_id: Any, payload: Any) -> Any:
+        if op.kind == "create_webhook":
+            raise ValidationFailed("create webhook", status=422, message="refused")
+        return await real(client, op, app_id, payload)
+
+    monkeypatch.setattr(ops, "run_operation", failing)
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.PARTIAL, err
+    progress = re.findall(r"push: (\d+)/(\d+) operations \((\d+) applied(?:, (\d+) failed)?(?:, (\d+) not attempted)?",
+                          err)[-1]
+    summary = re.search(r"(\d+) applied, (\d+) failed, (\d+) not attempted", err)
+    assert summary is not None, err
+    assert (progress[2], progress[3] or "0", progress[4] or "0") == summary.groups(), err
+    assert int(progress[0]) == int(progress[1]) == sum(int(g) for g in summary.groups())
+
+
+def test_a_service_that_stops_answering_stops_the_push_with_one_clear_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+
+    def change(d: Any) -> None:
+        d.presets["support"] = WidgetSettings.model_validate(factories.full_settings())
+        for i in range(6):
+            d.apps.append(App.model_validate(factories.app(f"Gone {i}", webhooks=[])))
+
+    edit_draft(draft, change)
+    from tenantdeck.sync import ops
+
+    sent: list[str] = []
+
+    async def refused(client: Any, op: Any, app_id: Any, payload: Any) -> Any:
+        sent.append(op.key)
+        raise TransportError(op.kind.replace("_", " "), message="connection refused", kind="connect")
+
+    monkeypatch.setattr(ops, "run_operation", refused)
+    code, err = run_push(sandbox, draft, ENV, concurrency=1)
+    assert code == exitcodes.PARTIAL, err
+    assert len(sent) == 3, "no new operation starts once the service is gone"
+    assert "stopped answering; run the same push again" in err
+    assert err.count("not attempted: ") >= 3 and "(the service stopped answering)" in err
+
+
+def test_diff_shows_drift_as_drift_and_pull_adopts_it(tmp_path: Path) -> None:
+    from tenantdeck.sync.render import render_text
+    from tests.sync.helpers_push import call
+    from tests.sync.test_push import live_plan
+
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    acme_id = app_named(loaded(draft), "Acme Support").id
+    (widget,) = call(sandbox, "list_widgets", acme_id)
+    main = widget.settings["main"]
+    call(sandbox, "update_widget", acme_id, widget.widget_id,
+         {**widget.settings, "main": {**main, "send_gifs": not main["send_gifs"]}})
+    text = render_text(live_plan(sandbox, draft, {}))
+    assert "No changes. The service matches the draft." not in text
+    assert "drift" in text and "send_gifs" in text
+    run_pull(sandbox, draft)
+    text = render_text(live_plan(sandbox, draft, {}))
+    assert "No changes. The service matches the draft." in text and "send_gifs" not in text
+
+
+def test_pull_never_silently_moves_a_draft_app_to_another_region(tmp_path: Path) -> None:
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    acme = app_named(loaded(draft), "Acme Support")
+    other_region = "eu" if acme.region != "eu" else "in"
+
+    def change(d: Any) -> None:
+        d.presets["support"] = WidgetSettings.model_validate(factories.full_settings())
+        d.apps = [a for a in d.apps if a.name != "Acme Support"]
+        d.apps.append(App.model_validate({**factories.app("Acme Support", webhooks=[]), "region": other_region}))
+
+    edit_draft(draft, change)
+    result = run_pull(sandbox, draft)
+    assert any("region" in n and "both are kept" in n for n in result.notes), result.notes
+    apps = [a for a in loaded(draft).apps if a.name == "Acme Support"]
+    assert sorted((a.region, a.id is None) for a in apps) == sorted([(acme.region, False), (other_region, True)])
