@@ -70,8 +70,10 @@ def command(workdir: Path | None) -> None:
         _run(["init", str(sample)])
     _run(["validate", str(sample)])
 
-    _step("2. What pushing the sample would change on the sandbox (exit 2 = changes to push)")
-    _run(["diff", "--draft", str(sample), "--profile", "local"], ok=(exitcodes.OK, exitcodes.CHANGES))
+    _step("2. What pushing the sample would change on the sandbox (exit 2 = changes to push; 3 = the sandbox "
+          "already has an app of a name the sample would create: push says how to adopt it or create another)")
+    _run(["diff", "--draft", str(sample), "--profile", "local"],
+         ok=(exitcodes.OK, exitcodes.CHANGES, exitcodes.CONFLICT))
 
     _step("3. The everyday loop: pull the account, change one toggle, review, push")
     _run(["pull", "--draft", str(account), "--profile", "local"])
