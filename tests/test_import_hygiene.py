@@ -23,6 +23,9 @@ CORE_MODULES = [
     "tenantdeck.sync.compare",
     "tenantdeck.sync.plan",
     "tenantdeck.sync.push",
+    "tenantdeck.sync.engine",
+    "tenantdeck.sync.settle",
+    "tenantdeck.sync.preflight",
 ]
 
 

@@ -12,11 +12,11 @@ import httpx
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.profiles import Target
+from tenantdeck.cli.push_flow import PushOptions, push_flow
 from tenantdeck.draft import load_draft, save_draft
 from tenantdeck.models import Draft
 from tenantdeck.sandbox import create_app
 from tenantdeck.sync.pull import pull
-from tenantdeck.sync.pushflow import PushOptions, push_flow
 
 KEY, SECRET = "test-key", "test-secret"
 BASE_URL = "http://sandbox"

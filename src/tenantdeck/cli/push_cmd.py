@@ -35,7 +35,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
             adopt_existing: bool, allow_duplicate_names: bool, profile: str | None, base_url: str | None,
             insecure: bool, max_rps: float | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
-    from tenantdeck.sync.pushflow import PushOptions, push_flow
+    from tenantdeck.cli.push_flow import PushOptions, push_flow
     from tenantdeck.sync.state import WorkspaceError
 
     target = target_from_options(profile, base_url, insecure, max_rps)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.changes import ABSENT
 from tenantdeck.sync.compare import app_resources, flatten, unflatten
+from tenantdeck.sync.events import OnEvent, PushEvent
 from tenantdeck.sync.journal import Intent, Journal, open_intents
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
 from tenantdeck.sync.plan import Operation, Plan, fingerprint_leaves
-from tenantdeck.sync.progress import Progress
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
@@ -270,10 +271,12 @@ class Executor:
         live: Mapping[str, dict[str, Any]],
         journal: Journal,
         concurrency: int = 16,
-        progress: Progress | None = None,
         already: Mapping[str, Mapping[str, Any]] | None = None,
         gone_after: int = 3,
         service: str = "",
+        on_event: OnEvent | None = None,
+        current_op: contextvars.ContextVar[Operation | None] | None = None,
+        result: PushResult | None = None,
     ) -> None:
         self.client = client
         self.plan = plan
@@ -287,11 +290,12 @@ class Executor:
         self.live = live
         self.journal = journal
         self.concurrency = max(1, concurrency)
-        self.progress = progress
+        self.on_event = on_event
+        self.current_op = current_op
         self.already = dict(already or {})
         self.gone_after = max(1, gone_after)
         self.service = service or getattr(client, "base_url", "the service")
-        self.result = PushResult()
+        self.result = result if result is not None else PushResult()
         self._statuses: dict[str, str] = {}
         self._transport_failures = 0
 
@@ -354,7 +358,7 @@ class Executor:
                 with contextlib.suppress(OSError):
                     self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
                                        rid=op.rid, error=reason)
-                self._record(op, "failed", reason)
+                self._record(op, "failed", reason, error=exc)
                 continue
             self._transport_failures = 0
             app_id, state = outcome
@@ -371,6 +375,7 @@ class Executor:
         if self._transport_failures >= self.gone_after and not self.result.stopped:
             where = self.service.split("://", 1)[-1]
             self.result.stopped = f"the service at {where} stopped answering; run the same push again"
+            self._emit(PushEvent("stopped", message=self.result.stopped))
 
     async def _run_one(self, op: Operation, app_id: str | None,
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
@@ -381,6 +386,9 @@ class Executor:
         payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
                                         live_secret=self._live_secret)
         name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
+        if self.current_op is not None:
+            self.current_op.set(op)
+        self._emit(PushEvent("started", op=op, done=len(self.result.results), total=len(self.plan.operations)))
         if op.kind in ("create_app", "create_widget", "create_webhook", "store_sms"):
             self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
                                name=name)
@@ -389,8 +397,10 @@ class Executor:
         if op.kind == "create_app":
             app_id = result["app_id"]
             self.result.app_ids[op.app_name] = result["app_id"]
+            self._emit(PushEvent("id_assigned", op=op, app_id=app_id))
         if op.kind == "create_widget":
             self.result.widget_ids[(op.app_name, str(name))] = result["widget_id"]
+            self._emit(PushEvent("id_assigned", op=op, app_id=app_id, widget_id=result["widget_id"]))
         assert app_id is not None
         try:
             self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
@@ -416,11 +426,20 @@ class Executor:
             return token if isinstance(token, str) and token else None
         return None
 
-    def _record(self, op: Operation, status: str, reason: str = "", *, earlier: bool = False) -> None:
+    def _record(self, op: Operation, status: str, reason: str = "", *, earlier: bool = False,
+                error: BaseException | None = None) -> None:
+        from tenantdeck.api.errors import ApiError
+
         self._statuses[op.key] = status
         self.result.results.append(OpResult(op, status, reason, earlier))
-        if self.progress is not None:
-            self.progress.step(status)
+        self._emit(PushEvent(status, op=op, message=reason, earlier=earlier,  # type: ignore[arg-type]
+                             error=error if isinstance(error, ApiError) else None,
+                             done=len(self.result.results), total=len(self.plan.operations),
+                             counts=self.result.counts()))
+
+    def _emit(self, event: PushEvent) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
 
 
 def _one_line(exc: BaseException) -> str:

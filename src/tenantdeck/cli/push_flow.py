@@ -1,0 +1,98 @@
+"""``tenantdeck push`` as the CLI shows it: the engine's plan, refusals and events rendered as text, the question
+asked on a terminal, and the documented exit codes (see :mod:`tenantdeck.exitcodes`).
+
+All decisions are the engine's (:mod:`tenantdeck.sync.engine`); this module only renders them, so the TUI can
+render the same values its own way.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from tenantdeck import exitcodes
+from tenantdeck.problems import render_text
+from tenantdeck.sync.engine import PushRefused, PushRequest, PushResult, prepare_push, push
+from tenantdeck.sync.render import render_text as render_plan
+
+if TYPE_CHECKING:
+    from tenantdeck.api.profiles import Target
+
+Confirm = Callable[[str], bool]
+
+#: refusal kind -> exit code
+REFUSAL_EXIT = {"conflicts": exitcodes.CONFLICT, "stale_plan": exitcodes.CONFLICT}
+
+
+@dataclass(slots=True)
+class PushOptions(PushRequest):
+    """The request plus what only a command line has: ``--yes`` and a terminal to ask."""
+
+    yes: bool = False
+    interactive: bool = False  #: a terminal is there to answer the question
+    confirm: Confirm | None = None
+
+
+def _err(stream: TextIO, text: str) -> None:
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
+
+
+def render_refusal(refused: PushRefused, err: TextIO) -> int:
+    """Print why nothing was pushed; returns the exit code."""
+    for notice in refused.notices:
+        _err(err, notice)
+    if refused.kind == "conflicts" and refused.plan is not None:
+        _err(err, render_plan(refused.plan))
+    if refused.problems:
+        err.write(render_text(refused.problems))
+    prefix = "stale: " if refused.kind == "stale_plan" else "error: "
+    for line in refused.lines:
+        _err(err, prefix + line)
+    _err(err, f"error: {refused.summary}")
+    return REFUSAL_EXIT.get(refused.kind, exitcodes.ERROR)
+
+
+async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str],
+                    err: TextIO | None = None) -> int:
+    """Prepare, show, ask, push, summarise; returns the exit code."""
+    from tenantdeck.cli.progress import PushProgress
+
+    err = err if err is not None else sys.stderr
+    if opts.plan_file is None:
+        _err(err, f"Reading the service ({target.describe()}) ...")
+    prepared = await prepare_push(target, opts, env)
+    if isinstance(prepared, PushRefused):
+        return render_refusal(prepared, err)
+    for notice in prepared.notices:
+        _err(err, notice)
+    for warning in prepared.warnings:
+        _err(err, f"warning: {warning}")
+    prepared.warnings.clear()
+    plan = prepared.plan
+    _err(err, render_plan(plan))
+    if not plan.operations:
+        return exitcodes.OK
+    if not opts.yes:
+        if not opts.interactive or opts.confirm is None:
+            _err(err, "error: refusing to push without confirmation: no terminal to ask; pass --yes")
+            return exitcodes.ERROR
+        where = "the in-process sandbox" if target.in_process else target.base_url
+        count = prepared.pending
+        if not opts.confirm(f"Push {count} operation{'s' if count != 1 else ''} to {target.name} ({where})?"):
+            _err(err, "Nothing pushed.")
+            return exitcodes.ERROR
+    progress = PushProgress(len(plan.operations), stream=err)
+    result = PushResult()  # filled as the push runs, so an interrupted one is summarised too
+    try:
+        await push(prepared, target, progress.handle, saved_plan=opts.plan_file, result=result)
+    finally:
+        progress.finish()
+        _err(err, result.summary())
+    return exitcodes.OK if result.complete else exitcodes.PARTIAL
+
+
+__all__ = ["PushOptions", "push_flow", "render_refusal"]
+

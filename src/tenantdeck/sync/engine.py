@@ -1,0 +1,329 @@
+"""Push as data: prepare a plan (or check a saved one), then run it, reporting every step as an event.
+
+Nothing here prints, prompts or exits: the CLI (:mod:`tenantdeck.cli.push_flow`) and the TUI render the same
+:class:`Prepared`, :class:`PushRefused` and :class:`PushEvent` values, and decide what to ask and which exit code
+fits. The split is where a human reviews: :func:`prepare_push` reads the service and returns the plan to confirm;
+:func:`push` runs exactly that plan.
+
+Fresh push: validate the draft; check the files a push writes are writable; resolve open intents of an earlier
+interrupted push; read the live state; record in the base what draft and live already agree on; compare three
+ways; refuse conflicts and same-name creates; check every ``${VAR}`` the plan sends is set and acceptable.
+Saved plan: the same checks, and the plan's resources must not have moved on the service (stale), except by this
+plan's own journalled progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from tenantdeck.problems import Problem, ProblemError, error
+from tenantdeck.sync.events import OnEvent, PushEvent
+from tenantdeck.sync.history import append_record
+from tenantdeck.sync.journal import Journal, completed_ops
+from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
+from tenantdeck.sync.placeholders import placeholders_in
+from tenantdeck.sync.plan import Operation, Plan
+from tenantdeck.sync.preflight import secret_value_problems, unwritable
+from tenantdeck.sync.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
+from tenantdeck.sync.session import (
+    DraftInvalid,
+    Local,
+    compare_local,
+    fetch_live,
+    fetch_live_for_push,
+    load_local,
+    plan_local,
+)
+from tenantdeck.sync.settle import settle_app, settled_bases
+
+if TYPE_CHECKING:
+    from tenantdeck.api.profiles import Target
+
+__all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "prepare_push", "push"]
+
+RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
+                      "missing_secrets", "refused_secrets"]
+
+
+@dataclass(slots=True)
+class PushRefused:
+    """Why nothing was pushed. ``problems`` are located (FILE:LINE); ``lines`` are one-line reasons."""
+
+    kind: RefusalKind
+    summary: str
+    problems: list[Problem] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    plan: Plan | None = None
+    stale: list[Stale] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PushRequest:
+    """What the user asked for (the CLI's flags, the TUI's toggles)."""
+
+    draft_path: Path | None = None
+    plan_file: Path | None = None
+    concurrency: int = 16
+    allow_delete: bool = False
+    retry_base_delay: float | None = None  #: tests make retries fast
+    adopt_existing: bool = False  #: an app to create whose name the service has (once) is that app
+    allow_duplicate_names: bool = False  #: create it anyway, beside the one of the same name
+    gone_after: int = 3  #: consecutive connection failures after which the service is taken to be gone
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A plan ready to confirm and run, with everything :func:`push` needs to run it safely."""
+
+    plan: Plan
+    local: Local
+    live: dict[str, dict[str, Any]]
+    request: PushRequest
+    #: operation key -> journal record of this plan's operations an earlier run applied (saved plans)
+    already: dict[str, Any] = field(default_factory=dict)
+    #: things the user should read before confirming: adopted objects, unset-but-unused variables, a changed draft
+    notices: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def pending(self) -> int:
+        """Operations this push will send (a resumed saved plan skips what an earlier run applied)."""
+        return len(self.plan.operations) - len(self.already)
+
+
+def _client_kwargs(request: PushRequest) -> dict[str, Any]:
+    kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16)}
+    if request.retry_base_delay is not None:
+        kw["retry_base_delay"] = request.retry_base_delay
+    return kw
+
+
+def _read_plan(path: Path) -> Plan | PushRefused:
+    try:
+        return Plan.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        return PushRefused("invalid_plan_file", f"cannot read plan {path}: {exc}")
+
+
+async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str]) -> Prepared | PushRefused:
+    """Read the draft and the service and return the plan to confirm, or why nothing can be pushed."""
+    plan_in: Plan | None = None
+    if request.plan_file is not None:
+        read = _read_plan(request.plan_file)
+        if isinstance(read, PushRefused):
+            return read
+        plan_in = read
+    draft_path = request.draft_path or (Path(plan_in.draft_path) if plan_in else Path("tenantdeck.yaml"))
+    try:
+        local = load_local(draft_path, env)
+    except DraftInvalid as exc:
+        return PushRefused("invalid_draft", f"{draft_path} is not valid; nothing was pushed", problems=exc.problems)
+    blocked = unwritable(local.path, local.workspace)
+    if blocked:
+        return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
+    notices: list[str] = []
+    warnings: list[str] = []
+    ids = DraftIds(local.path, local.workspace)
+    async with target.client(**_client_kwargs(request)) as client:
+        resolution = await resolve_intents(client, local.workspace, local.apps, local.base, secret_key=local.secret_key)
+        notices += resolution.messages
+        if resolution.app_ids or resolution.widget_ids:
+            local = _write_ids(ids, local, env, warnings, app_ids=resolution.app_ids,
+                               widget_ids=resolution.widget_ids)
+        listing = await client.list_apps()
+        names = live_names(listing)
+        already: dict[str, Any] = {}
+        if plan_in is None:
+            found = clashes(local.apps, names)
+            if found and request.adopt_existing:
+                adopt = adoptable(found, (a["id"] for a in local.apps if a.get("id")))
+                notices += [f'app "{name}": adopting the service\'s app {app_id} of the same name (--adopt-existing)'
+                            for name, app_id in adopt.items()]
+                local = _write_ids(ids, local, env, warnings, app_ids=adopt)
+                found = clashes(local.apps, names)
+            live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing)
+            comparison = compare_local(local, live)
+            _settle(local, settled_bases(comparison))
+            plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
+                              base_url=target.base_url)
+            plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
+            if found and not request.allow_duplicate_names:
+                plan.conflicts.extend(clash_conflicts(found))
+            if plan.conflicts:
+                return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
+                                   "changed the same settings differently. Settle them in the draft (or pull), then "
+                                   "push again.", plan=plan, notices=notices)
+        else:
+            plan = plan_in
+            already = completed_ops(local.workspace.journal_dir, plan.plan_hash())
+            already.update(_adopted_ops(plan, resolution))
+            if plan.draft_sha256 and not local.workspace.written_by_tool(plan.draft_sha256, local.sha256):
+                warnings.append(f"{local.path} changed since the plan was made; the plan's operations are pushed as "
+                                "planned (secrets are read from the current draft)")
+            if already:
+                notices.append(f"Resuming the plan: {len(already)} of its operations were applied by an earlier run.")
+            touched = {op.app_id for op in plan.operations if op.app_id}
+            live = await fetch_live(client, touched, secret_key=local.secret_key,
+                                    concurrency=request.concurrency * 4, listing=listing)
+            _settle(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
+                            and app_id in local.base
+                            and (new := settle_app(app, local.base[app_id], live[app_id])) is not None})
+            done_keys = {op.resource_key for op in plan.operations if op.key in already}
+            stale = stale_resources(plan, live, done=done_keys)
+            for op in plan.operations:
+                if op.kind != "create_app" or op.key in already:
+                    continue
+                known = plan.existing_names.get(op.app_name, [])
+                appeared = [i for i in names.get(op.app_name, []) if i not in known]
+                if appeared:
+                    stale.append(Stale("app", op.app_name,
+                                       [f"an app with this name now exists ({', '.join(appeared)})"]))
+            if stale:
+                return PushRefused("stale_plan", "the plan is stale; run `tenantdeck plan` again", plan=plan,
+                                   stale=stale, lines=[s.text() for s in stale], notices=notices)
+            if plan.conflicts:
+                return PushRefused("conflicts", "the plan has conflicts; it cannot be pushed", plan=plan,
+                                   notices=notices)
+
+    missing = missing_secrets(plan, env)
+    if missing:
+        return PushRefused("missing_secrets", "set the variables above, then push again; nothing was pushed",
+                           problems=[local.result.doc.place(p) for p in missing], plan=plan, notices=notices)
+    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env)]
+    if refused:
+        return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
+                           problems=refused, plan=plan, notices=notices)
+    warnings += unset_but_unused(local, env)
+    return Prepared(plan, local, live, request, already, notices, warnings)
+
+
+def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
+    """One problem per ``${VAR}`` the plan sends and the environment does not set, at its key path.
+
+    Checked before the first request that writes anything. Only what the plan sends counts: a pulled draft refers
+    to every secret of the account, and a push that changes one toggle must not need all of them.
+    """
+    from tenantdeck.problems import parse_path
+
+    out: list[Problem] = []
+    for op in plan.operations:
+        for spec in placeholders_in(op.payload):
+            if spec.get("source") == "env" and spec.get("var") not in env:
+                path = str(spec.get("path") or "")
+                out.append(error(f"environment variable {spec.get('var')} is not set (needed to push this secret of "
+                                 f"app {spec.get('app')!r})", parse_path(path) if path.startswith("apps") else (),
+                                 "secret_unset"))
+    return out
+
+
+def unset_but_unused(local: Local, env: Mapping[str, str]) -> list[str]:
+    """Warnings for the unset references, once the plan is known to send none of them: their secrets are left as
+    they are on the service, and saying so keeps a forgotten ``export`` from passing for a rotation."""
+    from tenantdeck.rules import missing_secret_variables
+
+    lines = []
+    for problem in missing_secret_variables(local.draft, dict(env)):
+        placed = local.result.doc.place(problem)
+        lines.append(f"{placed.file}:{placed.line}: {placed.key_path}: {problem.extra['variable']} is not set; this "
+                     "secret is left as it is on the service")
+    return lines
+
+
+def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: list[str], **kw: Any) -> Local:
+    """Write adopted ids into the draft and reload it; when the draft cannot take them, say so and go on (the
+    journal and base keep them, and the next run adopts them again)."""
+    try:
+        changed = ids.write(**kw)
+    except (OSError, ProblemError) as exc:
+        warnings.append(f"cannot write ids into {local.path}: {exc}")
+        return local
+    return load_local(local.path, env) if changed else local
+
+
+def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
+    """Creates of this plan that an earlier, interrupted run landed (found by :func:`resolve_intents`)."""
+    out: dict[str, dict[str, Any]] = {}
+    for op in plan.operations:
+        if op.kind == "create_app" and op.app_name in resolution.app_ids:
+            out[op.key] = {"app_id": resolution.app_ids[op.app_name]}
+        elif op.kind == "create_widget":
+            name = str((op.payload.get("settings") or {}).get("name", ""))
+            if (op.app_name, name) in resolution.widget_ids:
+                out[op.key] = {"widget_id": resolution.widget_ids[(op.app_name, name)]}
+    return out
+
+
+def _settle(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
+    """Record in the base the values draft and live now share (:mod:`tenantdeck.sync.settle`)."""
+    for app_id, base in bases.items():
+        local.workspace.write_base_app(app_id, base)
+        local.base[app_id] = base
+
+
+#: the plan operation a coroutine is running, so a retry the client schedules can name it
+_CURRENT_OP: contextvars.ContextVar[Operation | None] = contextvars.ContextVar("tenantdeck_current_op", default=None)
+
+
+async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = None, *,
+               saved_plan: Path | None = None, result: PushResult | None = None) -> PushResult:
+    """Run the prepared plan. Cancelling the task stops it safely: operations in flight are journalled, the
+    created ids are written into the draft (one save), and the result says what was and was not applied.
+
+    ``result``: an object to fill as the push runs, so a caller whose task is cancelled still has it.
+    """
+    emit = on_event or (lambda event: None)
+    plan, local = prepared.plan, prepared.local
+    ids = DraftIds(local.path, local.workspace)
+
+    async def sleep(delay: float) -> None:
+        emit(PushEvent("retry_scheduled", op=_CURRENT_OP.get(), delay=delay,
+                       message=f"retrying in {delay:.1f}s"))
+        await asyncio.sleep(delay)
+
+    local.workspace.ensure()
+    journal = Journal.new(local.workspace.journal_dir, plan.plan_hash())
+    result = result if result is not None else PushResult()
+    async with target.client(sleep=sleep, **_client_kwargs(prepared.request)) as client:
+        executor = Executor(client, plan, workspace=local.workspace, draft=local.draft, draft_apps=local.apps,
+                            env=local.env, secret_key=local.secret_key, base=local.base, live=prepared.live,
+                            journal=journal, concurrency=prepared.request.concurrency, already=prepared.already,
+                            gone_after=prepared.request.gone_after, service=target.base_url,
+                            on_event=emit, current_op=_CURRENT_OP, result=result)
+        try:
+            await executor.run()
+        except asyncio.CancelledError:
+            emit(PushEvent("interrupted", message="interrupted; the next push resumes", counts=result.counts()))
+            raise
+        finally:
+            journal.close()
+            _record_ids(ids, result, local)
+            result.warnings[:0] = prepared.warnings
+            state = "interrupted" if result.interrupted else "complete" if result.complete else "partial"
+            try:
+                append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
+                              draft=str(local.path.resolve()), plan_hash=plan.plan_hash(), plan_counts=plan.counts(),
+                              counts=result.counts(), result=state, journal=str(journal.path),
+                              saved_plan=str(saved_plan) if saved_plan else None)
+            except OSError as exc:
+                result.warnings.append(f"the history could not be written: {exc}")
+            for warning in result.warnings:
+                emit(PushEvent("warning", message=warning))
+    return result
+
+
+def _record_ids(ids: DraftIds, result: PushResult, local: Local) -> None:
+    """One batched write of every id the push was assigned (also when interrupted)."""
+    if not result.app_ids and not result.widget_ids:
+        return
+    try:
+        ids.write(app_ids=result.app_ids, widget_ids=result.widget_ids)
+    except (OSError, ProblemError) as exc:
+        result.warnings.append(f"the new ids could not be written into {local.path} ({exc}); they are recorded in "
+                               "the journal and the base snapshot, and the next push adopts them")

@@ -1,0 +1,35 @@
+"""What a push reports while it runs: one :class:`PushEvent` per step, for the CLI's progress and the TUI's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tenantdeck.api.errors import ApiError
+    from tenantdeck.sync.plan import Operation
+
+EventKind = Literal["started", "applied", "failed", "not_attempted", "id_assigned", "retry_scheduled",
+                    "interrupted", "stopped", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class PushEvent:
+    """One thing that happened during a push. ``done``/``total`` and ``counts`` let a renderer draw progress
+    without keeping its own tally (so progress and summary always count the same things)."""
+
+    kind: EventKind
+    op: Operation | None = None
+    message: str = ""
+    error: ApiError | None = None
+    earlier: bool = False  #: ``applied`` by an earlier run of the same saved plan
+    app_id: str | None = None  #: ``id_assigned``: the new app's id
+    widget_id: str | None = None  #: ``id_assigned``: the new widget's id
+    delay: float = 0.0  #: ``retry_scheduled``: seconds until the retry
+    done: int = 0
+    total: int = 0
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+
+OnEvent = Callable[[PushEvent], None]
