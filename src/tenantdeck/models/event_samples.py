@@ -174,20 +174,42 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
         on.update(stamp)
         return {
             "message": action_message(
-                message_id="102", action=action, by=alice, for_=entity(bob, "user"), on=on,
-                conversation_id=message["conversationId"], sender="alice", receiver="bob", receiver_type="user", now=t,
+                message_id="102",
+                action=action,
+                by=alice,
+                for_=entity(bob, "user"),
+                on=on,
+                conversation_id=message["conversationId"],
+                sender="alice",
+                receiver="bob",
+                receiver_type="user",
+                now=t,
             )
         }
     if trigger in ("message_reaction_added", "message_reaction_removed"):
-        return {"reaction": {"id": "7", "messageId": "101", "reaction": "👍", "uid": "bob", "reactedAt": t,
-                             "reactedBy": bob}}
+        return {
+            "reaction": {
+                "id": "7",
+                "messageId": "101",
+                "reaction": "👍",
+                "uid": "bob",
+                "reactedAt": t,
+                "reactedBy": bob,
+            }
+        }
     if trigger in ("message_delivery_receipt", "message_read_receipt"):
         action = "delivered" if trigger == "message_delivery_receipt" else "read"
         user = {**bob, "hasBlockedMe": False, "blockedByMe": False, "deactivatedAt": 0}
         user.pop("createdAt", None)
-        return {"receiver": "alice", "receiverType": "user", "type": "receipts", "sender": "bob",
-                "messageSender": "alice", "body": {"action": action, "messageId": "101", "user": user},
-                "timestamp": t}
+        return {
+            "receiver": "alice",
+            "receiverType": "user",
+            "type": "receipts",
+            "sender": "bob",
+            "messageSender": "alice",
+            "body": {"action": action, "messageId": "101", "user": user},
+            "timestamp": t,
+        }
     if trigger == "user_mentioned":
         mention = _sample_message(t, alice, bob, "Hi <@uid:bob>, can you check?")
         mention["data"]["mentions"] = {"bob": bob}
@@ -197,12 +219,21 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
     if trigger == "user_connection_status_changed":
         ms = t * 1000
         return {
-            "timestamp": ms, "user": alice, "status": "online",
+            "timestamp": ms,
+            "user": alice,
+            "status": "online",
             "currentConnection": {
                 "action": "connect",
-                "appInfo": {"version": "4.0.0", "apiVersion": "3.0", "origin": "https://app.example.invalid",
-                            "uts": ms, "clientIp": "127.0.0.1"},
-                "platform": "javascript", "userAgent": "tenantdeck-sample", "connectedAt": ms,
+                "appInfo": {
+                    "version": "4.0.0",
+                    "apiVersion": "3.0",
+                    "origin": "https://app.example.invalid",
+                    "uts": ms,
+                    "clientIp": "127.0.0.1",
+                },
+                "platform": "javascript",
+                "userAgent": "tenantdeck-sample",
+                "connectedAt": ms,
             },
             "userPresenceChanged": True,
         }
@@ -220,34 +251,71 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
         return {"group": group, "members": {"bob": {**bob, "scope": "admin", "oldScope": "participant"}}, "by": alice}
     if trigger == "call_initiated":
         conversation = user_conversation_id("alice", "bob")
-        on = {"sessionid": "v1.us.sample.session", "conversationId": conversation, "sender": "alice",
-              "receiverType": "user", "receiver": "bob", "status": "initiated", "type": "audio",
-              "data": {"entities": {"sender": entity(alice, "user"), "receiver": entity(bob, "user")}},
-              "initiatedAt": t, "joinedAt": t}
-        return {"call": {"id": "103", "conversationId": conversation, "sender": "alice", "receiverType": "user",
-                         "receiver": "bob", "category": "call", "type": "audio",
-                         "data": {"action": "initiated", "resource": "sample",
-                                  "entities": {"by": entity(alice, "user"), "for": entity(bob, "user"),
-                                               "on": entity(on, "call")}},
-                         "sentAt": t, "updatedAt": t}}
+        on = {
+            "sessionid": "v1.us.sample.session",
+            "conversationId": conversation,
+            "sender": "alice",
+            "receiverType": "user",
+            "receiver": "bob",
+            "status": "initiated",
+            "type": "audio",
+            "data": {"entities": {"sender": entity(alice, "user"), "receiver": entity(bob, "user")}},
+            "initiatedAt": t,
+            "joinedAt": t,
+        }
+        return {
+            "call": {
+                "id": "103",
+                "conversationId": conversation,
+                "sender": "alice",
+                "receiverType": "user",
+                "receiver": "bob",
+                "category": "call",
+                "type": "audio",
+                "data": {
+                    "action": "initiated",
+                    "resource": "sample",
+                    "entities": {"by": entity(alice, "user"), "for": entity(bob, "user"), "on": entity(on, "call")},
+                },
+                "sentAt": t,
+                "updatedAt": t,
+            }
+        }
     if trigger in ("call_started", "meeting_started"):
         return {"created_at": t, "sessionId": "v1.us.sample.session"}
     occupant = {"joined_at": t - 60, "audio_call": "false", "name": "Alice"}
     if trigger in ("call_participant_joined", "meeting_participant_joined"):
-        return {"occupant": occupant,
-                "initial_config": {"is_video_muted": "false", "start_recording_on_call_start": "false",
-                                   "call_version": "4", "is_audio_muted": "false", "sdk": "javascript",
-                                   "mode": "DEFAULT", "platform": "web", "is_audio_only": "false"},
-                "sessionId": "v1.us.sample.session"}
+        return {
+            "occupant": occupant,
+            "initial_config": {
+                "is_video_muted": "false",
+                "start_recording_on_call_start": "false",
+                "call_version": "4",
+                "is_audio_muted": "false",
+                "sdk": "javascript",
+                "mode": "DEFAULT",
+                "platform": "web",
+                "is_audio_only": "false",
+            },
+            "sessionId": "v1.us.sample.session",
+        }
     if trigger in ("call_participant_left", "meeting_participant_left"):
         return {"occupant": {**occupant, "left_at": t}, "sessionId": "v1.us.sample.session"}
     if trigger in ("call_ended", "meeting_ended"):
-        return {"all_occupants": [occupant], "destroyed_at": t, "created_at": t - 120,
-                "sessionId": "v1.us.sample.session"}
+        return {
+            "all_occupants": [occupant],
+            "destroyed_at": t,
+            "created_at": t - 120,
+            "sessionId": "v1.us.sample.session",
+        }
     if trigger == "recording_generated":
-        return {"recordingDate": time.strftime("%Y-%m-%d", time.gmtime(t)), "duration": "120.5",
-                "startTime": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t - 120)),
-                "sessionId": "v1.us.sample.session", "recording_url": "https://recordings.example.invalid/s.mp4"}
+        return {
+            "recordingDate": time.strftime("%Y-%m-%d", time.gmtime(t)),
+            "duration": "120.5",
+            "startTime": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(t - 120)),
+            "sessionId": "v1.us.sample.session",
+            "recording_url": "https://recordings.example.invalid/s.mp4",
+        }
     return {}
 
 

@@ -139,9 +139,7 @@ class CustomAction(StrictModel):
     actionType: Literal["customAction"]
 
 
-ButtonAction = Annotated[
-    ApiAction | UrlNavigation | DeepLinkAction | CustomAction, Field(discriminator="actionType")
-]
+ButtonAction = Annotated[ApiAction | UrlNavigation | DeepLinkAction | CustomAction, Field(discriminator="actionType")]
 
 
 class LabelElement(_Element):
@@ -259,7 +257,8 @@ class MessageBody(StrictModel):
                 raise PydanticCustomError("text_required", "a text message needs data.text (a string)", {})
         if self.category == "interactive" and self.type not in INTERACTIVE_TYPES:
             raise PydanticCustomError(
-                "interactive_type", "type must be one of {types} for category interactive",
+                "interactive_type",
+                "type must be one of {types} for category interactive",
                 {"types": list(INTERACTIVE_TYPES)},
             )
         text = self.data.get("text")
