@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("history_cmd", "Show the local audit log of pushes."),
     "doctor": ("doctor_cmd", "Check that the service is reachable and the credentials work."),
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
+    "listen": ("listen_cmd", "Receive webhook deliveries on loopback and check each against the event models."),
     "run-demo": ("demo_cmd", "The main job on a fresh machine: sample draft against the embedded sandbox."),
 }
 

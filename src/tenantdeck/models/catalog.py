@@ -174,10 +174,10 @@ EXTENSION_IDS: Final[tuple[str, ...]] = (
     "widget", "xss-filter",
 )  # fmt: skip
 
-#: Webhook trigger ids (facts §7, WH-OV: 46 ids).
+#: Webhook trigger ids (facts §7, WH-OV: 46 ids) plus ``user_mentioned``, which the spec's Events table lists.
 TRIGGER_IDS: Final[tuple[str, ...]] = (
     "message_sent", "message_edited", "message_deleted", "message_reaction_added", "message_reaction_removed",
-    "user_blocked", "user_unblocked",
+    "user_blocked", "user_unblocked", "user_mentioned",
     "group_created", "group_updated", "group_deleted", "group_member_joined", "group_member_left",
     "group_member_added", "group_member_kicked", "group_member_banned", "group_member_unbanned",
     "group_member_scope_changed", "group_owner_transferred",

@@ -20,6 +20,8 @@ from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.auth import HeaderAuthMiddleware
 from tenantdeck.sandbox.deps import Options, WebhookEnvelope
 from tenantdeck.sandbox.faults import FaultConfig, FaultInjectionMiddleware
+from tenantdeck.sandbox.messaging import CHAT_PATH_PREFIX, DeliveryConfig
+from tenantdeck.sandbox.messaging import install as install_messaging
 from tenantdeck.sandbox.openapi import install_openapi
 from tenantdeck.sandbox.routes import apps, extensions, sms, team, webhooks, widgets
 from tenantdeck.sandbox.seed import seed as seed_sample_apps
@@ -47,12 +49,14 @@ def create_app(
     rng_seed: int | None = None,
     retry_after: int = 1,
     webhook_envelope: WebhookEnvelope = "object",
+    delivery: DeliveryConfig | None = None,
 ) -> FastAPI:
     """Build a sandbox on the SQLite file ``db_path`` (created if missing, seeded once if ``seed``).
 
     ``latency_ms`` delays every API request; ``fail_rate`` (0..1) fails that fraction with 429 (``Retry-After:
     retry_after``) or 503, chosen by ``random.Random(rng_seed)``. ``webhook_envelope`` picks the shape of
-    single-webhook answers (see :class:`tenantdeck.sandbox.deps.Options`).
+    single-webhook answers (see :class:`tenantdeck.sandbox.deps.Options`). ``delivery`` configures webhook
+    deliveries of the messaging area (retry delays, timeout; see :mod:`tenantdeck.sandbox.messaging`).
     """
     if not key or not secret:
         raise ValueError("the sandbox needs a non-empty key and secret")
@@ -63,6 +67,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        await app.state.delivery.aclose()
         store.close()
 
     app = FastAPI(
@@ -78,8 +83,9 @@ def create_app(
     )
     for module in (apps, extensions, widgets, sms, webhooks, team):
         app.include_router(module.router)
+    install_messaging(app, store, delivery)
     errors.install_error_handlers(app)
     install_openapi(app)
-    app.add_middleware(HeaderAuthMiddleware, key=key, secret=secret)
+    app.add_middleware(HeaderAuthMiddleware, key=key, secret=secret, exempt_prefixes=(CHAT_PATH_PREFIX,))
     app.add_middleware(FaultInjectionMiddleware, config=app.state.faults)
     return app

@@ -21,13 +21,14 @@ OPEN_PATHS = frozenset({"/openapi.json", "/docs", "/docs/oauth2-redirect", "/red
 class HeaderAuthMiddleware:
     """Refuse any request (other than :data:`OPEN_PATHS`) whose ``key`` and ``secret`` headers are not the account's."""
 
-    def __init__(self, app: ASGIApp, *, key: str, secret: str) -> None:
+    def __init__(self, app: ASGIApp, *, key: str, secret: str, exempt_prefixes: tuple[str, ...] = ()) -> None:
         self.app = app
+        self._exempt = exempt_prefixes  # areas with their own authentication (the chat API's apikey)
         self._key = key.encode("utf-8")
         self._secret = secret.encode("utf-8")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or scope["path"].startswith(self._exempt):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,10 @@ class Store:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def transaction(self, *, write: bool) -> AbstractContextManager[sqlite3.Connection]:
+        """This store's transaction, for the sandbox's other areas (messaging) that share its file and lock."""
+        return self._tx(write=write)
 
     @staticmethod
     def _require_app(conn: sqlite3.Connection, app_id: str) -> None:

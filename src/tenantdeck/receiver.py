@@ -1,0 +1,369 @@
+"""A validating webhook receiver: accepts deliveries, answers at once, checks each against the event models.
+
+Used by ``tenantdeck listen`` and meant for the TUI's Events screen, so it is a plain async object with data out:
+
+- :class:`Receiver` ``start()``/``stop()`` from any asyncio code (it installs no signal handlers), serves on
+  loopback by default, and keeps the last ``keep`` deliveries (:attr:`Receiver.deliveries`); each is at most
+  ``max_body`` bytes, so memory is bounded.
+- :meth:`Receiver.subscribe` yields every new :class:`Delivery` as it arrives (each subscriber has a bounded
+  queue; a subscriber that falls behind loses the oldest and :attr:`Subscription.missed` counts them).
+
+Protocol: POST on any path; 401 (``WWW-Authenticate: Basic``) for missing or wrong Basic Auth, compared in
+constant time; 413 above ``max_body``; otherwise **200 at once**, and validation runs after the answer. Nothing a
+sender can send makes it fail: unparseable, invalid and unknown-trigger deliveries are kept and flagged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import collections
+import contextlib
+import hmac
+import json
+import socket
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tenantdeck.models.events import check_delivery
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8788
+DEFAULT_MAX_BODY = 1024 * 1024
+DEFAULT_KEEP = 500
+#: How much of an unparseable body is kept (as text) for display.
+RAW_PREVIEW = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One request the receiver answered, as data (what ``--json`` prints and the Events screen shows)."""
+
+    seq: int
+    received_at: str
+    method: str
+    path: str
+    status: int
+    authorized: bool
+    size: int
+    trigger: str | None
+    valid: bool
+    problems: tuple[str, ...]
+    payload: Any = None
+    raw: str | None = None
+    remote: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "received_at": self.received_at,
+            "trigger": self.trigger,
+            "valid": self.valid,
+            "problems": list(self.problems),
+            "payload": self.payload,
+            "status": self.status,
+            "authorized": self.authorized,
+            "method": self.method,
+            "path": self.path,
+            "size": self.size,
+        }
+        if self.raw is not None:
+            out["raw"] = self.raw
+        return out
+
+    def line(self) -> str:
+        """One human line: time, trigger, verdict, first problems."""
+        when = self.received_at[11:23]
+        trigger = self.trigger or "-"
+        if self.valid:
+            verdict = "valid"
+        else:
+            shown = "; ".join(self.problems[:3]) + (
+                f" (+{len(self.problems) - 3} more)" if len(self.problems) > 3 else ""
+            )
+            verdict = f"INVALID: {shown}"
+        return f"{when}  {self.status}  {trigger:<32} {self.size:>7} B  {self.path}  {verdict}"
+
+
+@dataclass(eq=False)
+class Subscription:
+    """A subscriber's bounded queue of new deliveries; iterate it with ``async for``."""
+
+    queue: asyncio.Queue[Delivery]
+    missed: int = 0
+
+    def __aiter__(self) -> AsyncIterator[Delivery]:
+        return self._iter()
+
+    async def _iter(self) -> AsyncIterator[Delivery]:
+        while True:
+            yield await self.queue.get()
+
+    def push(self, delivery: Delivery) -> None:
+        if self.queue.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.queue.get_nowait()
+            self.missed += 1
+        self.queue.put_nowait(delivery)
+
+
+@dataclass
+class Receiver:
+    """See the module docstring. ``basic_auth`` is ``(username, password)`` or None (no auth required)."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    basic_auth: tuple[str, str] | None = field(default=None, repr=False)  # never shown: it holds the password
+    max_body: int = DEFAULT_MAX_BODY
+    keep: int = DEFAULT_KEEP
+    deliveries: collections.deque[Delivery] = field(init=False, repr=False)
+    _subscribers: set[Subscription] = field(init=False, default_factory=set)
+    _seq: int = field(init=False, default=0)
+    _server: Any = field(init=False, default=None)
+    _task: asyncio.Task[None] | None = field(init=False, default=None)
+    _expected: bytes | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.keep < 1 or self.max_body < 1:
+            raise ValueError("keep and max_body must be positive")
+        self.deliveries = collections.deque(maxlen=self.keep)
+        if self.basic_auth is not None:
+            user, password = self.basic_auth
+            self._expected = base64.b64encode(f"{user}:{password}".encode()).strip()
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """Requests recorded since the start (the kept ones are the last :attr:`keep` of them)."""
+        return self._seq
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        """Bind and serve in the background; afterwards :attr:`port` is the real port (also for ``port=0``).
+
+        Raises ``OSError`` when the address cannot be bound (the caller words it for the user).
+        """
+        import uvicorn
+
+        if self._task is not None:
+            return
+        sock = _bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.asgi, log_level="warning", access_log=False, lifespan="off", interface="asgi3", timeout_keep_alive=30
+        )
+        self._server = _server_class()(config)
+        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._task.done():
+                await self._task  # surfaces the startup error
+                raise OSError(f"the receiver did not start on {self.url}")
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        """Stop serving (pending requests are finished); safe to call twice."""
+        if self._task is None:
+            return
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+        self._server = None
+
+    async def __aenter__(self) -> Receiver:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @contextlib.contextmanager
+    def subscribe(self, maxsize: int | None = None) -> Iterator[Subscription]:
+        """A queue of deliveries received from now on (bounded by ``maxsize``, default ``keep``)."""
+        sub = Subscription(asyncio.Queue(maxsize=maxsize or self.keep))
+        self._subscribers.add(sub)
+        try:
+            yield sub
+        finally:
+            self._subscribers.discard(sub)
+
+    # -- HTTP -----------------------------------------------------------------------------------------------
+
+    def _authorized(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        if self._expected is None:
+            return True
+        given = b""
+        for name, value in headers:
+            if name == b"authorization":
+                given = value
+        scheme, _, token = given.partition(b" ")
+        if scheme.lower() != b"basic":
+            token = b""
+        with contextlib.suppress(binascii.Error, ValueError):
+            token = base64.b64encode(base64.b64decode(token.strip(), validate=True))
+        return hmac.compare_digest(token.strip(), self._expected)
+
+    async def asgi(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The receiver as an ASGI app (served by uvicorn; tests may also call it through httpx.ASGITransport)."""
+        if scope["type"] != "http":
+            return
+        method, path = scope["method"], scope["path"]
+        client = scope.get("client")
+        remote = f"{client[0]}:{client[1]}" if client else ""
+        if method != "POST":
+            await _answer(send, 405, {"error": "POST only"}, [(b"allow", b"POST")])
+            return
+        if not self._authorized(scope.get("headers", [])):
+            await _answer(
+                send,
+                401,
+                {"error": "missing or wrong Basic Auth"},
+                [(b"www-authenticate", b'Basic realm="tenantdeck listen"')],
+            )
+            self._record(
+                method,
+                path,
+                401,
+                False,
+                0,
+                None,
+                ["rejected: missing or wrong Basic Auth (answered 401)"],
+                None,
+                None,
+                remote,
+            )
+            return
+        body, size, complete = await _read_body(receive, self.max_body)
+        if not complete:
+            await _answer(send, 413, {"error": f"payload larger than {self.max_body} bytes"})
+            self._record(
+                method,
+                path,
+                413,
+                True,
+                size,
+                None,
+                [f"payload larger than {self.max_body} bytes (answered 413); not kept"],
+                None,
+                None,
+                remote,
+            )
+            return
+        await _answer(send, 200, {"received": True})
+        # validation happens after the answer, as the spec asks of a receiver
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raw = body[:RAW_PREVIEW].decode("utf-8", "replace")
+            self._record(method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote)
+            return
+        trigger, problems = check_delivery(payload)
+        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote)
+
+    def _record(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        authorized: bool,
+        size: int,
+        trigger: str | None,
+        problems: list[str],
+        payload: Any,
+        raw: str | None,
+        remote: str,
+    ) -> None:
+        self._seq += 1
+        delivery = Delivery(
+            seq=self._seq,
+            received_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            method=method,
+            path=path,
+            status=status,
+            authorized=authorized,
+            size=size,
+            trigger=trigger,
+            valid=not problems,
+            problems=tuple(problems),
+            payload=payload,
+            raw=raw,
+            remote=remote,
+        )
+        self.deliveries.append(delivery)
+        for sub in list(self._subscribers):
+            sub.push(delivery)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def _read_body(receive: Any, limit: int) -> tuple[bytes, int, bool]:
+    """The body up to ``limit`` bytes: ``(body, bytes seen, complete)``; stops keeping bytes past the limit."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= limit:
+            chunks.append(chunk)
+        else:
+            chunks = []
+            return b"", size, False
+        more = message.get("more_body", False)
+    return b"".join(chunks), size, True
+
+
+async def _answer(
+    send: Any, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        """uvicorn without its signal handlers: the receiver lives inside someone else's program (CLI, TUI)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return QuietServer
