@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -98,7 +99,12 @@ def test_pushed_webhook_fires_and_listen_receives_a_valid_message_sent(sandbox: 
             assert received["payload"]["appId"] == app["id"] and received["payload"]["region"] == "eu"
             assert received["payload"]["webhook"] == "lab" and received["path"] == "/hooks"
 
+            # the receiver prints a delivery as soon as it answered; the sandbox records the answer just after
+            deadline = time.monotonic() + 30
             log = admin.get(f"/apps/{app['id']}/webhook-deliveries").json()["data"]
+            while any(d["status"] == "pending" for d in log) and time.monotonic() < deadline:
+                time.sleep(0.02)
+                log = admin.get(f"/apps/{app['id']}/webhook-deliveries").json()["data"]
             assert [(d["trigger"], d["status"], d["attempts"]) for d in log] == [("message_sent", "delivered", 1)]
     finally:
         listen.send_signal(signal.SIGINT)
