@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
-from tenantdeck.sync.canonical import canonical_app_from_remote
+from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
 from tenantdeck.sync.fetch import fetch_remote_apps
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
 from tenantdeck.sync.state import Workspace
@@ -142,6 +142,8 @@ async def pull(
     canonicals = [by_app[a.id] for a in remote_apps]
 
     old_base = workspace.load_base()
+    # what the service never reports (write-only webhook fields): keep what tenantdeck last pushed
+    canonicals = [with_last_pushed(c, old_base.get(c["id"])) for c in canonicals]
     old_apps = list(existing.apps) if existing is not None else []
     presets = dict(existing.presets) if existing is not None else {}
     namer = SecretNamer()
