@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
@@ -42,6 +42,9 @@ from tenantdeck.sync.canonical import (
     is_unknown,
     normalise_widget_settings,
 )
+
+if TYPE_CHECKING:
+    from tenantdeck.models import Draft
 
 _SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
@@ -228,7 +231,18 @@ def write_only_note(state: Mapping[str, Any]) -> str:
         parts.append(f"not reported by the service: {', '.join(hidden)} (unknown; left out, so left as they are)")
     if carried:
         parts.append(f"as last pushed by tenantdeck: {', '.join(carried)}")
-    return "tenantdeck: write-only fields " + "; ".join(parts) if parts else ""
+    return "tenantdeck: " + "; ".join(parts) if parts else ""
+
+
+def draft_notes(draft: Draft, canonicals: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str | int, ...], str]:
+    """The comments pull writes into the draft: :func:`write_only_note` on the ``id`` line of each pulled webhook."""
+    notes: dict[tuple[str | int, ...], str] = {}
+    for i, app in enumerate(draft.apps):
+        hooks = (canonicals.get(app.id or "") or {}).get("webhooks") or {}
+        for j, hook in enumerate(app.webhooks):
+            if hook.id in hooks and (note := write_only_note(hooks[hook.id])):
+                notes[("apps", i, "webhooks", j, "id")] = note
+    return notes
 
 
 def _keep_order(values: list[str], old: list[str]) -> list[str]:
