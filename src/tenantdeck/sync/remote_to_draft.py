@@ -227,11 +227,11 @@ def write_only_note(state: Mapping[str, Any]) -> str:
     hidden = [k for k in (*WEBHOOK_FIELDS, "password") if is_unknown(state.get(k, {"unknown": True}))]
     carried = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hidden and k in state and state[k] is not None]
     parts = []
-    if hidden:
-        parts.append(f"not reported by the service: {', '.join(hidden)} (unknown; left out, so left as they are)")
     if carried:
-        parts.append(f"as last pushed by tenantdeck: {', '.join(carried)}")
-    return "tenantdeck: " + "; ".join(parts) if parts else ""
+        parts.append(f"{', '.join(carried)} as last pushed by tenantdeck")
+    if hidden:
+        parts.append(f"{', '.join(hidden)} unknown (left out, so left as they are)")
+    return "tenantdeck: not reported by the service: " + "; ".join(parts) if parts else ""
 
 
 def draft_notes(draft: Draft, canonicals: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str | int, ...], str]:
