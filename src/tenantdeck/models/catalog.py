@@ -194,7 +194,7 @@ TRIGGER_IDS: Final[tuple[str, ...]] = (
 
 #: Webhook fields the service takes but never returns (facts §7: the get/list examples carry only id, name,
 #: webhookURL, createdAt, updatedAt; ``webhookSchema`` adds ``enabled``). Nothing can be learned about them by
-#: reading, so the tool only ever knows what it last pushed itself (docs/write-only-fields.md).
+#: reading, so the tool only ever knows what it last pushed itself (docs/real-service.md).
 WEBHOOK_WRITE_ONLY: Final[tuple[str, ...]] = ("useBasicAuth", "username", "password", "retryOnFailure")
 #: What a webhook create sends for fields the draft leaves out: the API's documented defaults (``retryOnFailure``
 #: false) and the model's (Basic Auth off, enabled), written explicitly so the base records what was pushed.

@@ -15,7 +15,7 @@ A field the service did not return (a webhook's write-only ``useBasicAuth``, ``u
 ``retryOnFailure``: ``catalog.WEBHOOK_WRITE_ONLY``) is recorded as :data:`UNKNOWN` (``{"unknown": True}``) rather
 than guessed: compare treats it as "no information", never a change. The base snapshot instead keeps what tenantdeck
 last pushed for such a field (:func:`with_last_pushed`), and the draft side records a webhook field only where the
-draft writes it: left out means "left as it is on the service" (see ``docs/write-only-fields.md``).
+draft writes it: left out means "left as it is on the service" (see ``docs/real-service.md``).
 """
 
 from __future__ import annotations
