@@ -7,7 +7,8 @@ unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -99,6 +100,7 @@ def _check_app(draft: Draft, app: App, base: tuple[PathPart, ...], convert: Conv
         if hook.id in hook_ids:
             yield error(f"webhooks[{hook_ids[hook.id]}] of this app has the same id", (*path, "id"), "duplicate_id")
         hook_ids.setdefault(hook.id, j)
+        yield from _held_values(hook, path)
         if hook.password is not None and not is_reference(hook.password):
             yield _literal_secret((*path, "password"))
         if hook.webhookURL.startswith("http://") and is_loopback_host(_host(hook.webhookURL)):
@@ -170,6 +172,48 @@ def _extension_dependencies(
                 f"{extension!r} to extensions.enabled or turn the toggle off",
                 where,
                 "extension_required",
+            )
+
+
+_NEW_WEBHOOK_ID = re.compile(catalog.WEBHOOK_ID_PATTERN)
+_KNOWN_TRIGGERS = frozenset(catalog.TRIGGER_IDS)
+_HELD = "kept as the service holds it, but a push refuses to create or set such a value"
+
+
+def webhook_id_breaks_rule(hook_id: str) -> str | None:
+    """Why ``hook_id`` may not be used for a *new* webhook (the documented rule), or None."""
+    if _NEW_WEBHOOK_ID.fullmatch(hook_id):
+        return None
+    return f"webhook id {hook_id!r} is not letters and digits, at most {catalog.WEBHOOK_ID_MAX} (the documented rule)"
+
+
+def webhook_name_breaks_rule(name: str) -> str | None:
+    if len(name) <= catalog.WEBHOOK_NAME_MAX:
+        return None
+    return f"webhook name is {len(name)} characters; at most {catalog.WEBHOOK_NAME_MAX} may be sent"
+
+
+def unknown_triggers(triggers: Iterable[str]) -> list[str]:
+    """Trigger ids the documented list lacks (the service may hold them; a draft may not add them)."""
+    return [t for t in triggers if t not in _KNOWN_TRIGGERS]
+
+
+def _held_values(hook: Any, path: tuple[PathPart, ...]) -> Iterator[Problem]:
+    """Warnings for values outside the documented rules that the service may already hold.
+
+    The draft model accepts them so that a pull never leaves out (and a later ``--allow-delete`` never deletes)
+    what the service returned; sending one is refused by the plan, where it is known whether it is new.
+    """
+    if (why := webhook_id_breaks_rule(hook.id)) is not None:
+        yield warning(f"{why}: {_HELD}", (*path, "id"), "held_webhook_id")
+    if (why := webhook_name_breaks_rule(hook.name)) is not None:
+        yield warning(f"{why}: {_HELD}", (*path, "name"), "held_webhook_name")
+    for k, trigger in enumerate(hook.triggers):
+        if trigger not in _KNOWN_TRIGGERS:
+            yield warning(
+                f"{trigger!r} is not a documented trigger id{did_you_mean(trigger, catalog.TRIGGER_IDS)}: {_HELD}",
+                (*path, "triggers", k),
+                "held_trigger",
             )
 
 

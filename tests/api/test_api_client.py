@@ -91,18 +91,68 @@ async def test_list_apps_reads_every_page_until_total_pages() -> None:
 
 
 async def test_list_apps_stops_on_empty_page_and_passes_search_key() -> None:
-    script = Script({"GET /apps": [ok([APP], pagination(1, 9, 9, 1)), ok([], pagination(2, 9, 9, 1))]})
+    script = Script({"GET /apps": [ok([APP], pagination(1, 9, 1, 1)), ok([], pagination(2, 9, 1, 1))]})
     async with make_client(script) as client:
         apps = await client.list_apps(search="Supp")
     assert [a.id for a in apps] == ["abc"]
     assert [r.url.params["searchKey"] for r in script.requests] == ["Supp", "Supp"]
 
 
+async def test_a_list_shorter_than_announced_is_an_error_not_the_whole_account() -> None:
+    # issue 8: was returned as if complete; a following --allow-delete would have seen the rest as absent
+    script = Script({"GET /apps": [ok([APP], pagination(1, 9, 9, 1)), ok([], pagination(2, 9, 9, 1))]})
+    async with make_client(script) as client:
+        with pytest.raises(MalformedResponse) as info:
+            await client.list_apps()
+    assert "read 1 of the 9" in str(info.value) and "try again" in str(info.value)
+
+
 async def test_list_apps_stops_when_server_ignores_page_parameter() -> None:
+    # the server repeats page 1 (current_page 1) while announcing 5 records: incomplete, so an error (issue 8)
     script = Script({"GET /apps": [ok([APP], pagination(1, 5, 5, 1))]})
     async with make_client(script) as client:
-        assert len(await client.list_apps()) == 1
+        with pytest.raises(MalformedResponse):
+            await client.list_apps()
     assert len(script.requests) == 2
+
+
+async def test_list_without_meta_keeps_paging_while_pages_are_full() -> None:
+    """The newer OpenAPI's list-apps example has no `meta`: 250 apps come back 100, 100, 50."""
+    apps = [{**APP, "id": f"app{i:03d}"} for i in range(250)]
+
+    def page(request: httpx.Request) -> httpx.Response:
+        n, size = int(request.url.params["page"]), int(request.url.params["perPage"])
+        return httpx.Response(200, json={"data": apps[(n - 1) * size:n * size]})
+
+    script = Script({"GET /apps": [page]})
+    async with make_client(script) as client:
+        listed = await client.list_apps()
+    assert [a.id for a in listed] == [a["id"] for a in apps]
+    assert [r.url.params["page"] for r in script.requests] == ["1", "2", "3"]
+
+
+async def test_list_without_meta_refuses_a_server_that_ignores_page() -> None:
+    full = [{**APP, "id": f"app{i:03d}"} for i in range(100)]
+    script = Script({"GET /apps": [lambda request: httpx.Response(200, json={"data": full})]})
+    async with make_client(script) as client:
+        with pytest.raises(MalformedResponse) as info:
+            await client.list_apps()
+    assert "repeats records" in str(info.value)
+
+
+async def test_only_declared_query_parameters_are_sent() -> None:
+    """list-extensions and list-webhooks declare perPage only, list-triggers nothing (management-apis.json)."""
+    script = Script({
+        "GET /apps/a1/extensions": [ok([{"id": "polls", "name": "Polls"}])],
+        "GET /apps/a1/webhooks": [ok([HOOK])],
+        "GET /apps/a1/webhooks/hook1/triggers": [ok([{"id": "message_sent"}])],
+    })
+    async with make_client(script) as client:
+        await client.list_extensions("a1")
+        await client.list_webhooks("a1")
+        await client.list_triggers("a1", "hook1")
+    params = [dict(r.url.params) for r in script.requests]
+    assert params == [{"perPage": "1000"}, {"perPage": "1000"}, {}]
 
 
 async def test_find_apps_by_name_is_exact_and_region_from_app_region() -> None:

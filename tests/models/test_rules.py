@@ -128,3 +128,15 @@ def test_unset_secret_variable_only_matters_at_push() -> None:
 def test_full_settings_fixture_is_itself_valid() -> None:
     data = draft(app("A", widgets=[full_settings("Standalone")]))
     assert problems(data) == []
+
+
+def test_values_outside_the_documented_rules_are_warnings_with_a_path() -> None:
+    hook = webhook("test_webhook201", name="n" * 51, triggers=["message_sent", "mesage_sent"])
+    found = problems(draft(app("A", webhooks=[hook])))
+    assert [(sev, path) for sev, path, _ in found] == [
+        ("warning", "apps[0].webhooks[0].id"),
+        ("warning", "apps[0].webhooks[0].name"),
+        ("warning", "apps[0].webhooks[0].triggers[1]"),
+    ]
+    assert "letters and digits" in found[0][2] and "refuses to create" in found[0][2]
+    assert "did you mean 'message_sent'" in found[2][2]

@@ -1,4 +1,4 @@
-"""Webhooks and triggers: envelopes, the password never coming back, limits, uniqueness, validation."""
+"""Webhooks and triggers: envelopes, write-only fields never coming back, limits, uniqueness, validation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from sandbox_helpers import MakeApp, assert_error, client_for, webhook
 
 pytestmark = pytest.mark.anyio
 
-FIELDS = {"id", "name", "webhookURL", "useBasicAuth", "username", "enabled", "retryOnFailure", "createdAt", "updatedAt"}
+#: As the real service answers (facts §7): never useBasicAuth, username, password or retryOnFailure.
+FIELDS = {"id", "name", "webhookURL", "enabled", "createdAt", "updatedAt"}
 
 
 async def test_create_get_list_update_delete(make_app: MakeApp, app_id: str) -> None:
@@ -18,8 +19,9 @@ async def test_create_get_list_update_delete(make_app: MakeApp, app_id: str) -> 
         assert r.status_code == 200
         created = r.json()["data"]
         assert set(created) == FIELDS
-        assert created["id"] == "orders" and created["useBasicAuth"] is True and created["username"] == "hookuser"
-        assert "TopSecretPw1" not in r.text
+        assert created["id"] == "orders" and "hookuser" not in r.text and "TopSecretPw1" not in r.text
+        stored = app.state.store.webhook_doc(app_id, "orders")
+        assert stored["useBasicAuth"] is True and stored["username"] == "hookuser"
 
         got = (await client.get(f"/apps/{app_id}/webhooks/orders")).json()["data"]
         assert got == created
@@ -152,3 +154,34 @@ async def test_update_keeping_password_needs_one_stored(client: httpx.AsyncClien
     err = assert_error(await client.put(f"/apps/{app_id}/webhooks/plain", json=update), 422, "ERR_BAD_REQUEST")
     assert "password" in err["details"]
     assert (await client.put(f"/apps/{app_id}/webhooks/plain", json={**update, "password": "Pw1"})).status_code == 200
+
+
+async def test_update_keeps_every_field_it_leaves_out(make_app: MakeApp, app_id: str) -> None:
+    """A client cannot read the write-only fields, so it cannot echo them back: a rename must not reset them."""
+    app = make_app()
+    async with client_for(app) as client:
+        await client.post(f"/apps/{app_id}/webhooks", json=webhook("orders", retryOnFailure=True))
+        r = await client.put(f"/apps/{app_id}/webhooks/orders", json={"name": "Renamed"})
+        assert r.status_code == 200, r.text
+        stored = app.state.store.webhook_doc(app_id, "orders")
+        assert stored["name"] == "Renamed"
+        assert stored["useBasicAuth"] is True and stored["username"] == "hookuser" and stored["retryOnFailure"] is True
+        assert app.state.store.webhook_password(app_id, "orders") == "TopSecretPw1"
+
+
+async def test_documented_rules_apply_to_what_is_sent_not_to_what_is_held(make_app: MakeApp, app_id: str) -> None:
+    """The service holds ids and names outside its documented rules (its own example id is test_webhook201): such a
+    webhook can be read and updated; creating one, or renaming to a too-long name, is refused."""
+    app = make_app()
+    store = app.state.store
+    store.create_webhook(app_id, {"id": "test_webhook201", "name": "n" * 60, "webhookURL": "https://e.example/t",
+                                  "enabled": True}, None, 25)
+    async with client_for(app) as client:
+        got = (await client.get(f"/apps/{app_id}/webhooks/test_webhook201")).json()["data"]
+        assert got["name"] == "n" * 60
+        r = await client.put(f"/apps/{app_id}/webhooks/test_webhook201", json={"name": "n" * 60, "enabled": False})
+        assert r.status_code == 200, r.text
+        assert_error(await client.put(f"/apps/{app_id}/webhooks/test_webhook201", json={"name": "m" * 51}),
+                     422, "ERR_BAD_REQUEST")
+        assert_error(await client.post(f"/apps/{app_id}/webhooks", json=webhook("test_webhook202")),
+                     422, "ERR_BAD_REQUEST")

@@ -95,8 +95,9 @@ def test_pull_writes_a_valid_secret_free_draft_and_base(sandbox: Any, tmp_path: 
     acme = app_named(draft, "Acme Support")
     assert acme.sms.twilioAuthToken == "${TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN}"
     orders = next(h for h in acme.webhooks if h.id == "orders")
-    assert orders.password == "${TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD}"
-    assert orders.useBasicAuth is True and orders.username == "acmehooks"
+    # Basic Auth is set on the service (seeded), but the service never reports it and tenantdeck never pushed it:
+    # nothing is invented, the fields are left out (so left as they are)
+    assert (orders.useBasicAuth, orders.username, orders.password, orders.retryOnFailure) == (None,) * 4
     audit = next(h for h in acme.webhooks if h.id == "audit")
     assert audit.password is None and audit.enabled is False
     assert "polls" in acme.extensions.enabled
@@ -123,10 +124,10 @@ def test_pulled_draft_and_base_agree(sandbox: Any, tmp_path: Path) -> None:
     for i, app in enumerate(loaded.apps):
         local = canonical_app_from_draft(loaded, i, secret_key=key, env=env)
         remote = base[app.id]
-        for hook in remote["webhooks"].values():
-            hook["password"] = None
+        for hook_id, hook in remote["webhooks"].items():  # what the service does not report, the draft leaves out
+            remote["webhooks"][hook_id] = {k: v for k, v in hook.items() if v != UNKNOWN and k != "password"}
         for hook in local["webhooks"].values():
-            hook["password"] = None
+            hook.pop("password", None)
         assert local["widgets"] == remote["widgets"]
         assert local["webhooks"] == remote["webhooks"]
         assert local["sms"] == remote["sms"]
@@ -166,7 +167,8 @@ def test_repull_keeps_comments_presets_and_reference_names(sandbox: Any, tmp_pat
     draft = tmp_path / "tenantdeck.yaml"
     run_pull(sandbox, draft)
     _adopt_preset(draft)
-    draft.write_text(draft.read_text().replace("TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD", "ORDERS_PW"))
+    orders_url = "        webhookURL: https://hooks.acme.example/chat/orders\n"
+    draft.write_text(draft.read_text().replace(orders_url, orders_url + "        password: ${ORDERS_PW}\n"))
     before = draft.read_text()
 
     run_pull(sandbox, draft)
@@ -292,7 +294,9 @@ def test_derived_secret_names_and_collisions() -> None:
     assert namer.name_for("a3/sms", "${MY_TOKEN}", "X", "a3", "TWILIO_AUTH_TOKEN") == "${MY_TOKEN}"
 
 
-def test_webhook_fields_not_returned_keep_the_draft_values() -> None:
+def test_webhook_fields_not_returned_are_never_invented() -> None:
+    """Issue 8: a field the service does not report is left out of the draft (not kept from the old draft, not
+    defaulted): only the reference name of a secret survives, as it is a name, not a value."""
     from tenantdeck.models import Webhook
     from tenantdeck.sync.remote_to_draft import webhook_from_canonical
 
@@ -301,9 +305,31 @@ def test_webhook_fields_not_returned_keep_the_draft_values() -> None:
              "username": UNKNOWN, "enabled": True, "retryOnFailure": UNKNOWN, "password": UNKNOWN,
              "triggers": ["message_sent"]}
     hook = webhook_from_canonical("h1", state, existing=old, app_name="Acme", app_id="a1", namer=SecretNamer())
-    assert hook.name == "New name"
-    assert hook.useBasicAuth is True and hook.username == "deliveries" and hook.password == "${OLD_PW}"
+    assert hook.name == "New name" and hook.enabled is True
+    assert (hook.useBasicAuth, hook.username, hook.retryOnFailure) == (None, None, None)
+    assert hook.password == "${OLD_PW}"
     assert hook.triggers == ["message_sent"]
+
+
+def test_webhook_fields_last_pushed_are_written_from_the_base() -> None:
+    from tenantdeck.sync.canonical import with_last_pushed
+    from tenantdeck.sync.remote_to_draft import webhook_from_canonical, write_only_note
+
+    live = {"id": "a1", "webhooks": {"h1": {"name": "N", "webhookURL": "https://e.example/h1", "enabled": True,
+                                            "useBasicAuth": UNKNOWN, "username": UNKNOWN, "password": UNKNOWN,
+                                            "retryOnFailure": UNKNOWN, "triggers": []}}}
+    base = {"id": "a1", "webhooks": {"h1": {"name": "Old", "enabled": False, "useBasicAuth": True,
+                                            "username": "acme", "password": {"fingerprint": "hmac-sha256:x"},
+                                            "retryOnFailure": UNKNOWN, "triggers": []}}}
+    state = with_last_pushed(live, base)["webhooks"]["h1"]
+    assert state["name"] == "N" and state["enabled"] is True  # what the service reports wins
+    assert state["useBasicAuth"] is True and state["username"] == "acme" and state["retryOnFailure"] == UNKNOWN
+    hook = webhook_from_canonical("h1", state, existing=None, app_name="Acme", app_id="a1", namer=SecretNamer())
+    assert (hook.useBasicAuth, hook.username, hook.retryOnFailure) == (True, "acme", None)
+    assert hook.password == "${TENANTDECK_ACME_H1_PASSWORD}"
+    note = write_only_note(state)
+    assert note == ("tenantdeck: not reported by the service: useBasicAuth, username, password as last pushed by "
+                    "tenantdeck; retryOnFailure unknown (left out, so left as they are)")
 
 
 # --- failures ----------------------------------------------------------------------------------------------------
@@ -466,4 +492,5 @@ def test_pull_writes_every_toggle_and_field_explicitly(tmp_path: Path) -> None:
         assert {"chats", "start_a_new_conversation", "group_listing"} <= set(widget["sidebar"])
         assert {"primary_color", "foreground_color", "custom_js"} <= set(widget["style"])
     for hook in (h for app in data["apps"] for h in app.get("webhooks", [])):
-        assert {"useBasicAuth", "enabled", "retryOnFailure", "triggers"} <= set(hook)
+        assert {"enabled", "triggers"} <= set(hook)
+        assert not {"useBasicAuth", "username", "retryOnFailure"} & set(hook)  # write-only, never pushed: unknown

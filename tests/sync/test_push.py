@@ -127,7 +127,12 @@ def test_a_secret_the_plan_sends_must_be_set_before_any_request(sandbox: Any, dr
 
 
 def test_an_unset_secret_the_plan_does_not_send_is_only_a_warning(sandbox: Any, draft: Path) -> None:
-    edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").webhooks[0], "name", "Renamed"))
+    def rename(d: Any) -> None:
+        hook = app_named(d, "Acme Support").webhooks[0]
+        hook.name = "Renamed"
+        hook.password = f"${{{HOOK_VAR}}}"  # referenced, never pushed (pull leaves a write-only password out)
+
+    edit_draft(draft, rename)
     code, err = run_push(sandbox, draft, {TOKEN_VAR: "x"})
     assert code == exitcodes.OK
     assert HOOK_VAR in err and "left as it is on the service" in err

@@ -59,12 +59,17 @@ Sleep = Callable[[float], Awaitable[None]]
 WEBHOOK_HEADERS: Mapping[str, str] = {"X-Webhook-Version": "2"}
 APPS_PER_PAGE = 100
 LIST_PER_PAGE = 1000  # documented maximum for extensions and webhooks
+TRIGGERS_PER_PAGE = 100  # list-triggers takes no perPage; its example answers per_page 100
 MAX_PAGES = 10_000  # a guard against a server that never says "last page"
 
 #: Failures that prove the request never reached the server, so even a create can be resent.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _APP_GONE_CODES = frozenset({"ERR_APP_NOT_FOUND", "ERR_APP_ARCHIVED"})
 _SERVER_ADDED_WIDGET_KEYS = ("appId", "widgetId")
+_INCOMPLETE_HINT = (
+    "nothing was changed; try again (a list that changes while it is read can come back short), and report it if "
+    "it persists: acting on part of a list could delete the rest"
+)
 _UNCERTAIN_HINT = (
     "the create may or may not have been applied; run `tenantdeck pull` to see the service's state before retrying"
 )
@@ -355,26 +360,69 @@ class ManagementClient:
         op: Operation,
         path: str,
         *,
-        per_page: int,
+        per_page: int | None,
+        default_per_page: int,
+        page_declared: bool,
         params: Mapping[str, Any] | None = None,
         webhook: bool = False,
         extract: Callable[[Envelope], list[T]],
     ) -> list[T]:
-        """Read ``perPage``/``page`` until ``meta.pagination`` says last page, or a page comes back empty."""
+        """Read every page of a list; a list cut short raises rather than pass for the whole account.
+
+        * ``meta.pagination`` present: read until ``current_page`` reaches ``total_pages``.
+        * No ``meta`` (the newer OpenAPI's list-apps example has none): keep reading while *full* pages come back;
+          a short or empty page is the last. Stopping after the first page would hide every app past it, and a
+          following ``--allow-delete`` would plan to delete them.
+        * Cross-checks: a page that only repeats records already read (a server ignoring ``page``), or fewer
+          records than the last ``meta`` announced, raise :class:`MalformedResponse`.
+
+        Only the query parameters the OpenAPI declares are sent on the first request (``perPage`` when
+        ``per_page`` is given, ``page`` when ``page_declared``); ``page`` is sent for later pages regardless,
+        because nothing else can fetch them (the service's own ``links.next`` uses it).
+        """
         out: list[T] = []
+        seen: set[str] = set()
         page = 1
+        size = per_page or default_per_page
+        announced: int | None = None
         while True:
-            envelope = await self._call(
-                op, "GET", path, params={**(params or {}), "perPage": per_page, "page": page}, webhook=webhook
-            )
+            query: dict[str, Any] = dict(params or {})
+            if per_page is not None:
+                query["perPage"] = per_page
+            if page > 1 or page_declared:
+                query["page"] = page
+            envelope = await self._call(op, "GET", path, params=query or None, webhook=webhook)
             items = extract(envelope)
             pagination = envelope.pagination()
+            if pagination is not None:
+                announced = pagination.total
+                size = pagination.per_page or size
             if page > 1 and pagination is not None and pagination.current_page < page:
                 break  # the server ignored `page` and repeated an earlier page
+            keys = [_record_key(item) for item in items]
+            if page > 1 and items and all(k is not None and k in seen for k in keys):
+                raise MalformedResponse(
+                    op, status=envelope.status,
+                    message=f"page {page} only repeats records of earlier pages (is `page` ignored?): "
+                            f"the list cannot be read whole",
+                    hint=_INCOMPLETE_HINT,
+                )
+            seen.update(k for k in keys if k is not None)
             out.extend(items)
-            if not items or pagination is None or pagination.is_last or page >= MAX_PAGES:
-                return out
+            if not items or page >= MAX_PAGES:
+                break
+            if pagination is not None:
+                if pagination.is_last:
+                    break
+            elif len(items) < size:
+                break  # no meta: a short page is the last one
             page += 1
+        if announced is not None and len(out) < announced:
+            raise MalformedResponse(
+                op, status=200,
+                message=f"read {len(out)} of the {announced} records the service announced: the list is incomplete",
+                hint=_INCOMPLETE_HINT,
+            )
         return out
 
     # --- apps ---------------------------------------------------------------------------------------------------
@@ -408,8 +456,8 @@ class ManagementClient:
         """All apps of the account (every page); ``search`` is the service's ``searchKey`` (id or name)."""
         op = Operation("list apps" + (f" matching {search!r}" if search else ""), subject="apps")
         records = await self._paged(
-            op, "/apps", per_page=APPS_PER_PAGE, params={"searchKey": search} if search else None,
-            extract=lambda env: env.records(),
+            op, "/apps", per_page=APPS_PER_PAGE, default_per_page=APPS_PER_PAGE, page_declared=True,
+            params={"searchKey": search} if search else None, extract=lambda env: env.records(),
         )
         return [self._remote_app(op, r) for r in records]
 
@@ -453,8 +501,9 @@ class ManagementClient:
 
     async def list_extensions(self, app_id: str) -> list[RemoteExtension]:
         op = Operation(f"list extensions of app {app_id}", subject="extensions", app_id=app_id)
-        records = await self._paged(
-            op, f"/apps/{_seg(app_id)}/extensions", per_page=LIST_PER_PAGE, extract=lambda env: env.records()
+        records = await self._paged(  # list-extensions declares perPage only
+            op, f"/apps/{_seg(app_id)}/extensions", per_page=LIST_PER_PAGE, default_per_page=LIST_PER_PAGE,
+            page_declared=False, extract=lambda env: env.records(),
         )
         out = []
         for record in records:
@@ -613,8 +662,9 @@ class ManagementClient:
 
     async def list_webhooks(self, app_id: str) -> list[dict[str, Any]]:
         op = Operation(f"list webhooks of app {app_id}", subject="webhook", app_id=app_id)
-        return await self._paged(
-            op, self._webhook_path(app_id), per_page=LIST_PER_PAGE, webhook=True, extract=lambda e: e.records()
+        return await self._paged(  # list-webhooks declares perPage (and searchKey), not page
+            op, self._webhook_path(app_id), per_page=LIST_PER_PAGE, default_per_page=LIST_PER_PAGE,
+            page_declared=False, webhook=True, extract=lambda e: e.records(),
         )
 
     async def get_webhook(self, app_id: str, webhook_id: str) -> dict[str, Any] | None:
@@ -684,9 +734,9 @@ class ManagementClient:
                 ids.append(trigger)
             return ids
 
-        return await self._paged(
-            op, f"{self._webhook_path(app_id, webhook_id)}/triggers", per_page=LIST_PER_PAGE, webhook=True,
-            extract=extract,
+        return await self._paged(  # list-triggers declares no paging parameter; its example pages by 100
+            op, f"{self._webhook_path(app_id, webhook_id)}/triggers", per_page=None,
+            default_per_page=TRIGGERS_PER_PAGE, page_declared=False, webhook=True, extract=extract,
         )
 
     async def add_triggers(self, app_id: str, webhook_id: str, ids: Iterable[str]) -> dict[str, bool]:
@@ -743,6 +793,14 @@ class ManagementClient:
             server_date=_http_date(envelope.headers.get("date")),
             apps_total=pagination.total if pagination else None,
         )
+
+
+def _record_key(item: Any) -> str | None:
+    """Identity of a listed record, to notice a page that repeats earlier ones (None when it has no id)."""
+    if isinstance(item, Mapping):
+        value = item.get("id")
+        return None if value is None or isinstance(value, bool) else str(value)
+    return item if isinstance(item, str) else None
 
 
 def _success(report: Any) -> bool:

@@ -115,29 +115,40 @@ def _escape(char: str) -> str:
     return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
-def emit(data: dict[str, Any]) -> str:
-    """The YAML document for ``data`` (a mapping), ending with a newline."""
+#: End-of-line comments to write, by the path of the mapping key whose line carries them (``("apps", 0, "id")``).
+Notes = dict[tuple[str | int, ...], str]
+
+
+def emit(data: dict[str, Any], notes: Notes | None = None) -> str:
+    """The YAML document for ``data`` (a mapping), ending with a newline; ``notes`` become ``  # text`` at the end
+    of their key's line (what ruamel writes for an end-of-line comment)."""
     out: list[str] = []
-    _mapping(data, 0, out, first_prefix=None)
+    _mapping(data, 0, out, first_prefix=None, path=(), notes=notes or {})
     return "\n".join(out) + "\n"
 
 
-def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None) -> None:
+def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None,
+             path: tuple[str | int, ...] = (), notes: Notes | None = None) -> None:
     """``first_prefix`` is ``"- "`` text already owed to the first line (a mapping inside a list item)."""
     pad = " " * indent
     for i, (key, value) in enumerate(data.items()):
         lead = first_prefix if (i == 0 and first_prefix is not None) else pad
         head = f"{lead}{scalar(key)}:"
-        _value(head, value, indent, out)
+        line = len(out)
+        _value(head, value, indent, out, (*path, key), notes)
+        note = notes.get((*path, key)) if notes else None
+        if note:
+            out[line] += f"  # {note}"
 
 
-def _value(head: str, value: Any, indent: int, out: list[str]) -> None:
+def _value(head: str, value: Any, indent: int, out: list[str], path: tuple[str | int, ...] = (),
+           notes: Notes | None = None) -> None:
     if isinstance(value, dict):
         if not value:
             out.append(f"{head} {{}}")
             return
         out.append(head)
-        _mapping(value, indent + 2, out, None)
+        _mapping(value, indent + 2, out, None, path, notes)
     elif isinstance(value, list):
         if not value:
             out.append(f"{head} []")
@@ -145,7 +156,7 @@ def _value(head: str, value: Any, indent: int, out: list[str]) -> None:
             out.append(f"{head} [{', '.join(value)}]")
         else:
             out.append(head)
-            _sequence(value, indent + 2, out)
+            _sequence(value, indent + 2, out, path, notes)
     elif isinstance(value, str) and "\n" in value and literal_ok(value):
         chomp = "" if value.endswith("\n") else "-"
         out.append(f"{head} |{chomp}")
@@ -155,15 +166,16 @@ def _value(head: str, value: Any, indent: int, out: list[str]) -> None:
         out.append(f"{head} {scalar(value)}")
 
 
-def _sequence(items: list[Any], indent: int, out: list[str]) -> None:
+def _sequence(items: list[Any], indent: int, out: list[str], path: tuple[str | int, ...] = (),
+              notes: Notes | None = None) -> None:
     """List items with the dash at ``indent`` and their content two further in."""
     dash = " " * indent + "- "
-    for item in items:
+    for i, item in enumerate(items):
         if isinstance(item, dict) and item:
-            _mapping(item, indent + 2, out, first_prefix=dash)
+            _mapping(item, indent + 2, out, first_prefix=dash, path=(*path, i), notes=notes)
         elif isinstance(item, list) and item:
             out.append(dash.rstrip())
-            _sequence(item, indent + 2, out)
+            _sequence(item, indent + 2, out, (*path, i), notes)
         elif isinstance(item, str) and "\n" in item and literal_ok(item):
             _value(dash.rstrip(), item, indent, out)
         else:

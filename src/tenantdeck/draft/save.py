@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.atomic import atomic_write_text
-from tenantdeck.draft.emit import emit, flow_safe, literal_ok, needs_escapes, needs_quotes
+from tenantdeck.draft.emit import Notes, emit, flow_safe, literal_ok, needs_escapes, needs_quotes
 from tenantdeck.problems import PathPart, Problem, ProblemError, Severity, format_path
 
 if TYPE_CHECKING:
@@ -173,20 +173,21 @@ def _dump(yaml: YAML, document: Any) -> str:
     return buffer.getvalue()
 
 
-def dump_draft_text(draft: Draft, *, header: str | None = None) -> str:
+def dump_draft_text(draft: Draft, *, header: str | None = None, notes: Notes | None = None) -> str:
     """A fresh YAML document for ``draft``: model key order, every value explicit, nothing literal-secret.
 
-    ``header`` (comment lines, e.g. the yaml-language-server modeline) is written first.
+    ``header`` (comment lines, e.g. the yaml-language-server modeline) is written first; ``notes`` are the tool's
+    own end-of-line comments (see :func:`save_draft`).
     """
     data = draft_data(draft)
     check_secrets(data)
-    text = emit(data)  # a fresh document has no comments to keep: the fast writer, same text as ruamel's
+    text = emit(data, notes)  # a fresh document has no comments to keep: the fast writer, same text as ruamel's
     if header:
         text = header.rstrip("\n") + "\n" + text
     return text
 
 
-def merge_text(original_text: str, draft: Draft) -> str:
+def merge_text(original_text: str, draft: Draft, notes: Notes | None = None) -> str:
     """``original_text`` with ``draft``'s values merged in, comments and key order kept (see module docstring)."""
     from ruamel.yaml.comments import CommentedMap
 
@@ -199,7 +200,35 @@ def merge_text(original_text: str, draft: Draft) -> str:
     if not isinstance(document, CommentedMap):
         return _dump(yaml, _styled(draft_data(draft)))
     _merge_map(document, new)
+    for path, note in (notes or {}).items():
+        _set_note(document, path, note)
     return _dump(yaml, document)
+
+
+#: How the tool's own end-of-line comments begin, so a later save can tell them from the admin's.
+NOTE_PREFIX = "tenantdeck:"
+
+
+def _set_note(document: Any, path: tuple[PathPart, ...], note: str) -> None:
+    """Write (or refresh) the tool's end-of-line comment on the key at ``path``; an admin's comment there wins."""
+    from ruamel.yaml.comments import CommentedMap
+
+    node = document
+    for part in path[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return
+    key = path[-1]
+    if not isinstance(node, CommentedMap) or key not in node:
+        return
+    token = (node.ca.items.get(key) or [None, None, None, None])[2]
+    if token is None:
+        node.yaml_add_eol_comment(f"# {note}", key)
+    elif token.value.lstrip().startswith(f"# {NOTE_PREFIX}"):
+        first, newline, rest = token.value.partition("\n")
+        lead = first[: len(first) - len(first.lstrip())]
+        token.value = f"{lead}# {note}{newline or chr(10)}{rest}"
 
 
 _KEY_LINE = re.compile(r"^( *)(?:- +)?[^\s#\-\[{][^:#]*:[ \t]*(?:#.*)?$")
@@ -235,19 +264,23 @@ def guess_indentation(text: str) -> tuple[int, int, int]:
 
 
 def save_draft(
-    path: str | os.PathLike[str], draft: Draft, *, original_text: str | None = None, backup: bool = True
+    path: str | os.PathLike[str], draft: Draft, *, original_text: str | None = None, backup: bool = True,
+    notes: Notes | None = None,
 ) -> str:
     """Write ``draft`` to ``path`` atomically and return the text written.
 
     With ``original_text`` (the text the draft was loaded from) the file keeps its comments, key order, quoting and
     indentation, and only what changed is rewritten. Without it a fresh document is written
     (:func:`dump_draft_text`), keeping a leading comment block of the existing file if there is one.
+    ``notes`` (path of a mapping key -> text starting with :data:`NOTE_PREFIX`) are end-of-line comments the
+    tool writes itself (pull: which webhook fields the service does not report); a later save refreshes them but
+    never overwrites an admin's own comment.
     Raises :class:`~tenantdeck.problems.ProblemError` rather than write a literal secret that the original text did
     not contain.
     """
     name = os.fspath(path)
     if original_text is None:
-        text = dump_draft_text(draft, header=_leading_comments(path))
+        text = dump_draft_text(draft, header=_leading_comments(path), notes=notes)
     else:
         import yaml as pyyaml
 
@@ -256,7 +289,7 @@ def save_draft(
         except pyyaml.YAMLError:
             original_data = None
         check_secrets(draft_data(draft), original_data, file=name)
-        text = merge_text(original_text, draft)
+        text = merge_text(original_text, draft, notes)
     write_atomic(path, text, backup=backup)
     return text
 

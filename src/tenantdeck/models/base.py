@@ -57,3 +57,6 @@ NonEmptyStr = Annotated[str, AfterValidator(_not_blank)]
 AppName = Annotated[str, StringConstraints(max_length=100), AfterValidator(_not_blank), AfterValidator(_single_line)]
 WidgetName = AppName
 WebhookName = Annotated[str, StringConstraints(max_length=50), AfterValidator(_not_blank), AfterValidator(_single_line)]
+#: A display name as the service may hold it: non-blank, single line, but no length bound. The bounds above are the
+#: documented rules for what we *send*; a value the service already holds is kept and only warned about (rules.py).
+HeldName = Annotated[str, AfterValidator(_not_blank), AfterValidator(_single_line)]

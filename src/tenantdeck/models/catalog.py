@@ -191,3 +191,14 @@ TRIGGER_IDS: Final[tuple[str, ...]] = (
     "moderation_engine_approved", "moderation_engine_blocked", "moderation_manual_approved",
     "moderation_engine_failed",
 )  # fmt: skip
+
+#: Webhook fields the service takes but never returns (facts §7: the get/list examples carry only id, name,
+#: webhookURL, createdAt, updatedAt; ``webhookSchema`` adds ``enabled``). Nothing can be learned about them by
+#: reading, so the tool only ever knows what it last pushed itself (docs/real-service.md).
+WEBHOOK_WRITE_ONLY: Final[tuple[str, ...]] = ("useBasicAuth", "username", "password", "retryOnFailure")
+#: What a webhook create sends for fields the draft leaves out: the API's documented defaults (``retryOnFailure``
+#: false) and the model's (Basic Auth off, enabled), written explicitly so the base records what was pushed.
+WEBHOOK_CREATE_DEFAULTS: Final[dict[str, bool]] = {"useBasicAuth": False, "enabled": True, "retryOnFailure": False}
+#: The documented rule for webhook ids (WH-OV: alphanumeric, no spaces, at most 50). The service itself holds ids
+#: outside it (its own OpenAPI example is ``test_webhook201``), so it applies only to ids a draft *creates*.
+WEBHOOK_ID_PATTERN: Final = r"^[A-Za-z0-9]{1,50}$"

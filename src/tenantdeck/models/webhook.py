@@ -10,10 +10,15 @@ from pydantic_core import PydanticCustomError
 
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import catalog
-from tenantdeck.models.base import StrictModel, WebhookName
+from tenantdeck.models.base import HeldName, StrictModel
 from tenantdeck.models.secrets import check_secret, is_reference
 
+#: One of the documented trigger ids (what a draft may *add*; see ``tenantdeck.rules`` and the plan).
 TriggerId = Literal[catalog.TRIGGER_IDS]  # type: ignore[valid-type]
+#: A trigger id as the service may hold it: the documented list is not closed (receipts are "[Beta]", third parties
+#: list more), and a webhook whose triggers we cannot write down would be dropped from the draft and then planned
+#: for deletion. Unknown ids are kept and warned about; adding one is refused at plan time.
+HeldTriggerId = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
 
 
 def _webhook_url(value: str) -> str:
@@ -42,9 +47,10 @@ def _password_chars(value: str) -> str:
     return value
 
 
-WebhookId = Annotated[
-    str, StringConstraints(min_length=1, max_length=catalog.WEBHOOK_ID_MAX, pattern=r"^[A-Za-z0-9]+$")
-]
+#: A webhook id as the service holds it. The documented rule (letters and digits, at most 50:
+#: ``catalog.WEBHOOK_ID_PATTERN``) is not what the service enforces (its own example id is ``test_webhook201``), so
+#: the model takes any id without spaces; the rule is checked for ids a draft *creates* (rules.py, plan).
+WebhookId = Annotated[str, StringConstraints(min_length=1, pattern=r"^\S+$")]
 WebhookURL = Annotated[str, StringConstraints(max_length=catalog.WEBHOOK_URL_MAX), AfterValidator(_webhook_url)]
 Username = Annotated[
     str, StringConstraints(min_length=1, max_length=catalog.WEBHOOK_USERNAME_MAX, pattern=r"^[A-Za-z0-9]+$")
@@ -58,18 +64,35 @@ Password = Annotated[
 
 
 class WebhookBody(StrictModel):
-    """A webhook as the management API takes it (create; update takes the same minus ``id``)."""
+    """A webhook as the management API takes it (create; update takes the same minus ``id``).
 
-    id: WebhookId = Field(description="Unique identifier within the app: letters and digits, at most 50")
-    name: WebhookName = Field(description="Display name, at most 50 characters")
+    The optional flags default to None, "not said": an update leaves such a field as it is, and the service
+    never reports the write-only ones, so no default could stand for what it holds. A create fills the API's
+    defaults (``catalog.WEBHOOK_CREATE_DEFAULTS``).
+    """
+
+    id: WebhookId = Field(
+        description="Unique identifier within the app. A new webhook's id: letters and digits, at most 50 (an "
+        "existing one is kept as the service has it)"
+    )
+    name: HeldName = Field(description="Display name, at most 50 characters (a longer one the service holds is kept)")
     webhookURL: WebhookURL = Field(description="Target URL for deliveries: https, at most 255 characters")
-    useBasicAuth: bool = Field(False, description="Whether Basic Auth is applied on deliveries")
+    useBasicAuth: bool | None = Field(
+        None, description="Whether Basic Auth is applied on deliveries (write-only: the service never reports it). "
+        "Left out: left as it is (a new webhook: false)"
+    )
     username: Username | None = Field(None, description="Basic Auth username: letters and digits, at most 50")
     password: Password | None = Field(
         None, description="Basic Auth password (secret): write ${ENV_VAR} in a draft; at most 100 letters and digits"
     )
-    enabled: bool = Field(True, description="Whether the webhook is active and receives events")
-    retryOnFailure: bool = Field(False, description="Retry a failed delivery twice (after 10 s, then 30 s)")
+    enabled: bool | None = Field(
+        None, description="Whether the webhook is active and receives events. Left out: left as it is (a new "
+        "webhook: true)"
+    )
+    retryOnFailure: bool | None = Field(
+        None, description="Retry a failed delivery twice, after 10 s then 30 s (write-only: the service never "
+        "reports it). Left out: left as it is (a new webhook: false)"
+    )
 
     @model_validator(mode="after")
     def _basic_auth_needs_credentials(self) -> WebhookBody:
@@ -87,8 +110,9 @@ class WebhookBody(StrictModel):
 class Webhook(WebhookBody):
     """A webhook in a draft: the API fields plus the triggers that fire it."""
 
-    triggers: Annotated[list[TriggerId], AfterValidator(_unique)] = Field(  # type: ignore[valid-type]
-        default_factory=list, description="Trigger ids that fire this webhook"
+    triggers: Annotated[list[HeldTriggerId], AfterValidator(_unique)] = Field(
+        default_factory=list,
+        description="Trigger ids that fire this webhook (one the documented list lacks is kept, but cannot be added)",
     )
 
     def body(self) -> dict[str, object]:

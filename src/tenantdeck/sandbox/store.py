@@ -21,6 +21,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from tenantdeck.models.catalog import WEBHOOK_WRITE_ONLY
 from tenantdeck.sandbox import errors, records
 from tenantdeck.sandbox.ddl import connect
 
@@ -225,7 +226,8 @@ class Store:
 
     @staticmethod
     def _webhook_out(doc: str, created_at: int, updated_at: int) -> dict[str, Any]:
-        out: dict[str, Any] = json.loads(doc)
+        """What the API answers: never the write-only fields (facts §7), as the real service."""
+        out: dict[str, Any] = {k: v for k, v in json.loads(doc).items() if k not in WEBHOOK_WRITE_ONLY}
         out["createdAt"] = created_at
         out["updatedAt"] = updated_at
         return out
@@ -308,6 +310,15 @@ class Store:
             self._require_webhook(conn, app_id, webhook_id)
             conn.execute("DELETE FROM webhooks WHERE app_id = ? AND webhook_id = ?", (app_id, webhook_id))
             conn.execute("DELETE FROM webhook_triggers WHERE app_id = ? AND webhook_id = ?", (app_id, webhook_id))
+
+    def webhook_doc(self, app_id: str, webhook_id: str) -> dict[str, Any]:
+        """The stored fields, write-only ones included (not the password): what an update starts from, and what
+        tests look at to see what was really set. The API never answers with it."""
+        with self._tx(write=False) as conn:
+            self._require_app(conn, app_id)
+            row = self._require_webhook(conn, app_id, webhook_id)
+        doc: dict[str, Any] = json.loads(row[0])
+        return doc
 
     def webhook_password(self, app_id: str, webhook_id: str) -> str | None:
         """For tests only: the API itself never returns a webhook password."""

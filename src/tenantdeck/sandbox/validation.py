@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
 from tenantdeck.models.secrets import is_reference
+from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
 from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.store import KEEP_PASSWORD
 
@@ -116,27 +117,49 @@ def parse_sms(body: Any) -> dict[str, Any]:
 _KEPT_PASSWORD_STAND_IN = "StoredPassword"
 
 
-def parse_webhook(body: Any, *, path_id: str | None = None) -> tuple[dict[str, Any], Any]:
+def parse_webhook(
+    body: Any, *, path_id: str | None = None, stored: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], Any]:
     """Webhook create (``path_id`` None) or update body -> (document without password, password).
 
-    On update the id comes from the path (a body ``id`` must match it), and an absent ``password`` key yields
-    :data:`~tenantdeck.sandbox.store.KEEP_PASSWORD`: the API never returns passwords, so a client cannot be
-    expected to echo one back.
+    On update the id comes from the path (a body ``id`` must match it), the body is laid over the ``stored``
+    fields (an omitted field keeps its value), and an absent ``password`` key yields
+    :data:`~tenantdeck.sandbox.store.KEEP_PASSWORD`: the API never returns write-only fields, so a client cannot
+    be expected to echo them back.
     """
     data = dict(_object(body, "body"))
     if path_id is not None:
         if "id" in data and data["id"] != path_id:
             raise errors.validation_error({"id": ["does not match the webhook id in the path"]})
-        data["id"] = path_id
+        data = {**(stored or {}), **data, "id": path_id}
     keep = path_id is not None and "password" not in data
     if keep:
         # Stand-in so the model's Basic Auth check passes; the store then checks a password really is stored.
         data["password"] = _KEPT_PASSWORD_STAND_IN
     model = _validate(WebhookBody, data, ())
-    doc = model.model_dump(mode="json")
+    _documented_rules(model, body=data if path_id is None else dict(body), stored=stored)
+    doc = model.model_dump(mode="json", exclude_none=True)
     _refuse_unresolved(doc, ())
-    password = doc.pop("password")
+    password = doc.pop("password", None)
+    if path_id is None:
+        doc = {**catalog.WEBHOOK_CREATE_DEFAULTS, **doc}  # the service's defaults for what a create leaves out
     return doc, (KEEP_PASSWORD if keep else password)
+
+
+def _documented_rules(model: WebhookBody, *, body: dict[str, Any], stored: dict[str, Any] | None) -> None:
+    """The documented id and name rules, for what is *sent*: a new webhook's id and name, a changed name.
+
+    The model takes what the service may already hold (its own example id is ``test_webhook201``), so a webhook
+    seeded or loaded that way can still be read and updated; only a value being set must follow the rules.
+    """
+    details: dict[str, list[str]] = {}
+    if stored is None and (why := webhook_id_breaks_rule(model.id)) is not None:
+        details["id"] = [why]
+    name_sent = "name" in body and (stored is None or body["name"] != stored.get("name"))
+    if name_sent and (why := webhook_name_breaks_rule(model.name)) is not None:
+        details["name"] = [why]
+    if details:
+        raise errors.validation_error(details)
 
 
 def parse_trigger_ids(body: Any) -> list[str]:

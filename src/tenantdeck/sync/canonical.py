@@ -11,8 +11,11 @@ every normalisation lives here and nowhere else:
 * integral floats become ints (``60.0`` and ``60`` are the same delay);
 * secrets become :data:`SecretState` dicts: a keyed fingerprint, the unresolved reference name, or "unknown".
 
-A field the service did not return (e.g. a webhook's ``useBasicAuth`` on the real API) is recorded as
-:data:`UNKNOWN` (``{"unknown": True}``) rather than guessed: compare treats it as "no information", never a change.
+A field the service did not return (a webhook's write-only ``useBasicAuth``, ``username``, ``password``,
+``retryOnFailure``: ``catalog.WEBHOOK_WRITE_ONLY``) is recorded as :data:`UNKNOWN` (``{"unknown": True}``) rather
+than guessed: compare treats it as "no information", never a change. The base snapshot instead keeps what tenantdeck
+last pushed for such a field (:func:`with_last_pushed`), and the draft side records a webhook field only where the
+draft writes it: left out means "left as it is on the service" (see ``docs/real-service.md``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ UNKNOWN: dict[str, bool] = {"unknown": True}
 SECTIONS = ("style", "sidebar", "main")
 COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color", "docked_layout_icon_background"})
 WEBHOOK_FIELDS = ("name", "webhookURL", "useBasicAuth", "username", "enabled", "retryOnFailure")
+_WEBHOOK_REQUIRED = frozenset({"name", "webhookURL"})
 SMS_FIELDS = ("fromMobileNo", "messageDelay", "twilioAccountSid", "websiteURL")
 
 _SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
@@ -146,7 +150,12 @@ def _draft_extensions(app: App) -> dict[str, bool] | None:
 
 
 def _draft_webhook(hook: Webhook, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {key: getattr(hook, key) for key in WEBHOOK_FIELDS}
+    """Only what the draft writes: a model default for a field the draft leaves out is not the admin's wish, and
+    for a write-only field it would overwrite a value nobody can see (a rename switching Basic Auth off)."""
+    written = hook.model_fields_set
+    out: dict[str, Any] = {
+        key: getattr(hook, key) for key in WEBHOOK_FIELDS if key in _WEBHOOK_REQUIRED or key in written
+    }
     out["password"] = secret_state_of_draft(hook.password, secret_key=secret_key, env=env)
     out["triggers"] = sorted(hook.triggers)
     return out
@@ -248,3 +257,28 @@ def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> 
         "sms": _remote_sms(remote.sms, secret_key=secret_key),
         "webhooks": webhooks,
     }
+
+
+def with_last_pushed(live: Mapping[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``live`` (a freshly read canonical app) with each unreported webhook field taken from ``base``.
+
+    The service never returns a webhook's write-only fields, so the only thing anyone can know about them is what
+    tenantdeck last pushed, which the base recorded. Pull writes the new base through this, so a pull does not
+    forget it (the next rename would otherwise look like it changes them), and the draft it writes can say what
+    was pushed. A value the service does report always wins; nothing is carried where the base knew nothing.
+    """
+    old_hooks = (base or {}).get("webhooks") or {}
+    hooks = live.get("webhooks") or {}
+    if not old_hooks or not hooks:
+        return dict(live)
+    merged: dict[str, Any] = {}
+    for hook_id, hook in hooks.items():
+        old = old_hooks.get(hook_id)
+        if not isinstance(old, Mapping):
+            merged[hook_id] = hook
+            continue
+        merged[hook_id] = {
+            key: old[key] if is_unknown(value) and key in old and not is_unknown(old[key]) else value
+            for key, value in hook.items()
+        }
+    return {**live, "webhooks": merged}

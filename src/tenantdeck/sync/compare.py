@@ -16,7 +16,9 @@ Where there is no base for a resource (never pulled, or a create whose result wa
 stands in for the base: the draft wins, which is what a two-way tool would do. Offline, live *is* the base.
 
 Secrets are :data:`SecretState` dicts compared by keyed fingerprint; a side that cannot tell (the live webhook
-password, a ``${VAR}`` whose variable is unset) is replaced by the base.
+password, a ``${VAR}`` whose variable is unset) is replaced by the base. So is every live value the service does
+not report (a webhook's write-only fields): those compare draft against base, which holds what tenantdeck last
+pushed, and can never show as drift or conflict.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, secret_word
-from tenantdeck.sync.labels import is_secret, label
+from tenantdeck.sync.labels import absent_is_unchanged, is_secret, label
 
 ResourceKey = tuple[str, str]  #: (kind, id); id is "" for the app, extensions and sms
 Leaves = dict[str, Any]
@@ -220,8 +222,8 @@ def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> l
             continue  # only the extensions the draft names are managed
         if _unknown(d) and b is not ABSENT:
             d = b  # a ${VAR} whose variable is unset: cannot tell, so no change
-        if d is ABSENT and is_secret(kind, path):
-            d = b  # the API cannot clear a secret (an update without it keeps it): leaving it out changes nothing
+        if d is ABSENT and absent_is_unchanged(kind, path):
+            d = b  # left out of the draft = left as it is (a secret cannot be cleared; a webhook update keeps it)
         if _unknown(lv):
             lv = b if b is not ABSENT else d  # the service does not reveal it: the base stands in
         leaves.append(Leaf(path, b, d, lv, classify(b, d, lv)))

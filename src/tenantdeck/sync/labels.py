@@ -30,6 +30,15 @@ def is_secret(kind: str, path: str) -> bool:
     return (kind, path) in SECRET_FIELDS
 
 
+def absent_is_unchanged(kind: str, path: str) -> bool:
+    """A field the draft leaves out is left as it is on the service (not cleared, not reset to a default).
+
+    True for secrets (the API cannot clear one; an update without it keeps it) and for every optional webhook
+    field: several are write-only (never reported), and an update that omits a field keeps it.
+    """
+    return kind == "webhook" or is_secret(kind, path)
+
+
 def label(kind: str, path: str) -> str:
     """The human label of ``path`` inside a resource of ``kind`` (falls back to the path itself)."""
     if kind == "widget":

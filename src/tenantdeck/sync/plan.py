@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tenantdeck.models import Draft
+from tenantdeck.models import Draft, catalog
+from tenantdeck.rules import unknown_triggers, webhook_id_breaks_rule, webhook_name_breaks_rule
+from tenantdeck.sync.canonical import is_unknown
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, Note
 from tenantdeck.sync.compare import (
     AppDiff,
@@ -197,6 +199,7 @@ class _AppPlanner:
         self.create_key: str | None = None
         self.ext_key: str | None = None
         self.hook_keys: dict[str, str] = {}
+        self.refused: set[str] = set()  #: webhooks whose create was refused (their triggers wait too)
 
     # helpers
     def _op(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Operation:
@@ -308,17 +311,31 @@ class _AppPlanner:
             else:
                 self._skip_delete("SMS settings")
 
+    def _refuse(self, res: ResourceDiff, message: str) -> None:
+        """A value outside the documented rules that the draft would send: refused like a conflict (push stops)."""
+        self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, res.title, "", res.title, "", "", "",
+                                            False, f"refused: {message}"))
+
     def _webhook(self, res: ResourceDiff) -> None:
         if res.status == "create":
+            why = webhook_id_breaks_rule(res.rid) or webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))
+            if why is not None:
+                self.refused.add(res.rid)
+                self._refuse(res, f"{why}; a new webhook must follow it (rename it in the draft)")
+                return
             leaves = self._secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
             op = self._op("create_webhook", res, res.rid, changes=self._changes(res),
-                          payload={"id": res.rid, **unflatten(leaves)})
+                          payload={"id": res.rid, **catalog.WEBHOOK_CREATE_DEFAULTS, **unflatten(leaves)})
             self.hook_keys[res.rid] = op.key
         elif res.status == "update":
             local = {leaf.path for leaf in res.by_state("local")}
+            if "name" in local and (why := webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))):
+                self._refuse(res, why)
+                return
             merged = self._merged(res)
-            if "password" not in local:
-                merged.pop("password", None)  # not sent: the service keeps the password it has
+            for key in [k for k, v in merged.items() if k not in local]:
+                if is_unknown(merged[key]) or key in catalog.WEBHOOK_WRITE_ONLY:
+                    del merged[key]  # not sent: the service keeps what it has (an update keeps omitted fields)
             leaves = self._secretise(res, merged, local_paths=local)
             op = self._op("update_webhook", res, res.rid, changes=self._changes(res), payload=unflatten(leaves),
                           unchanged=res.unchanged)
@@ -333,8 +350,13 @@ class _AppPlanner:
     def _triggers(self, res: ResourceDiff) -> None:
         if res.status not in ("create", "update"):
             return
+        if res.rid in self.refused:
+            return
         local = res.by_state("local")
         add = sorted(leaf.path for leaf in local if leaf.draft is True)
+        if unknown := unknown_triggers(add):
+            self._refuse(res, f"{', '.join(unknown)}: not documented trigger id(s); only documented ones can be added")
+            add = [t for t in add if t not in unknown]
         remove = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
         deps = [self.hook_keys[res.rid]] if res.rid in self.hook_keys else []
         changes = {c.path: c for c in self._changes(res)}

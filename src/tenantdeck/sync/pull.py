@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
-from tenantdeck.sync.canonical import canonical_app_from_remote
+from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
 from tenantdeck.sync.fetch import fetch_remote_apps
-from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
+from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
 from tenantdeck.sync.state import Workspace
 
 if TYPE_CHECKING:
@@ -166,6 +166,8 @@ async def pull(
     canonicals = [by_app[a.id] for a in remote_apps]
 
     old_base = workspace.load_base()
+    # what the service never reports (write-only webhook fields): keep what tenantdeck last pushed
+    canonicals = [with_last_pushed(c, old_base.get(c["id"])) for c in canonicals]
     old_apps = list(existing.apps) if existing is not None else []
     presets = dict(existing.presets) if existing is not None else {}
     namer = SecretNamer()
@@ -205,7 +207,8 @@ async def pull(
     new_draft = Draft.model_validate(fields)
 
     # file work runs in a thread: an event loop (the TUI's) stays responsive while 1,000 apps are written
-    await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text)
+    notes = draft_notes(new_draft, {c["id"]: c for c in canonicals})  # what the service does not report
+    await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text, notes=notes)
     await asyncio.to_thread(workspace.write_base_apps, {c["id"]: c for c in canonicals})
     if wanted is None:
         for stale in set(old_base) - set(remote_ids):

@@ -1,9 +1,9 @@
 """Canonical remote state -> draft models, keeping what the admin wrote wherever it still agrees.
 
 Pull rewrites the draft from the service, but a draft is a hand-edited file: a widget that ``extends`` a preset
-should keep doing so with only the values that really differ; a secret reference keeps its variable name; fields
-the service does not return (webhook passwords, maybe ``useBasicAuth``/``username``) keep the draft's value.
-Secrets are never written: the draft always gets ``${VAR}`` references.
+should keep doing so with only the values that really differ; a secret reference keeps its variable name. Webhook
+fields the service never returns (``catalog.WEBHOOK_WRITE_ONLY``) are written only with what tenantdeck last pushed,
+else left out: pull never invents a value. Secrets are never written: the draft always gets ``${VAR}`` references.
 
 Objects without a remote identity in the old draft (an app or widget with no id, a webhook the base snapshot has
 never seen) are local work waiting for a push; they are kept, not silently dropped.
@@ -14,12 +14,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 
-from tenantdeck.models import App, Extensions, Main, Sidebar, SmsSettings, Style, Webhook, WidgetDraft, WidgetSettings
+from tenantdeck.models import (
+    App,
+    Extensions,
+    Main,
+    Sidebar,
+    SmsSettings,
+    Style,
+    Webhook,
+    WidgetDraft,
+    WidgetSettings,
+    catalog,
+)
 from tenantdeck.models.secrets import reference_name
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
@@ -31,6 +42,9 @@ from tenantdeck.sync.canonical import (
     is_unknown,
     normalise_widget_settings,
 )
+
+if TYPE_CHECKING:
+    from tenantdeck.models import Draft
 
 _SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
@@ -177,24 +191,24 @@ def webhook_from_canonical(
     app_id: str | None,
     namer: SecretNamer,
 ) -> Webhook:
-    """A draft webhook; fields the service does not return come from ``existing`` (or stay at their default)."""
+    """A draft webhook holding what is known of it: what the service reports, and for the write-only fields it
+    never reports, what tenantdeck last pushed (``state`` comes from :func:`~.canonical.with_last_pushed`).
+
+    A field nobody knows is left out, never filled with a default: left out, a field is left as it is on the
+    service (:func:`write_only_note` says so in the draft). ``existing`` only lends its secret reference name.
+    """
     data: dict[str, Any] = {"id": hook_id}
-    written = existing.model_fields_set if existing is not None else set()
     for key in WEBHOOK_FIELDS:
         value = state.get(key)
-        if is_unknown(value):
-            if existing is None or key not in written:
-                continue
-            value = getattr(existing, key)
-        if value is not None:  # every value explicit: what is reviewed is exactly what is pushed
+        if value is not None and not is_unknown(value):  # every known value explicit: reviewed is what is pushed
             data[key] = value
     basic_auth = data.get("useBasicAuth", False)
     password = state.get("password")
     old_password = existing.password if existing is not None else None
     if password is not None and not is_unknown(password):
-        wants_password = True  # the service holds one: reference it
+        wants_password = True  # tenantdeck pushed one (or the service said so): reference it
     elif is_unknown(password):
-        wants_password = old_password is not None or basic_auth
+        wants_password = old_password is not None or basic_auth  # a reference is a name, not a value
     else:
         wants_password = False
     if wants_password:
@@ -205,6 +219,30 @@ def webhook_from_canonical(
         triggers = list(existing.triggers) if existing is not None else []
     data["triggers"] = _keep_order(triggers, existing.triggers if existing is not None else [])
     return Webhook.model_validate(data)
+
+
+def write_only_note(state: Mapping[str, Any]) -> str:
+    """The comment pull writes beside a webhook: which of its fields the service does not report, and which of
+    those the draft holds as tenantdeck last pushed them (the others are left out: unknown, left as they are)."""
+    hidden = [k for k in (*WEBHOOK_FIELDS, "password") if is_unknown(state.get(k, {"unknown": True}))]
+    carried = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hidden and k in state and state[k] is not None]
+    parts = []
+    if carried:
+        parts.append(f"{', '.join(carried)} as last pushed by tenantdeck")
+    if hidden:
+        parts.append(f"{', '.join(hidden)} unknown (left out, so left as they are)")
+    return "tenantdeck: not reported by the service: " + "; ".join(parts) if parts else ""
+
+
+def draft_notes(draft: Draft, canonicals: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str | int, ...], str]:
+    """The comments pull writes into the draft: :func:`write_only_note` on the ``id`` line of each pulled webhook."""
+    notes: dict[tuple[str | int, ...], str] = {}
+    for i, app in enumerate(draft.apps):
+        hooks = (canonicals.get(app.id or "") or {}).get("webhooks") or {}
+        for j, hook in enumerate(app.webhooks):
+            if hook.id in hooks and (note := write_only_note(hooks[hook.id])):
+                notes[("apps", i, "webhooks", j, "id")] = note
+    return notes
 
 
 def _keep_order(values: list[str], old: list[str]) -> list[str]:

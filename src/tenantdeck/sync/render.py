@@ -40,6 +40,8 @@ def action(op: Operation) -> str:
 def value_text(value: Any) -> str:
     if value is ABSENT or value is None:
         return "(none)"
+    if isinstance(value, dict) and value.get("unknown") is True:
+        return "(not reported by the service)"  # a write-only field tenantdeck never pushed
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -1,8 +1,11 @@
 """Webhooks and their triggers.
 
-Webhook objects are answered as ``{id, name, webhookURL, useBasicAuth, username, enabled, retryOnFailure,
-createdAt, updatedAt}``: **never the password**. Create, get and update answer ``{"data": {...}}`` (or the
-reference's nested ``{"data": [{"data": {...}}]}`` when the sandbox was created with ``webhook_envelope="nested"``).
+Webhook objects are answered as ``{id, name, webhookURL, enabled, createdAt, updatedAt}``: like the real service
+(facts §7), **never the write-only fields** ``useBasicAuth``, ``username``, ``password``, ``retryOnFailure``, so
+every client test meets the real shape. An update keeps every field its body leaves out (the PUT schema requires
+none): a client that cannot read a field cannot be expected to echo it back. Create, get and update answer
+``{"data": {...}}`` (or the reference's nested ``{"data": [{"data": {...}}]}`` when the sandbox was created with
+``webhook_envelope="nested"``).
 The ``X-Webhook-Version`` header is accepted and ignored: the sandbox only implements the v2 system.
 """
 
@@ -52,7 +55,7 @@ TRIGGER_IDS_BODY = json_request_body(
 )
 UPDATE_BODY = json_request_body(
     {"allOf": [ref("WebhookBody")], "description": "Same fields as create; id optional (must match the path)."},
-    "The webhook's new fields; an absent password keeps the stored one",
+    "The fields to change; every field left out (the password too) keeps its stored value",
 )
 
 
@@ -103,13 +106,14 @@ async def get_webhook(appId: AppIdParam, webhookId: WebhookIdParam, db: StoreDep
     "/apps/{appId}/webhooks/{webhookId}",
     operation_id="update-webhook",
     summary="Update a webhook",
-    description="Replaces the webhook's fields (omitted ones fall back to defaults, except an omitted password).",
+    description="Sets the fields the body carries; omitted ones keep their stored values (the password too).",
     openapi_extra=UPDATE_BODY,
 )
 async def update_webhook(
     request: Request, appId: AppIdParam, webhookId: WebhookIdParam, db: StoreDep, opts: OptionsDep
 ) -> JSONResponse:
-    doc, password = validation.parse_webhook(await json_body(request), path_id=webhookId)
+    stored = db.webhook_doc(appId, webhookId)
+    doc, password = validation.parse_webhook(await json_body(request), path_id=webhookId, stored=stored)
     return _single(db.update_webhook(appId, webhookId, doc, password), opts)
 
 

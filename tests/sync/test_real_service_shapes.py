@@ -1,0 +1,131 @@
+"""Issue 8: the commands against a server answering exactly like the vendor's OpenAPI examples (real HTTP, loopback).
+
+The fixture (``openapi_fixture``) lists 250 apps with no ``meta``, answers webhooks without their write-only fields,
+and holds the example webhook ``test_webhook201`` (an id outside the documented rule) with Basic Auth and retries
+switched on where nobody can see them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from tenantdeck import exitcodes
+from tenantdeck.cli import cli
+from tests.loopback import serve_on_loopback
+from tests.sync.openapi_fixture import HIDDEN, FixtureService, apps, create_fixture_app
+
+APPS = 250
+WRITE_ONLY = {"useBasicAuth", "username", "password", "retryOnFailure"}
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[FixtureService, str]]:
+    service = FixtureService(apps(APPS))
+    with serve_on_loopback(create_fixture_app(service)) as url:
+        yield service, url
+
+
+@pytest.fixture
+def service(served: tuple[FixtureService, str]) -> FixtureService:
+    svc = served[0]
+    svc.requests.clear()
+    svc.webhook = {**svc.webhook, "name": "test_webhook201", **HIDDEN}
+    return svc
+
+
+def run(served: tuple[FixtureService, str], tmp_path: Path, *args: str) -> Result:
+    env = {"TENANTDECK_KEY": "fixture-key", "TENANTDECK_SECRET": "fixture-secret",
+           "TENANTDECK_CONFIG_DIR": str(tmp_path / "config"), "TENANTDECK_DATA_DIR": str(tmp_path / "data"),
+           "TENANTDECK_BASE_URL": ""}
+    return CliRunner().invoke(cli, [*args, "--draft", str(tmp_path / "tenantdeck.yaml"), "--base-url", served[1]],
+                              env=env, catch_exceptions=False)
+
+
+@pytest.fixture
+def pulled(served: tuple[FixtureService, str], service: FixtureService, tmp_path: Path) -> dict[str, Any]:
+    result = run(served, tmp_path, "pull")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    return data
+
+
+def test_250_apps_without_meta_all_arrive(service: FixtureService, pulled: dict[str, Any]) -> None:
+    assert len(pulled["apps"]) == APPS
+    assert {a["id"] for a in pulled["apps"]} == {a["id"] for a in service.apps}
+    pages = [query.get("page") for method, path, query, _ in service.requests if method == "GET" and path == "/apps"]
+    assert pages == ["1", "2", "3"]  # 100, 100, 50: a short page ends the listing
+
+
+def test_diff_right_after_pull_exits_0(served: Any, service: FixtureService, pulled: dict[str, Any],
+                                       tmp_path: Path) -> None:
+    result = run(served, tmp_path, "diff")
+    assert result.exit_code == exitcodes.OK, result.output
+    assert "No changes" in result.stdout and "unknown" not in result.stdout
+
+
+def test_example_webhook_is_pulled_shown_and_never_planned_for_deletion(
+    served: Any, service: FixtureService, pulled: dict[str, Any], tmp_path: Path
+) -> None:
+    text = (tmp_path / "tenantdeck.yaml").read_text()
+    [hook] = pulled["apps"][0]["webhooks"]
+    assert hook["id"] == "test_webhook201" and hook["triggers"] == ["message_delivery_receipt", "message_read_receipt"]
+    # nothing invented for what the service does not report, and the draft says so
+    assert not (WRITE_ONLY | {"enabled"}) & set(hook)
+    assert "not reported by the service: useBasicAuth, username, enabled, retryOnFailure, password" in text
+
+    validate = CliRunner().invoke(cli, ["validate", str(tmp_path / "tenantdeck.yaml")])
+    assert validate.exit_code == 0, validate.output
+    assert "warning: apps[0].webhooks[0].id: webhook id 'test_webhook201' is not letters and digits" in validate.output
+
+    result = run(served, tmp_path, "diff", "--allow-delete", "--format", "json")
+    assert result.exit_code == exitcodes.OK, result.output
+    plan = json.loads(result.stdout)
+    assert plan["operations"] == [] and plan["summary"]["delete"] == 0
+    assert service.sent("DELETE") == []
+
+
+def test_rename_sends_no_write_only_field_the_draft_does_not_set(
+    served: Any, service: FixtureService, pulled: dict[str, Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "tenantdeck.yaml"
+    path.write_text(path.read_text().replace("name: test_webhook201", "name: Renamed hook", 1))
+    diff = run(served, tmp_path, "diff")
+    assert diff.exit_code == exitcodes.CHANGES, diff.output
+    assert 'Name (name): "test_webhook201" -> "Renamed hook"' in diff.stdout
+
+    push = run(served, tmp_path, "push", "--yes")
+    assert push.exit_code == exitcodes.OK, push.output
+    [body] = service.sent("PUT", "/webhooks/test_webhook201")
+    assert body["name"] == "Renamed hook"
+    assert not (WRITE_ONLY | {"enabled"}) & set(body), body
+    # so what the admin set in the dashboard is still in force
+    assert {k: service.webhook[k] for k in HIDDEN} == HIDDEN
+
+    again = run(served, tmp_path, "diff")
+    assert again.exit_code == exitcodes.OK, again.output
+
+
+def test_a_write_only_field_the_draft_sets_is_sent_and_remembered(
+    served: Any, service: FixtureService, pulled: dict[str, Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "tenantdeck.yaml"
+    path.write_text(path.read_text().replace("name: test_webhook201\n", "name: test_webhook201\n"
+                                             "        retryOnFailure: false\n", 1))
+    diff = run(served, tmp_path, "diff")
+    assert "Retry on failure (retryOnFailure): (not reported by the service) -> false" in diff.stdout
+    assert run(served, tmp_path, "push", "--yes").exit_code == exitcodes.OK
+    [body] = service.sent("PUT", "/webhooks/test_webhook201")
+    assert body["retryOnFailure"] is False and not (WRITE_ONLY - {"retryOnFailure"}) & set(body)
+
+    # the service still does not report it, but the base remembers what was pushed: a re-pull keeps it, says so
+    assert run(served, tmp_path, "pull").exit_code == 0
+    text = path.read_text()
+    assert "        retryOnFailure: false\n" in text and "retryOnFailure as last pushed by tenantdeck" in text
+    assert run(served, tmp_path, "diff").exit_code == exitcodes.OK
