@@ -154,6 +154,7 @@ class _TextOp:
     index: int
     old: str
     new: str
+    at: int = 0  # where a region was inserted or removed
 
 
 @dataclass(slots=True)
@@ -568,6 +569,21 @@ class DraftSession:
             if isinstance(widgets, list) and any(isinstance(w, dict) and w.get("extends") in presets for w in widgets):
                 out.add(i)
         return out
+
+    def recheck(self, path: PathLike) -> list[Problem]:
+        """Validate again the app or preset that holds ``path`` (the whole draft for a top-level path) and return
+        its problems; what every edit does by itself, exposed for a UI that wants to refresh one app."""
+        with self._lock:
+            self._writable()
+            parts = parse_path(path)
+            if not self.validated:
+                self.validate_all()
+            if len(parts) >= 2 and parts[0] == "apps" and isinstance(parts[1], int) and parts[1] < len(self._apps):
+                return self._revalidate({("app", parts[1])})
+            if len(parts) >= 2 and parts[0] == "presets" and parts[1] in self._presets:
+                return self._revalidate({("preset", parts[1])})
+            self._validate_everything()
+            return self.problems
 
     # -- placing problems ----------------------------------------------------------------------------------------
 
@@ -1006,7 +1022,7 @@ class DraftSession:
             self.text = self.text[:at] + block + self.text[at:]
             layout.shift(at, len(block), block.count("\n"))
             regions.insert(index, [at, at + len(block), line])
-            entry.text.append(_TextOp("insert_region", section, index, "", block))
+            entry.text.append(_TextOp("insert_region", section, index, "", block, at))
             self._refresh_text_problems(section, full[1], block)
             return
         if len(regions) < 2:
@@ -1016,7 +1032,7 @@ class DraftSession:
         self.text = self.text[:a] + self.text[b:]
         del regions[index]
         layout.shift(a, -len(old), -old.count("\n"))
-        entry.text.append(_TextOp("delete_region", section, index, old, ""))
+        entry.text.append(_TextOp("delete_region", section, index, old, "", a))
 
     def _region_index(self, section: str, index: Any) -> int:
         if section == "apps":
@@ -1150,12 +1166,13 @@ class DraftSession:
             assert self.text[r[0] : r[1]] == old, "undo found the text in an unexpected state"
             self._replace_region(t.section, t.index, new)
         elif kind == "insert_region":
-            block = new or old
+            block, at = new or old, t.at
             if t.index < len(regions):
-                at, line = regions[t.index][0], regions[t.index][2]
+                line = regions[t.index][2] - self.text.count("\n", at, regions[t.index][0])
+            elif regions:
+                line = regions[-1][2] + self.text.count("\n", regions[-1][0], at)
             else:
-                at = regions[-1][1]
-                line = regions[-1][2] + self.text.count("\n", regions[-1][0], regions[-1][1])
+                line = self.text.count("\n", 0, at) + 1
             self.text = self.text[:at] + block + self.text[at:]
             layout.shift(at, len(block), block.count("\n"))
             regions.insert(t.index, [at, at + len(block), line])

@@ -84,7 +84,8 @@ class Layout:
         )
 
     def shift(self, at: int, chars: int, lines: int) -> None:
-        """Move everything that starts at or after ``at`` (text was inserted or removed before it)."""
+        """Move every region that starts at or after ``at`` (text was inserted or removed before it); a region the
+        change happened inside is resized by the caller."""
         if not chars and not lines:
             return
         for key, pos in self.keys.items():
@@ -101,8 +102,6 @@ class Layout:
                     r[0] += chars
                     r[1] += chars
                     r[2] += lines
-                elif r[1] >= at:
-                    r[1] += chars  # the edit is inside this region
 
 
 def scan(text: str, data: Any) -> Layout | None:
