@@ -24,6 +24,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/validate.py
+	$(BIN)/python bench/edit.py
 	$(BIN)/python bench/pull.py
 	$(BIN)/python bench/push.py
 

@@ -16,6 +16,8 @@ CORE_MODULES = [
     "tenantdeck.rules",
     "tenantdeck.problems",
     "tenantdeck.draft",
+    "tenantdeck.draft.session",
+    "tenantdeck.draft.splice",
     "tenantdeck.api.client",
     "tenantdeck.api.profiles",
     "tenantdeck.sandbox.app",
@@ -57,3 +59,11 @@ def test_validate_command_loads_neither_textual_nor_network_stack() -> None:
     )
     for heavy in ("textual", "httpx", "fastapi", "uvicorn", "ruamel"):
         assert heavy not in modules, f"validate imports {heavy}"
+
+
+def test_models_package_and_an_unvalidated_session_load_no_pydantic() -> None:
+    """A UI paints the parsed draft first; pydantic (about 0.1 s of imports) waits for the worker that validates."""
+    modules = loaded_after(
+        "import tenantdeck.models\nfrom tenantdeck.models import catalog\nimport tenantdeck.draft.session"
+    )
+    assert "pydantic" not in modules

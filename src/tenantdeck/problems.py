@@ -6,8 +6,6 @@ where (file, line, column, key path) and what, in the draft's own words, so that
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -24,6 +22,8 @@ class Severity(StrEnum):
 
 def closest(word: object, choices: Iterable[object]) -> str | None:
     """The choice a typo most likely meant (difflib, as Harlequin suggests config keys), or None."""
+    import difflib  # only when there is a typo to explain
+
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
     return close[0] if close else None
 
@@ -119,6 +119,8 @@ def render_text(problems: Iterable[Problem]) -> str:
 
 
 def render_json(problems: Iterable[Problem]) -> str:
+    import json
+
     return json.dumps([p.to_json() for p in problems], indent=2, ensure_ascii=False) + "\n"
 
 

@@ -117,38 +117,76 @@ def _escape(char: str) -> str:
 
 #: End-of-line comments to write, by the path of the mapping key whose line carries them (``("apps", 0, "id")``).
 Notes = dict[tuple[str | int, ...], str]
+Path_ = tuple[str | int, ...]
 
 
 def emit(data: dict[str, Any], notes: Notes | None = None) -> str:
     """The YAML document for ``data`` (a mapping), ending with a newline; ``notes`` become ``  # text`` at the end
     of their key's line (what ruamel writes for an end-of-line comment)."""
     out: list[str] = []
-    _mapping(data, 0, out, first_prefix=None, path=(), notes=notes or {})
+    _mapping(data, 0, out, None, 2, 2, (), notes or {})
     return "\n".join(out) + "\n"
 
 
-def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None,
-             path: tuple[str | int, ...] = (), notes: Notes | None = None) -> None:
+def inline(value: Any, *, flow: bool = False) -> str | None:
+    """``value`` written on one line as the block writer would write it, or None when it needs lines of its own.
+
+    ``flow``: the text goes inside ``[...]`` or ``{...}``, where a plain ``,``, ``[``, ``]``, ``{`` or ``}`` would end
+    the value, so such text is quoted.
+    """
+    if isinstance(value, dict):
+        return "{}" if not value else None
+    if isinstance(value, list):
+        if not value:
+            return "[]"
+        if len(value) <= 12 and all(isinstance(v, str) and flow_safe(v) for v in value):
+            return f"[{', '.join(value)}]"
+        return None
+    if isinstance(value, str) and "\n" in value and literal_ok(value):
+        return None
+    text = scalar(value)
+    if flow and text[:1] not in ("'", '"') and any(c in text for c in ",[]{}"):
+        text = "'" + text.replace("'", "''") + "'"
+    return text
+
+
+def entry_lines(key: str, value: Any, indent: int, *, mapping: int = 2, offset: int = 2) -> list[str]:
+    """``key: value`` as lines starting at column ``indent``; nested mappings ``mapping`` further in, list dashes
+    ``offset`` further in than their key (the indentation style of the draft being edited)."""
+    out: list[str] = []
+    _value(" " * indent + scalar(key) + ":", value, indent, out, mapping, offset)
+    return out
+
+
+def item_lines(value: Any, dash: int, *, mapping: int = 2, offset: int = 2) -> list[str]:
+    """One list item, its dash at column ``dash`` and its content two further in."""
+    out: list[str] = []
+    _sequence([value], dash, out, mapping, offset)
+    return out
+
+
+def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None, m: int, o: int,
+             path: Path_ = (), notes: Notes | None = None) -> None:
     """``first_prefix`` is ``"- "`` text already owed to the first line (a mapping inside a list item)."""
     pad = " " * indent
     for i, (key, value) in enumerate(data.items()):
         lead = first_prefix if (i == 0 and first_prefix is not None) else pad
         head = f"{lead}{scalar(key)}:"
         line = len(out)
-        _value(head, value, indent, out, (*path, key), notes)
+        _value(head, value, indent, out, m, o, (*path, key), notes)
         note = notes.get((*path, key)) if notes else None
         if note:
             out[line] += f"  # {note}"
 
 
-def _value(head: str, value: Any, indent: int, out: list[str], path: tuple[str | int, ...] = (),
+def _value(head: str, value: Any, indent: int, out: list[str], m: int = 2, o: int = 2, path: Path_ = (),
            notes: Notes | None = None) -> None:
     if isinstance(value, dict):
         if not value:
             out.append(f"{head} {{}}")
             return
         out.append(head)
-        _mapping(value, indent + 2, out, None, path, notes)
+        _mapping(value, indent + m, out, None, m, o, path, notes)
     elif isinstance(value, list):
         if not value:
             out.append(f"{head} []")
@@ -156,27 +194,27 @@ def _value(head: str, value: Any, indent: int, out: list[str], path: tuple[str |
             out.append(f"{head} [{', '.join(value)}]")
         else:
             out.append(head)
-            _sequence(value, indent + 2, out, path, notes)
+            _sequence(value, indent + o, out, m, o, path, notes)
     elif isinstance(value, str) and "\n" in value and literal_ok(value):
         chomp = "" if value.endswith("\n") else "-"
         out.append(f"{head} |{chomp}")
-        body = " " * (indent + 2)
+        body = " " * (indent + m)
         out.extend(body + line if line else "" for line in value.rstrip("\n").split("\n"))
     else:
         out.append(f"{head} {scalar(value)}")
 
 
-def _sequence(items: list[Any], indent: int, out: list[str], path: tuple[str | int, ...] = (),
+def _sequence(items: list[Any], indent: int, out: list[str], m: int = 2, o: int = 2, path: Path_ = (),
               notes: Notes | None = None) -> None:
     """List items with the dash at ``indent`` and their content two further in."""
     dash = " " * indent + "- "
     for i, item in enumerate(items):
         if isinstance(item, dict) and item:
-            _mapping(item, indent + 2, out, first_prefix=dash, path=(*path, i), notes=notes)
+            _mapping(item, indent + 2, out, dash, m, o, (*path, i), notes)
         elif isinstance(item, list) and item:
             out.append(dash.rstrip())
-            _sequence(item, indent + 2, out, (*path, i), notes)
+            _sequence(item, indent + 2, out, m, o, (*path, i), notes)
         elif isinstance(item, str) and "\n" in item and literal_ok(item):
-            _value(dash.rstrip(), item, indent, out)
+            _value(dash.rstrip(), item, indent, out, m, o)
         else:
             out.append(dash + (scalar(item) if not isinstance(item, dict | list) else ("{}" if item == {} else "[]")))

@@ -114,7 +114,6 @@ def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Pro
     """Strict model validation, then cross-object rules; problems carry paths (placed by the caller)."""
     from pydantic import ValidationError
 
-    from tenantdeck.draft.pydantic_problems import convert
     from tenantdeck.models import Draft
 
     if not isinstance(data, dict):
@@ -131,9 +130,13 @@ def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Pro
     try:
         draft = Draft.model_validate(data)
     except ValidationError as exc:
+        from tenantdeck.draft.pydantic_problems import convert
+
         return None, convert(exc, root=Draft, data=data, scalar=doc.scalar)
 
     def converter(exc: ValidationError, prefix: tuple[PathPart, ...]) -> list[Problem]:
+        from tenantdeck.draft.pydantic_problems import convert  # only when there is something to convert
+
         return convert(exc, prefix, root=Draft, data=data, scalar=doc.scalar)
 
     return draft, _check_rules(draft, converter)

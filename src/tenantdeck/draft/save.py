@@ -189,6 +189,15 @@ def dump_draft_text(draft: Draft, *, header: str | None = None, notes: Notes | N
 
 def merge_text(original_text: str, draft: Draft, notes: Notes | None = None) -> str:
     """``original_text`` with ``draft``'s values merged in, comments and key order kept (see module docstring)."""
+    return merge_data(original_text, draft_data(draft, only_set=True), full=lambda: draft_data(draft), notes=notes)
+
+
+def merge_data(original_text: str, data: dict[str, Any], *, full: Any = None, notes: Notes | None = None) -> str:
+    """``original_text`` with plain ``data`` merged in (what :func:`merge_text` does with a model's dump).
+
+    The draft session's fallback for edits that splicing cannot express. ``full`` gives the data to write as a
+    fresh document when the text is not a mapping (default: ``data``).
+    """
     from ruamel.yaml.comments import CommentedMap
 
     mapping, sequence, offset = guess_indentation(original_text)
@@ -196,10 +205,9 @@ def merge_text(original_text: str, draft: Draft, notes: Notes | None = None) -> 
     if original_text.lstrip().startswith("---"):
         yaml.explicit_start = True
     document = yaml.load(original_text)
-    new = draft_data(draft, only_set=True)
     if not isinstance(document, CommentedMap):
-        return _dump(yaml, _styled(draft_data(draft)))
-    _merge_map(document, new)
+        return _dump(yaml, _styled(full() if full is not None else data))
+    _merge_map(document, data)
     for path, note in (notes or {}).items():
         _set_note(document, path, note)
     return _dump(yaml, document)
