@@ -160,10 +160,18 @@ def _disconnect_mid_request(base_url: str, key: str, secret: str) -> None:
         time.sleep(0.3)
 
 
+def _disconnect_before_the_answer(base_url: str, key: str, secret: str) -> None:
+    """A whole request, then gone while the sandbox (with --latency) is still working on the answer."""
+    host, port = base_url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(f"GET /apps HTTP/1.1\r\nHost: {host}\r\nkey: {key}\r\nsecret: {secret}\r\n\r\n".encode())
+        time.sleep(0.05)
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("access_log", [False, True])
 def test_served_sandbox_says_how_to_connect_and_a_disconnect_is_one_line(tmp_path: Path, access_log: bool) -> None:
-    proc, values = _start(tmp_path / "db.sqlite3", *(["--access-log"] if access_log else []))
+    proc, values = _start(tmp_path / "db.sqlite3", "--latency", "200", *(["--access-log"] if access_log else []))
     try:
         base_url = values["TENANTDECK_BASE_URL"]
         assert values["TENANTDECK_KEY"] == "sandbox-key" and values["TENANTDECK_SECRET"] == "sandbox-secret"
@@ -171,10 +179,12 @@ def test_served_sandbox_says_how_to_connect_and_a_disconnect_is_one_line(tmp_pat
                                                          "secret": values["TENANTDECK_SECRET"]})
         assert answer.status_code == 200
         _disconnect_mid_request(base_url, values["TENANTDECK_KEY"], values["TENANTDECK_SECRET"])
-        time.sleep(0.5)
+        _disconnect_before_the_answer(base_url, values["TENANTDECK_KEY"], values["TENANTDECK_SECRET"])
+        time.sleep(0.6)
     finally:
         out, err = _stop(proc)
     assert out == ""  # the export line was the only thing on stdout
+    assert "latency 200 ms" in err.splitlines()[0]
     assert "key: sandbox-key  secret: sandbox-secret  (the sandbox's own credentials, not secrets)" in err
     assert err.count("client disconnected before its POST /apps request was complete") == 1, err
     assert "Traceback" not in err and "Exception in ASGI application" not in err
