@@ -26,4 +26,28 @@ def test_run_demo_goes_from_sample_to_a_pushed_change_and_back_in_sync(tmp_path:
     assert "Push complete: 1 applied, 0 failed, 0 not attempted." in out
     assert "No changes. The service matches the draft." in out
     assert "Traceback" not in out
-    assert (tmp_path / "data" / "sandbox.sqlite3").exists()  # the local profile's own database, not the user's
+    # the demo's own database, under its directory: not the user's local sandbox
+    assert (tmp_path / "demo" / "sandbox" / "sandbox.sqlite3").exists()
+    assert not (tmp_path / "data" / "sandbox.sqlite3").exists()
+
+
+@pytest.mark.e2e
+def test_run_demo_works_whatever_the_users_sandbox_holds(tmp_path: Path) -> None:
+    """The user emptied (or filled with duplicates) their local sandbox: `make run` still works, and leaves it be."""
+    from tenantdeck.sandbox.reset import reset_database
+    from tenantdeck.sandbox.store import Store
+
+    users_db = tmp_path / "data" / "sandbox.sqlite3"
+    assert reset_database(users_db, seed=False) == 0  # an account with no apps at all
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+    env |= {"TENANTDECK_DATA_DIR": str(tmp_path / "data"), "TENANTDECK_CONFIG_DIR": str(tmp_path / "config")}
+    done = subprocess.run(
+        [sys.executable, "-m", "tenantdeck", "run-demo", "--dir", str(tmp_path / "demo")],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    store = Store(users_db)
+    try:
+        assert store.list_apps(None, 10, 0) == ([], 0)
+    finally:
+        store.close()

@@ -8,6 +8,7 @@ target with ``os.replace``; the directory is then fsync'd so the rename itself s
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -26,12 +27,18 @@ def atomic_write_bytes(
     backup: bool = False,
     sync_dir: bool = True,
     make_parents: bool = False,
+    backup_data: bytes | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically.
 
     ``mode`` None keeps the existing file's permissions (a new file gets 0644 less the umask). ``backup`` keeps the
     previous version as ``<name>.bak``, made before the replace so the old content always exists under one of the
-    two names. ``sync_dir=False`` leaves the directory fsync to a caller that writes many files and syncs once.
+    two names; ``backup_data`` writes that instead of the previous content (a copy with literal secrets taken out,
+    see :func:`tenantdeck.draft.save.save_draft`). ``sync_dir=False`` leaves the directory fsync to a caller that
+    writes many files and syncs once.
+
+    A file the user may not write (``chmod a-w``, ``chattr +i``) is refused with ``PermissionError`` before
+    anything is written: renaming over it would succeed in a writable directory and silently undo the protection.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
@@ -41,6 +48,8 @@ def atomic_write_bytes(
         existing_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         existing_mode = None
+    if existing_mode is not None and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, "the file is read-only", str(target))
     if mode is None:
         mode = existing_mode if existing_mode is not None else NEW_FILE_MODE & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
@@ -51,7 +60,7 @@ def atomic_write_bytes(
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         if backup and existing_mode is not None:
-            _backup(target)
+            _backup(target, backup_data, existing_mode)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -85,19 +94,23 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def _backup(target: Path) -> None:
+def _backup(target: Path, data: bytes | None, mode: int) -> None:
     bak = target.with_name(target.name + ".bak")
     tmp_bak = target.with_name(f".{target.name}.bak.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp_bak)
-    try:
-        os.link(target, tmp_bak)
-    except OSError:
-        data = target.read_bytes()
-        with open(tmp_bak, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+    if data is None:
+        try:
+            os.link(target, tmp_bak)
+            os.replace(tmp_bak, bak)
+            return
+        except OSError:
+            data = target.read_bytes()
+    with open(tmp_bak, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(tmp_bak, mode)
     os.replace(tmp_bak, bak)
 
 
@@ -105,3 +118,25 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def unwritable_reason(path: str | os.PathLike[str]) -> str | None:
+    """Why :func:`atomic_write_bytes` could not write ``path``, in a few words; None when it can.
+
+    For refusing before the first write (``init``, ``pull``) with one clear line, rather than failing half-way or
+    naming a temporary file. Asks the system (``os.access``), so it agrees with the write itself: ``chattr +i`` is
+    read-only for everyone, ``chmod a-w`` for everyone but root.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        return "it is a directory"
+    if not directory.exists():
+        return f"the directory {directory} does not exist"
+    if not directory.is_dir():
+        return f"{directory} is not a directory"
+    if target.exists() and not os.access(target, os.W_OK):
+        return "the file is read-only"
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return f"the directory {directory} is not writable"
+    return None

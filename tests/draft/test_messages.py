@@ -33,7 +33,7 @@ def test_duplicate_key_names_both_lines() -> None:
     assert p.render() == f"d.yaml:5:5: error: apps[0].name: {p.message}"
 
 
-def test_anchor_and_alias_are_refused_at_their_positions() -> None:
+def test_anchor_and_alias_are_refused_once_at_the_first() -> None:
     result = load("""\
         format: 1
         presets: {}
@@ -45,9 +45,9 @@ def test_anchor_and_alias_are_refused_at_their_positions() -> None:
         """)
     assert result.draft is None
     got = [(p.line, p.column, p.code) for p in result.problems]
-    assert got == [(4, 5, "yaml-alias"), (7, 5, "yaml-alias")]
+    assert got == [(4, 5, "yaml-alias")]  # one error however many aliases (an alias bomb has hundreds)
     assert result.problems[0].message.startswith("anchor &app: anchors and aliases are not supported")
-    assert result.problems[1].message.startswith("alias *app: anchors and aliases are not supported")
+    assert result.problems[0].message.endswith("(and 1 more anchor or alias after this one)")
 
 
 def test_alias_bomb_is_refused_without_expanding() -> None:

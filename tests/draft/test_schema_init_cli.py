@@ -43,7 +43,7 @@ def test_init_writes_a_valid_commented_draft(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = target.read_text(encoding="utf-8")
     first = text.splitlines()[0]
-    assert first == f"# yaml-language-server: $schema={SCHEMA_FILE.as_uri()}"
+    assert first == "# yaml-language-server: $schema=.tenantdeck/draft.schema.json"
     loaded = load_draft(target)
     assert loaded.problems == [] and loaded.draft is not None
     assert len(loaded.draft.apps) == 2
@@ -64,10 +64,20 @@ def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     assert (tmp_path / "tenantdeck.yaml.bak").read_text() == "keep me\n"
 
 
-def test_schema_reference_inside_the_project_is_relative() -> None:
-    ref = schema_reference(ROOT / "drafts" / "prod.yaml")
-    assert ref == "../src/tenantdeck/schema/draft.schema.json"
-    assert (ROOT / "drafts" / ref).resolve() == SCHEMA_FILE
+def test_init_schema_reference_works_on_another_machine(tmp_path: Path) -> None:
+    """The modeline names the schema copy beside the draft by a relative path, which yaml-language-server resolves
+    against the draft's directory; not this machine's install path (issue 7). The folder moved elsewhere keeps
+    working."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert CliRunner().invoke(cli, ["init", str(project / "prod.yaml")]).exit_code == 0
+    moved = tmp_path / "clone"
+    project.rename(moved)
+    ref = (moved / "prod.yaml").read_text(encoding="utf-8").splitlines()[0].split("$schema=", 1)[1]
+    assert not ref.startswith(("file:", "/", "http")) and str(SCHEMA_FILE.parent) not in ref
+    assert ref == schema_reference(moved / "prod.yaml")
+    schema = moved / ref
+    assert json.loads(schema.read_text(encoding="utf-8")) == build_schema()
 
 
 def test_schema_command_prints_the_schema() -> None:

@@ -70,7 +70,9 @@ class LazyGroup(click.Group):
             exc.show()
             sys.exit(exitcodes.USAGE)
         except click.ClickException as exc:
-            click.echo(f"error: {exc.format_message()}", err=True)
+            from tenantdeck.cli.output import error
+
+            error(exc.format_message())
             sys.exit(exc.exit_code if exc.exit_code not in (0, 2) else exitcodes.ERROR)
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)

@@ -20,8 +20,14 @@ import click
 from tenantdeck import exitcodes
 
 
+def _colour() -> bool:
+    from tenantdeck.cli.output import color_enabled
+
+    return color_enabled(sys.stdout)
+
+
 def _run(args: list[str], *, ok: tuple[int, ...] = (0,)) -> int:
-    click.secho(f"\n$ tenantdeck {shlex.join(args)}", fg="cyan", bold=True)
+    click.secho(f"\n$ tenantdeck {shlex.join(args)}", fg="cyan", bold=True, color=_colour())
     done = subprocess.run([sys.executable, "-m", "tenantdeck", *args], check=False)
     if done.returncode not in ok:
         raise click.ClickException(f"`tenantdeck {args[0]}` exited {done.returncode}; see above")
@@ -29,7 +35,7 @@ def _run(args: list[str], *, ok: tuple[int, ...] = (0,)) -> int:
 
 
 def _step(title: str) -> None:
-    click.secho(f"\n== {title}", bold=True)
+    click.secho(f"\n== {title}", bold=True, color=_colour())
 
 
 def _flip_one_toggle(draft: Path) -> str:
@@ -57,13 +63,19 @@ def _flip_one_toggle(draft: Path) -> str:
 )
 def command(workdir: Path | None) -> None:
     """The main job on a fresh machine: the sample draft and the pull/diff/push loop against the sandbox."""
-    from tenantdeck.api.profiles import data_dir
+    from tenantdeck.api.profiles import ENV_BASE_URL, ENV_DATA_DIR, SANDBOX_DB, data_dir
 
     workdir = workdir or data_dir() / "demo"
     workdir.mkdir(parents=True, exist_ok=True)
     sample, account = workdir / "sample.yaml", workdir / "account.yaml"
-    os.environ.pop("TENANTDECK_BASE_URL", None)  # the demo always talks to the built-in `local` sandbox
-    click.echo(f"tenantdeck demo: drafts in {workdir}; target: the embedded sandbox (profile `local`)")
+    os.environ.pop(ENV_BASE_URL, None)  # the demo always talks to the built-in `local` sandbox ...
+    # ... on its own database, never the user's: earlier pushes to their sandbox cannot break the demo
+    sandbox_dir = (workdir / "sandbox").resolve()
+    os.environ[ENV_DATA_DIR] = str(sandbox_dir)
+    click.echo(
+        f"tenantdeck demo: drafts in {workdir}; target: the embedded sandbox (profile `local`) on the demo's own "
+        f"database {sandbox_dir / SANDBOX_DB}"
+    )
 
     _step("1. A sample draft, checked offline")
     if not sample.exists():
@@ -77,7 +89,7 @@ def command(workdir: Path | None) -> None:
 
     _step("3. The everyday loop: pull the account, change one toggle, review, push")
     _run(["pull", "--draft", str(account), "--profile", "local"])
-    click.secho("\n# one toggle turned around in the draft (comments and order kept):", fg="cyan")
+    click.secho("\n# one toggle turned around in the draft (comments and order kept):", fg="cyan", color=_colour())
     click.echo(_flip_one_toggle(account))
     _run(["diff", "--draft", str(account), "--profile", "local"], ok=(exitcodes.CHANGES,))
     _run(["push", "--yes", "--draft", str(account), "--profile", "local"])

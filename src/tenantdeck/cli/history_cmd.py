@@ -13,7 +13,8 @@ from tenantdeck.cli.sync_common import draft_option
 
 @click.command("history")
 @draft_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format on stdout.")
 def command(draft_path: Path, fmt: str) -> None:
     """Show the local audit log of pushes."""
     from tenantdeck.sync.history import read_history, render_history_text

@@ -37,7 +37,16 @@ from tenantdeck.cli.target_options import target_options
 def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
             allow_duplicate_names: bool, concurrency: int,
             profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
-    """Save the operations a push would run, with remote fingerprints."""
+    """Save the operations a push would run, with remote fingerprints.
+
+    \b
+    Exit codes:
+      0  nothing to push (a file given with -o is still written)
+      2  changes to push (the plan is shown, and written with -o)
+      3  conflicts: the draft and the service changed the same field (no file written)
+      1  error (invalid draft, the service unreachable, the file not writable)
+      64 bad command line
+    """
     from tenantdeck.atomic import atomic_write_bytes
     from tenantdeck.sync.render import render
 

@@ -6,29 +6,27 @@ problem the pulled draft has). Every failure is one line on stderr and exit 1, n
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli import output
+from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input
 from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
-
-DEFAULT_DRAFT = "tenantdeck.yaml"
 
 
 @click.command("pull")
 @target_options
-@click.option(
-    "--draft", "draft_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DRAFT,
-    show_default=True, help="Draft file to write (created if missing; comments and presets are kept).",
-)
+@draft_input("Draft file to write (created if missing; comments and presets are kept).")
 @click.option(
     "--app", "app_ids", multiple=True, metavar="ID",
     help="Pull only this app id (repeatable); the draft's other apps stay untouched.",
 )
 @click.option(
-    "--concurrency", type=click.IntRange(min=1, max=64), default=None, metavar="N",
-    help="Requests in flight at once (default 16).",
+    "--concurrency", type=CONCURRENCY, default=DEFAULT_CONCURRENCY, show_default=True, metavar="N",
+    help="Requests in flight at once.",
 )
 def command(
     profile: str | None,
@@ -37,19 +35,23 @@ def command(
     max_rps: float | None,
     draft_path: Path,
     app_ids: tuple[str, ...],
-    concurrency: int | None,
+    concurrency: int,
 ) -> None:
-    """Write the account's remote configuration into the draft (secrets as ${ENV} references, never values)."""
+    """Write the account's remote configuration into the draft DRAFT (secrets as ${ENV} references, never values).
+
+    Nothing is written when the draft cannot be: a missing directory or a read-only file is one error line.
+    """
     from tenantdeck.problems import ProblemError
-    from tenantdeck.sync.pull import DEFAULT_CONCURRENCY, PullError, pull_target
+    from tenantdeck.sync.pull import PullError, pull_target
     from tenantdeck.sync.state import WorkspaceError
 
+    refused = _unwritable(draft_path)
+    if refused:
+        raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")
     target = target_from_options(profile, base_url, insecure, max_rps)
     try:
         with api_errors():
-            result = pull_target(
-                target, draft_path, app_ids=app_ids or None, concurrency=concurrency or DEFAULT_CONCURRENCY
-            )
+            result = pull_target(target, draft_path, app_ids=app_ids or None, concurrency=concurrency)
     except (PullError, WorkspaceError, ProblemError) as exc:
         raise TargetError(str(exc)) from None
     except OSError as exc:
@@ -57,14 +59,30 @@ def command(
         raise TargetError(f"cannot write{where}: {exc.strerror or exc}") from None
 
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        output.note(note)
     errors = [p for p in result.problems if p.is_error]
     warnings = [p for p in result.problems if not p.is_error]
     for problem in errors:
-        click.echo(problem.render(), err=True)
+        output.echo(problem.render())
     click.echo(result.summary(), err=True)
     if warnings:
         click.echo(f"{len(warnings)} warning(s) in the pulled draft; see `tenantdeck validate {draft_path}`", err=True)
     if errors:
-        click.echo("the pulled draft does not validate (see above); fix it before a push", err=True)
+        output.error("the pulled draft does not validate (see above); fix it before a push")
         raise SystemExit(exitcodes.ERROR)
+
+
+def _unwritable(draft_path: Path) -> str | None:
+    """Why the pull could not write the draft or its workspace, checked before reading the service."""
+    from tenantdeck.atomic import unwritable_reason
+    from tenantdeck.sync.state import Workspace
+
+    reason = unwritable_reason(draft_path)
+    if reason is None:
+        workspace = Workspace(draft_path)
+        for where in (workspace.root, workspace.container):
+            if where.is_dir():
+                if not os.access(where, os.W_OK | os.X_OK):
+                    return f"its workspace {where} is not writable"
+                break
+    return reason

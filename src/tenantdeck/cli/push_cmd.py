@@ -14,15 +14,19 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, not_a_draft
 from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
 
 
 @click.command("push")
-@click.argument("planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--draft", "draft_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The draft file (default: the one recorded in PLANFILE, else tenantdeck.yaml).")
+@click.argument("planfile", required=False, type=click.Path(dir_okay=False, exists=True, path_type=Path),
+                callback=not_a_draft)
+@click.option("--draft", "draft_path", metavar="DRAFT", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="The draft file (default: the one recorded in PLANFILE, else tenantdeck.yaml). "
+              "Unlike the other commands, push takes the draft only as --draft: its positional argument is a saved "
+              "PLANFILE.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--concurrency", type=click.IntRange(min=1, max=256), default=16, show_default=True, metavar="N",
+@click.option("--concurrency", type=CONCURRENCY, default=DEFAULT_CONCURRENCY, show_default=True, metavar="N",
               help="Apps pushed at once (each app's operations run in order).")
 @click.option("--allow-delete", is_flag=True, help="Also delete apps, webhooks, triggers and SMS settings that "
               "are gone from the draft.")

@@ -13,26 +13,26 @@ from typing import Any
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input
 from tenantdeck.problems import render_text
 
 DEFAULT_DRAFT = "tenantdeck.yaml"
 
-draft_option = click.option(
-    "--draft", "draft_path", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_DRAFT,
-    show_default=True, help="The draft file.",
-)
+draft_option = draft_input("The draft file.")  # positional [DRAFT] or --draft, as every command takes it
 duplicate_names_option = click.option(
     "--allow-duplicate-names", is_flag=True,
     help="Create an app even when the service already has one of that name (otherwise that is a conflict).",
 )
 concurrency_option = click.option(
-    "--concurrency", type=click.IntRange(min=1, max=256), default=16, show_default=True, metavar="N",
+    "--concurrency", type=CONCURRENCY, default=DEFAULT_CONCURRENCY, show_default=True, metavar="N",
     help="Apps worked on at once (reads use up to 4N requests in flight).",
 )
 
 
 def fail(message: str, code: int = exitcodes.ERROR) -> None:
-    click.echo(f"error: {message}", err=True)
+    from tenantdeck.cli.output import error
+
+    error(message)
     sys.exit(code)
 
 

@@ -8,14 +8,17 @@ the loader, PyYAML and the models: no httpx, FastAPI, ruamel or Textual.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli import output
+from tenantdeck.cli.options import draft_input
 
 
 @click.command("validate")
-@click.argument("path", default="tenantdeck.yaml", required=False)
+@draft_input("The draft to check.")
 @click.option(
     "--format",
     "fmt",
@@ -24,24 +27,25 @@ from tenantdeck import exitcodes
     show_default=True,
     help="Output format of the problems on stdout.",
 )
-def command(path: str, fmt: str) -> None:
-    """Check a draft offline; exit 0 when valid (warnings allowed), 1 when not."""
+def command(draft_path: Path, fmt: str) -> None:
+    """Check the draft DRAFT offline; exit 0 when valid (warnings allowed), 1 when not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
     from tenantdeck.problems import render_json, render_text
 
     if not yamlsource.HAVE_LIBYAML:
-        click.echo("warning: PyYAML has no libyaml here; validating with the slower pure-Python parser", err=True)
+        output.warning("PyYAML has no libyaml here; validating with the slower pure-Python parser")
+    path = str(draft_path)
     result = load_draft(path)
     problems = result.problems
     missing = [p for p in problems if p.code == "file-missing"]
     if missing and fmt == "text":
-        click.echo(f"error: {path}: no such file (`tenantdeck init {path}` writes a sample draft)", err=True)
+        output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
     out = render_json(problems) if fmt == "json" else render_text(problems)
     if out:
-        click.echo(out, nl=False)
+        output.echo(out, err=False, nl=False)
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors
     valid = result.draft is not None and errors == 0

@@ -27,6 +27,8 @@ ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
 _SECRET_NAMES = frozenset({"password", "secret", "token", "twilioAuthToken", "apiKey", "api_key"})
 _MAX_LISTED = 8
+#: where a list too long for a message (46 trigger ids) is found in full
+_FULL_LIST = "`tenantdeck schema` lists them all"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -129,6 +131,13 @@ def is_secret(root: Any, path: Sequence[PathPart]) -> bool:
     tp = type_at(root, path)
     text = repr(tp) if tp is not None else ""
     return "check_secret" in text or "SecretValue" in text
+
+
+def _shown_choices(choices: Sequence[object]) -> str:
+    """The accepted values written out when there are few; a pointer to the full list when there are many."""
+    if len(choices) > _MAX_LISTED:
+        return f"the {len(choices)} accepted values ({_FULL_LIST})"
+    return ", ".join(_show_choice(c) for c in choices)
 
 
 def did_you_mean(word: object, choices: Iterable[object]) -> str:
@@ -292,7 +301,7 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
 
     if kind == "literal_error":
         choices = literal_choices(root, path) or _parse_expected(ctx.get("expected", ""))
-        shown = ", ".join(_show_choice(c) for c in choices)
+        shown = _shown_choices(choices)
         if reading and raw is not None and raw[0] in [str(c) for c in choices]:
             return made(f"{reading}; quote it: {quote(raw[0])}", code="yaml-implicit-type")
         if secret:
@@ -301,10 +310,16 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
         numeric = isinstance(value, int | float) and not isinstance(value, bool)
         if reading and numeric and all(isinstance(c, str) for c in choices):
             # `version: 3.0`: YAML made a number where text was expected; say so rather than "not one of 3"
+            if len(choices) > _MAX_LISTED:
+                return made(f"{reading}; expected one of {shown}", code="yaml-implicit-type")
             texts = " or ".join(quote(str(c)) for c in choices)
             return made(f"{reading}; expected the text {texts}", code="yaml-implicit-type")
         if isinstance(value, str | int | float) and not isinstance(value, bool):
-            return made(f"`{_short(str(written))}` is not one of {shown}{did_you_mean(written, choices)}")
+            hint = did_you_mean(written, choices)
+            if len(choices) > _MAX_LISTED:  # the hint, then where the list is: 46 trigger ids help nobody inline
+                return made(f"`{_short(str(written))}` is not one of the {len(choices)} accepted values{hint}"
+                            f" ({_FULL_LIST})")
+            return made(f"`{_short(str(written))}` is not one of {shown}{hint}")
         if reading:
             return made(f"{reading}; expected one of {shown}", code="yaml-implicit-type")
         return made(f"expected one of {shown}, got {describe(value)}")

@@ -25,6 +25,7 @@ import itertools
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.atomic import atomic_write_text
@@ -296,10 +297,99 @@ def save_draft(
             original_data = pyyaml.load(original_text, Loader=_safe_loader())
         except pyyaml.YAMLError:
             original_data = None
-        check_secrets(draft_data(draft), original_data, file=name)
+        data = draft_data(draft)
+        check_secrets(data, original_data, file=name)
         text = merge_text(original_text, draft, notes)
+        dropped = dropped_literal_secrets(original_text, data) if backup else []
+        if dropped:
+            # the .bak is a copy of what the user had, minus the secrets the tool has just taken out of the file
+            bak = redact_dropped(original_text, dropped)
+            atomic_write_text(path, text, backup=True, backup_data=bak.encode("utf-8"))
+            return text
     write_atomic(path, text, backup=backup)
     return text
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedSecret:
+    """A literal secret of the previous text that the new text no longer holds (replaced by a reference)."""
+
+    path: tuple[PathPart, ...]
+    line: int  # 1-based, in the previous text
+    column: int
+    start: int  # character offsets of the scalar in the previous text
+    end: int
+    reference: str | None  # the ``${VAR}`` written in its place, when it can be told
+
+
+def dropped_literal_secrets(original_text: str, new_data: dict[str, Any]) -> list[DroppedSecret]:
+    """The literal secrets in ``original_text`` that ``new_data`` does not keep, with their places in the text.
+
+    A pull replaces a literal webhook password or token with a ``${VAR}`` reference; the file then no longer holds
+    the value, and the ``.bak`` must not either (it sits beside the draft, where ``git add .`` finds it). Items are
+    matched by identity (``id``, else ``name``), not position, because a pull re-sorts apps.
+    """
+    import yaml as pyyaml
+
+    from tenantdeck.models.secrets import is_reference
+
+    try:
+        original_data = pyyaml.load(original_text, Loader=_safe_loader())
+    except pyyaml.YAMLError:
+        return []
+    kept = {value for _, value in _secret_paths(new_data) if not is_reference(value)}
+    gone = [path for path, value in _secret_paths(original_data) if not is_reference(value) and value not in kept]
+    if not gone:
+        return []
+    references = {_identity_path(new_data, p): v for p, v in _secret_paths(new_data) if is_reference(v)}
+    root = pyyaml.compose(original_text, Loader=_safe_loader())
+    out: list[DroppedSecret] = []
+    for path in gone:
+        node = _node_at(root, path)
+        if node is None:
+            continue
+        mark = node.start_mark
+        reference = references.get(_identity_path(original_data, path))
+        out.append(DroppedSecret(path, mark.line + 1, mark.column + 1, mark.index, node.end_mark.index, reference))
+    return out
+
+
+def _node_at(node: Any, path: Sequence[PathPart]) -> Any:
+    """The PyYAML node at ``path`` of a composed document, or None."""
+    import yaml as pyyaml
+
+    for part in path:
+        if isinstance(node, pyyaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, pyyaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+        else:
+            return None
+    return node
+
+
+def redact_dropped(original_text: str, dropped: Sequence[DroppedSecret]) -> str:
+    """``original_text`` with each dropped secret replaced by its reference (or a marker), nothing else changed."""
+    text = original_text
+    for secret in sorted(dropped, key=lambda s: s.start, reverse=True):
+        replacement = secret.reference or "'<literal secret removed by tenantdeck>'"
+        text = text[: secret.start] + replacement + text[secret.end :]
+    return text
+
+
+def _identity_path(data: Any, path: Sequence[PathPart]) -> tuple[Any, ...]:
+    """``path`` with each list index replaced by that item's identity (see :data:`IDENTITY_KEYS`) when it has one."""
+    out: list[Any] = []
+    for part in path:
+        if isinstance(part, int) and isinstance(data, list) and part < len(data):
+            item = data[part]
+            ident = _identities(item)
+            out.append(ident[0] if ident else part)
+            data = item
+        else:
+            out.append(part)
+            data = data.get(part) if isinstance(data, dict) else None
+    return tuple(out)
 
 
 def _safe_loader() -> Any:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import yaml
@@ -107,6 +107,8 @@ class Parsed:
     duplicates: list[Duplicate] = field(default_factory=list)
     fatal: bool = False
     empty: bool = False
+    #: anchors and aliases seen; only the first is a problem (an alias bomb is one error, not hundreds)
+    aliases: int = 0
 
 
 def _problem(
@@ -276,6 +278,7 @@ def parse(text: str, file: str = "") -> Parsed:
         out.problems.append(_problem(file, 0, 0, f"cannot read the YAML: {exc}", code="yaml-syntax"))
     finally:
         loader.dispose()
+    _count_aliases(out)
     return out
 
 
@@ -525,19 +528,31 @@ def _duplicate(out: Parsed, file: str, ev: Any, kind: type, stack: list[list[Any
 
 
 def _alias_problem(out: Parsed, file: str, ev: Any, stack: list[list[Any]], *, anchor: bool) -> None:
-    mark = ev.start_mark
-    if anchor:
-        message = (
-            f"anchor &{ev.anchor}: anchors and aliases are not supported in a draft "
-            "(they can expand to enormous documents); write the values out"
-        )
-    else:
-        message = (
-            f"alias *{ev.anchor}: anchors and aliases are not supported in a draft "
-            "(they can expand to enormous documents); write the values out"
-        )
-    out.problems.append(_problem(file, mark.line, mark.column, message, _path(stack), "yaml-alias"))
+    """Report the first anchor or alias only, and count the rest (see :func:`_count_aliases`): one mistake, or a
+    billion-laughs file, is one error to fix, not a screenful of identical lines."""
     out.fatal = True
+    out.aliases += 1
+    if out.aliases > 1:
+        return
+    mark = ev.start_mark
+    what = f"anchor &{ev.anchor}" if anchor else f"alias *{ev.anchor}"
+    message = (
+        f"{what}: anchors and aliases are not supported in a draft "
+        "(they can expand to enormous documents); write the values out"
+    )
+    out.problems.append(_problem(file, mark.line, mark.column, message, _path(stack), "yaml-alias"))
+
+
+def _count_aliases(out: Parsed) -> None:
+    """Say on the one alias problem how many anchors and aliases the file has."""
+    if out.aliases <= 1:
+        return
+    for i, problem in enumerate(out.problems):
+        if problem.code == "yaml-alias":
+            more = out.aliases - 1
+            note = f" (and {more} more anchor{'s' * (more != 1)} or alias{'es' * (more != 1)} after this one)"
+            out.problems[i] = replace(problem, message=problem.message + note)
+            return
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 Everything expensive happens here, once: opening SQLite, creating the schema, seeding a new file. Requests then
 only run a few indexed statements under the store's lock.
 
-Middleware order (outermost first): fault injection (latency, injected 429/503) -> key/secret auth -> routes.
+Middleware order (outermost first): client-disconnect logging -> fault injection (latency, injected 429/503) ->
+key/secret auth -> routes.
 """
 
 from __future__ import annotations
@@ -88,4 +89,5 @@ def create_app(
     install_openapi(app)
     app.add_middleware(HeaderAuthMiddleware, key=key, secret=secret, exempt_prefixes=(CHAT_PATH_PREFIX,))
     app.add_middleware(FaultInjectionMiddleware, config=app.state.faults)
+    app.add_middleware(errors.ClientDisconnectMiddleware)
     return app

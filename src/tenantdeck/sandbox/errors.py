@@ -163,6 +163,30 @@ async def _unexpected_handler(request: Request, exc: Exception) -> JSONResponse:
     return error_response(500, INTERNAL, "The sandbox hit an unexpected error; see its log.")
 
 
+class ClientDisconnectMiddleware:
+    """A client that goes away before its request body arrived is one log line, not two tracebacks.
+
+    Starlette raises ``ClientDisconnect`` from ``request.body()``; left alone, the catch-all handler below logs it
+    as an unexpected error and uvicorn logs it again as "Exception in ASGI application". There is nobody left to
+    answer, so the request just ends. (A client that leaves while the answer is being sent is already silent:
+    uvicorn drops writes to a closed connection.)
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.requests import ClientDisconnect
+
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:
+            if scope.get("type") != "http":
+                raise
+            log.warning("sandbox: client disconnected before its %s %s request was complete; nothing was done",
+                        scope.get("method"), scope.get("path"))
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Route every failure through :func:`error_response` (including FastAPI's default 422 and 404/405)."""
     app.add_exception_handler(ApiError, _api_error_handler)

@@ -205,6 +205,8 @@ async def pull(
         fields["presets"] = presets  # untouched: pull never rewrites a preset
     fields["apps"] = sorted(pulled + kept, key=_sort_key)
     new_draft = Draft.model_validate(fields)
+    if original_text is not None and _has_literal_secret(old_apps):
+        result.notes.extend(_dropped_secret_notes(path, original_text, new_draft))
 
     # file work runs in a thread: an event loop (the TUI's) stays responsive while 1,000 apps are written
     notes = draft_notes(new_draft, {c["id"]: c for c in canonicals})  # what the service does not report
@@ -217,6 +219,26 @@ async def pull(
 
     result.problems = list((await asyncio.to_thread(load_draft, path)).problems)
     return result
+
+
+def _has_literal_secret(apps: Iterable[App]) -> bool:
+    from tenantdeck.models.secrets import is_reference
+
+    values = [h.password for a in apps for h in a.webhooks] + [a.sms.twilioAuthToken for a in apps if a.sms]
+    return any(v is not None and not is_reference(v) for v in values)
+
+
+def _dropped_secret_notes(path: Path, original_text: str, new_draft: Draft) -> list[str]:
+    """Where the pull took a literal secret out of the draft: the user must now set the variable instead, and the
+    ``.bak`` will not hold the value either (``save_draft`` writes it without)."""
+    from tenantdeck.draft.save import draft_data, dropped_literal_secrets
+    from tenantdeck.problems import format_path
+
+    return [
+        f"{path}:{s.line}: {format_path(s.path)}: the literal secret is now {s.reference or 'a ${VAR} reference'}; "
+        "set that variable to its value to push it (the .bak keeps the reference, not the value)"
+        for s in dropped_literal_secrets(original_text, draft_data(new_draft))
+    ]
 
 
 def pull_target(
