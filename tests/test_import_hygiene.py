@@ -34,6 +34,8 @@ CORE_MODULES = [
     "tenantdeck.sync.engine",
     "tenantdeck.sync.settle",
     "tenantdeck.sync.preflight",
+    "tenantdeck.sync.offline",
+    "tenantdeck.draft.session",
 ]
 
 

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor_cmd", "Check that the service is reachable and the credentials work."),
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
     "listen": ("listen_cmd", "Receive webhook deliveries on loopback and check each against the event models."),
+    "edit": ("edit_cmd", "Open the draft in the terminal editor (also: `tenantdeck` alone)."),
     "run-demo": ("demo_cmd", "The main job on a fresh machine: sample draft against the embedded sandbox."),
 }
 
@@ -91,13 +92,17 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="tenantdeck")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Administer a multi-tenant chat account's configuration from a terminal.
 
     Keep a YAML draft, validate it offline, review the diff against the live service and push only that diff.
+    With no command, opens ./tenantdeck.yaml in the terminal editor (`tenantdeck edit`).
     """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(ctx.command.get_command(ctx, "edit"))  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> None:

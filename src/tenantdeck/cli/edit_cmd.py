@@ -1,0 +1,55 @@
+"""``tenantdeck edit [DRAFT]`` (and ``tenantdeck`` alone): open the draft in the terminal editor.
+
+With no draft file there, a terminal is asked whether to write the commented sample first. ``--demo`` is what
+``make run`` opens: the embedded sandbox's account, pulled into a draft in the demo directory (on the demo's own
+sandbox database, never the user's), so every app has a base and the change states mean something.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from tenantdeck.cli.options import draft_input
+
+
+@click.command("edit")
+@draft_input("The draft to open (created from the sample if it does not exist and you agree).")
+@click.option("--demo", is_flag=True, help="Open the embedded sandbox's demo account (what `make run` shows).")
+def command(draft_path: Path, demo: bool) -> None:
+    """Open the draft in the terminal editor."""
+    if demo:
+        draft_path = _demo_draft()
+    elif not draft_path.exists():
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise click.ClickException(f"{draft_path} does not exist; create it with `tenantdeck init {draft_path}`")
+        if not click.confirm(f"{draft_path} does not exist. Write the commented sample draft there?", default=True):
+            return
+        from tenantdeck.cli.main_run import run_cli
+
+        if run_cli(["init", str(draft_path)]) != 0:
+            return
+    from tenantdeck.tui.app import TenantdeckApp
+
+    TenantdeckApp(draft_path).run()
+
+
+def _demo_draft() -> Path:
+    """The demo account's draft: pulled from the demo's own sandbox database the first time."""
+    from tenantdeck.api.profiles import ENV_BASE_URL, ENV_DATA_DIR, data_dir
+
+    workdir = data_dir() / "demo"
+    os.environ.pop(ENV_BASE_URL, None)
+    os.environ[ENV_DATA_DIR] = str((workdir / "sandbox").resolve())
+    workdir.mkdir(parents=True, exist_ok=True)
+    draft = workdir / "tenantdeck.yaml"
+    if not draft.exists():
+        from tenantdeck.api.profiles import local_target
+        from tenantdeck.sync.pull import pull_target
+
+        click.echo(f"Pulling the sandbox's demo account into {draft} ...", err=True)
+        pull_target(local_target(), draft)
+    return draft

@@ -1,0 +1,170 @@
+"""The Textual application: global keys, the open draft, and the screens. Kept thin: screens and widgets live in
+their own modules, and every decision about the draft is the core's (:mod:`tenantdeck.draft.session`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.widget import Widget
+
+from tenantdeck.draft.session import Change
+from tenantdeck.tui.editor import Editor
+from tenantdeck.tui.messages import DraftChanged
+
+
+class TenantdeckApp(App[None]):
+    """Edit one draft. Keys work over SSH and in tmux: nothing relies on ctrl+enter, or on ctrl+s alone."""
+
+    TITLE = "tenantdeck"
+    ENABLE_COMMAND_PALETTE = True
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="help"),
+        Binding("f2,ctrl+s", "save", "Save", id="save"),
+        Binding("ctrl+z", "undo", "Undo", id="undo"),
+        Binding("ctrl+y", "redo", "Redo", show=False, id="redo"),
+        Binding("f8", "problems", "Problems", id="problems"),
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
+    ]
+
+    def __init__(self, draft: Path, *, profile: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.animation_level = "none"
+        self.editor = Editor(draft, profile=profile)
+        self.editor.subscribe(self._changed_in_any_thread)
+
+    # -- lifecycle ---------------------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from tenantdeck.tui.apps_screen import AppsScreen
+
+        self._ui_thread = _current_thread_id()
+        self._retitle()
+        self.push_screen(AppsScreen())
+        if self.editor.session.read_only:
+            self.action_problems()
+        else:
+            self.validate_in_background()
+
+    @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
+    def validate_in_background(self) -> None:
+        """Models and rules (pydantic) and the change states, after the first paint."""
+        self.editor.session.validate_all()
+        self.editor.compute_app_states()
+        self.call_from_thread(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
+
+    # -- changes -----------------------------------------------------------------------------------------------
+
+    def _changed_in_any_thread(self, change: Change) -> None:
+        if getattr(self, "_ui_thread", None) == _current_thread_id():
+            self._broadcast(change)
+        # a worker's change (validate) is broadcast by the worker itself once it is complete
+
+    def _broadcast(self, change: Change) -> None:
+        self._retitle()
+        if change.kind not in ("validate", "reload", "save") and self.editor.app_states:
+            self.refresh_states(change)
+        for screen in self.screen_stack:
+            screen.post_message(DraftChanged(change))
+            for widget in screen.walk_children(Widget):
+                if hasattr(widget, "on_draft_changed"):
+                    widget.post_message(DraftChanged(change))
+
+    @work(thread=True, exclusive=True, group="states", exit_on_error=False)
+    def refresh_states(self, change: Change) -> None:
+        self.editor.compute_app_states()
+        self.call_from_thread(self._broadcast_states)
+
+    def _broadcast_states(self) -> None:
+        from tenantdeck.tui.apps_screen import AppsScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, AppsScreen):
+                screen.refresh_rows()
+
+    def _retitle(self) -> None:
+        self.title = f"tenantdeck — {self.editor.title}"
+
+    # -- navigation ----------------------------------------------------------------------------------------------
+
+    def open_app(self, index: int, tab: str | None = None) -> None:
+        from tenantdeck.tui.app_screen import AppScreen
+
+        screen = AppScreen(index)
+        self.push_screen(screen)
+        if tab:
+            self.call_after_refresh(screen.action_show_tab, tab)
+
+    # -- actions -------------------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from tenantdeck.tui.help_screen import HelpScreen
+
+        self.push_screen(HelpScreen(self.focused, self.screen))
+
+    def action_problems(self) -> None:
+        from tenantdeck.tui.problems_screen import ProblemsScreen
+
+        if not isinstance(self.screen, ProblemsScreen):
+            self.push_screen(ProblemsScreen())
+
+    def action_undo(self) -> None:
+        outcome = self.editor.undo()
+        if not outcome.ok:
+            self.notify(outcome.refused, severity="error")
+
+    def action_redo(self) -> None:
+        outcome = self.editor.redo()
+        if not outcome.ok:
+            self.notify(outcome.refused, severity="error")
+
+    def action_save(self, force: bool = False) -> None:
+        from tenantdeck.draft.session import ChangedOnDisk
+        from tenantdeck.problems import ProblemError
+
+        session = self.editor.session
+        try:
+            result = session.save(force=force)
+        except ChangedOnDisk:
+            from tenantdeck.tui.confirm import ConfirmScreen
+
+            def answered(overwrite: bool | None) -> None:
+                if overwrite:
+                    self.action_save(force=True)
+
+            self.push_screen(ConfirmScreen(f"{self.editor.path.name} changed on disk since it was opened. Overwrite "
+                                           "it with your version? (No keeps both as they are; reload from the "
+                                           "palette to take theirs)", yes="Overwrite"), answered)
+            return
+        except (ProblemError, OSError) as exc:
+            self.notify(str(getattr(exc, "problem", exc).message if hasattr(exc, "problem") else exc),
+                        title="Not saved", severity="error")
+            return
+        self._retitle()
+        if result.method == "unchanged":
+            self.notify("Nothing to save.")
+        else:
+            self.notify(f"Saved {self.editor.path.name}.")
+        self._broadcast(Change(session.version, "save", (), ()))
+
+    async def action_quit(self) -> None:
+        if not self.editor.session.dirty:
+            self.exit()
+            return
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen("The draft has unsaved changes. Quit and lose them? (F2 saves)",
+                                       yes="Quit without saving"), answered)
+
+
+def _current_thread_id() -> int:
+    import threading
+
+    return threading.get_ident()

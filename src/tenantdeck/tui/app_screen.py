@@ -1,0 +1,126 @@
+"""One app, in tabs: its widget's style, sidebar and main toggles, a preview, extensions, SMS and webhooks.
+
+Each tab is its own widget module. They all read and edit the draft through the app's
+:class:`~tenantdeck.tui.editor.Editor` at ``apps[<index>]``; a widget tab works on the widget chosen here
+(``w`` cycles when the app has several), announced to the tabs with :class:`WidgetSwitched`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+
+from tenantdeck.tui.messages import DraftChanged
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.editor import Editor
+
+#: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
+TABS = (
+    ("style", "Style", "tenantdeck.tui.widget_style", "StyleTab"),
+    ("sidebar", "Sidebar", "tenantdeck.tui.widget_sidebar", "SidebarTab"),
+    ("main", "Main", "tenantdeck.tui.widget_main", "MainTab"),
+    ("preview", "Preview", "tenantdeck.tui.widget_preview", "PreviewTab"),
+    ("extensions", "Extensions", "tenantdeck.tui.extensions_tab", "ExtensionsTab"),
+    ("sms", "SMS", "tenantdeck.tui.sms_tab", "SmsTab"),
+    ("webhooks", "Webhooks", "tenantdeck.tui.webhooks_tab", "WebhooksTab"),
+)
+
+
+class WidgetSwitched(Message):
+    """The widget the widget tabs show changed (``index`` into ``apps[i].widgets``)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+
+class AppScreen(Screen[None]):
+    """``1``-``7`` jump to a tab; ``w`` shows the app's next widget; Escape goes back to the apps."""
+
+    HELP = """\
+## App
+
+The tabs edit one app of the draft; every change is validated at once and shown where it is (F8 lists all).
+
+- `1`-`7` or `[` / `]`: switch tabs
+- `w`: the app's next widget (the widget tabs edit one widget at a time)
+- `Escape`: back to the apps list
+"""
+    BINDINGS = [
+        Binding("escape", "back", "Apps", id="app.back"),
+        Binding("w", "next_widget", "Next widget", id="app.next_widget"),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="app.prev_tab"),
+        Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="app.next_tab"),
+        *[Binding(str(i), f"show_tab('{tab[0]}')", tab[1], show=False, id=f"app.tab_{tab[0]}")
+          for i, tab in enumerate(TABS, 1)],
+    ]
+
+    def __init__(self, app_index: int) -> None:
+        super().__init__()
+        self.app_index = app_index
+        self.widget_index = 0
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def prefix(self) -> str:
+        return f"apps[{self.app_index}]"
+
+    def compose(self) -> ComposeResult:
+        import importlib
+
+        yield Header()
+        with TabbedContent(id="tabs"):
+            for tab_id, title, module, cls in TABS:
+                widget_class = getattr(importlib.import_module(module), cls)
+                with TabPane(title, id=tab_id):
+                    yield widget_class(self.app_index)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._retitle()
+
+    def _retitle(self) -> None:
+        app = self.editor.get(self.prefix, {}) or {}
+        name = app.get("name", "?") if isinstance(app, dict) else "?"
+        widgets = app.get("widgets") if isinstance(app, dict) and isinstance(app.get("widgets"), list) else []
+        which = ""
+        if len(widgets) > 1:
+            wname = widgets[self.widget_index].get("name") if isinstance(widgets[self.widget_index], dict) else None
+            which = f" · widget {self.widget_index + 1}/{len(widgets)}" + (f" {wname!r}" if wname else "")
+        self.sub_title = f"{name}{which}"
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        if message.touches(self.prefix):
+            self._retitle()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+
+    def action_tab(self, step: int) -> None:
+        ids = [t[0] for t in TABS]
+        current = self.query_one(TabbedContent).active
+        index = ids.index(current) if current in ids else 0
+        self.query_one(TabbedContent).active = ids[(index + step) % len(ids)]
+
+    def action_next_widget(self) -> None:
+        widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
+        if len(widgets) < 2:
+            self.notify("This app has one widget." if widgets else "This app has no widget.")
+            return
+        self.widget_index = (self.widget_index + 1) % len(widgets)
+        self._retitle()
+        for pane in self.query(TabPane):
+            for child in pane.children:
+                child.post_message(WidgetSwitched(self.widget_index))

@@ -1,0 +1,114 @@
+"""The open draft as the TUI sees it: one :class:`DraftSession`, the base snapshot's change states, and the
+problems of each key path, with every change announced to the screens.
+
+Why a separate object: screens come and go, the draft stays. Every edit goes through :meth:`Editor.set` (or the
+other verbs), which returns the problems of what it touched and never raises for bad input: a refused edit (a
+literal secret, a read-only draft) becomes a notification, and the draft is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tenantdeck.draft.session import Change, DraftSession, DraftSessionError, PathLike
+from tenantdeck.problems import Problem, format_path
+
+
+@dataclass(slots=True)
+class EditOutcome:
+    """What an edit did: its problems, or why it was refused (then nothing changed)."""
+
+    problems: list[Problem] = field(default_factory=list)
+    refused: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+
+class Editor:
+    """Owns the session of one draft file; ``on_change`` is called after every change (the app posts a message)."""
+
+    def __init__(self, path: Path, *, profile: str | None = None) -> None:
+        self.path = path
+        self.profile = profile
+        self.session = DraftSession.open(path, validate=False)
+        self._listeners: list[Callable[[Change], None]] = []
+        self.session.subscribe(self._changed)
+        self._by_path: dict[str, list[Problem]] | None = None
+        self.app_states: dict[str, str] = {}  #: app key path -> "new" | "modified" | "in sync" | "no base"
+
+    # -- listening ---------------------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[Change], None]) -> None:
+        self._listeners.append(listener)
+
+    def _changed(self, change: Change) -> None:
+        self._by_path = None
+        for listener in list(self._listeners):
+            listener(change)
+
+    # -- reading -----------------------------------------------------------------------------------------------
+
+    @property
+    def title(self) -> str:
+        """The draft's name, with a ``*`` while it has unsaved edits."""
+        return f"{self.path.name}{' *' if self.session.dirty else ''}"
+
+    def get(self, path: PathLike, default: Any = None) -> Any:
+        return self.session.get(path, default)
+
+    def problems_at(self, path: PathLike) -> list[Problem]:
+        """The problems whose key path is ``path`` or lies under it."""
+        key = path if isinstance(path, str) else format_path(path)
+        if self._by_path is None:
+            index: dict[str, list[Problem]] = {}
+            for p in self.session.problems:
+                index.setdefault(p.key_path, []).append(p)
+            self._by_path = index
+        return [p for k, ps in self._by_path.items() if k == key or k.startswith(key + ".") or k.startswith(key + "[")
+                for p in ps]
+
+    # -- editing -----------------------------------------------------------------------------------------------
+
+    def _do(self, fn: Callable[[], Sequence[Problem] | None]) -> EditOutcome:
+        try:
+            return EditOutcome(list(fn() or []))
+        except DraftSessionError as exc:
+            return EditOutcome(refused=exc.problem.message)
+
+    def set(self, path: PathLike, value: Any) -> EditOutcome:
+        return self._do(lambda: self.session.set(path, value))
+
+    def insert(self, path: PathLike, item: Any) -> EditOutcome:
+        return self._do(lambda: self.session.insert(path, item))
+
+    def delete(self, path: PathLike) -> EditOutcome:
+        return self._do(lambda: self.session.delete(path))
+
+    def set_many(self, edits: Sequence[tuple[PathLike, Any]]) -> EditOutcome:
+        return self._do(lambda: self.session.set_many(edits))
+
+    def undo(self) -> EditOutcome:
+        return self._do(self.session.undo)
+
+    def redo(self) -> EditOutcome:
+        return self._do(self.session.redo)
+
+    # -- change states against the base snapshot (offline, no network) ------------------------------------------
+
+    def compute_app_states(self) -> dict[str, str]:
+        """Each app's state against the base snapshot: new (no id), no base, in sync or modified.
+
+        Runs the offline comparison of the CLI's ``diff --offline`` on the session's in-memory data; slow on big
+        drafts (canonicalising every app), so the app calls it in a worker thread.
+        """
+        from tenantdeck.sync.offline import app_states
+
+        states = app_states(self.session.data, self.path, env=os.environ)
+        self.app_states = states
+        return states

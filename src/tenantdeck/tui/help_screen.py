@@ -1,0 +1,55 @@
+"""F1: help for what has focus (its ``HELP`` text, or its screen's) and every key that works there."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+
+def help_text(focused: Widget | None, screen: Screen[object]) -> str:
+    """Markdown: the nearest ``HELP`` up from the focused widget (then the screen's), and a table of keys."""
+    parts: list[str] = []
+    node: object = focused
+    while node is not None:
+        text = getattr(node, "HELP", None)
+        if isinstance(text, str) and text.strip() and text not in parts:
+            parts.append(text)
+        node = getattr(node, "parent", None)
+    screen_help = getattr(screen, "HELP", None)
+    if isinstance(screen_help, str) and screen_help not in parts:
+        parts.append(screen_help)
+    rows = ["| Key | Does |", "|---|---|"]
+    seen: set[str] = set()
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        what = binding.description or binding.action
+        if (key, what) in seen or not what:
+            continue
+        seen.add((key, what))  # type: ignore[arg-type]
+        shown = binding.key_display or key
+        rows.append(f"| `{shown}` | {what} |")
+    return "\n\n".join([*parts, "## Keys here\n\n" + "\n".join(rows),
+                        "Keys can be remapped in `keymap.yaml` in the config directory (see the README)."])
+
+
+class HelpScreen(ModalScreen[None]):
+    """Any of Escape, F1 or q closes it; focus returns where it was."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90%; max-width: 100; height: 90%; border: thick $primary;
+                                  background: $surface; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, focused: Widget | None, screen: Screen[object]) -> None:
+        super().__init__()
+        self.text = help_text(focused, screen)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(self.text)

@@ -1,0 +1,122 @@
+"""Every problem of the draft, updated as you edit; Enter jumps to the field that has it.
+
+A draft that cannot be read at all (a YAML syntax error) opens read-only on this screen, with the located problem
+and ``e`` to fix it in ``$EDITOR``: the file is reloaded when the editor exits.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from tenantdeck.tui.messages import DraftChanged
+
+if TYPE_CHECKING:
+    from tenantdeck.problems import Problem
+    from tenantdeck.tui.editor import Editor
+
+
+def jump_target(problem: Problem) -> tuple[int, str | None] | None:
+    """(app index, tab id) of the field a problem is about, when it is inside an app."""
+    path = problem.path
+    if len(path) < 2 or path[0] != "apps" or not isinstance(path[1], int):
+        return None
+    section = path[2] if len(path) > 2 else None
+    tab = {"extensions": "extensions", "sms": "sms", "webhooks": "webhooks"}.get(str(section))
+    if section == "widgets" and len(path) > 4:
+        tab = {"style": "style", "sidebar": "sidebar", "main": "main"}.get(str(path[4]), "style")
+    return path[1], tab
+
+
+class ProblemsScreen(Screen[None]):
+    """Enter jumps to the problem's field; ``e`` opens the draft in ``$EDITOR`` at its line."""
+
+    HELP = """\
+## Problems
+
+Every validation problem, errors first at each place, in line order. The list follows your edits.
+
+- `Enter`: go to the field (for problems inside an app)
+- `e`: open the draft in `$EDITOR` at the problem's line; the draft is reloaded when the editor exits
+- `Escape`: back
+"""
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="problems.back"),
+        Binding("e", "external_editor", "Open $EDITOR", id="problems.editor"),
+    ]
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="summary")
+        yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Line", "Severity", "Key", "Problem")
+        self.refresh_rows()
+        table.focus()
+
+    def refresh_rows(self) -> None:
+        session = self.editor.session
+        problems = session.problems
+        table = self.query_one(DataTable)
+        table.clear()
+        for i, p in enumerate(problems):
+            table.add_row(str(p.line or ""), p.severity.value, p.key_path or "(file)", p.message, key=str(i))
+        self._problems = problems
+        errors = sum(p.is_error for p in problems)
+        if session.read_only:
+            text = (f"{self.editor.path.name} cannot be read as a draft, so it is read-only here. Fix it with `e` "
+                    "($EDITOR); it is reloaded when the editor exits.")
+        elif not session.validated:
+            text = "Checking the draft ..."
+        elif not problems:
+            text = "No problems."
+        else:
+            text = f"{errors} error(s), {len(problems) - errors} warning(s)."
+        self.query_one("#summary", Static).update(text)
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        self.refresh_rows()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        problem = self._problems[int(event.row_key.value or 0)]
+        target = jump_target(problem)
+        if target is None:
+            self.notify(f"line {problem.line}: not inside an app; `e` opens the draft there.")
+            return
+        self.app.pop_screen()
+        self.app.open_app(target[0], target[1])  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def action_external_editor(self) -> None:
+        session = self.editor.session
+        if session.dirty:
+            self.notify("Save (F2) or undo your edits first: the external editor works on the file.",
+                        severity="warning")
+            return
+        table = self.query_one(DataTable)
+        line = 1
+        if table.row_count and self._problems:
+            line = self._problems[table.cursor_row].line or 1
+        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+        with self.app.suspend():
+            subprocess.run([*command, f"+{line}", str(self.editor.path)], check=False)
+        session.reload()
+        if not session.read_only:
+            self.app.validate_in_background()  # type: ignore[attr-defined]

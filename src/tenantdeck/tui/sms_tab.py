@@ -1,0 +1,11 @@
+"""UNFINISHED: being built (see the TUI issue); replaced before this lands."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class SmsTab(Static):
+    def __init__(self, app_index: int) -> None:
+        super().__init__("SmsTab: not built yet")
+        self.app_index = app_index
