@@ -147,3 +147,22 @@ def test_the_sync_package_never_prints_asks_or_exits() -> None:
                 assert name not in banned_modules, f"{path.name} imports {name}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("print", "input"), f"{path.name} calls {node.func.id}()"
+
+
+def test_a_plan_is_made_from_the_editor_s_unsaved_text_without_reading_the_file(sandbox: Any, draft: Path) -> None:
+    from tenantdeck.draft.session import DraftSession
+    from tenantdeck.sync.engine import plan_draft
+
+    session = DraftSession.open(draft)
+    acme = next(i for i, a in enumerate(session.data["apps"]) if a["name"] == "Acme Support")
+    path = f"apps[{acme}].widgets[0].main.send_gifs"
+    session.set(path, not session.get(path))
+    before = draft.read_bytes()
+    offline = asyncio.run(plan_draft(draft, ENV, text=session.text))
+    online = asyncio.run(plan_draft(draft, ENV, text=session.text, target=target_for(sandbox)))
+    for plan in (offline, online):
+        assert not isinstance(plan, PushRefused), plan
+        (op,) = plan.operations
+        assert op.kind == "update_widget" and [c.path for c in op.changes] == ["main.send_gifs"]
+    assert draft.read_bytes() == before, "planning never writes the draft"
+    assert asyncio.run(plan_draft(draft, ENV)).operations == [], "the file itself has no change"

@@ -204,6 +204,31 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     return Prepared(plan, local, live, request, already, notices, warnings)
 
 
+async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
+                     allow_delete: bool = False, concurrency: int = 16) -> Plan | PushRefused:
+    """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
+    offline against the base snapshot when ``target`` is None, else three ways against the live service.
+
+    Read-only: nothing is written, not even the base (a push records what both sides agree on).
+    """
+    try:
+        local = load_local(path, env, text=text)
+    except DraftInvalid as exc:
+        return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
+    if target is None:
+        return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    async with target.client(concurrency=max(concurrency * 4, 16)) as client:
+        listing = await client.list_apps()
+        live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
+                                listing=listing)
+    plan = plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
+                      base_url=target.base_url)
+    names = live_names(listing)
+    plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
+    plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+    return plan
+
+
 def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
     """One problem per ``${VAR}`` the plan sends and the environment does not set, at its key path.
 

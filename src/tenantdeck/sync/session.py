@@ -72,19 +72,23 @@ class Local:
 
 
 def load_local(
-    path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False
+    path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
+    text: str | None = None,
 ) -> Local:
     """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
 
     ``reuse_in_sync`` (offline diff/plan only) skips the apps the in-sync cache vouches for: they are listed in
     ``Local.in_sync`` instead of ``Local.apps`` and their base files are not read.
+    ``text``: the draft as an editor holds it (unsaved edits included); the file at ``path`` is then not read, and
+    ``path`` only names the draft and its workspace.
     """
     from tenantdeck.draft import load_draft
+    from tenantdeck.draft.load import load_text
     from tenantdeck.sync.canonical import canonical_app_from_draft
     from tenantdeck.sync.state import Workspace
 
     env = os.environ if env is None else env
-    result = load_draft(path)
+    result = load_draft(path) if text is None else load_text(text, file=os.fspath(path))
     if not result.ok:
         raise DraftInvalid(result.problems)
     workspace = Workspace(path)
