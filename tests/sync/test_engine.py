@@ -23,24 +23,10 @@ from tests.sync.helpers_push import (
     edit_draft,
     live_summary,
     loaded,
-    make_sandbox,
-    run_pull,
     target_for,
 )
 
 ENV = {"NEW_HOOK_PW": "EngineHookPw1"}
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Any:
-    return make_sandbox(tmp_path / "db.sqlite3")
-
-
-@pytest.fixture
-def draft(sandbox: Any, tmp_path: Path) -> Path:
-    path = tmp_path / "tenantdeck.yaml"
-    run_pull(sandbox, path)
-    return path
 
 
 def add_apps(draft: Path, *names: str) -> None:

@@ -7,26 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tenantdeck import exitcodes
 from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
 from tests.models import factories
-from tests.sync.helpers_push import app_named, call, client_for, edit_draft, loaded, make_sandbox, run_pull, run_push
+from tests.sync.helpers_push import app_named, call, client_for, edit_draft, loaded, run_pull, run_push
 
 SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000", "ORDERS_PW": "OrdersPwQ7"}
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Any:
-    return make_sandbox(tmp_path / "db.sqlite3")
-
-
-@pytest.fixture
-def draft(sandbox: Any, tmp_path: Path) -> Path:
-    path = tmp_path / "tenantdeck.yaml"
-    run_pull(sandbox, path)
-    return path
 
 
 def live_plan(sandbox: Any, draft: Path, *, allow_delete: bool = False) -> Any:

@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tenantdeck import exitcodes
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sync.history import read_history
@@ -30,18 +28,6 @@ from tests.sync.helpers_push import (
 
 TOKEN_VAR, HOOK_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN", "TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD"
 SECRETS = {TOKEN_VAR: "TokenValueXq81", HOOK_VAR: "HookPwValueZz93", "NEW_HOOK_PW": "NewHookPwKk27"}
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Any:
-    return make_sandbox(tmp_path / "db.sqlite3")
-
-
-@pytest.fixture
-def draft(sandbox: Any, tmp_path: Path) -> Path:
-    path = tmp_path / "tenantdeck.yaml"
-    run_pull(sandbox, path)
-    return path
 
 
 def live_plan(sandbox: Any, draft: Path, env: dict[str, str]) -> Any:
