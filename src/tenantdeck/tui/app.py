@@ -27,6 +27,7 @@ class TenantdeckApp(App[None]):
         Binding("ctrl+z", "undo", "Undo", id="undo"),
         Binding("ctrl+y", "redo", "Redo", show=False, id="redo"),
         Binding("f8", "problems", "Problems", id="problems"),
+        Binding("f6", "review", "Review & push", id="review"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
     ]
 
@@ -110,6 +111,12 @@ class TenantdeckApp(App[None]):
 
         if not isinstance(self.screen, ProblemsScreen):
             self.push_screen(ProblemsScreen())
+
+    def action_review(self) -> None:
+        from tenantdeck.tui.review_screen import ReviewScreen
+
+        if not isinstance(self.screen, ReviewScreen):
+            self.push_screen(ReviewScreen())
 
     def action_undo(self) -> None:
         outcome = self.editor.undo()

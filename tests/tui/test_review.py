@@ -1,0 +1,100 @@
+"""The review and push screen against the in-process sandbox (the `local` profile in a temp data dir)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenantdeck.api.profiles import local_target
+from tenantdeck.sync.pull import pull_target
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.review_screen import ReviewScreen
+
+
+@pytest.fixture
+def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+async def settle(app: TenantdeckApp, pilot: Any) -> None:
+    for _ in range(5):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def acme_toggle(app: TenantdeckApp) -> str:
+    apps = app.editor.get("apps")
+    index = next(i for i, a in enumerate(apps) if a["name"] == "Acme Support")
+    return f"apps[{index}].widgets[0].main.send_gifs"
+
+
+def test_review_shows_a_toggle_change_with_its_label_and_push_brings_the_app_in_sync(draft: Path) -> None:
+    asyncio.run(_review_and_push(draft))
+
+
+async def _review_and_push(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        path = acme_toggle(app)
+        before = app.editor.get(path)
+        assert app.editor.set(path, not before).ok
+        await pilot.press("f6")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None
+        (op,) = screen.plan.operations
+        assert op.kind == "update_widget" and [c.label for c in op.changes] == ["Allow GIFs"]
+        table_text = " ".join(str(cell) for row in screen.query_one("DataTable").rows
+                              for cell in screen.query_one("DataTable").get_row(row))
+        assert "Allow GIFs (main.send_gifs)" in table_text
+
+        await pilot.press("p")  # unsaved: refused with a notice, nothing pushed
+        await settle(app, pilot)
+        assert screen._push_worker is None
+        await pilot.press("f2")
+        await settle(app, pilot)
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "Push complete: 1 applied" in str(screen.query_one("#result").render())
+        assert screen.plan is not None and screen.plan.operations == []
+        assert app.editor.app_states[path.split(".")[0]] == "in sync"
+
+
+def test_refresh_shows_a_remote_change_as_drift(draft: Path) -> None:
+    asyncio.run(_refresh(draft))
+
+
+async def _refresh(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        path = acme_toggle(app)
+        app_id = app.editor.get(path.split(".")[0])["id"]
+
+        async def remote_flip() -> None:
+            async with local_target().client() as c:
+                (widget,) = await c.list_widgets(app_id)
+                main = widget.settings["main"]
+                await c.update_widget(app_id, widget.widget_id,
+                                      {**widget.settings, "main": {**main, "send_gifs": not main["send_gifs"]}})
+
+        await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(remote_flip()))
+        await pilot.press("f6")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None and not screen.plan.drift
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert screen.online and [d.path for d in screen.plan.drift] == ["main.send_gifs"]
+        assert screen.plan.operations == []
