@@ -12,9 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# The main job: the sample draft checked against (and diffed with) the embedded sandbox.
+# The main job: the terminal editor on the demo account of the embedded sandbox (no account, no network).
 run: $(STAMP)
-	$(BIN)/tenantdeck run-demo
+	$(BIN)/tenantdeck edit --demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
