@@ -463,3 +463,48 @@ def test_pull_never_silently_moves_a_draft_app_to_another_region(tmp_path: Path)
     assert any("region" in n and "both are kept" in n for n in result.notes), result.notes
     apps = [a for a in loaded(draft).apps if a.name == "Acme Support"]
     assert sorted((a.region, a.id is None) for a in apps) == sorted([(acme.region, False), (other_region, True)])
+
+
+# -- settling conflicts field by field (issue 11's CLI half) ----------------------------------------------------------
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("way", ["theirs", "mine"])
+def test_a_conflict_is_settled_field_by_field_from_the_command_line(server: str, tmp_path: Path, way: str) -> None:
+    draft = pulled(server, tmp_path)
+    acme_id = app_named(loaded(draft), "Acme Support").id
+    (widget,) = run(lambda c: c.list_widgets(acme_id), server)
+
+    def remote(settings_change: dict[str, Any]) -> None:
+        settings = run(lambda c: c.list_widgets(acme_id), server)[0].settings
+        settings = {**settings, "style": {**settings["style"], **settings_change}}
+        run(lambda c: c.update_widget(acme_id, widget.widget_id, settings), server)
+
+    def local(d: Any) -> None:
+        w = app_named(d, "Acme Support").widgets[0]
+        w.style.primary_color = "#111111"
+        w.style.background_color = "#ABCDEF"
+
+    edit_draft(draft, local)
+    remote({"primary_color": "#222222", "background_color": "#FEDCBA"})
+    diff = cli(server, "diff", "--draft", str(draft))
+    assert diff.returncode == exitcodes.CONFLICT
+    keys = re.findall(r"--take-theirs (\S+)", diff.stdout)
+    assert sorted(k.rsplit("/", 1)[1] for k in keys) == ["style.background_color", "style.primary_color"]
+    primary = next(k for k in keys if k.endswith("primary_color"))
+
+    # settle one field; the other is still a conflict, so nothing is pushed
+    out = cli(server, "push", "--draft", str(draft), "--yes", f"--take-{way}", primary)
+    assert out.returncode == exitcodes.CONFLICT, out.stderr
+    assert "background_color" in out.stderr and "primary_color (style" not in out.stderr.split("Conflicts")[-1]
+    out = cli(server, "push", "--draft", str(draft), "--yes", f"--take-{way}-all")
+    assert out.returncode == exitcodes.OK, out.stderr
+    live = run(lambda c: c.list_widgets(acme_id), server)[0].settings["style"]
+    text = draft.read_text(encoding="utf-8")
+    if way == "theirs":
+        assert (live["primary_color"], live["background_color"]) == ("#222222", "#FEDCBA")
+        assert "#222222" in text and "#111111" not in text
+    else:
+        assert (live["primary_color"], live["background_color"]) == ("#111111", "#ABCDEF")
+        assert "#111111" in text
+    assert cli(server, "diff", "--draft", str(draft)).returncode == exitcodes.OK

@@ -12,7 +12,14 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
-from tenantdeck.cli.sync_common import compute_plan, concurrency_option, draft_option, duplicate_names_option
+from tenantdeck.cli.sync_common import (
+    choice_of,
+    compute_plan,
+    concurrency_option,
+    draft_option,
+    duplicate_names_option,
+    resolution_options,
+)
 from tenantdeck.cli.target_options import target_options
 
 
@@ -23,16 +30,19 @@ from tenantdeck.cli.target_options import target_options
 @click.option("--offline", is_flag=True, help="Compare the draft with the base snapshot only; no network.")
 @click.option("--allow-delete", is_flag=True, help="Show deletions as operations instead of skipping them.")
 @duplicate_names_option
+@resolution_options
 @concurrency_option
 @target_options
 def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
-            allow_duplicate_names: bool, concurrency: int, profile: str | None,
+            allow_duplicate_names: bool, take_mine: tuple[str, ...], take_theirs: tuple[str, ...],
+            take_mine_all: bool, take_theirs_all: bool, concurrency: int, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Show what a push would change (three-way: base, draft, live)."""
     from tenantdeck.sync.render import render
 
     plan = compute_plan(draft_path, offline=offline, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
+                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps})
     sys.stdout.write(render(plan, fmt))

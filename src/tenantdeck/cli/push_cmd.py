@@ -15,6 +15,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, not_a_draft
+from tenantdeck.cli.sync_common import choice_of, resolution_options
 from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
 
 
@@ -34,10 +35,12 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
               "is taken to be that app: its id is written into the draft and the draft is pushed to it.")
 @click.option("--allow-duplicate-names", is_flag=True,
               help="Create an app even when the service already has one of that name (otherwise a conflict).")
+@resolution_options
 @target_options
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
-            adopt_existing: bool, allow_duplicate_names: bool, profile: str | None, base_url: str | None,
-            insecure: bool, max_rps: float | None) -> None:
+            adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
+            take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
+            base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, push_flow
     from tenantdeck.sync.state import WorkspaceError
@@ -52,7 +55,8 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
         draft_path = Path("tenantdeck.yaml")
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
-                       adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names)
+                       adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
+                       choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all))
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

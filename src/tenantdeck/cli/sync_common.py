@@ -23,6 +23,33 @@ duplicate_names_option = click.option(
     "--allow-duplicate-names", is_flag=True,
     help="Create an app even when the service already has one of that name (otherwise that is a conflict).",
 )
+
+
+def resolution_options(func: Any) -> Any:
+    """``--take-mine KEY``, ``--take-theirs KEY`` (repeatable) and their ``-all`` forms: settle conflicts field by
+    field. KEY is what ``diff`` prints after each conflict (``APP_ID/KIND[:RID]/FIELD``)."""
+    for decorator in reversed([
+        click.option("--take-mine", "take_mine", multiple=True, metavar="KEY",
+                     help="Keep the draft's value of this conflicting field: the push sends it over the live one."),
+        click.option("--take-theirs", "take_theirs", multiple=True, metavar="KEY",
+                     help="Write the service's value of this conflicting field into the draft."),
+        click.option("--take-mine-all", is_flag=True, help="Keep the draft's value of every conflicting field."),
+        click.option("--take-theirs-all", is_flag=True,
+                     help="Write the service's value of every conflicting field into the draft."),
+    ]):
+        func = decorator(func)
+    return func
+
+
+def choice_of(take_mine: tuple[str, ...], take_theirs: tuple[str, ...], take_mine_all: bool,
+              take_theirs_all: bool) -> Any:
+    from tenantdeck.sync.resolve import Choice
+
+    if take_mine_all and take_theirs_all:
+        raise click.UsageError("--take-mine-all and --take-theirs-all exclude each other")
+    return Choice(list(take_mine), list(take_theirs), take_mine_all, take_theirs_all)
+
+
 concurrency_option = click.option(
     "--concurrency", type=CONCURRENCY, default=DEFAULT_CONCURRENCY, show_default=True, metavar="N",
     help="Apps worked on at once (reads use up to 4N requests in flight).",
@@ -37,7 +64,7 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 
 
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
-                 target_args: dict[str, Any] | None, allow_duplicate_names: bool = False) -> Any:
+                 target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None) -> Any:
     """Load, (read live), compare and plan; prints draft problems and exits 1 on any error."""
     from tenantdeck.sync.session import DraftInvalid, compare_local, load_local, plan_local
     from tenantdeck.sync.state import WorkspaceError
@@ -56,11 +83,11 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
     return _online_plan(local, allow_delete=allow_delete, concurrency=concurrency, target_args=target_args or {},
-                        allow_duplicate_names=allow_duplicate_names)
+                        allow_duplicate_names=allow_duplicate_names, choice=choice)
 
 
 def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_args: dict[str, Any],
-                 allow_duplicate_names: bool) -> Any:
+                 allow_duplicate_names: bool, choice: Any = None) -> Any:
     import asyncio
 
     from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options
@@ -82,8 +109,18 @@ def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_arg
             listing, live = asyncio.run(run())
     except TargetError as exc:
         fail(exc.message)
-    plan = plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
-                      base_url=target.base_url)
+    comparison = compare_local(local, live)
+    if choice and comparison.conflicts:
+        from tenantdeck.cli.output import note, warning
+        from tenantdeck.sync.resolve import settle_conflicts
+
+        local, settled = settle_conflicts(local, comparison.conflicts, choice, os.environ)
+        for line in settled.done:
+            note(line)
+        for line in settled.refused:
+            warning(line)
+        comparison = compare_local(local, live)
+    plan = plan_local(local, comparison, allow_delete=allow_delete, profile=target.name, base_url=target.base_url)
     names = live_names(listing)
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:

@@ -88,6 +88,13 @@ class Conflict:
     live: Any
     secret: bool = False
     message: str = ""
+    kind: str = ""  #: the resource kind (widget, webhook, sms, extensions, triggers), for resolving it
+    rid: str = ""  #: the resource id within the app (widget id, webhook id)
+
+    @property
+    def key(self) -> str:
+        """How ``--take-mine``/``--take-theirs`` name this conflict: ``APP_ID/KIND[:RID]/FIELD``."""
+        return f"{self.app_id or 'new:' + self.app}/{self.kind}{':' + self.rid if self.rid else ''}/{self.path}"
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

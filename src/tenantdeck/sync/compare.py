@@ -434,7 +434,7 @@ def conflicts_of(app: AppDiff) -> list[Conflict]:
             vals = [secret_word(v) for v in (leaf.base, leaf.draft, leaf.live)] if secret else [
                 leaf.base, leaf.draft, leaf.live]
             out.append(Conflict(app.name, app.app_id, res.title, leaf.path, label(res.kind, leaf.path), *vals,
-                                secret=secret))
+                                secret=secret, kind=res.kind, rid=res.rid))
     return out
 
 

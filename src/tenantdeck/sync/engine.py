@@ -31,6 +31,7 @@ from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Operation, Plan
 from tenantdeck.sync.preflight import secret_value_problems, unwritable
 from tenantdeck.sync.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
+from tenantdeck.sync.resolve import Choice, settle_conflicts
 from tenantdeck.sync.session import (
     DraftInvalid,
     Local,
@@ -76,6 +77,7 @@ class PushRequest:
     adopt_existing: bool = False  #: an app to create whose name the service has (once) is that app
     allow_duplicate_names: bool = False  #: create it anyway, beside the one of the same name
     gone_after: int = 3  #: consecutive connection failures after which the service is taken to be gone
+    choice: Choice | None = None  #: conflicts settled field by field (--take-mine / --take-theirs)
 
 
 @dataclass(slots=True)
@@ -150,6 +152,11 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 found = clashes(local.apps, names)
             live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing)
             comparison = compare_local(local, live)
+            if request.choice and comparison.conflicts:
+                local, settled = settle_conflicts(local, comparison.conflicts, request.choice, env)
+                notices += settled.done
+                warnings += settled.refused
+                comparison = compare_local(local, live)
             _settle(local, settled_bases(comparison))
             plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
                               base_url=target.base_url)

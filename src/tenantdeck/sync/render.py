@@ -101,8 +101,9 @@ def _conflict_text(c: Conflict) -> str:
     if c.message:
         return f'app "{c.app}" {c.resource}: {c.message}'
     where = f" ({c.path})" if c.path else ""
-    return (f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
+    text = (f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
             f"draft {_v(c.draft, c.secret)}, live {_v(c.live, c.secret)}")
+    return text + (f"\n      settle with --take-mine {c.key} or --take-theirs {c.key}" if c.kind else "")
 
 
 def _v(value: Any, secret: bool) -> str:

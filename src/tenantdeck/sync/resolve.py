@@ -1,0 +1,198 @@
+"""Settle conflicts field by field: keep mine, or take theirs.
+
+A conflict is a field the draft and the service both changed, differently, since the base. Two ways out:
+
+* **take theirs**: the live value is written into the draft (through :class:`~tenantdeck.draft.session.DraftSession`,
+  so only that value's text changes); draft and live then agree, and the base advances on the next push;
+* **keep mine**: the base records the live value as seen, so the draft's value becomes a local change that the push
+  sends over it. Nothing else moves: other fields of the same resource keep their three-way treatment.
+
+Conflicts are named by :attr:`Conflict.key` (``APP_ID/KIND[:RID]/FIELD``), as ``diff`` prints them. A secret is
+never settled this way (its live value is a fingerprint, not something to write or send): set or rotate it in the
+draft instead.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tenantdeck.sync.changes import ABSENT, Conflict
+from tenantdeck.sync.compare import flatten, unflatten
+
+
+@dataclass(slots=True)
+class Choice:
+    """What the user asked: keys to keep (mine) or take (theirs), or all of either."""
+
+    mine: list[str] = field(default_factory=list)
+    theirs: list[str] = field(default_factory=list)
+    mine_all: bool = False
+    theirs_all: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.mine or self.theirs or self.mine_all or self.theirs_all)
+
+
+@dataclass(slots=True)
+class Settled:
+    """What settling did: one line per settled conflict, and what could not be settled (and why)."""
+
+    done: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    draft_changed: bool = False
+    base_changed: bool = False
+
+
+def split(conflicts: Sequence[Conflict], choice: Choice) -> tuple[list[Conflict], list[Conflict], list[str]]:
+    """(to keep mine, to take theirs, keys that name no conflict)."""
+    by_key = {c.key: c for c in conflicts if c.kind}
+    unknown = [k for k in [*choice.mine, *choice.theirs] if k not in by_key]
+    mine = [by_key[k] for k in choice.mine if k in by_key]
+    theirs = [by_key[k] for k in choice.theirs if k in by_key]
+    chosen = {c.key for c in mine + theirs}
+    rest = [c for c in by_key.values() if c.key not in chosen]
+    if choice.mine_all:
+        mine += rest
+    elif choice.theirs_all:
+        theirs += rest
+    return mine, theirs, unknown
+
+
+def draft_edits(conflict: Conflict, data: Any) -> list[tuple[str, tuple[Any, ...], Any]]:
+    """The draft edits that write the live value: ``(verb, path, value)`` with verb set or delete. Empty when the
+    field is not in the draft's reach (the app or resource is not in the draft)."""
+    apps = data.get("apps") if isinstance(data, dict) else None
+    if not isinstance(apps, list):
+        return []
+    i = next((n for n, a in enumerate(apps) if isinstance(a, dict) and (
+        a.get("id") == conflict.app_id if conflict.app_id else (not a.get("id") and a.get("name") == conflict.app))),
+        None)
+    if i is None:
+        return []
+    app = apps[i]
+    live = conflict.live
+    leaf = tuple(conflict.path.split("."))
+    if conflict.kind == "widget":
+        widgets = app.get("widgets") or []
+        j = next((n for n, w in enumerate(widgets) if isinstance(w, dict) and w.get("id") == conflict.rid), None)
+        return [] if j is None else [_leaf_edit(("apps", i, "widgets", j, *leaf), live)]
+    if conflict.kind == "sms" and isinstance(app.get("sms"), dict):
+        return [_leaf_edit(("apps", i, "sms", *leaf), live)]
+    hooks = app.get("webhooks") or []
+    k = next((n for n, h in enumerate(hooks) if isinstance(h, dict) and str(h.get("id")) == conflict.rid), None)
+    if conflict.kind == "webhook":
+        return [] if k is None else [_leaf_edit(("apps", i, "webhooks", k, *leaf), live)]
+    if conflict.kind == "triggers" and k is not None:
+        triggers = [t for t in hooks[k].get("triggers") or [] if t != conflict.path]
+        if live is True:
+            triggers.append(conflict.path)
+        return [("set", ("apps", i, "webhooks", k, "triggers"), triggers)]
+    if conflict.kind == "extensions" and isinstance(app.get("extensions"), dict):
+        ext = app["extensions"]
+        enabled = [e for e in ext.get("enabled") or [] if e != conflict.path]
+        disabled = [e for e in ext.get("disabled") or [] if e != conflict.path]
+        (enabled if live is True else disabled).append(conflict.path)
+        return [("set", ("apps", i, "extensions"), {**ext, "enabled": enabled, "disabled": disabled})]
+    return []
+
+
+def _leaf_edit(path: tuple[Any, ...], live: Any) -> tuple[str, tuple[Any, ...], Any]:
+    return ("delete", path, None) if live is ABSENT or live is None else ("set", path, live)
+
+
+def take_theirs(session: Any, conflicts: Iterable[Conflict], settled: Settled) -> None:
+    """Write each conflict's live value into the open draft session, as one undo step."""
+    with session.transaction():
+        for conflict in conflicts:
+            if conflict.secret:
+                settled.refused.append(f"{conflict.key}: a secret is settled in the draft (set or rotate it there)")
+                continue
+            edits = draft_edits(conflict, session.data)
+            if not edits:
+                settled.refused.append(f"{conflict.key}: not found in the draft")
+                continue
+            for verb, path, value in edits:
+                session.delete(path) if verb == "delete" else session.set(path, value)
+            settled.draft_changed = True
+            settled.done.append(f"{conflict.key}: took the service's value")
+
+
+def keep_mine(base: dict[str, dict[str, Any]], conflicts: Iterable[Conflict], settled: Settled) -> set[str]:
+    """Record each conflict's live value in ``base`` (in place); returns the app ids whose base changed."""
+    touched: set[str] = set()
+    for conflict in conflicts:
+        app = base.get(conflict.app_id or "")
+        if conflict.secret or app is None:
+            settled.refused.append(f"{conflict.key}: " + ("a secret is settled in the draft (set or rotate it "
+                                                          "there)" if conflict.secret else "no base to record in"))
+            continue
+        if not _record_live(app, conflict):
+            settled.refused.append(f"{conflict.key}: not found in the base snapshot")
+            continue
+        touched.add(str(conflict.app_id))
+        settled.base_changed = True
+        settled.done.append(f"{conflict.key}: keeping the draft's value (the push sends it)")
+    return touched
+
+
+def _record_live(app: dict[str, Any], conflict: Conflict) -> bool:
+    live = conflict.live
+    if conflict.kind in ("widget", "webhook"):
+        section = "widgets" if conflict.kind == "widget" else "webhooks"
+        resources = app.get(section) or {}
+        if conflict.rid not in resources:
+            return False
+        resource = copy.deepcopy(resources[conflict.rid])
+        kept = {k: resource.pop(k) for k in ("id", "triggers") if conflict.kind == "webhook" and k in resource}
+        leaves = flatten(resource)
+        if live is ABSENT or live is None:
+            leaves.pop(conflict.path, None)
+        else:
+            leaves[conflict.path] = live
+        app[section] = {**resources, conflict.rid: {**unflatten(leaves), **kept}}
+        return True
+    if conflict.kind == "sms" and isinstance(app.get("sms"), dict):
+        leaves = flatten(app["sms"])
+        leaves[conflict.path] = live
+        app["sms"] = unflatten({k: v for k, v in leaves.items() if v is not ABSENT})
+        return True
+    if conflict.kind == "extensions":
+        app["extensions"] = {**(app.get("extensions") or {}), conflict.path: live}
+        return True
+    if conflict.kind == "triggers":
+        hooks = app.get("webhooks") or {}
+        hook = dict(hooks.get(conflict.rid) or {})
+        if not hook:
+            return False
+        current = set(hook.get("triggers") or [])
+        current = current | {conflict.path} if live is True else current - {conflict.path}
+        hook["triggers"] = sorted(current)
+        app["webhooks"] = {**hooks, conflict.rid: hook}
+        return True
+    return False
+
+
+def settle_conflicts(local: Any, conflicts: Sequence[Conflict], choice: Choice,
+                     env: Any) -> tuple[Any, Settled]:
+    """Apply ``choice`` to ``conflicts`` of ``local`` (a :class:`~tenantdeck.sync.session.Local`): the draft file is
+    edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
+    """
+    from tenantdeck.draft.session import DraftSession
+    from tenantdeck.sync.session import load_local
+
+    mine, theirs, unknown = split(conflicts, choice)
+    settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
+    if theirs:
+        session = DraftSession.open(local.path)
+        take_theirs(session, theirs, settled)
+        if settled.draft_changed:
+            session.save()
+    if mine:
+        for app_id in keep_mine(local.base, mine, settled):
+            local.workspace.write_base_app(app_id, local.base[app_id])
+    if settled.draft_changed or settled.base_changed:
+        local = load_local(local.path, env)
+    return local, settled
