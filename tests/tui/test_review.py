@@ -98,3 +98,48 @@ async def _refresh(draft: Path) -> None:
         await settle(app, pilot)
         assert screen.online and [d.path for d in screen.plan.drift] == ["main.send_gifs"]
         assert screen.plan.operations == []
+
+
+def test_a_conflict_is_settled_both_ways_in_the_review_screen(draft: Path) -> None:
+    asyncio.run(_settle_both_ways(draft))
+
+
+async def _settle_both_ways(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        prefix = acme_toggle(app).split(".main.")[0]
+        app_id = app.editor.get(prefix.split(".")[0])["id"]
+
+        async def remote(style: dict[str, str]) -> None:
+            async with local_target().client() as c:
+                (widget,) = await c.list_widgets(app_id)
+                await c.update_widget(app_id, widget.widget_id,
+                                      {**widget.settings, "style": {**widget.settings["style"], **style}})
+
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: asyncio.run(remote({"primary_color": "#222222", "background_color": "#FEDCBA"})))
+        assert app.editor.set_many([(f"{prefix}.style.primary_color", "#111111"),
+                                    (f"{prefix}.style.background_color", "#ABCDEF")]).ok
+        await pilot.press("f6")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert screen.plan is not None and len(screen.plan.conflicts) == 2
+        table = screen.query_one("DataTable")
+
+        async def settle_row(field: str, key: str) -> None:
+            row = next(k for k, ref in screen._rows.items() if ref and ref[0] == "conflict" and ref[1].path == field)
+            table.move_cursor(row=table.get_row_index(row))
+            await pilot.press(key)
+            await settle(app, pilot)
+
+        await settle_row("style.primary_color", "t")
+        assert app.editor.get(f"{prefix}.style.primary_color") == "#222222"
+        assert [c.path for c in screen.plan.conflicts] == ["style.background_color"]
+        await settle_row("style.background_color", "m")
+        assert screen.plan.conflicts == []
+        (op,) = screen.plan.operations
+        assert [(c.path, c.after) for c in op.changes] == [("style.background_color", "#ABCDEF")]

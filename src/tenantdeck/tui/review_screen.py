@@ -49,6 +49,8 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 - `p`: push (asks first; the draft must be saved)
 - `d`: include deletions of what is gone from the draft
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
+- on a conflict: `t` takes the service's value into the draft (an edit you can undo), `m` keeps yours (the push
+  sends it over the live one)
 - `Enter`: go to the field in the editor
 """
     BINDINGS = [
@@ -57,6 +59,8 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         Binding("p", "push", "Push", id="review.push"),
         Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
+        Binding("t", "settle('theirs')", "Take theirs", id="review.take_theirs"),
+        Binding("m", "settle('mine')", "Keep mine", id="review.take_mine"),
     ]
     DEFAULT_CSS = """
     ReviewScreen #status { height: auto; padding: 0 1; }
@@ -142,7 +146,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         for k, c in enumerate(plan.conflicts):
             what = c.message or f"{c.label} ({c.path}): base {value_text(c.base)}"
             add(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {what}", value_text(c.draft) if not c.message
-                else "", value_text(c.live) if not c.message else "", ref=())
+                else "", value_text(c.live) if not c.message else "", ref=("conflict", c))
         for k, d in enumerate(plan.drift):
             add(f"drift{k}", d.app, "~", f"drift {d.resource}: {d.label}", value_text(d.before), value_text(d.after))
         for k, note in enumerate(plan.notes):
@@ -158,14 +162,15 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         self._show_status(status)
 
     def on_draft_changed(self, message: Any) -> None:
+        """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
         if self._push_worker is None or self._push_worker.is_finished:
-            self.make_plan(online=False)
+            self.make_plan(online=self.online)
 
     # -- jumping -------------------------------------------------------------------------------------------------
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         ref = self._rows.get(str(event.row_key.value), ())
-        if not ref:
+        if not ref or ref[0] == "conflict":
             return
         op = ref[0]
         apps = self.editor.get("apps", []) or []
@@ -192,6 +197,40 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def action_settle(self, way: str) -> None:
+        """Settle the conflict under the cursor: theirs edits the draft (undoable), mine records the live value in
+        the base so the draft's value is pushed over it."""
+        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
+        from tenantdeck.sync.state import Workspace
+
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        ref = self._rows.get(str(key), ())
+        if not ref or ref[0] != "conflict" or not ref[1].kind:
+            self.notify("Put the cursor on a conflict first (r shows them).")
+            return
+        conflict = ref[1]
+        settled = Settled()
+        if way == "theirs":
+            try:
+                take_theirs(self.editor.session, [conflict], settled)
+            except Exception as exc:  # a refused edit (read-only draft, literal secret)
+                self.notify(_problem_text(exc), title="Not settled", severity="error")
+                return
+        else:
+            workspace = Workspace(self.editor.path)
+            base = workspace.load_base()
+            touched = keep_mine(base, [conflict], settled)
+            for app_id in touched:
+                workspace.write_base_app(app_id, base[app_id])
+        for line in settled.refused:
+            self.notify(line, title="Not settled", severity="warning")
+        for line in settled.done:
+            self.notify(line)
+        self.make_plan(online=True)
 
     def action_refresh(self) -> None:
         self._show_status("Reading the service ...")
