@@ -70,6 +70,17 @@ async def _review_and_push(draft: Path) -> None:
         assert screen.plan is not None and screen.plan.operations == []
         assert app.editor.app_states[path.split(".")[0]] == "in sync"
 
+        await pilot.press("f7")  # the history lists the push, and its journal the operation
+        await settle(app, pilot)
+        pushes = app.screen.query_one("#pushes")
+        assert pushes.row_count == 1 and "complete" in [str(c) for c in pushes.get_row_at(0)]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        events = [str(pushes_row[0]) for pushes_row in
+                  (app.screen.query_one("#operations").get_row_at(i)
+                   for i in range(app.screen.query_one("#operations").row_count))]
+        assert events == ["done"]
+
 
 def test_refresh_shows_a_remote_change_as_drift(draft: Path) -> None:
     asyncio.run(_refresh(draft))

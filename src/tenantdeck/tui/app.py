@@ -28,6 +28,7 @@ class TenantdeckApp(App[None]):
         Binding("ctrl+y", "redo", "Redo", show=False, id="redo"),
         Binding("f8", "problems", "Problems", id="problems"),
         Binding("f6", "review", "Review & push", id="review"),
+        Binding("f7", "history", "History", show=False, id="history"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
     ]
 
@@ -117,6 +118,12 @@ class TenantdeckApp(App[None]):
 
         if not isinstance(self.screen, ReviewScreen):
             self.push_screen(ReviewScreen())
+
+    def action_history(self) -> None:
+        from tenantdeck.tui.history_screen import HistoryScreen
+
+        if not isinstance(self.screen, HistoryScreen):
+            self.push_screen(HistoryScreen())
 
     def action_undo(self) -> None:
         outcome = self.editor.undo()
