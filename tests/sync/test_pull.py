@@ -426,7 +426,7 @@ def test_cli_unknown_app_is_one_line(cli_env: dict[str, str], tmp_path: Path) ->
 
 
 def test_cli_auth_failure(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from tenantdeck.api import profiles
+    from tenantdeck import targets as profiles
 
     real = profiles.local_target
 

@@ -18,7 +18,7 @@ from tenantdeck.sync.engine import PushRefused, PushRequest, PushResult, prepare
 from tenantdeck.sync.render import render_text as render_plan
 
 if TYPE_CHECKING:
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 Confirm = Callable[[str], bool]
 

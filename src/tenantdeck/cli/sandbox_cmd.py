@@ -19,7 +19,7 @@ from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 def default_db_path() -> Path:
     """The same database the built-in ``local`` profile uses (``TENANTDECK_DATA_DIR`` honoured), so a served
     sandbox and the in-process one show the same account."""
-    from tenantdeck.api.profiles import SANDBOX_DB, data_dir
+    from tenantdeck.targets import SANDBOX_DB, data_dir
 
     return data_dir() / SANDBOX_DB
 

@@ -43,7 +43,7 @@ from tenantdeck.sync.session import (
 from tenantdeck.sync.settle import settle_app, settled_bases
 
 if TYPE_CHECKING:
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "prepare_push", "push"]
 

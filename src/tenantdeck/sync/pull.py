@@ -24,7 +24,7 @@ from tenantdeck.sync.state import Workspace
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 #: Apps fetched at once; the client's own limiter (same number) caps requests in flight.
 DEFAULT_CONCURRENCY = 16
