@@ -28,7 +28,7 @@ from tenantdeck.sync.history import append_record
 from tenantdeck.sync.journal import Journal, completed_ops
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
 from tenantdeck.sync.placeholders import placeholders_in
-from tenantdeck.sync.plan import Operation, Plan
+from tenantdeck.sync.plan import Plan, Step
 from tenantdeck.sync.preflight import secret_value_problems, unwritable
 from tenantdeck.sync.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
 from tenantdeck.sync.session import (
@@ -268,7 +268,7 @@ def _settle(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
 
 
 #: the plan operation a coroutine is running, so a retry the client schedules can name it
-_CURRENT_OP: contextvars.ContextVar[Operation | None] = contextvars.ContextVar("tenantdeck_current_op", default=None)
+_CURRENT_OP: contextvars.ContextVar[Step | None] = contextvars.ContextVar("tenantdeck_current_op", default=None)
 
 
 async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = None, *,

@@ -1,4 +1,4 @@
-"""Operation kind -> client call. One place maps plan vocabulary to the API, so the executor stays generic."""
+"""Step kind -> client call. One place maps plan vocabulary to the API, so the executor stays generic."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.sync.plan import Operation
+    from tenantdeck.sync.plan import Step
 
 
 class OperationFailed(Exception):
@@ -14,7 +14,7 @@ class OperationFailed(Exception):
 
 
 async def run_operation(
-    client: ManagementClient, op: Operation, app_id: str | None, payload: dict[str, Any]
+    client: ManagementClient, op: Step, app_id: str | None, payload: dict[str, Any]
 ) -> dict[str, Any]:
     """Perform ``op`` with a payload whose secrets are already resolved; returns ids the service assigned.
 

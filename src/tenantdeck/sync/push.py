@@ -28,7 +28,7 @@ from tenantdeck.sync.compare import app_resources, flatten, unflatten
 from tenantdeck.sync.events import OnEvent, PushEvent
 from tenantdeck.sync.journal import Intent, Journal, open_intents
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
-from tenantdeck.sync.plan import Operation, Plan, fingerprint_leaves
+from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class OpResult:
-    op: Operation
+    op: Step
     status: str  #: applied | failed | not_attempted
     reason: str = ""
     earlier: bool = False  #: applied by an earlier run of the same saved plan (journalled), not redone
@@ -88,7 +88,7 @@ class PushResult:
         return "\n".join(lines)
 
 
-def _describe(op: Operation) -> str:
+def _describe(op: Step) -> str:
     return f'app "{op.app_name}": {op.kind.replace("_", " ")} {op.resource if op.kind != "create_app" else ""}'.rstrip()
 
 
@@ -172,7 +172,7 @@ def _fingerprinted(payload: Any, resolved: Any, secret_key: bytes) -> Any:
     return payload
 
 
-def apply_to_base(base: dict[str, Any] | None, op: Operation, sent: Any, result: Mapping[str, Any],
+def apply_to_base(base: dict[str, Any] | None, op: Step, sent: Any, result: Mapping[str, Any],
                   draft_app: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The app's base after ``op`` succeeded: that resource replaced by what was sent (``sent`` has secrets as
     fingerprints). Returns None when the app itself was deleted."""
@@ -223,7 +223,7 @@ def apply_to_base(base: dict[str, Any] | None, op: Operation, sent: Any, result:
     return base
 
 
-def _with_changes(old: Mapping[str, Any] | None, op: Operation, sent: Mapping[str, Any]) -> dict[str, Any]:
+def _with_changes(old: Mapping[str, Any] | None, op: Step, sent: Mapping[str, Any]) -> dict[str, Any]:
     """The base of an updated resource: the old base with only the *local* changes applied.
 
     Not simply what was sent: the body also carries remote-only changes (drift) that the draft does not have, and
@@ -275,7 +275,7 @@ class Executor:
         gone_after: int = 3,
         service: str = "",
         on_event: OnEvent | None = None,
-        current_op: contextvars.ContextVar[Operation | None] | None = None,
+        current_op: contextvars.ContextVar[Step | None] | None = None,
         result: PushResult | None = None,
     ) -> None:
         self.client = client
@@ -300,14 +300,14 @@ class Executor:
         self._transport_failures = 0
 
     async def run(self) -> PushResult:
-        groups: dict[str, list[Operation]] = {}
+        groups: dict[str, list[Step]] = {}
         for op in self.plan.operations:
             groups.setdefault(op.app_key, []).append(op)
         gate = asyncio.Semaphore(self.concurrency)
         self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
                            counts=self.plan.counts())
 
-        async def one(ops: list[Operation]) -> None:
+        async def one(ops: list[Step]) -> None:
             async with gate:
                 await self._run_app(ops)
 
@@ -327,7 +327,7 @@ class Executor:
                                stopped=self.result.stopped or None)
         return self.result
 
-    async def _run_app(self, ops: list[Operation]) -> None:
+    async def _run_app(self, ops: list[Step]) -> None:
         app_id = ops[0].app_id
         state = self.base.get(app_id) if app_id else None
         if state is None and app_id:
@@ -377,7 +377,7 @@ class Executor:
             self.result.stopped = f"the service at {where} stopped answering; run the same push again"
             self._emit(PushEvent("stopped", message=self.result.stopped))
 
-    async def _run_one(self, op: Operation, app_id: str | None,
+    async def _run_one(self, op: Step, app_id: str | None,
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
         """Send one operation. Once the service has applied it, it *is* applied: what fails afterwards (the base
         or journal write) is a warning, never a failure that would invite a duplicate create."""
@@ -426,7 +426,7 @@ class Executor:
             return token if isinstance(token, str) and token else None
         return None
 
-    def _record(self, op: Operation, status: str, reason: str = "", *, earlier: bool = False,
+    def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
                 error: BaseException | None = None) -> None:
         from tenantdeck.api.errors import ApiError
 

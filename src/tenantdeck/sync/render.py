@@ -13,7 +13,7 @@ from typing import Any
 
 from tenantdeck.models import catalog
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
-from tenantdeck.sync.plan import CREATE_KINDS, Operation, Plan
+from tenantdeck.sync.plan import CREATE_KINDS, Plan, Step
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -31,7 +31,7 @@ _DEFAULTS = {
 }
 
 
-def action(op: Operation) -> str:
+def action(op: Step) -> str:
     if op.destructive:
         return "delete"
     return "create" if op.kind in CREATE_KINDS or op.kind == "add_triggers" else "update"
@@ -66,7 +66,7 @@ def change_symbol(change: FieldChange) -> str:
     return "~"
 
 
-def shown_changes(op: Operation) -> tuple[list[FieldChange], int]:
+def shown_changes(op: Step) -> tuple[list[FieldChange], int]:
     """The changes worth a line, and how many are folded. A new widget lists only what differs from defaults."""
     if op.kind != "create_widget":
         return op.changes, op.unchanged
@@ -86,14 +86,14 @@ def summary_line(plan: Plan) -> str:
     return text
 
 
-def _by_app(ops: Iterable[Operation]) -> dict[str, list[Operation]]:
-    out: dict[str, list[Operation]] = {}
+def _by_app(ops: Iterable[Step]) -> dict[str, list[Step]]:
+    out: dict[str, list[Step]] = {}
     for op in ops:
         out.setdefault(op.app_key, []).append(op)
     return out
 
 
-def _app_heading(op: Operation) -> str:
+def _app_heading(op: Step) -> str:
     return f'app "{op.app_name}" ({op.app_id or "new"})'
 
 
@@ -160,7 +160,7 @@ def render_text(plan: Plan, *, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _op_lines(op: Operation) -> list[str]:
+def _op_lines(op: Step) -> list[str]:
     sym = SYMBOL[action(op)]
     if op.kind == "create_app":
         head = f"  {sym} create app \"{op.app_name}\""
