@@ -30,8 +30,8 @@ CORE_MODULES = [
     "tenantdeck.sync.canonical",
     "tenantdeck.sync.compare",
     "tenantdeck.sync.plan",
-    "tenantdeck.sync.push",
-    "tenantdeck.sync.engine",
+    "tenantdeck.sync.remote.push",
+    "tenantdeck.sync.remote.engine",
     "tenantdeck.sync.settle",
     "tenantdeck.sync.preflight",
 ]

@@ -15,7 +15,7 @@ from tenantdeck.cli.push_flow import PushOptions, push_flow
 from tenantdeck.draft import load_draft, save_draft
 from tenantdeck.models import Draft
 from tenantdeck.sandbox import create_app
-from tenantdeck.sync.pull import pull
+from tenantdeck.sync.remote.pull import pull
 from tenantdeck.targets import Target
 
 KEY, SECRET = "test-key", "test-secret"

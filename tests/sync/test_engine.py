@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tenantdeck.models import App, WidgetSettings
-from tenantdeck.sync.engine import Prepared, PushEvent, PushRefused, PushRequest, prepare_push, push
-from tenantdeck.sync.push import PushResult
+from tenantdeck.sync.remote.engine import Prepared, PushEvent, PushRefused, PushRequest, prepare_push, push
+from tenantdeck.sync.remote.push import PushResult
 from tests.models import factories
 from tests.sync.helpers_push import (
     app_named,

@@ -41,8 +41,8 @@ def command(
 ) -> None:
     """Write the account's remote configuration into the draft (secrets as ${ENV} references, never values)."""
     from tenantdeck.problems import ProblemError
-    from tenantdeck.sync.pull import DEFAULT_CONCURRENCY, PullError, pull_target
-    from tenantdeck.sync.state import WorkspaceError
+    from tenantdeck.sync.remote.pull import DEFAULT_CONCURRENCY, PullError, pull_target
+    from tenantdeck.sync.workspace.state import WorkspaceError
 
     target = target_from_options(profile, base_url, insecure, max_rps)
     try:

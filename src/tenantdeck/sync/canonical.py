@@ -30,7 +30,7 @@ from tenantdeck.rules import merge_settings
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Webhook, WidgetDraft
-    from tenantdeck.sync.fetch import RemoteAppBundle
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 #: The marker of a value the service did not tell us (also the "unknown" :data:`SecretState`).
 UNKNOWN: dict[str, bool] = {"unknown": True}

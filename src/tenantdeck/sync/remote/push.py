@@ -26,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.sync.changes import ABSENT
 from tenantdeck.sync.compare import app_resources, flatten, unflatten
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.journal import Intent, Journal, open_intents
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
 from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
+from tenantdeck.sync.workspace.journal import Intent, Journal, open_intents
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import Draft
-    from tenantdeck.sync.state import Workspace
+    from tenantdeck.sync.workspace.state import Workspace
 
 
 # -- results ---------------------------------------------------------------------------------------------------------
@@ -381,7 +381,7 @@ class Executor:
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
         """Send one operation. Once the service has applied it, it *is* applied: what fails afterwards (the base
         or journal write) is a warning, never a failure that would invite a duplicate create."""
-        from tenantdeck.sync.ops import run_operation
+        from tenantdeck.sync.remote.ops import run_operation
 
         payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
                                         live_secret=self._live_secret)
@@ -521,7 +521,7 @@ async def _adopt_recorded(client: ManagementClient, workspace: Workspace, by_nam
 
     Each is checked against the service first: an app deleted there since is not adopted.
     """
-    from tenantdeck.sync.journal import recorded_creates
+    from tenantdeck.sync.workspace.journal import recorded_creates
 
     for rec in recorded_creates(workspace.journal_dir):
         app = by_id.get(rec.app_id) if rec.kind == "create_widget" else None

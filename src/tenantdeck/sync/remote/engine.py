@@ -24,23 +24,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tenantdeck.problems import Problem, ProblemError, error
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.history import append_record
-from tenantdeck.sync.journal import Journal, completed_ops
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
 from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, Step
-from tenantdeck.sync.preflight import secret_value_problems, unwritable
-from tenantdeck.sync.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
-from tenantdeck.sync.session import (
-    DraftInvalid,
-    Local,
-    compare_local,
-    fetch_live,
-    fetch_live_for_push,
-    load_local,
-    plan_local,
-)
+from tenantdeck.sync.preflight import secret_value_problems
+from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
+from tenantdeck.sync.remote.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
 from tenantdeck.sync.settle import settle_app, settled_bases
+from tenantdeck.sync.workspace.history import append_record
+from tenantdeck.sync.workspace.journal import Journal, completed_ops
+from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local
+from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
     from tenantdeck.targets import Target
