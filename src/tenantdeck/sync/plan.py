@@ -30,18 +30,17 @@ from tenantdeck.sync.compare import (
     change_of,
     conflicts_of,
     drift_of,
-    unflatten,
 )
-from tenantdeck.sync.labels import is_secret
+from tenantdeck.sync.kinds import STEPS, is_secret, kind_of_step
+from tenantdeck.sync.kinds.base import unflatten
 from tenantdeck.sync.placeholders import secret_placeholder
 
 FORMAT_VERSION = 1
 
-DESTRUCTIVE_KINDS = ("delete_webhook", "remove_triggers", "delete_sms", "delete_app")
-CREATE_KINDS = ("create_app", "create_widget", "store_sms", "create_webhook")
-UPDATE_KINDS = ("set_extensions", "update_widget", "update_sms", "update_webhook", "add_triggers")
-KINDS = (*DESTRUCTIVE_KINDS, "create_app", "set_extensions", "create_widget", "update_widget", "store_sms",
-                             "update_sms", "create_webhook", "update_webhook", "add_triggers")
+#: step kinds by effect (each kind's module declares its steps: tenantdeck.sync.kinds)
+DESTRUCTIVE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.destructive)
+CREATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.creates)
+UPDATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.effect == "update")
 
 
 @dataclass(slots=True)
@@ -66,11 +65,7 @@ class Step:
     @property
     def resource_key(self) -> str:
         """Key of the remote resource touched, as used in :attr:`Plan.fingerprints`."""
-        kind = {"set_extensions": "extensions", "store_sms": "sms", "update_sms": "sms", "delete_sms": "sms",
-                "add_triggers": "triggers", "remove_triggers": "triggers"}.get(self.kind)
-        if kind is None:
-            kind = self.kind.split("_", 1)[1]
-        return f"{self.app_key}/{kind}:{self.rid}"
+        return f"{self.app_key}/{kind_of_step(self.kind).name}:{self.rid}"
 
     def to_json(self) -> dict[str, Any]:
         # by hand, not dataclasses.asdict: that deep-copies every payload (a third of a 1,000-app JSON diff)

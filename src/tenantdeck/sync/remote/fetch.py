@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
+from tenantdeck.sync.kinds import KINDS
 
 if TYPE_CHECKING:
     from tenantdeck.sync.workspace.local import Local
@@ -186,10 +187,9 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
     return out
 
 
-_SECTIONS = ("extensions", "widgets", "sms", "webhooks")
-#: resource kind of the comparison -> the canonical section that holds it
-_SECTION_OF = {"extensions": "extensions", "widget": "widgets", "sms": "sms", "webhook": "webhooks",
-               "triggers": "webhooks"}
+#: resource kind of the comparison -> the canonical section that holds it (the app's own fields have none)
+_SECTION_OF = {k.name: k.section for k in KINDS if k.section is not None}
+_SECTIONS = tuple(dict.fromkeys(_SECTION_OF.values()))
 
 
 def _locally_changed_sections(draft: dict[str, Any] | None, base: dict[str, Any] | None) -> set[str]:
