@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tenantdeck.api.client import ManagementClient  # noqa: E402
 from tenantdeck.sandbox.bulk import populate  # noqa: E402
-from tenantdeck.sync.pull import DEFAULT_CONCURRENCY, pull  # noqa: E402
+from tenantdeck.sync.remote.pull import DEFAULT_CONCURRENCY, pull  # noqa: E402
 
 KEY, SECRET = "bench-key", "bench-secret"
 

@@ -45,7 +45,7 @@ from pull import KEY, SECRET, start_server  # noqa: E402  (bench/pull.py: the sa
 from tenantdeck.api.client import ManagementClient  # noqa: E402
 from tenantdeck.draft import load_draft, save_draft  # noqa: E402
 from tenantdeck.sandbox.bulk import populate  # noqa: E402
-from tenantdeck.sync.pull import pull  # noqa: E402
+from tenantdeck.sync.remote.pull import pull  # noqa: E402
 
 TOGGLE = "send_gifs"
 

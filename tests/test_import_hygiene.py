@@ -19,7 +19,7 @@ CORE_MODULES = [
     "tenantdeck.draft.session",
     "tenantdeck.draft.splice",
     "tenantdeck.api.client",
-    "tenantdeck.api.profiles",
+    "tenantdeck.targets",
     "tenantdeck.sandbox.app",
     "tenantdeck.models.events",
     "tenantdeck.models.messages",
@@ -30,11 +30,11 @@ CORE_MODULES = [
     "tenantdeck.sync.canonical",
     "tenantdeck.sync.compare",
     "tenantdeck.sync.plan",
-    "tenantdeck.sync.push",
-    "tenantdeck.sync.engine",
+    "tenantdeck.sync.remote.push",
+    "tenantdeck.sync.remote.engine",
     "tenantdeck.sync.settle",
     "tenantdeck.sync.preflight",
-    "tenantdeck.sync.offline",
+    "tenantdeck.sync.workspace.offline",
     "tenantdeck.draft.session",
 ]
 
@@ -69,3 +69,10 @@ def test_models_package_and_an_unvalidated_session_load_no_pydantic() -> None:
         "import tenantdeck.models\nfrom tenantdeck.models import catalog\nimport tenantdeck.draft.session"
     )
     assert "pydantic" not in modules
+
+
+def test_the_client_package_never_imports_the_sandbox() -> None:
+    """Target resolution (which builds the in-process sandbox) lives in tenantdeck.targets, outside the client."""
+    modules = loaded_after("import tenantdeck.api\nimport tenantdeck.api.client")
+    assert not any(m == "tenantdeck.sandbox" or m.startswith(("tenantdeck.sandbox.", "fastapi")) for m in modules)
+    assert "tenantdeck.targets" not in modules

@@ -16,11 +16,11 @@ from pydantic import ValidationError
 
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
-from tenantdeck.models.secrets import is_reference
+from tenantdeck.models.secrets import is_reference, secret_fields
+from tenantdeck.models.widget import SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, closest, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
-SECTIONS = ("style", "sidebar", "main")
 
 
 def did_you_mean(word: str, choices: Any) -> str:
@@ -174,8 +174,9 @@ def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], con
             yield error(f"webhooks[{hook_ids[hook.id]}] of this app has the same id", (*path, "id"), "duplicate_id")
         hook_ids.setdefault(hook.id, j)
         yield from _held_values(hook, path)
-        if hook.password is not None and not is_reference(hook.password):
-            yield _literal_secret((*path, "password"))
+        for name, value in _secrets(hook):
+            if value is not None and not is_reference(value):
+                yield _literal_secret((*path, name))
         if hook.webhookURL.startswith("http://") and is_loopback_host(_host(hook.webhookURL)):
             yield warning(
                 "plain http to a loopback host: fine for local testing, but the service delivers only to public "
@@ -183,8 +184,16 @@ def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], con
                 (*path, "webhookURL"),
                 "http_loopback",
             )
-    if app.sms is not None and not is_reference(app.sms.twilioAuthToken):
-        yield _literal_secret((*base, "sms", "twilioAuthToken"))
+    for name, value in _secrets(app.sms):
+        if value is not None and not is_reference(value):
+            yield _literal_secret((*base, "sms", name))
+
+
+def _secrets(obj: Any) -> Iterator[tuple[str, str | None]]:
+    """(field, value) of every secret field of a webhook or SMS settings (None: there is no such object)."""
+    if obj is not None:
+        for name in secret_fields(type(obj)):
+            yield name, getattr(obj, name)
 
 
 def _check_widget(
@@ -319,10 +328,9 @@ def missing_secret_variables(draft: Draft, env: dict[str, str]) -> list[Problem]
     problems: list[Problem] = []
     for i, app in enumerate(draft.apps):
         refs: list[tuple[tuple[PathPart, ...], str | None]] = [
-            (("apps", i, "webhooks", j, "password"), h.password) for j, h in enumerate(app.webhooks)
+            (("apps", i, "webhooks", j, name), value) for j, h in enumerate(app.webhooks) for name, value in _secrets(h)
         ]
-        if app.sms is not None:
-            refs.append((("apps", i, "sms", "twilioAuthToken"), app.sms.twilioAuthToken))
+        refs += [(("apps", i, "sms", name), value) for name, value in _secrets(app.sms)]
         for path, value in refs:
             name = reference_name(value) if value else None
             if name and name not in env:

@@ -24,7 +24,6 @@ from tenantdeck.api.errors import (
     TransportError,
     ValidationFailed,
 )
-from tenantdeck.api.sync import SyncClient
 
 pytestmark = pytest.mark.anyio
 
@@ -566,23 +565,23 @@ async def test_max_rps_spaces_requests() -> None:
     assert times[-1] - times[0] >= 5 / 50 - 0.01
 
 
-# --- sync facade ----------------------------------------------------------------------------------------------------
+# --- one client, many calls ------------------------------------------------------------------------------------------
 
 
-def test_sync_client_runs_calls_on_one_loop() -> None:
+async def test_client_runs_calls_on_one_loop() -> None:
     script = Script({"GET /apps": [ok([APP])], "GET /apps/abc/webhooks/hook1/triggers": [
         ok([{"id": "message_sent", "description": "d"}], pagination(1, 1, 1, 100))]})
-    with SyncClient(BASE, KEY, SECRET, transport=httpx.MockTransport(script)) as client:
-        assert client.list_apps()[0].name == "Support"
-        assert client.list_triggers("abc", "hook1") == ["message_sent"]
+    async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(script)) as client:
+        assert (await client.list_apps())[0].name == "Support"
+        assert await client.list_triggers("abc", "hook1") == ["message_sent"]
         assert KEY not in repr(client)
 
 
-def test_ping_reads_date_header() -> None:
+async def test_ping_reads_date_header() -> None:
     date = format_datetime(datetime(2024, 1, 1, tzinfo=UTC), usegmt=True)
     script = Script({"GET /apps": [ok([APP], pagination(1, 7, 7, 1), headers={"Date": date})]})
-    with SyncClient(BASE, KEY, SECRET, transport=httpx.MockTransport(script)) as client:
-        ping = client.ping()
+    async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(script)) as client:
+        ping = await client.ping()
     assert ping.status == 200 and ping.apps_total == 7
     assert ping.server_date == datetime(2024, 1, 1, tzinfo=UTC)
     assert script.requests[0].url.params["perPage"] == "1"

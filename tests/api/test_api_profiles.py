@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tenantdeck.api.profiles import (
+from tenantdeck.targets import (
     LOCAL,
     ProfileError,
     Target,

@@ -6,8 +6,8 @@ import click
 from click.testing import CliRunner
 
 from tenantdeck.api.errors import AuthError, Operation
-from tenantdeck.api.profiles import Target
 from tenantdeck.cli.target_options import api_errors, pass_target
+from tenantdeck.targets import Target
 
 
 @click.command()

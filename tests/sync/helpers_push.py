@@ -11,12 +11,12 @@ from typing import Any
 import httpx
 
 from tenantdeck.api.client import ManagementClient
-from tenantdeck.api.profiles import Target
 from tenantdeck.cli.push_flow import PushOptions, push_flow
 from tenantdeck.draft import load_draft, save_draft
 from tenantdeck.models import Draft
 from tenantdeck.sandbox import create_app
-from tenantdeck.sync.pull import pull
+from tenantdeck.sync.remote.pull import pull
+from tenantdeck.targets import Target
 
 KEY, SECRET = "test-key", "test-secret"
 BASE_URL = "http://sandbox"

@@ -18,7 +18,7 @@ from tenantdeck.sync.canonical import (
     normalise_widget_settings,
     secret_state_of_draft,
 )
-from tenantdeck.sync.fetch import RemoteAppBundle
+from tenantdeck.sync.remote.fetch import RemoteAppBundle
 from tests.models import factories
 
 KEY = b"k" * 32

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tenantdeck.models import App, WidgetSettings
-from tenantdeck.sync.engine import Prepared, PushEvent, PushRefused, PushRequest, prepare_push, push
-from tenantdeck.sync.push import PushResult
+from tenantdeck.sync.remote.engine import Prepared, PushEvent, PushRefused, PushRequest, prepare_push, push
+from tenantdeck.sync.remote.push import PushResult
 from tests.models import factories
 from tests.sync.helpers_push import (
     app_named,
@@ -137,7 +137,7 @@ def test_the_sync_package_never_prints_asks_or_exits() -> None:
 
 def test_a_plan_is_made_from_the_editor_s_unsaved_text_without_reading_the_file(sandbox: Any, draft: Path) -> None:
     from tenantdeck.draft.session import DraftSession
-    from tenantdeck.sync.engine import plan_draft
+    from tenantdeck.sync.remote.engine import plan_draft
 
     session = DraftSession.open(draft)
     acme = next(i for i, a in enumerate(session.data["apps"]) if a["name"] == "Acme Support")

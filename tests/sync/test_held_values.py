@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck import exitcodes
-from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
+from tenantdeck.sync.remote.fetch import fetch_live
+from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
 from tests.models import factories
 from tests.sync.helpers_push import app_named, call, client_for, edit_draft, loaded, run_pull, run_push
 

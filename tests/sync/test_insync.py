@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from tenantdeck.cli import cli
-from tenantdeck.sync.insync import app_digest, preset_digests
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.workspace.insync import app_digest, preset_digests
+from tenantdeck.sync.workspace.state import Workspace
 from tests.sync.helpers_push import app_named, edit_draft, loaded, make_sandbox, run_pull
 
 TOKEN_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN"
@@ -103,7 +103,7 @@ def test_digest_depends_on_the_extended_preset_and_referenced_variables() -> Non
 
 
 def test_pull_leaves_the_cache_warm(tmp_path: Path) -> None:
-    from tenantdeck.sync.pull import pull_target
+    from tenantdeck.sync.remote.pull import pull_target
     from tests.sync.helpers_push import target_for
 
     draft = tmp_path / "tenantdeck.yaml"

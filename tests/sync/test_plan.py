@@ -13,7 +13,7 @@ from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.compare import compare_all
 from tenantdeck.sync.placeholders import SecretUnavailable, placeholders_in, resolve_payload
 from tenantdeck.sync.plan import Plan, build_plan
-from tenantdeck.sync.push import stale_resources
+from tenantdeck.sync.remote.push import stale_resources
 from tests.models import factories
 
 KEY = b"p" * 32

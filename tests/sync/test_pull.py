@@ -21,14 +21,14 @@ from tenantdeck.models.secrets import fingerprint
 from tenantdeck.sandbox import create_app
 from tenantdeck.sandbox.store import Store
 from tenantdeck.sync.canonical import UNKNOWN, canonical_app_from_draft, normalise_widget_settings
-from tenantdeck.sync.pull import PullError, pull
+from tenantdeck.sync.remote.pull import PullError, pull
 from tenantdeck.sync.remote_to_draft import (
     SecretNamer,
     derived_secret_name,
     extensions_from_canonical,
     widget_from_canonical,
 )
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.workspace.state import Workspace
 from tests.models import factories
 
 KEY, SECRET = "test-key", "test-secret"
@@ -426,7 +426,7 @@ def test_cli_unknown_app_is_one_line(cli_env: dict[str, str], tmp_path: Path) ->
 
 
 def test_cli_auth_failure(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from tenantdeck.api import profiles
+    from tenantdeck import targets as profiles
 
     real = profiles.local_target
 

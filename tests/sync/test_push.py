@@ -9,10 +9,11 @@ from typing import Any
 
 from tenantdeck import exitcodes
 from tenantdeck.models import App, WidgetSettings
-from tenantdeck.sync.history import read_history
-from tenantdeck.sync.journal import Journal, read_journal
-from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.remote.fetch import fetch_live
+from tenantdeck.sync.workspace.history import read_history
+from tenantdeck.sync.workspace.journal import Journal, read_journal
+from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
+from tenantdeck.sync.workspace.state import Workspace
 from tests.models import factories
 from tests.sync.helpers_push import (
     app_named,

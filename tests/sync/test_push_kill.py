@@ -21,9 +21,10 @@ import pytest
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sandbox import create_app
-from tenantdeck.sync.pull import pull
-from tenantdeck.sync.session import compare_local, fetch_live, load_local, plan_local
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.remote.fetch import fetch_live
+from tenantdeck.sync.remote.pull import pull
+from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
+from tenantdeck.sync.workspace.state import Workspace
 from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, edit_draft

@@ -27,7 +27,7 @@ from tenantdeck.api.errors import TransportError
 from tenantdeck.draft import load_draft
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sandbox import create_app
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.workspace.state import Workspace
 from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
@@ -134,7 +134,7 @@ def test_a_create_whose_id_cannot_reach_the_draft_is_applied_and_adopted_next_ti
     run_pull(sandbox, draft)
     add_app(draft, "Brand New", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
 
-    from tenantdeck.sync import push as push_mod
+    from tenantdeck.sync.remote import push as push_mod
 
     real_write = push_mod.DraftIds.write
 
@@ -289,7 +289,7 @@ def test_a_saved_plan_with_a_failed_operation_is_finished_by_pushing_it_again(
     plan_file.write_text(json.dumps(plan.to_json()))
 
     from tenantdeck.api.errors import ServerError
-    from tenantdeck.sync import ops
+    from tenantdeck.sync.remote import ops
 
     real = ops.run_operation
     failed: list[str] = []
@@ -377,7 +377,7 @@ def test_progress_and_summary_count_the_same_things(tmp_path: Path, monkeypatch:
     run_pull(sandbox, draft)
     add_app(draft, "Counted", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
     from tenantdeck.api.errors import ValidationFailed
-    from tenantdeck.sync import ops
+    from tenantdeck.sync.remote import ops
 
     real = ops.run_operation
 
@@ -409,7 +409,7 @@ def test_a_service_that_stops_answering_stops_the_push_with_one_clear_reason(
             d.apps.append(App.model_validate(factories.app(f"Gone {i}", webhooks=[])))
 
     edit_draft(draft, change)
-    from tenantdeck.sync import ops
+    from tenantdeck.sync.remote import ops
 
     sent: list[str] = []
 

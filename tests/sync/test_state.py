@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tenantdeck.atomic import atomic_write_bytes
-from tenantdeck.sync import state
-from tenantdeck.sync.state import Workspace, WorkspaceError
+from tenantdeck.sync.workspace import state
+from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
 
 def _app(app_id: str, name: str = "Acme") -> dict:

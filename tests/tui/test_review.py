@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from tenantdeck.api.profiles import local_target
-from tenantdeck.sync.pull import pull_target
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.review_screen import ReviewScreen
 

@@ -1,7 +1,9 @@
-"""Client of the platform's management API: async client, blocking facade, typed errors, profiles.
+"""Client of the platform's management API: the async client, its envelopes, typed errors, retries, rate limit.
 
-Import the submodules directly (``tenantdeck.api.client``, ``tenantdeck.api.profiles``, ...); the names below are
-re-exported for convenience. Nothing here imports Textual.
+Import the submodules directly (``tenantdeck.api.client``, ``tenantdeck.api.errors``, ...); the names below are
+re-exported for convenience. Nothing here imports Textual, and nothing here knows where a target comes from:
+profiles, credentials and the in-process sandbox are :mod:`tenantdeck.targets` (which imports this package, never
+the other way round), so the client never drags FastAPI in.
 """
 
 from tenantdeck.api.client import ManagementClient
@@ -17,8 +19,6 @@ from tenantdeck.api.errors import (
     ValidationFailed,
 )
 from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
-from tenantdeck.api.profiles import ProfileError, Target, resolve_target
-from tenantdeck.api.sync import SyncClient
 
 __all__ = [
     "ApiError",
@@ -28,15 +28,11 @@ __all__ = [
     "ManagementClient",
     "NotFoundError",
     "Ping",
-    "ProfileError",
     "RateLimited",
     "RemoteApp",
     "RemoteExtension",
     "RemoteWidget",
     "ServerError",
-    "SyncClient",
-    "Target",
     "TransportError",
     "ValidationFailed",
-    "resolve_target",
 ]

@@ -31,8 +31,3 @@ class Redactor:
 
     def __repr__(self) -> str:
         return f"Redactor(<{len(self._values)} hidden values>)"
-
-
-def mask(value: str | None) -> str:
-    """How a secret is shown to a human: never its characters, only whether it is set."""
-    return MASK if value else "<not set>"

@@ -63,7 +63,7 @@ def _flip_one_toggle(draft: Path) -> str:
 )
 def command(workdir: Path | None) -> None:
     """The main job on a fresh machine: the sample draft and the pull/diff/push loop against the sandbox."""
-    from tenantdeck.api.profiles import ENV_BASE_URL, ENV_DATA_DIR, SANDBOX_DB, data_dir
+    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, SANDBOX_DB, data_dir
 
     workdir = workdir or data_dir() / "demo"
     workdir.mkdir(parents=True, exist_ok=True)

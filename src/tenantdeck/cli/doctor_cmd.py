@@ -8,6 +8,7 @@ client's one-line messages (already redacted), and anything unexpected is redact
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from tenantdeck.cli.target_options import target_options
 
 if TYPE_CHECKING:
     from tenantdeck.api.models import Ping
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 DOCTOR_TIMEOUT = 10.0  #: seconds; doctor should answer quickly even when the service does not
 MAX_SKEW = 60.0  #: seconds of clock difference before we warn (signed URLs and audit times drift)
@@ -43,7 +44,7 @@ class Check:
 def _tls_check(target: Target, answered: bool) -> Check:
     import httpx
 
-    from tenantdeck.api.profiles import is_loopback_host
+    from tenantdeck.targets import is_loopback_host
 
     name = "TLS"
     if target.in_process:
@@ -73,8 +74,8 @@ def _skew_check(ping: Ping) -> Check:
 def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None = None) -> list[Check]:
     """All doctor checks, as data (the command prints them; tests read them)."""
     from tenantdeck.api.errors import ApiError, TransportError
-    from tenantdeck.api.profiles import ProfileError, resolve_target
     from tenantdeck.api.redact import Redactor
+    from tenantdeck.targets import ProfileError, resolve_target
 
     try:
         target = resolve_target(profile=profile, base_url=base_url, insecure=insecure)
@@ -88,10 +89,13 @@ def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rp
     started = time.perf_counter()
     ping: Ping | None = None
     failure: Exception | None = None
+    async def ask() -> Ping:
+        async with target.client(max_retries=0, timeout=min(target.timeout or DOCTOR_TIMEOUT, DOCTOR_TIMEOUT),
+                                 max_rps=max_rps) as client:
+            return await client.ping()
+
     try:
-        with target.sync_client(max_retries=0, timeout=min(target.timeout or DOCTOR_TIMEOUT, DOCTOR_TIMEOUT),
-                                max_rps=max_rps) as client:
-            ping = client.ping()
+        ping = asyncio.run(ask())
     except Exception as exc:  # every failure becomes a line; none may escape as a traceback
         failure = exc
     elapsed = time.perf_counter() - started

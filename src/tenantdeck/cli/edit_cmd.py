@@ -39,7 +39,7 @@ def command(draft_path: Path, demo: bool) -> None:
 
 def _demo_draft() -> Path:
     """The demo account's draft: pulled from the demo's own sandbox database the first time."""
-    from tenantdeck.api.profiles import ENV_BASE_URL, ENV_DATA_DIR, data_dir
+    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, data_dir
 
     workdir = data_dir() / "demo"
     os.environ.pop(ENV_BASE_URL, None)
@@ -47,8 +47,8 @@ def _demo_draft() -> Path:
     workdir.mkdir(parents=True, exist_ok=True)
     draft = workdir / "tenantdeck.yaml"
     if not draft.exists():
-        from tenantdeck.api.profiles import local_target
-        from tenantdeck.sync.pull import pull_target
+        from tenantdeck.sync.remote.pull import pull_target
+        from tenantdeck.targets import local_target
 
         click.echo(f"Pulling the sandbox's demo account into {draft} ...", err=True)
         pull_target(local_target(), draft)

@@ -17,8 +17,8 @@ from tenantdeck.cli.sync_common import draft_option
               help="Output format on stdout.")
 def command(draft_path: Path, fmt: str) -> None:
     """Show the local audit log of pushes."""
-    from tenantdeck.sync.history import read_history, render_history_text
-    from tenantdeck.sync.state import Workspace
+    from tenantdeck.sync.workspace.history import read_history, render_history_text
+    from tenantdeck.sync.workspace.state import Workspace
 
     records = read_history(Workspace(draft_path).history_path)
     if fmt == "json":

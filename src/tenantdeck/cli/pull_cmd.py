@@ -42,8 +42,8 @@ def command(
     Nothing is written when the draft cannot be: a missing directory or a read-only file is one error line.
     """
     from tenantdeck.problems import ProblemError
-    from tenantdeck.sync.pull import PullError, pull_target
-    from tenantdeck.sync.state import WorkspaceError
+    from tenantdeck.sync.remote.pull import PullError, pull_target
+    from tenantdeck.sync.workspace.state import WorkspaceError
 
     refused = _unwritable(draft_path)
     if refused:
@@ -75,7 +75,7 @@ def command(
 def _unwritable(draft_path: Path) -> str | None:
     """Why the pull could not write the draft or its workspace, checked before reading the service."""
     from tenantdeck.atomic import unwritable_reason
-    from tenantdeck.sync.state import Workspace
+    from tenantdeck.sync.workspace.state import Workspace
 
     reason = unwritable_reason(draft_path)
     if reason is None:

@@ -43,7 +43,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
             base_url: str | None, insecure: bool, max_rps: float | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, push_flow
-    from tenantdeck.sync.state import WorkspaceError
+    from tenantdeck.sync.workspace.state import WorkspaceError
 
     target = target_from_options(profile, base_url, insecure, max_rps)
     interactive = sys.stdin.isatty() and sys.stderr.isatty()

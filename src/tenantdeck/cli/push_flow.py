@@ -1,7 +1,7 @@
 """``tenantdeck push`` as the CLI shows it: the engine's plan, refusals and events rendered as text, the question
 asked on a terminal, and the documented exit codes (see :mod:`tenantdeck.exitcodes`).
 
-All decisions are the engine's (:mod:`tenantdeck.sync.engine`); this module only renders them, so the TUI can
+All decisions are the engine's (:mod:`tenantdeck.sync.remote.engine`); this module only renders them, so the TUI can
 render the same values its own way.
 """
 
@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from tenantdeck import exitcodes
 from tenantdeck.problems import render_text
-from tenantdeck.sync.engine import PushRefused, PushRequest, PushResult, prepare_push, push
+from tenantdeck.sync.remote.engine import PushRefused, PushRequest, PushResult, prepare_push, push
 from tenantdeck.sync.render import render_text as render_plan
 
 if TYPE_CHECKING:
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 Confirm = Callable[[str], bool]
 

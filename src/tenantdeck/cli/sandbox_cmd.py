@@ -26,7 +26,7 @@ from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 def default_db_path() -> Path:
     """The same database the built-in ``local`` profile uses (``TENANTDECK_DATA_DIR`` honoured), so a served
     sandbox and the in-process one show the same account."""
-    from tenantdeck.api.profiles import SANDBOX_DB, data_dir
+    from tenantdeck.targets import SANDBOX_DB, data_dir
 
     return data_dir() / SANDBOX_DB
 
@@ -157,7 +157,7 @@ def client_url(host: str, port: int) -> str:
 
 def export_line(base_url: str, key: str, secret: str) -> str:
     """``export TENANTDECK_BASE_URL=... TENANTDECK_KEY=... TENANTDECK_SECRET=...``, quoted for a POSIX shell."""
-    from tenantdeck.api.profiles import ENV_BASE_URL, ENV_KEY, ENV_SECRET
+    from tenantdeck.targets import ENV_BASE_URL, ENV_KEY, ENV_SECRET
 
     pairs = ((ENV_BASE_URL, base_url), (ENV_KEY, key), (ENV_SECRET, secret))
     return "export " + " ".join(f"{name}={shlex.quote(value)}" for name, value in pairs)

@@ -66,8 +66,8 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
                  target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None) -> Any:
     """Load, (read live), compare and plan; prints draft problems and exits 1 on any error."""
-    from tenantdeck.sync.session import DraftInvalid, compare_local, load_local, plan_local
-    from tenantdeck.sync.state import WorkspaceError
+    from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local, plan_local
+    from tenantdeck.sync.workspace.state import WorkspaceError
 
     try:
         local = load_local(draft_path, reuse_in_sync=offline)
@@ -92,7 +92,8 @@ def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_arg
 
     from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
-    from tenantdeck.sync.session import compare_local, fetch_live, plan_local
+    from tenantdeck.sync.remote.fetch import fetch_live
+    from tenantdeck.sync.workspace.local import compare_local, plan_local
 
     target = target_from_options(**target_args)
     click.echo(f"Reading the service ({target.describe()}) ...", err=True)
@@ -112,7 +113,7 @@ def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_arg
     comparison = compare_local(local, live)
     if choice and comparison.conflicts:
         from tenantdeck.cli.output import note, warning
-        from tenantdeck.sync.resolve import settle_conflicts
+        from tenantdeck.sync.workspace.local import settle_conflicts
 
         local, settled = settle_conflicts(local, comparison.conflicts, choice, os.environ)
         for line in settled.done:

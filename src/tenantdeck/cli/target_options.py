@@ -1,5 +1,5 @@
 """The ``--profile``/``--base-url``/``--insecure``/``--max-rps`` options shared by every command that talks to
-the service (doctor, pull, diff, plan, push), and their turning into a :class:`~tenantdeck.api.profiles.Target`.
+the service (doctor, pull, diff, plan, push), and their turning into a :class:`~tenantdeck.targets.Target`.
 
 Every failure here becomes one line on stderr and exit code 1 (:data:`tenantdeck.exitcodes.ERROR`): a bad
 profile file, missing credentials, a refused ``http://`` URL. Usage:
@@ -10,8 +10,13 @@ profile file, missing credentials, a refused ``http://`` URL. Usage:
     @target_options
     def command(profile, base_url, insecure, max_rps):
         target = target_from_options(profile, base_url, insecure, max_rps)
-        with api_errors(), target.sync_client() as client:
-            client.list_apps()
+
+        async def run():
+            async with target.client() as client:
+                return await client.list_apps()
+
+        with api_errors():
+            apps = asyncio.run(run())
 
 or, shorter, ``@pass_target`` which resolves the target and passes ``target=``.
 """
@@ -28,7 +33,7 @@ import click
 from tenantdeck import exitcodes
 
 if TYPE_CHECKING:
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,7 +78,7 @@ def target_from_options(
     env: Mapping[str, str] | None = None,
 ) -> Target:
     """Resolve the target; a problem becomes :class:`TargetError` (one line, exit 1)."""
-    from tenantdeck.api.profiles import ProfileError, resolve_target
+    from tenantdeck.targets import ProfileError, resolve_target
 
     try:
         target = resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)

@@ -12,10 +12,13 @@ import hmac
 import os
 import re
 from collections.abc import Mapping
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Final
 
 from pydantic import AfterValidator, StringConstraints
 from pydantic_core import PydanticCustomError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LOOKS_LIKE_REFERENCE = re.compile(r"\$\{.*\}?|\$[A-Za-z_]")
@@ -43,6 +46,30 @@ def check_secret(value: str) -> str:
 
 #: A secret: a ``${ENV_VAR}`` reference in a draft, or a plain value in an API body.
 SecretValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(check_secret)]
+
+
+class Secret:
+    """The mark of a model field that holds a secret: ``password: Annotated[Password | None, SECRET]``.
+
+    This is the one place a field is declared secret. Everything else asks :func:`secret_fields`: which fields are
+    fingerprinted instead of compared, sent as placeholders in a plan, warned about when written literally, scrubbed
+    from the sandbox's error messages, never quoted in a problem. pydantic ignores the mark (it is not a
+    constraint), so it changes neither validation nor the JSON Schema.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SECRET"
+
+
+SECRET: Final = Secret()
+
+
+def secret_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` marked :data:`SECRET`, in declaration order."""
+    return tuple(name for name, info in model.model_fields.items()
+                 if any(isinstance(meta, Secret) for meta in info.metadata))
 
 
 class MissingSecret(LookupError):

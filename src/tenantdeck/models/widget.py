@@ -100,6 +100,16 @@ class WidgetSettings(StrictModel):
     main: Main  # type: ignore[valid-type]
 
 
+#: The sections of a widget's settings, each a model of its own, in order: read off :class:`WidgetSettings`, so
+#: rules, canonical form and pull never keep a list of their own.
+SECTION_MODELS: dict[str, type[StrictModel]] = {
+    name: info.annotation
+    for name, info in WidgetSettings.model_fields.items()
+    if isinstance(info.annotation, type) and issubclass(info.annotation, StrictModel)
+}
+SECTIONS: tuple[str, ...] = tuple(SECTION_MODELS)
+
+
 def _patch_of(model: type[StrictModel], name: str) -> type[StrictModel]:
     """The same model with every field optional: what a widget that extends a preset may override."""
     fields: dict[str, Any] = {}

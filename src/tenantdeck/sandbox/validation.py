@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
-from tenantdeck.models.secrets import is_reference
+from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
 from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.store import KEEP_PASSWORD
@@ -26,8 +26,8 @@ WEBHOOKS_PER_APP: int = catalog.WEBHOOKS_PER_APP
 
 M = TypeVar("M", bound=BaseModel)
 
-#: Fields whose values must never appear in an error message.
-SECRET_FIELDS = frozenset({"password", "twilioAuthToken", "twilioAccountSid"})
+#: Fields whose values must never appear in an error message (the models mark them: ``models.secrets.SECRET``).
+SECRET_FIELDS = frozenset(name for model in (SmsSettings, WebhookBody) for name in secret_fields(model))
 
 
 def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:

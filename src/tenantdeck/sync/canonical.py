@@ -23,30 +23,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.models import Draft, Main, Sidebar, Style, WidgetSettings, catalog
+from tenantdeck.models import Draft, WidgetSettings, catalog
 from tenantdeck.models.secrets import fingerprint, reference_name
+from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.rules import merge_settings
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Webhook, WidgetDraft
-    from tenantdeck.sync.fetch import RemoteAppBundle
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 #: The marker of a value the service did not tell us (also the "unknown" :data:`SecretState`).
 UNKNOWN: dict[str, bool] = {"unknown": True}
 
-SECTIONS = ("style", "sidebar", "main")
 COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color", "docked_layout_icon_background"})
 WEBHOOK_FIELDS = ("name", "webhookURL", "useBasicAuth", "username", "enabled", "retryOnFailure")
 _WEBHOOK_REQUIRED = frozenset({"name", "webhookURL"})
 SMS_FIELDS = ("fromMobileNo", "messageDelay", "twilioAccountSid", "websiteURL")
 
-_SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
 _SECTION_DEFAULTS: dict[str, Mapping[str, object]] = {
     "style": catalog.STYLE_DEFAULTS,
     "sidebar": catalog.SIDEBAR_DEFAULTS,
     "main": catalog.MAIN_DEFAULTS,
 }
-_SECTION_KEYS = {name: tuple(model.model_fields) for name, model in _SECTION_MODELS.items()}
+_SECTION_KEYS = {name: tuple(model.model_fields) for name, model in SECTION_MODELS.items()}
 
 
 def is_unknown(value: object) -> bool:

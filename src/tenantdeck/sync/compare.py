@@ -28,95 +28,34 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, secret_word
-from tenantdeck.sync.labels import absent_is_unchanged, is_secret, label
+from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, is_secret, label
+from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Leaves
+from tenantdeck.sync.kinds.triggers import cannot_tell as _unknown
 
 ResourceKey = tuple[str, str]  #: (kind, id); id is "" for the app, extensions and sms
-Leaves = dict[str, Any]
-#: A resource the service does not report (e.g. triggers, on an API that does not list them): base stands in.
-UNKNOWN_RESOURCE: Leaves = {"unknown": True}
 LeafState = Literal["same", "local", "remote", "conflict"]
 ResourceStatus = Literal[
     "in_sync", "create", "update", "delete", "drift", "conflict", "remote_only", "remote_deleted", "gone"
 ]
 
-#: Resource kinds in the order operations on them run within one app.
-KIND_ORDER = ("app", "extensions", "widget", "sms", "webhook", "triggers")
 
-
-# -- cutting canonical apps into resources and leaves -------------------------------------------------------------
-
-
-def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
-    """Nested dicts -> ``{"style.primary_color": ...}``. Lists and secret states are leaves; None means absent."""
-    out: Leaves = {}
-    for key, item in value.items():
-        path = f"{prefix}{key}"
-        if item is None:
-            continue
-        if isinstance(item, Mapping) and not _is_secret_state(item):
-            out.update(flatten(item, path + "."))
-        else:
-            out[path] = item
-    return out
-
-
-def unflatten(leaves: Mapping[str, Any]) -> dict[str, Any]:
-    """The inverse of :func:`flatten` (absent leaves are simply left out)."""
-    out: dict[str, Any] = {}
-    for path, value in leaves.items():
-        if value is ABSENT:
-            continue
-        node = out
-        *parents, last = path.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[last] = value
-    return out
-
-
-def _is_secret_state(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown"} & set(value))
+# -- cutting canonical apps into resources and leaves (each kind knows its own: tenantdeck.sync.kinds) -----------
 
 
 def raw_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Any]:
     """All resources of one canonical app, each as its canonical (nested) value: cheap to compare for equality."""
-    out: dict[ResourceKey, Any] = {("app", ""): {k: app[k] for k in ("name", "region", "version")
-                                                 if app.get(k) is not None}}
-    if app.get("extensions") is not None:
-        out[("extensions", "")] = app["extensions"]
-    for wid, settings in (app.get("widgets") or {}).items():
-        out[("widget", wid)] = settings
-    if app.get("sms") is not None:
-        out[("sms", "")] = app["sms"]
-    for hid, hook in (app.get("webhooks") or {}).items():
-        out[("webhook", hid)] = {k: v for k, v in hook.items() if k not in ("triggers", "id")}
-        triggers = hook.get("triggers")
-        out[("triggers", hid)] = UNKNOWN_RESOURCE if _unknown(triggers) else {t: True for t in triggers or []}
-    return out
+    return {(kind.name, rid): raw for kind in KINDS for rid, raw in kind.resources(app).items()}
 
 
 def _leaves(kind: str, raw: Any) -> Leaves | None:
     if raw is None or raw is UNKNOWN_RESOURCE:
         return raw
-    return dict(raw) if kind in ("extensions", "triggers", "app") else flatten(raw)
+    return BY_NAME[kind].leaves(raw)
 
 
 def app_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Leaves]:
     """All resources of one canonical app, each as leaves."""
-    out: dict[ResourceKey, Leaves] = {
-        ("app", ""): {k: app[k] for k in ("name", "region", "version") if app.get(k) is not None}
-    }
-    if app.get("extensions") is not None:
-        out[("extensions", "")] = dict(app["extensions"])
-    for wid, settings in (app.get("widgets") or {}).items():
-        out[("widget", wid)] = flatten(settings)
-    if app.get("sms") is not None:
-        out[("sms", "")] = flatten(app["sms"])
-    for hid, hook in (app.get("webhooks") or {}).items():
-        out[("webhook", hid)] = flatten({k: v for k, v in hook.items() if k not in ("triggers", "id")})
-        triggers = hook.get("triggers")
-        out[("triggers", hid)] = UNKNOWN_RESOURCE if _unknown(triggers) else {t: True for t in triggers or []}
-    return out
+    return {key: _leaves(key[0], raw) for key, raw in raw_resources(app).items()}  # type: ignore[misc]
 
 
 # -- results ---------------------------------------------------------------------------------------------------------
@@ -194,11 +133,6 @@ class Comparison:
 # -- the comparison ----------------------------------------------------------------------------------------------
 
 
-def _unknown(value: Any) -> bool:
-    """A side that cannot tell this value: the live webhook password, or a ${VAR} whose variable is unset."""
-    return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
-
-
 def classify(base: Any, draft: Any, live: Any) -> LeafState:
     """The three-way rule for one leaf (``ABSENT`` is a value like any other)."""
     if draft == base:
@@ -213,16 +147,17 @@ def classify(base: Any, draft: Any, live: Any) -> LeafState:
 def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
     """Classify every leaf present on any side, in a stable order."""
     leaves: list[Leaf] = []
+    spec = BY_NAME[kind]
     for path in _ordered(base, draft, live):
         b, d, lv = base.get(path, ABSENT), draft.get(path, ABSENT), live.get(path, ABSENT)
         if d == b and lv == b and type(b) is not dict:
             leaves.append(Leaf(path, b, d, lv, "same"))  # the common case, without the checks below
             continue
-        if kind == "extensions" and d is ABSENT:
-            continue  # only the extensions the draft names are managed
+        if spec.partial and d is ABSENT:
+            continue  # only the entries the draft names are managed (extensions)
         if _unknown(d) and b is not ABSENT:
             d = b  # a ${VAR} whose variable is unset: cannot tell, so no change
-        if d is ABSENT and absent_is_unchanged(kind, path):
+        if d is ABSENT and spec.absent_is_unchanged(path):
             d = b  # left out of the draft = left as it is (a secret cannot be cleared; a webhook update keeps it)
         if _unknown(lv):
             lv = b if b is not ABSENT else d  # the service does not reveal it: the base stands in
@@ -241,18 +176,7 @@ def _ordered(*sides: Mapping[str, Any]) -> list[str]:
 def resource_title(kind: str, rid: str, *sides: Leaves | None) -> str:
     """How a resource is named in plans: ``widget "Support" (w-1)``, ``webhook "Orders" (orders)``, ``SMS``."""
     name = next((s["name"] for s in sides if s and isinstance(s.get("name"), str)), None)
-    if kind == "widget":
-        shown = rid if not rid.startswith("new:") else "new"
-        return f'widget "{name or rid}" ({shown})'
-    if kind == "webhook":
-        return f'webhook "{name or rid}" ({rid})'
-    if kind == "triggers":
-        return f"triggers of webhook {rid}"
-    if kind == "sms":
-        return "SMS settings"
-    if kind == "extensions":
-        return "extensions"
-    return "app"
+    return BY_NAME[kind].title(rid, name)
 
 
 def compare_resource(
@@ -270,7 +194,7 @@ def compare_resource(
             # It was in the base but is gone remotely: a remote delete. Editing it meanwhile is a conflict.
             assert base is not None
             res.leaves = compare_leaves(base, draft, base, kind=kind)
-            if res.by_state("local") and kind != "triggers":
+            if res.by_state("local") and BY_NAME[kind].parent is None:
                 res.status = "conflict"
                 res.message = "deleted remotely, changed in the draft"
             else:
@@ -309,7 +233,7 @@ def compare_app(
     d_res = raw_resources(draft) if draft is not None else {}
     b_res = raw_resources(base) if base is not None else {}
     l_res = raw_resources(live) if live is not None else {}
-    keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (KIND_ORDER.index(k[0]), k[1]))
+    keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (ORDER[k[0]], k[1]))
     diff = AppDiff(key, app_id, str(ident["name"]), "in_sync", [], dict(draft) if draft else None,
                    dict(base) if base else None, dict(live) if live else None)
     if draft is None:
@@ -330,22 +254,23 @@ def compare_app(
         return diff
     for rkey in keys:
         kind, rid = rkey
-        if kind == "extensions" and rkey not in d_res:
-            continue  # the draft does not manage extensions
-        if kind == "triggers" and ("webhook", rid) not in d_res and ("webhook", rid) in b_res:
-            continue  # covered by the webhook's own delete
+        spec = BY_NAME[kind]
+        if spec.partial and rkey not in d_res:
+            continue  # the draft does not manage this kind at all (extensions)
+        if spec.parent and (spec.parent, rid) not in d_res and (spec.parent, rid) in b_res:
+            continue  # covered by the parent's own delete (a webhook's triggers)
         live_res = l_res.get(rkey)
         if live_res is UNKNOWN_RESOURCE:
             live_res = b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
-        if kind == "extensions" and d_raw is not None:
-            # only the extensions the draft names are managed; the base and live list every known one
+        if spec.partial and d_raw is not None:
+            # only the entries the draft names are managed; the base and live list every known one
             b_raw = _only(b_raw, d_raw)
             live_res = _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
         res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res))
-        if kind == "triggers" and res.status == "create":
+        if spec.parent and res.status == "create":
             res.title = resource_title(kind, rid)
         diff.resources.append(res)
     statuses = {r.status for r in diff.resources}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from tenantdeck.api.errors import ApiError
-    from tenantdeck.sync.plan import Operation
+    from tenantdeck.sync.plan import Step
 
 EventKind = Literal["started", "applied", "failed", "not_attempted", "id_assigned", "retry_scheduled",
                     "interrupted", "stopped", "warning"]
@@ -20,7 +20,7 @@ class PushEvent:
     without keeping its own tally (so progress and summary always count the same things)."""
 
     kind: EventKind
-    op: Operation | None = None
+    op: Step | None = None
     message: str = ""
     error: ApiError | None = None
     earlier: bool = False  #: ``applied`` by an earlier run of the same saved plan

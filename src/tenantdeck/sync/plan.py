@@ -30,23 +30,24 @@ from tenantdeck.sync.compare import (
     change_of,
     conflicts_of,
     drift_of,
-    unflatten,
 )
-from tenantdeck.sync.labels import is_secret
+from tenantdeck.sync.kinds import STEPS, is_secret, kind_of_step
+from tenantdeck.sync.kinds.base import unflatten
 from tenantdeck.sync.placeholders import secret_placeholder
 
 FORMAT_VERSION = 1
 
-DESTRUCTIVE_KINDS = ("delete_webhook", "remove_triggers", "delete_sms", "delete_app")
-CREATE_KINDS = ("create_app", "create_widget", "store_sms", "create_webhook")
-UPDATE_KINDS = ("set_extensions", "update_widget", "update_sms", "update_webhook", "add_triggers")
-KINDS = (*DESTRUCTIVE_KINDS, "create_app", "set_extensions", "create_widget", "update_widget", "store_sms",
-                             "update_sms", "create_webhook", "update_webhook", "add_triggers")
+#: step kinds by effect (each kind's module declares its steps: tenantdeck.sync.kinds)
+DESTRUCTIVE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.destructive)
+CREATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.creates)
+UPDATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.effect == "update")
 
 
 @dataclass(slots=True)
-class Operation:
-    """One API call. ``app_key`` is the app id, or ``new:<name>`` until ``create_app`` has run."""
+class Step:
+    """One API call of a plan. Saved as an entry of the plan's ``operations`` list (the JSON is unchanged since
+    this class was called ``Operation``). ``app_key`` is the app id, or ``new:<name>`` until ``create_app`` has run.
+    """
 
     key: str
     kind: str
@@ -64,11 +65,7 @@ class Operation:
     @property
     def resource_key(self) -> str:
         """Key of the remote resource touched, as used in :attr:`Plan.fingerprints`."""
-        kind = {"set_extensions": "extensions", "store_sms": "sms", "update_sms": "sms", "delete_sms": "sms",
-                "add_triggers": "triggers", "remove_triggers": "triggers"}.get(self.kind)
-        if kind is None:
-            kind = self.kind.split("_", 1)[1]
-        return f"{self.app_key}/{kind}:{self.rid}"
+        return f"{self.app_key}/{kind_of_step(self.kind).name}:{self.rid}"
 
     def to_json(self) -> dict[str, Any]:
         # by hand, not dataclasses.asdict: that deep-copies every payload (a third of a 1,000-app JSON diff)
@@ -77,7 +74,7 @@ class Operation:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Operation:
+    def from_json(cls, data: dict[str, Any]) -> Step:
         data = dict(data)
         data["changes"] = [FieldChange.from_json(c) for c in data.get("changes", [])]
         return cls(**data)
@@ -91,7 +88,7 @@ class Plan:
     draft_path: str = ""
     profile: str | None = None
     base_url: str | None = None
-    operations: list[Operation] = field(default_factory=list)
+    operations: list[Step] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     drift: list[FieldChange] = field(default_factory=list)
     fingerprints: dict[str, str] = field(default_factory=dict)
@@ -159,7 +156,7 @@ class Plan:
             draft_path=data.get("draft_path", ""),
             profile=data.get("profile"),
             base_url=data.get("base_url"),
-            operations=[Operation.from_json(o) for o in data.get("operations", [])],
+            operations=[Step.from_json(o) for o in data.get("operations", [])],
             conflicts=[Conflict.from_json(c) for c in data.get("conflicts", [])],
             drift=[FieldChange.from_json(d) for d in data.get("drift", [])],
             fingerprints=dict(data.get("fingerprints", {})),
@@ -194,18 +191,18 @@ class _AppPlanner:
         self.draft = draft
         self.allow_delete = allow_delete
         self.plan = plan
-        self.ops: list[Operation] = []
-        self.destructive: list[Operation] = []
+        self.ops: list[Step] = []
+        self.destructive: list[Step] = []
         self.create_key: str | None = None
         self.ext_key: str | None = None
         self.hook_keys: dict[str, str] = {}
         self.refused: set[str] = set()  #: webhooks whose create was refused (their triggers wait too)
 
     # helpers
-    def _op(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Operation:
+    def _op(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Step:
         app = self.app
         title = res.title if res is not None else f'app "{app.name}"'
-        op = Operation(key=f"{app.key}/{kind}/{rid}".rstrip("/"), kind=kind, app_id=app.app_id, app_name=app.name,
+        op = Step(key=f"{app.key}/{kind}/{rid}".rstrip("/"), kind=kind, app_id=app.app_id, app_name=app.name,
                        resource=title, app_key=app.key, rid=rid, destructive=kind in DESTRUCTIVE_KINDS, **kw)
         if self.create_key and kind != "create_app":
             op.depends_on.append(self.create_key)
@@ -383,8 +380,8 @@ def build_plan(
     """The operations that bring the service to the draft, never clobbering a remote-only change."""
     plan = Plan(draft_path=draft_path, profile=profile, base_url=base_url, allow_delete=allow_delete,
                 offline=comparison.offline)
-    destructive: list[Operation] = []
-    ops: list[Operation] = []
+    destructive: list[Step] = []
+    ops: list[Step] = []
     for app in comparison.apps:
         plan.conflicts.extend(conflicts_of(app))
         plan.drift.extend(drift_of(app))

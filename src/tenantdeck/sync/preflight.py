@@ -1,8 +1,8 @@
-"""Checks a push makes before its first write, so that what it will refuse or fail at is found before it starts.
+"""A check a push makes before its first write, so that what the service will refuse is found before it starts.
 
-* **Writable files.** A push records what the service did in the journal and the base, and writes created ids
-  back into the draft. If the draft cannot be written (a read-only or immutable file, a read-only directory) the
-  push would create an app and then fail to record its id; re-running would create another. So it refuses first.
+(The other such check, that every file a push writes is writable, is
+:func:`tenantdeck.sync.workspace.state.unwritable`.)
+
 * **Secret values.** A ``${VAR}`` in the draft is checked only as a reference by ``validate``; its value is read at
   push time. The service refuses a webhook password with a ``-`` (letters and digits only) with a 422 after the
   app, extensions and SMS were already created. Every value the plan sends is checked against the same field
@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.problems import Problem, error, parse_path
@@ -22,29 +20,6 @@ from tenantdeck.sync.placeholders import placeholders_in
 
 if TYPE_CHECKING:
     from tenantdeck.sync.plan import Plan
-    from tenantdeck.sync.state import Workspace
-
-
-def unwritable(draft_path: Path, workspace: Workspace) -> list[str]:
-    """One line per file or directory the push must write and cannot (empty when all is well)."""
-    out: list[str] = []
-    draft_dir = draft_path.parent if str(draft_path.parent) else Path(".")
-    if draft_path.exists() and not os.access(draft_path, os.W_OK):
-        out.append(f"cannot write {draft_path} (read-only or immutable): a push records created ids there")
-    if not os.access(draft_dir, os.W_OK):
-        out.append(f"cannot write in {draft_dir}: the draft is saved by replacing it atomically")
-    try:
-        root = workspace.ensure()
-        for where in (root, workspace.base_dir, workspace.journal_dir):
-            where.mkdir(parents=True, exist_ok=True)
-            if not os.access(where, os.W_OK):
-                out.append(f"cannot write in {where}: a push journals every operation there")
-        for path in (workspace.history_path, workspace.draft_writes_path):
-            if path.exists() and not os.access(path, os.W_OK):
-                out.append(f"cannot write {path}")
-    except OSError as exc:
-        out.append(f"cannot create the workspace {workspace.root}: {exc.strerror or exc}")
-    return out
 
 
 @cache

@@ -22,20 +22,17 @@ from pydantic_core import PydanticUndefined
 from tenantdeck.models import (
     App,
     Extensions,
-    Main,
-    Sidebar,
     SmsSettings,
-    Style,
     Webhook,
     WidgetDraft,
     WidgetSettings,
     catalog,
 )
 from tenantdeck.models.secrets import reference_name
+from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
 from tenantdeck.sync.canonical import (
-    SECTIONS,
     SMS_FIELDS,
     WEBHOOK_FIELDS,
     canonical_preset,
@@ -46,7 +43,6 @@ from tenantdeck.sync.canonical import (
 if TYPE_CHECKING:
     from tenantdeck.models import Draft
 
-_SECTION_MODELS = {"style": Style, "sidebar": Sidebar, "main": Main}
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
 
 
@@ -104,7 +100,7 @@ def reserve_draft_references(namer: SecretNamer, apps: list[App]) -> None:
 
 
 def _model_default(section: str, key: str) -> Any:
-    info = _SECTION_MODELS[section].model_fields[key]
+    info = SECTION_MODELS[section].model_fields[key]
     return PydanticUndefined if info.is_required() else info.get_default(call_default_factory=True)
 
 

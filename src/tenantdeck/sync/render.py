@@ -13,28 +13,18 @@ from typing import Any
 
 from tenantdeck.models import catalog
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
-from tenantdeck.sync.plan import CREATE_KINDS, Operation, Plan
+from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
+from tenantdeck.sync.plan import Plan, Step
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
-VERB = {
-    "create_app": "create app", "set_extensions": "switch", "create_widget": "create",
-    "update_widget": "update", "store_sms": "store", "update_sms": "update", "create_webhook": "create",
-    "update_webhook": "update", "add_triggers": "add", "delete_webhook": "delete", "remove_triggers": "remove",
-    "delete_sms": "delete", "delete_app": "delete app",
-}
-_DEFAULTS = {
-    **{f"style.{k}": v for k, v in catalog.STYLE_DEFAULTS.items()},
-    **{f"sidebar.{k}": v for k, v in catalog.SIDEBAR_DEFAULTS.items()},
-    **{f"main.{k}": v for k, v in catalog.MAIN_DEFAULTS.items()},
-    "version": catalog.WIDGET_VERSION,
-}
+VERB = {name: spec.verb for name, (_, spec) in STEPS.items()}
 
 
-def action(op: Operation) -> str:
+def action(op: Step) -> str:
     if op.destructive:
         return "delete"
-    return "create" if op.kind in CREATE_KINDS or op.kind == "add_triggers" else "update"
+    return "create" if step_kind(op.kind).symbol == "create" else "update"
 
 
 def value_text(value: Any) -> str:
@@ -66,11 +56,12 @@ def change_symbol(change: FieldChange) -> str:
     return "~"
 
 
-def shown_changes(op: Operation) -> tuple[list[FieldChange], int]:
+def shown_changes(op: Step) -> tuple[list[FieldChange], int]:
     """The changes worth a line, and how many are folded. A new widget lists only what differs from defaults."""
-    if op.kind != "create_widget":
+    if not step_kind(op.kind).folds_defaults:
         return op.changes, op.unchanged
-    shown = [c for c in op.changes if c.path == "name" or _DEFAULTS.get(c.path, ABSENT) != c.after]
+    defaults = kind_of_step(op.kind).defaults
+    shown = [c for c in op.changes if c.path == "name" or defaults.get(c.path, ABSENT) != c.after]
     return shown, len(op.changes) - len(shown)
 
 
@@ -86,14 +77,14 @@ def summary_line(plan: Plan) -> str:
     return text
 
 
-def _by_app(ops: Iterable[Operation]) -> dict[str, list[Operation]]:
-    out: dict[str, list[Operation]] = {}
+def _by_app(ops: Iterable[Step]) -> dict[str, list[Step]]:
+    out: dict[str, list[Step]] = {}
     for op in ops:
         out.setdefault(op.app_key, []).append(op)
     return out
 
 
-def _app_heading(op: Operation) -> str:
+def _app_heading(op: Step) -> str:
     return f'app "{op.app_name}" ({op.app_id or "new"})'
 
 
@@ -161,7 +152,7 @@ def render_text(plan: Plan, *, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _op_lines(op: Operation) -> list[str]:
+def _op_lines(op: Step) -> list[str]:
     sym = SYMBOL[action(op)]
     if op.kind == "create_app":
         head = f"  {sym} create app \"{op.app_name}\""
@@ -177,7 +168,7 @@ def _op_lines(op: Operation) -> list[str]:
         out.append(f"      {change_symbol(change)} {change_text(change)}")
     if folded:
         noun = f"setting{'s' if folded != 1 else ''}"
-        out.append(f"        ({folded} {noun} at their defaults)" if op.kind == "create_widget"
+        out.append(f"        ({folded} {noun} at their defaults)" if step_kind(op.kind).folds_defaults
                    else f"        ({folded} unchanged {noun})")
     return out
 
@@ -212,8 +203,8 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
         for op in app_ops:
             changes, folded = shown_changes(op)
             warn = " ⚠️ **destructive**" if op.destructive else ""
-            fold = f" — {folded} {'default' if op.kind == 'create_widget' else 'unchanged'} setting(s) not shown" \
-                if folded else ""
+            what = "default" if step_kind(op.kind).folds_defaults else "unchanged"
+            fold = f" — {folded} {what} setting(s) not shown" if folded else ""
             lines += ["", f"**{SYMBOL[action(op)]} {VERB[op.kind]}** {_md(op.resource)}{warn}{fold}"]
             if changes and op.kind != "delete_app":
                 lines += ["", "| | Setting | Key | Before | After |", "|---|---|---|---|---|"]

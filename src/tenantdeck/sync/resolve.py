@@ -14,13 +14,12 @@ draft instead.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from tenantdeck.sync.changes import ABSENT, Conflict
-from tenantdeck.sync.compare import flatten, unflatten
+from tenantdeck.sync.kinds import BY_NAME
 
 
 @dataclass(slots=True)
@@ -139,60 +138,18 @@ def keep_mine(base: dict[str, dict[str, Any]], conflicts: Iterable[Conflict], se
 
 
 def _record_live(app: dict[str, Any], conflict: Conflict) -> bool:
-    live = conflict.live
-    if conflict.kind in ("widget", "webhook"):
-        section = "widgets" if conflict.kind == "widget" else "webhooks"
-        resources = app.get(section) or {}
-        if conflict.rid not in resources:
-            return False
-        resource = copy.deepcopy(resources[conflict.rid])
-        kept = {k: resource.pop(k) for k in ("id", "triggers") if conflict.kind == "webhook" and k in resource}
-        leaves = flatten(resource)
-        if live is ABSENT or live is None:
-            leaves.pop(conflict.path, None)
-        else:
-            leaves[conflict.path] = live
-        app[section] = {**resources, conflict.rid: {**unflatten(leaves), **kept}}
-        return True
-    if conflict.kind == "sms" and isinstance(app.get("sms"), dict):
-        leaves = flatten(app["sms"])
-        leaves[conflict.path] = live
-        app["sms"] = unflatten({k: v for k, v in leaves.items() if v is not ABSENT})
-        return True
-    if conflict.kind == "extensions":
-        app["extensions"] = {**(app.get("extensions") or {}), conflict.path: live}
-        return True
-    if conflict.kind == "triggers":
-        hooks = app.get("webhooks") or {}
-        hook = dict(hooks.get(conflict.rid) or {})
-        if not hook:
-            return False
-        current = set(hook.get("triggers") or [])
-        current = current | {conflict.path} if live is True else current - {conflict.path}
-        hook["triggers"] = sorted(current)
-        app["webhooks"] = {**hooks, conflict.rid: hook}
-        return True
-    return False
-
-
-def settle_conflicts(local: Any, conflicts: Sequence[Conflict], choice: Choice,
-                     env: Any) -> tuple[Any, Settled]:
-    """Apply ``choice`` to ``conflicts`` of ``local`` (a :class:`~tenantdeck.sync.session.Local`): the draft file is
-    edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
-    """
-    from tenantdeck.draft.session import DraftSession
-    from tenantdeck.sync.session import load_local
-
-    mine, theirs, unknown = split(conflicts, choice)
-    settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
-    if theirs:
-        session = DraftSession.open(local.path)
-        take_theirs(session, theirs, settled)
-        if settled.draft_changed:
-            session.save()
-    if mine:
-        for app_id in keep_mine(local.base, mine, settled):
-            local.workspace.write_base_app(app_id, local.base[app_id])
-    if settled.draft_changed or settled.base_changed:
-        local = load_local(local.path, env)
-    return local, settled
+    """Set one leaf of the base to the live value, through the conflict's kind (which knows how its resources are
+    cut out of a canonical app and written back)."""
+    kind = BY_NAME.get(conflict.kind)
+    if kind is None:
+        return False
+    raw = kind.resources(app).get(conflict.rid)
+    if raw is None:
+        return False
+    leaves = dict(kind.leaves(raw))
+    if conflict.live is ABSENT or conflict.live is None:
+        leaves.pop(conflict.path, None)
+    else:
+        leaves[conflict.path] = conflict.live
+    kind.put(app, conflict.rid, leaves)
+    return True

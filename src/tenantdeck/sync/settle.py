@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.compare import UNKNOWN_RESOURCE, Comparison, _leaves, _unknown, raw_resources, unflatten
+from tenantdeck.sync.compare import Comparison, _leaves, _unknown, raw_resources
+from tenantdeck.sync.kinds import BY_NAME
+from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE
 
 
 def settled_bases(comparison: Comparison) -> dict[str, dict[str, Any]]:
@@ -52,7 +54,7 @@ def settle_app(draft: Mapping[str, Any], base: Mapping[str, Any],
             leaves = dict(lv)
         else:
             leaves = dict(b)
-            paths = list(d) if kind == "extensions" else list(dict.fromkeys([*d, *lv]))
+            paths = list(d) if BY_NAME[kind].partial else list(dict.fromkeys([*d, *lv]))
             for path in paths:
                 dv, lvv = d.get(path, ABSENT), lv.get(path, ABSENT)
                 if dv != lvv or _unknown(dv) or _unknown(lvv):
@@ -65,29 +67,6 @@ def settle_app(draft: Mapping[str, Any], base: Mapping[str, Any],
                 continue
         if new is None:
             new = copy.deepcopy(dict(base))
-        _put_resource(new, kind, rid, leaves)
+        BY_NAME[kind].put(new, rid, leaves)
     return new
 
-
-def _put_resource(app: dict[str, Any], kind: str, rid: str, leaves: Mapping[str, Any]) -> None:
-    """Write one resource's leaves back into a canonical app (the inverse of :func:`raw_resources`)."""
-    if kind == "app":
-        app.update(leaves)
-    elif kind == "extensions":
-        app["extensions"] = dict(sorted({**(app.get("extensions") or {}), **leaves}.items()))
-    elif kind == "widget":
-        app["widgets"] = {**(app.get("widgets") or {}), rid: unflatten(leaves)}
-    elif kind == "sms":
-        app["sms"] = unflatten(leaves)
-    elif kind == "webhook":
-        hooks = dict(app.get("webhooks") or {})
-        old = hooks.get(rid) or {}
-        kept = {k: old[k] for k in ("id", "triggers") if k in old}
-        hooks[rid] = {**unflatten(leaves), **kept}
-        app["webhooks"] = hooks
-    elif kind == "triggers":
-        hooks = dict(app.get("webhooks") or {})
-        hook = dict(hooks.get(rid) or {})
-        hook["triggers"] = sorted(t for t, on in leaves.items() if on)
-        hooks[rid] = hook
-        app["webhooks"] = hooks

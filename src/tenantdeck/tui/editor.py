@@ -107,7 +107,7 @@ class Editor:
         Runs the offline comparison of the CLI's ``diff --offline`` on the session's in-memory data; slow on big
         drafts (canonicalising every app), so the app calls it in a worker thread.
         """
-        from tenantdeck.sync.offline import app_states
+        from tenantdeck.sync.workspace.offline import app_states
 
         states = app_states(self.session.data, self.path, env=os.environ)
         self.app_states = states

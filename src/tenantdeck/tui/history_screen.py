@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
     """(event, operation, app, detail) per journal line that concerns an operation: the push's own record."""
-    from tenantdeck.sync.journal import read_journal
+    from tenantdeck.sync.workspace.journal import read_journal
 
     rows = []
     for rec in read_journal(path):
@@ -58,8 +58,8 @@ Every push made from this draft's workspace (newest first): when, who, where to,
         yield Footer()
 
     def on_mount(self) -> None:
-        from tenantdeck.sync.history import read_history
-        from tenantdeck.sync.state import Workspace
+        from tenantdeck.sync.workspace.history import read_history
+        from tenantdeck.sync.workspace.state import Workspace
 
         self.records: list[dict[str, Any]] = list(reversed(read_history(Workspace(self.editor.path).history_path)))
         pushes = self.query_one("#pushes", DataTable)

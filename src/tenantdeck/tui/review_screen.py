@@ -1,9 +1,9 @@
 """Review what a push would change, refresh it against the live service, and push it, without leaving the editor.
 
-The plan is the engine's (:func:`tenantdeck.sync.engine.plan_draft` on the editor's unsaved text, then
-:func:`~tenantdeck.sync.engine.prepare_push` / :func:`~tenantdeck.sync.engine.push` for the real thing); this
-screen only renders it. Network work runs in workers, so the screen never freezes; every failure (unreachable,
-401, 429 after retries, timeout, malformed answer) becomes a notification with the typed error's hint.
+The plan is the engine's (:mod:`tenantdeck.sync.remote.engine`: ``plan_draft`` on the editor's unsaved text, then
+``prepare_push`` / ``push`` for the real thing); this screen only renders it. Network work runs in workers, so
+the screen never freezes; every failure (unreachable, 401, 429 after retries, timeout, malformed answer) becomes
+a notification with the typed error's hint.
 """
 
 from __future__ import annotations
@@ -100,12 +100,12 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
     def make_plan(self, online: bool) -> None:
-        from tenantdeck.sync.engine import PushRefused, plan_draft
+        from tenantdeck.sync.remote.engine import PushRefused, plan_draft
 
         target = None
         try:
             if online:
-                from tenantdeck.api.profiles import resolve_target
+                from tenantdeck.targets import resolve_target
 
                 target = resolve_target(self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
@@ -202,7 +202,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         """Settle the conflict under the cursor: theirs edits the draft (undoable), mine records the live value in
         the base so the draft's value is pushed over it."""
         from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
-        from tenantdeck.sync.state import Workspace
+        from tenantdeck.sync.workspace.state import Workspace
 
         table = self.query_one(DataTable)
         if not table.row_count:
@@ -269,9 +269,9 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
     @work(exclusive=True, group="push", exit_on_error=False)
     async def run_push(self) -> None:
-        from tenantdeck.api.profiles import resolve_target
-        from tenantdeck.sync.engine import PushRefused, PushRequest, prepare_push, push
-        from tenantdeck.sync.push import PushResult
+        from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
+        from tenantdeck.sync.remote.push import PushResult
+        from tenantdeck.targets import resolve_target
 
         bar = self.query_one("#progress", ProgressBar)
         result = PushResult()

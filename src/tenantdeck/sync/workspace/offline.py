@@ -22,7 +22,7 @@ def app_states(data: Any, draft_path: Path, *, env: Mapping[str, str]) -> dict[s
     from tenantdeck.models import App, Draft, WidgetSettings
     from tenantdeck.sync.canonical import canonical_app_from_draft
     from tenantdeck.sync.compare import compare_app
-    from tenantdeck.sync.state import Workspace, WorkspaceError
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
     apps = data.get("apps") if isinstance(data, dict) else None
     if not isinstance(apps, list):

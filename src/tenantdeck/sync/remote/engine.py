@@ -24,27 +24,21 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tenantdeck.problems import Problem, ProblemError, error
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.history import append_record
-from tenantdeck.sync.journal import Journal, completed_ops
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
 from tenantdeck.sync.placeholders import placeholders_in
-from tenantdeck.sync.plan import Operation, Plan
-from tenantdeck.sync.preflight import secret_value_problems, unwritable
-from tenantdeck.sync.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
-from tenantdeck.sync.resolve import Choice, settle_conflicts
-from tenantdeck.sync.session import (
-    DraftInvalid,
-    Local,
-    compare_local,
-    fetch_live,
-    fetch_live_for_push,
-    load_local,
-    plan_local,
-)
+from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.sync.preflight import secret_value_problems
+from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
+from tenantdeck.sync.remote.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
+from tenantdeck.sync.resolve import Choice
 from tenantdeck.sync.settle import settle_app, settled_bases
+from tenantdeck.sync.workspace.history import append_record
+from tenantdeck.sync.workspace.journal import Journal, completed_ops
+from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
+from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "prepare_push", "push"]
 
@@ -300,7 +294,7 @@ def _settle(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
 
 
 #: the plan operation a coroutine is running, so a retry the client schedules can name it
-_CURRENT_OP: contextvars.ContextVar[Operation | None] = contextvars.ContextVar("tenantdeck_current_op", default=None)
+_CURRENT_OP: contextvars.ContextVar[Step | None] = contextvars.ContextVar("tenantdeck_current_op", default=None)
 
 
 async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = None, *,

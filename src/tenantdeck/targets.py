@@ -21,6 +21,10 @@ overrides it)::
 Credentials are never read from a draft, never printed, and a credentials file that group or others can read is
 refused (with the ``chmod`` that fixes it). Plain ``http://`` is refused for non-loopback hosts unless the user
 says ``--insecure``, because the key and secret travel in headers.
+
+This is not part of :mod:`tenantdeck.api`: the ``local`` profile builds the FastAPI sandbox, and the client package
+must not depend on the server it is tested against. Resolution depends on the client (``Target.client``), never the
+reverse.
 """
 
 from __future__ import annotations
@@ -41,7 +45,6 @@ from tenantdeck.problems import Problem, Severity
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.api.sync import SyncClient
 
 LOCAL = "local"
 LOCAL_BASE_URL = "http://sandbox.local"
@@ -337,11 +340,6 @@ class Target:
         from tenantdeck.api.client import ManagementClient
 
         return ManagementClient(self.base_url, self.key, self.secret, **self._client_kwargs(kwargs))
-
-    def sync_client(self, **kwargs: Any) -> SyncClient:
-        from tenantdeck.api.sync import SyncClient
-
-        return SyncClient(self.base_url, self.key, self.secret, **self._client_kwargs(kwargs))
 
     def _client_kwargs(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {"transport": self.transport, "auth_hint": self.auth_hint}

@@ -6,8 +6,8 @@ Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one fo
     .tenantdeck/<stem>/meta.json    profile, base_url, pulled_at of the last pull
     .tenantdeck/<stem>/base/<appId>.json   one canonical app per file (what we last saw on the service)
     .tenantdeck/<stem>/secret.key   32 random bytes, mode 0600: the HMAC key of secret fingerprints
-    .tenantdeck/<stem>/journal/     push journals (written by tenantdeck.sync.journal)
-    .tenantdeck/<stem>/history.jsonl  audit log (written by tenantdeck.sync.history)
+    .tenantdeck/<stem>/journal/     push journals (written by tenantdeck.sync.workspace.journal)
+    .tenantdeck/<stem>/history.jsonl  audit log (written by tenantdeck.sync.workspace.history)
 
 One file per app lets a push update the base after each operation without rewriting a 1,000-app snapshot. Every
 write goes through :func:`atomic_write_bytes` (temp file in the same directory, fsync, ``os.replace``, fsync of
@@ -239,3 +239,30 @@ class Workspace:
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
             raise WorkspaceError(f"cannot read {path}: {reason}; delete it and run `tenantdeck pull`") from None
+
+
+def unwritable(draft_path: Path, workspace: Workspace) -> list[str]:
+    """One line per file or directory a push must write and cannot (empty when all is well).
+
+    A push records what the service did in the journal and the base, and writes created ids back into the draft.
+    If the draft cannot be written (a read-only or immutable file, a read-only directory) the push would create an
+    app and then fail to record its id; re-running would create another. So it refuses first.
+    """
+    out: list[str] = []
+    draft_dir = draft_path.parent if str(draft_path.parent) else Path(".")
+    if draft_path.exists() and not os.access(draft_path, os.W_OK):
+        out.append(f"cannot write {draft_path} (read-only or immutable): a push records created ids there")
+    if not os.access(draft_dir, os.W_OK):
+        out.append(f"cannot write in {draft_dir}: the draft is saved by replacing it atomically")
+    try:
+        root = workspace.ensure()
+        for where in (root, workspace.base_dir, workspace.journal_dir):
+            where.mkdir(parents=True, exist_ok=True)
+            if not os.access(where, os.W_OK):
+                out.append(f"cannot write in {where}: a push journals every operation there")
+        for path in (workspace.history_path, workspace.draft_writes_path):
+            if path.exists() and not os.access(path, os.W_OK):
+                out.append(f"cannot write {path}")
+    except OSError as exc:
+        out.append(f"cannot create the workspace {workspace.root}: {exc.strerror or exc}")
+    return out

@@ -22,8 +22,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-CREATE_INTENTS = ("create_app", "create_widget", "create_webhook", "store_sms")
-
 
 class Journal:
     """Append-only JSONL file; every :meth:`write` is durable when it returns."""

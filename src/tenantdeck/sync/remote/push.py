@@ -23,17 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.sync import kinds
 from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.compare import app_resources, flatten, unflatten
+from tenantdeck.sync.compare import app_resources
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.journal import Intent, Journal, open_intents
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
-from tenantdeck.sync.plan import Operation, Plan, fingerprint_leaves
+from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
+from tenantdeck.sync.workspace.journal import Intent, Journal, open_intents
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import Draft
-    from tenantdeck.sync.state import Workspace
+    from tenantdeck.sync.workspace.state import Workspace
 
 
 # -- results ---------------------------------------------------------------------------------------------------------
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class OpResult:
-    op: Operation
+    op: Step
     status: str  #: applied | failed | not_attempted
     reason: str = ""
     earlier: bool = False  #: applied by an earlier run of the same saved plan (journalled), not redone
@@ -88,7 +89,7 @@ class PushResult:
         return "\n".join(lines)
 
 
-def _describe(op: Operation) -> str:
+def _describe(op: Step) -> str:
     return f'app "{op.app_name}": {op.kind.replace("_", " ")} {op.resource if op.kind != "create_app" else ""}'.rstrip()
 
 
@@ -157,8 +158,7 @@ class DraftIds:
 
 
 def empty_app(app_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": app_id, "name": payload["name"], "region": payload["region"], "version": payload.get("version", "3"),
-            "extensions": None, "widgets": {}, "sms": None, "webhooks": {}}
+    return kinds.empty_app(app_id, payload["name"], payload["region"], payload.get("version", "3"))
 
 
 def _fingerprinted(payload: Any, resolved: Any, secret_key: bytes) -> Any:
@@ -172,77 +172,11 @@ def _fingerprinted(payload: Any, resolved: Any, secret_key: bytes) -> Any:
     return payload
 
 
-def apply_to_base(base: dict[str, Any] | None, op: Operation, sent: Any, result: Mapping[str, Any],
-                  draft_app: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def apply_to_base(base: dict[str, Any] | None, op: Step, sent: Any, result: Mapping[str, Any],
+                  draft_app: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The app's base after ``op`` succeeded: that resource replaced by what was sent (``sent`` has secrets as
-    fingerprints). Returns None when the app itself was deleted."""
-    if op.kind == "create_app":
-        return empty_app(result["app_id"], op.payload)
-    if op.kind == "delete_app":
-        return None
-    assert base is not None
-    base = dict(base)
-    if op.kind == "set_extensions":
-        states = dict(base.get("extensions") or {})
-        states.update(dict.fromkeys(sent["enabled"], True))
-        states.update(dict.fromkeys(sent["disabled"], False))
-        base["extensions"] = dict(sorted(states.items()))
-    elif op.kind == "create_widget":
-        base["widgets"] = {**(base.get("widgets") or {}), result["widget_id"]: sent["settings"]}
-    elif op.kind == "update_widget":
-        widgets = dict(base.get("widgets") or {})
-        widgets[op.rid] = _with_changes(widgets.get(op.rid), op, sent["settings"])
-        base["widgets"] = widgets
-    elif op.kind == "store_sms":
-        base["sms"] = sent["settings"]
-    elif op.kind == "update_sms":
-        base["sms"] = _with_changes(base.get("sms"), op, sent["settings"])
-    elif op.kind == "delete_sms":
-        base["sms"] = None
-    elif op.kind in ("create_webhook", "update_webhook"):
-        hooks = dict(base.get("webhooks") or {})
-        old = hooks.get(op.rid) or {}
-        body = {k: v for k, v in sent.items() if k != "id"}
-        hook = body if op.kind == "create_webhook" else _with_changes(
-            {k: v for k, v in old.items() if k != "triggers"}, op, body)
-        if "password" not in body:
-            hook["password"] = old.get("password")  # not sent: the service kept it
-        hook["triggers"] = list(old.get("triggers") or []) if isinstance(old.get("triggers"), list) else []
-        hooks[op.rid] = hook
-        base["webhooks"] = hooks
-    elif op.kind == "delete_webhook":
-        base["webhooks"] = {k: v for k, v in (base.get("webhooks") or {}).items() if k != op.rid}
-    elif op.kind in ("add_triggers", "remove_triggers"):
-        hooks = dict(base.get("webhooks") or {})
-        hook = dict(hooks.get(op.rid) or {})
-        current = set(hook.get("triggers") or []) if isinstance(hook.get("triggers"), list) else set()
-        current = current | set(sent["ids"]) if op.kind == "add_triggers" else current - set(sent["ids"])
-        hook["triggers"] = sorted(current)
-        hooks[op.rid] = hook
-        base["webhooks"] = hooks
-    return base
-
-
-def _with_changes(old: Mapping[str, Any] | None, op: Operation, sent: Mapping[str, Any]) -> dict[str, Any]:
-    """The base of an updated resource: the old base with only the *local* changes applied.
-
-    Not simply what was sent: the body also carries remote-only changes (drift) that the draft does not have, and
-    recording them as base would make the next diff show them as local reverts. Secrets changed locally take the
-    fingerprint of the value sent.
-    """
-    if old is None:
-        return dict(sent)
-    leaves = flatten(old)
-    sent_leaves = flatten(sent)
-    for change in op.changes:
-        if change.secret:
-            if change.path in sent_leaves:
-                leaves[change.path] = sent_leaves[change.path]
-        elif change.after is None or change.after is ABSENT:
-            leaves.pop(change.path, None)
-        else:
-            leaves[change.path] = change.after
-    return unflatten(leaves)
+    fingerprints). Returns None when the app itself was deleted. The step's kind knows how (:mod:`.kinds`)."""
+    return kinds.kind_of_step(op.kind).apply(None if base is None else dict(base), op, sent, result)
 
 
 # -- the executor ---------------------------------------------------------------------------------------------------
@@ -275,7 +209,7 @@ class Executor:
         gone_after: int = 3,
         service: str = "",
         on_event: OnEvent | None = None,
-        current_op: contextvars.ContextVar[Operation | None] | None = None,
+        current_op: contextvars.ContextVar[Step | None] | None = None,
         result: PushResult | None = None,
     ) -> None:
         self.client = client
@@ -300,14 +234,14 @@ class Executor:
         self._transport_failures = 0
 
     async def run(self) -> PushResult:
-        groups: dict[str, list[Operation]] = {}
+        groups: dict[str, list[Step]] = {}
         for op in self.plan.operations:
             groups.setdefault(op.app_key, []).append(op)
         gate = asyncio.Semaphore(self.concurrency)
         self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
                            counts=self.plan.counts())
 
-        async def one(ops: list[Operation]) -> None:
+        async def one(ops: list[Step]) -> None:
             async with gate:
                 await self._run_app(ops)
 
@@ -327,7 +261,7 @@ class Executor:
                                stopped=self.result.stopped or None)
         return self.result
 
-    async def _run_app(self, ops: list[Operation]) -> None:
+    async def _run_app(self, ops: list[Step]) -> None:
         app_id = ops[0].app_id
         state = self.base.get(app_id) if app_id else None
         if state is None and app_id:
@@ -352,7 +286,7 @@ class Executor:
                 outcome = await self._run_one(op, app_id, state)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # ApiError, OperationFailed, SecretUnavailable: one line each
+            except Exception as exc:  # ApiError, StepFailed, SecretUnavailable: one line each
                 reason = _one_line(exc)
                 self._note_failure(exc)
                 with contextlib.suppress(OSError):
@@ -377,11 +311,11 @@ class Executor:
             self.result.stopped = f"the service at {where} stopped answering; run the same push again"
             self._emit(PushEvent("stopped", message=self.result.stopped))
 
-    async def _run_one(self, op: Operation, app_id: str | None,
+    async def _run_one(self, op: Step, app_id: str | None,
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
         """Send one operation. Once the service has applied it, it *is* applied: what fails afterwards (the base
         or journal write) is a warning, never a failure that would invite a duplicate create."""
-        from tenantdeck.sync.ops import run_operation
+        from tenantdeck.sync.remote.ops import run_operation
 
         payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
                                         live_secret=self._live_secret)
@@ -389,7 +323,7 @@ class Executor:
         if self.current_op is not None:
             self.current_op.set(op)
         self._emit(PushEvent("started", op=op, done=len(self.result.results), total=len(self.plan.operations)))
-        if op.kind in ("create_app", "create_widget", "create_webhook", "store_sms"):
+        if kinds.step_kind(op.kind).creates:
             self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
                                name=name)
         result = await run_operation(self.client, op, app_id, payload)
@@ -426,7 +360,7 @@ class Executor:
             return token if isinstance(token, str) and token else None
         return None
 
-    def _record(self, op: Operation, status: str, reason: str = "", *, earlier: bool = False,
+    def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
                 error: BaseException | None = None) -> None:
         from tenantdeck.api.errors import ApiError
 
@@ -501,10 +435,8 @@ async def resolve_intents(
             if widgets:
                 wid = widgets[0].widget_id
                 res.widget_ids[(intent.app_name, intent.name)] = wid
-                state = dict(base.get(intent.app_id) or {"id": intent.app_id, "name": intent.app_name,
-                                                          "region": app["region"], "version": app["version"],
-                                                          "extensions": None, "widgets": {}, "sms": None,
-                                                          "webhooks": {}})
+                state = dict(base.get(intent.app_id) or kinds.empty_app(intent.app_id, intent.app_name,
+                                                                         app["region"], app["version"]))
                 state["widgets"] = {**(state.get("widgets") or {}), wid: normalise_widget_settings(widgets[0].settings)}
                 base[intent.app_id] = state
                 workspace.write_base_app(intent.app_id, state)
@@ -521,7 +453,7 @@ async def _adopt_recorded(client: ManagementClient, workspace: Workspace, by_nam
 
     Each is checked against the service first: an app deleted there since is not adopted.
     """
-    from tenantdeck.sync.journal import recorded_creates
+    from tenantdeck.sync.workspace.journal import recorded_creates
 
     for rec in recorded_creates(workspace.journal_dir):
         app = by_id.get(rec.app_id) if rec.kind == "create_widget" else None
@@ -575,7 +507,7 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
     ``done``: resource keys an earlier run of this plan already changed (journalled): that change is the plan's
     own progress, not someone else's.
     """
-    from tenantdeck.sync.labels import label
+    from tenantdeck.sync.kinds import label
 
     titles = {op.resource_key: (op.resource, op.app_name) for op in plan.operations}
     out: list[Stale] = []
@@ -617,4 +549,4 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
     return out
 
 
-__all__ = ["DraftIds", "Executor", "PushResult", "SecretUnavailable", "flatten", "resolve_intents", "stale_resources"]
+__all__ = ["DraftIds", "Executor", "PushResult", "SecretUnavailable", "resolve_intents", "stale_resources"]

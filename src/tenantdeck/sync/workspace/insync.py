@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tenantdeck.atomic import atomic_write_json
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.workspace.state import Workspace
 
 #: Bump whenever canonicalisation or the comparison rules change, so old entries cannot vouch for new code.
 CACHE_VERSION = 1

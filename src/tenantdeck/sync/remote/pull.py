@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
 from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
-from tenantdeck.sync.fetch import fetch_remote_apps
+from tenantdeck.sync.remote.fetch import fetch_remote_apps
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
-from tenantdeck.sync.state import Workspace
+from tenantdeck.sync.workspace.state import Workspace
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.api.profiles import Target
+    from tenantdeck.targets import Target
 
 #: Apps fetched at once; the client's own limiter (same number) caps requests in flight.
 DEFAULT_CONCURRENCY = 16
@@ -272,8 +272,8 @@ def prime_in_sync_cache(draft_path: Path) -> None:
 
     Best effort: this runs the ordinary offline comparison, and a cache that cannot be written only costs time.
     """
-    from tenantdeck.sync.session import DraftInvalid, compare_local, load_local
-    from tenantdeck.sync.state import WorkspaceError
+    from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local
+    from tenantdeck.sync.workspace.state import WorkspaceError
 
     try:
         compare_local(load_local(draft_path, reuse_in_sync=True), None)

@@ -1,0 +1,55 @@
+"""The app itself: name, region and version. Created and deleted as a whole; the API has no update-app call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.sync.kinds.base import Kind, Leaves, StepKind
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+FIELDS = ("name", "region", "version")
+
+
+class App(Kind):
+    name = "app"
+    steps = (StepKind("create_app", "create app", "create", assigns_id=True),
+             StepKind("delete_app", "delete app", "delete"))
+    labels = {"name": "App name", "region": "Region", "version": "App version"}
+
+    def title(self, rid: str, name: str | None) -> str:
+        return "app"
+
+    def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
+        return {"": {k: app[k] for k in FIELDS if app.get(k) is not None}}
+
+    def leaves(self, raw: Any) -> Leaves:
+        return dict(raw)
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        app.update(leaves)
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        if step.kind == "create_app":
+            app = await client.create_app(payload["name"], payload["region"], payload.get("version", "3"))
+            return {"app_id": app.id}
+        assert app_id is not None, f"{step.key}: no app id"
+        await client.delete_app(app_id)
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        """A created app's base is an empty app; a deleted app has none (None)."""
+        if step.kind == "delete_app":
+            return None
+        from tenantdeck.sync.kinds import empty_app
+
+        payload = step.payload
+        return empty_app(result["app_id"], payload["name"], payload["region"], payload.get("version", "3"))
+
+
+KIND = App()

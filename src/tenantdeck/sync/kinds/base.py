@@ -1,0 +1,168 @@
+"""What every resource kind provides (:class:`Kind`), and the pieces kinds share (leaves, step descriptions).
+
+A canonical app (:mod:`tenantdeck.sync.canonical`) holds several kinds of resource: the app's own fields, its
+extension switches, widgets, SMS settings, webhooks and each webhook's trigger set. Compare, plan, settle and the
+push executor are generic; whatever differs between kinds is asked of the kind's module here, so adding a kind is
+one new module and one line in :data:`tenantdeck.sync.kinds.KINDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from tenantdeck.sync.changes import ABSENT
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+Leaves = dict[str, Any]
+#: A resource the service does not report (e.g. triggers, on an API that does not list them): base stands in.
+UNKNOWN_RESOURCE: Leaves = {"unknown": True}
+
+
+def is_secret_state(value: Any) -> bool:
+    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown"} & set(value))
+
+
+def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
+    """Nested dicts -> ``{"style.primary_color": ...}``. Lists and secret states are leaves; None means absent."""
+    out: Leaves = {}
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if item is None:
+            continue
+        if isinstance(item, Mapping) and not is_secret_state(item):
+            out.update(flatten(item, path + "."))
+        else:
+            out[path] = item
+    return out
+
+
+def unflatten(leaves: Mapping[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`flatten` (absent leaves are simply left out)."""
+    out: dict[str, Any] = {}
+    for path, value in leaves.items():
+        if value is ABSENT:
+            continue
+        node = out
+        *parents, last = path.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
+
+
+def with_changes(old: Mapping[str, Any] | None, step: Step, sent: Mapping[str, Any]) -> dict[str, Any]:
+    """The base of an updated resource: the old base with only the step's *local* changes applied.
+
+    Not simply what was sent: the body also carries remote-only changes (drift) that the draft does not have, and
+    recording them as base would make the next diff show them as local reverts. Secrets changed locally take the
+    fingerprint of the value sent.
+    """
+    if old is None:
+        return dict(sent)
+    leaves = flatten(old)
+    sent_leaves = flatten(sent)
+    for change in step.changes:
+        if change.secret:
+            if change.path in sent_leaves:
+                leaves[change.path] = sent_leaves[change.path]
+        elif change.after is None or change.after is ABSENT:
+            leaves.pop(change.path, None)
+        else:
+            leaves[change.path] = change.after
+    return unflatten(leaves)
+
+
+class StepFailed(Exception):
+    """The call returned, but the service reported that part of it did not apply (e.g. one trigger)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepKind:
+    """One kind of plan step (one API call): how it counts, how the plan text names it."""
+
+    name: str  #: ``create_widget``: the ``kind`` of a :class:`~tenantdeck.sync.plan.Step`
+    verb: str  #: what the plan text says before the resource: "create"
+    effect: Literal["create", "update", "delete"]  #: how the summary counts it; "delete" is destructive
+    shown_as: Literal["create", "update", "delete"] | None = None  #: the plan text's symbol, when not ``effect``
+    assigns_id: bool = False  #: the service answers with the new object's id (written back into the draft)
+    folds_defaults: bool = False  #: plan text lists only the values that differ from the defaults
+
+    @property
+    def destructive(self) -> bool:
+        return self.effect == "delete"
+
+    @property
+    def creates(self) -> bool:
+        """A create: journalled as an intent first, so a crash before its answer cannot make a duplicate."""
+        return self.effect == "create"
+
+    @property
+    def symbol(self) -> str:
+        return self.shown_as or self.effect
+
+
+class Kind:
+    """One kind of resource of a canonical app. Subclasses override what differs; the defaults fit a kind held as
+    one nested object (SMS)."""
+
+    name: ClassVar[str]  #: the kind in comparisons, fingerprints and labels: "widget"
+    section: ClassVar[str | None] = None  #: the canonical app's key that holds it ("widgets"); None: the app itself
+    steps: ClassVar[tuple[StepKind, ...]] = ()
+    #: the section's value in an app that has nothing of this kind yet
+    empty: ClassVar[Mapping[str, Any]] = {}
+    secret_fields: ClassVar[frozenset[str]] = frozenset()
+    labels: ClassVar[Mapping[str, str]] = {}
+    #: the draft manages only the entries it names (extensions: the others are left as they are)
+    partial: ClassVar[bool] = False
+    #: the kind whose resources these belong to (triggers of a webhook): created and deleted with it
+    parent: ClassVar[str | None] = None
+    #: leaf path -> the value a new resource has when the draft leaves it out (see ``StepKind.folds_defaults``)
+    defaults: ClassVar[Mapping[str, Any]] = {}
+
+    # -- naming
+    def label(self, path: str) -> str:
+        """The human label of ``path`` inside a resource of this kind (falls back to the path itself)."""
+        return self.labels.get(path, path)
+
+    def title(self, rid: str, name: str | None) -> str:
+        """How plans name one resource of this kind: ``widget "Support" (w-1)``."""
+        return self.name
+
+    def is_secret(self, path: str) -> bool:
+        return path in self.secret_fields
+
+    def absent_is_unchanged(self, path: str) -> bool:
+        """A field the draft leaves out is left as it is on the service (not cleared). True for secrets: the API
+        cannot clear one, and an update without it keeps it."""
+        return self.is_secret(path)
+
+    # -- cutting a canonical app into resources and leaves, and back
+    def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
+        """rid -> the canonical (nested) value of each resource of this kind in ``app``."""
+        value = app.get(self.section or "")
+        return {} if value is None else {"": value}
+
+    def leaves(self, raw: Any) -> Leaves:
+        return flatten(raw)
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        """Write one resource's leaves back into a canonical app (the inverse of :meth:`resources`)."""
+        assert self.section is not None
+        app[self.section] = unflatten(leaves)
+
+    # -- the service
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        """Perform ``step`` with a payload whose secrets are resolved; returns the ids the service assigned."""
+        raise ValueError(f"unknown step kind {step.kind!r}")  # pragma: no cover - plans are built from the kinds
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The app's base (a copy, None before ``create_app``) after ``step`` succeeded: its resource replaced by
+        what was sent (secrets as fingerprints). None: the app is gone."""
+        return base

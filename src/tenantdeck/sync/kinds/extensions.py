@@ -1,0 +1,53 @@
+"""Extension switches: ``{extension id: enabled}``. The draft manages only the extensions it names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.sync.kinds.base import Kind, Leaves, StepFailed, StepKind
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+
+class Extensions(Kind):
+    name = "extensions"
+    section = "extensions"
+    empty = {"extensions": None}
+    partial = True
+    steps = (StepKind("set_extensions", "switch", "update"),)
+
+    def label(self, path: str) -> str:
+        return f"Extension {path}"
+
+    def title(self, rid: str, name: str | None) -> str:
+        return "extensions"
+
+    def leaves(self, raw: Any) -> Leaves:
+        return dict(raw)
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        app["extensions"] = dict(sorted({**(app.get("extensions") or {}), **leaves}.items()))
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        assert app_id is not None, f"{step.key}: no app id"
+        result = await client.set_extensions(app_id, enabled=payload["enabled"], disabled=payload["disabled"])
+        failed = sorted(k for k, ok in result.items() if not ok)
+        if failed:
+            raise StepFailed(f"the service did not switch extension(s) {', '.join(failed)}")
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        states = dict(base.get("extensions") or {})
+        states.update(dict.fromkeys(sent["enabled"], True))
+        states.update(dict.fromkeys(sent["disabled"], False))
+        base["extensions"] = dict(sorted(states.items()))
+        return base
+
+
+KIND = Extensions()

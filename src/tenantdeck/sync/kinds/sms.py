@@ -1,0 +1,58 @@
+"""The legacy SMS extension's settings: one object per app, its Twilio auth token a secret (fingerprinted)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models.secrets import secret_fields
+from tenantdeck.models.sms import SmsSettings
+from tenantdeck.sync.kinds.base import Kind, StepKind, with_changes
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+
+class Sms(Kind):
+    name = "sms"
+    section = "sms"
+    empty = {"sms": None}
+    secret_fields = frozenset(secret_fields(SmsSettings))
+    steps = (StepKind("store_sms", "store", "create"), StepKind("update_sms", "update", "update"),
+             StepKind("delete_sms", "delete", "delete"))
+    labels = {
+        "fromMobileNo": "Sender number",
+        "messageDelay": "Seconds unread before an SMS",
+        "twilioAccountSid": "Twilio account SID",
+        "twilioAuthToken": "Twilio auth token",
+        "websiteURL": "Website URL",
+    }
+
+    def title(self, rid: str, name: str | None) -> str:
+        return "SMS settings"
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        assert app_id is not None, f"{step.key}: no app id"
+        if step.kind == "store_sms":
+            await client.store_sms(app_id, payload["settings"])
+        elif step.kind == "update_sms":
+            await client.update_sms(app_id, payload["settings"])
+        else:
+            await client.delete_sms(app_id)
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        if step.kind == "store_sms":
+            base["sms"] = sent["settings"]
+        elif step.kind == "update_sms":
+            base["sms"] = with_changes(base.get("sms"), step, sent["settings"])
+        else:
+            base["sms"] = None
+        return base
+
+
+KIND = Sms()

@@ -1,0 +1,76 @@
+"""The trigger set of each webhook: ``{trigger id: True}``, added and removed by their own endpoints. Held inside
+the canonical webhook (its ``triggers`` list), created with it and deleted with it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Kind, Leaves, StepFailed, StepKind
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+
+def cannot_tell(value: Any) -> bool:
+    """A side that cannot tell this value: what the service does not report, or a ${VAR} whose variable is unset."""
+    return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
+
+
+class Triggers(Kind):
+    name = "triggers"
+    section = "webhooks"
+    parent = "webhook"
+    steps = (StepKind("add_triggers", "add", "update", shown_as="create"),
+             StepKind("remove_triggers", "remove", "delete"))
+
+    def label(self, path: str) -> str:
+        return f"Trigger {path}"
+
+    def title(self, rid: str, name: str | None) -> str:
+        return f"triggers of webhook {rid}"
+
+    def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for hid, hook in (app.get("webhooks") or {}).items():
+            triggers = hook.get("triggers")
+            out[hid] = UNKNOWN_RESOURCE if cannot_tell(triggers) else {t: True for t in triggers or []}
+        return out
+
+    def leaves(self, raw: Any) -> Leaves:
+        return dict(raw)
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        hooks = dict(app.get("webhooks") or {})
+        hook = dict(hooks.get(rid) or {})
+        hook["triggers"] = sorted(t for t, on in leaves.items() if on)
+        hooks[rid] = hook
+        app["webhooks"] = hooks
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        assert app_id is not None, f"{step.key}: no app id"
+        if step.kind == "add_triggers":
+            result = await client.add_triggers(app_id, step.rid, payload["ids"])
+            failed = sorted(k for k, ok in result.items() if not ok)
+            if failed:
+                raise StepFailed(f"the service did not add trigger(s) {', '.join(failed)}")
+        else:
+            await client.remove_triggers(app_id, step.rid, payload["ids"])
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        hooks = dict(base.get("webhooks") or {})
+        hook = dict(hooks.get(step.rid) or {})
+        current = set(hook.get("triggers") or []) if isinstance(hook.get("triggers"), list) else set()
+        current = current | set(sent["ids"]) if step.kind == "add_triggers" else current - set(sent["ids"])
+        hook["triggers"] = sorted(current)
+        hooks[step.rid] = hook
+        base["webhooks"] = hooks
+        return base
+
+
+KIND = Triggers()

@@ -1,0 +1,85 @@
+"""Webhooks: ``{id: fields}`` (the id is ours to choose). Several fields are write-only (never reported by the
+service, ``catalog.WEBHOOK_WRITE_ONLY``) and the password is a secret; a field the draft leaves out is left as it is
+on the service. Each webhook's trigger set is a kind of its own (:mod:`.triggers`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models.secrets import secret_fields
+from tenantdeck.models.webhook import WebhookBody
+from tenantdeck.sync.kinds.base import Kind, StepKind, unflatten, with_changes
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+
+class Webhook(Kind):
+    name = "webhook"
+    section = "webhooks"
+    empty = {"webhooks": {}}
+    secret_fields = frozenset(secret_fields(WebhookBody))
+    steps = (StepKind("create_webhook", "create", "create"), StepKind("update_webhook", "update", "update"),
+             StepKind("delete_webhook", "delete", "delete"))
+    labels = {
+        "name": "Name",
+        "webhookURL": "URL",
+        "useBasicAuth": "Use Basic Auth",
+        "username": "Basic Auth username",
+        "password": "Basic Auth password",
+        "enabled": "Enabled",
+        "retryOnFailure": "Retry on failure",
+    }
+
+    def title(self, rid: str, name: str | None) -> str:
+        return f'webhook "{name or rid}" ({rid})'
+
+    def absent_is_unchanged(self, path: str) -> bool:
+        """Every field: several are write-only (never reported), and an update that omits a field keeps it."""
+        return True
+
+    def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
+        return {hid: {k: v for k, v in hook.items() if k not in ("triggers", "id")}
+                for hid, hook in (app.get("webhooks") or {}).items()}
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        hooks = dict(app.get("webhooks") or {})
+        old = hooks.get(rid) or {}
+        kept = {k: old[k] for k in ("id", "triggers") if k in old}
+        hooks[rid] = {**unflatten(leaves), **kept}
+        app["webhooks"] = hooks
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        assert app_id is not None, f"{step.key}: no app id"
+        if step.kind == "create_webhook":
+            await client.create_webhook(app_id, payload)
+        elif step.kind == "update_webhook":
+            await client.update_webhook(app_id, step.rid, payload)
+        else:
+            await client.delete_webhook(app_id, step.rid)
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        hooks = dict(base.get("webhooks") or {})
+        if step.kind == "delete_webhook":
+            base["webhooks"] = {k: v for k, v in hooks.items() if k != step.rid}
+            return base
+        old = hooks.get(step.rid) or {}
+        body = {k: v for k, v in sent.items() if k != "id"}
+        hook = body if step.kind == "create_webhook" else with_changes(
+            {k: v for k, v in old.items() if k != "triggers"}, step, body)
+        for name in sorted(self.secret_fields):
+            if name not in body:
+                hook[name] = old.get(name)  # not sent: the service kept it
+        hook["triggers"] = list(old.get("triggers") or []) if isinstance(old.get("triggers"), list) else []
+        hooks[step.rid] = hook
+        base["webhooks"] = hooks
+        return base
+
+
+KIND = Webhook()

@@ -1,0 +1,73 @@
+"""Chat widgets: ``{widgetId (or new:<name>): settings}``, each compared field by field and updated as a whole.
+
+The API has no widget delete: a widget gone from the draft is reported, never deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models import catalog
+from tenantdeck.sync.kinds.base import Kind, StepKind, unflatten, with_changes
+
+if TYPE_CHECKING:
+    from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.plan import Step
+
+
+class Widget(Kind):
+    name = "widget"
+    section = "widgets"
+    empty = {"widgets": {}}
+    steps = (StepKind("create_widget", "create", "create", assigns_id=True, folds_defaults=True),
+             StepKind("update_widget", "update", "update"))
+    #: leaf path -> the value a new widget has when it leaves the setting out (plan text folds those)
+    defaults = {
+        **{f"style.{k}": v for k, v in catalog.STYLE_DEFAULTS.items()},
+        **{f"sidebar.{k}": v for k, v in catalog.SIDEBAR_DEFAULTS.items()},
+        **{f"main.{k}": v for k, v in catalog.MAIN_DEFAULTS.items()},
+        "version": catalog.WIDGET_VERSION,
+    }
+
+    def label(self, path: str) -> str:
+        section, _, key = path.partition(".")
+        if section == "main" and key in catalog.TOGGLES_BY_KEY:
+            return catalog.TOGGLES_BY_KEY[key].label
+        if section == "style" and key in catalog.STYLE_LABELS:
+            return catalog.STYLE_LABELS[key]
+        if section == "sidebar" and key in catalog.SIDEBAR_LABELS:
+            return catalog.SIDEBAR_LABELS[key]
+        return {"name": "Widget name", "version": "Widget version"}.get(path, path)
+
+    def title(self, rid: str, name: str | None) -> str:
+        shown = rid if not rid.startswith("new:") else "new"
+        return f'widget "{name or rid}" ({shown})'
+
+    def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(app.get("widgets") or {})
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        app["widgets"] = {**(app.get("widgets") or {}), rid: unflatten(leaves)}
+
+    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+        assert app_id is not None, f"{step.key}: no app id"
+        if step.kind == "create_widget":
+            return {"widget_id": await client.create_widget(app_id, payload["settings"])}
+        await client.update_widget(app_id, step.rid, payload["settings"])
+        return {}
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        widgets = dict(base.get("widgets") or {})
+        if step.kind == "create_widget":
+            widgets[result["widget_id"]] = sent["settings"]
+        else:
+            widgets[step.rid] = with_changes(widgets.get(step.rid), step, sent["settings"])
+        base["widgets"] = widgets
+        return base
+
+
+KIND = Widget()

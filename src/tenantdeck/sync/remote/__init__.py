@@ -1,0 +1,6 @@
+"""The engine's network side: everything that calls the management API (through ``tenantdeck.api.client``).
+
+``fetch`` (every read of one app's live state, and the live side of a comparison), ``pull`` (service -> draft and
+base), ``push`` (the executor: steps against the service, journalled and resumable), ``engine`` (push as data:
+prepare a plan to confirm, then run it reporting events).
+"""

@@ -1,0 +1,207 @@
+"""Every read needed to know one app's remote state, run concurrently within an app and across apps.
+
+One app takes four independent reads (extensions, widgets, SMS, webhooks) and then one trigger list per webhook.
+Apps are fetched ``concurrency`` at a time; the client's own limiter still caps requests in flight and per
+second, so this only decides how much work is queued, not how hard the service is hit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.api.client import ManagementClient
+from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
+from tenantdeck.sync.kinds import KINDS
+
+if TYPE_CHECKING:
+    from tenantdeck.sync.workspace.local import Local
+
+
+@dataclass(slots=True)
+class RemoteAppBundle:
+    """What the service holds for one app. Each webhook dict carries a ``"triggers"`` list.
+
+    ``extensions`` is None when it could not be read; an extension whose ``enabled`` is None means the service
+    does not tell per-app state (the real API), which the canonical form records as "unknown".
+    ``sms`` may hold the Twilio auth token in clear: turn the bundle into canonical form (which fingerprints it)
+    and drop the bundle; never log or store it.
+    """
+
+    app: RemoteApp
+    extensions: list[RemoteExtension] | None
+    widgets: list[RemoteWidget] = field(default_factory=list)
+    sms: dict[str, Any] | None = field(default=None, repr=False)
+    webhooks: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAppBundle:
+    """All reads for one app; the first failure cancels the others and propagates (an ``ApiError``)."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            extensions_t = tg.create_task(client.list_extensions(app.id))
+            widgets_t = tg.create_task(client.list_widgets(app.id))
+            sms_t = tg.create_task(client.get_sms(app.id))
+            webhooks_t = tg.create_task(client.list_webhooks(app.id))
+        webhooks = [dict(h) for h in webhooks_t.result()]
+        if webhooks:
+            async with asyncio.TaskGroup() as tg:
+                trigger_tasks = [tg.create_task(client.list_triggers(app.id, str(h["id"]))) for h in webhooks]
+            for hook, task in zip(webhooks, trigger_tasks, strict=True):
+                hook["triggers"] = task.result()
+    except BaseExceptionGroup as group:
+        raise _first_error(group) from None
+    return RemoteAppBundle(
+        app=app,
+        extensions=extensions_t.result(),
+        widgets=widgets_t.result(),
+        sms=sms_t.result(),
+        webhooks=webhooks,
+    )
+
+
+async def fetch_remote_apps(
+    client: ManagementClient,
+    apps: Iterable[RemoteApp],
+    concurrency: int = 8,
+    *,
+    on_done: Callable[[RemoteAppBundle], Awaitable[None] | None] | None = None,
+) -> list[RemoteAppBundle]:
+    """Fetch many apps, at most ``concurrency`` at a time; results keep the order of ``apps``.
+
+    ``on_done`` is called as each app completes (progress reporting). The first failure cancels the rest and is
+    raised as is: a partial pull would write a draft and base that disagree with each other.
+    """
+    apps = list(apps)
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(app: RemoteApp) -> RemoteAppBundle:
+        async with gate:
+            bundle = await fetch_remote_app(client, app)
+        if on_done is not None:
+            result = on_done(bundle)
+            if result is not None:
+                await result
+        return bundle
+
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(one(app)) for app in apps]
+    except BaseExceptionGroup as group:
+        raise _first_error(group) from None
+    return [t.result() for t in tasks]
+
+
+def _first_error(group: BaseExceptionGroup[Any]) -> BaseException:
+    """TaskGroup wraps failures in a group; callers want the one error a user should read."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            return _first_error(exc)
+        return exc
+    return group  # pragma: no cover - a group is never empty
+
+
+# -- the live side of a comparison ------------------------------------------------------------------------------
+
+
+async def list_known_apps(client: ManagementClient, ids: set[str],
+                          listing: list[RemoteApp] | None = None) -> dict[str, RemoteApp]:
+    """The service's apps among ``ids`` (one paged list call, or ``listing`` when the caller already made it; an
+    id missing from the answer is gone)."""
+    if not ids:
+        return {}
+    if listing is None:
+        listing = await client.list_apps()
+    return {app.id: app for app in listing if app.id in ids}
+
+
+async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: bytes,
+                     concurrency: int = 16, listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
+    """Canonical live state of the apps among ``ids`` that exist on the service."""
+    from tenantdeck.sync.canonical import canonical_app_from_remote
+
+    known = await list_known_apps(client, ids, listing)
+    out: dict[str, dict[str, Any]] = {}
+
+    def keep(bundle: Any) -> None:
+        out[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
+
+    await fetch_remote_apps(client, list(known.values()), concurrency, on_done=keep)
+    return out
+
+
+async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurrency: int = 16,
+                              listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
+    """Like :func:`fetch_live`, but reads only what this push can act on.
+
+    A push applies local changes (base -> draft) and refuses conflicts, which need a local change too. A section of
+    an app (extensions, widgets, SMS, webhooks) whose draft equals its base therefore yields no operation and no
+    conflict whatever the live side says, so it is not read: its live value is taken from the base, which makes it
+    compare as in sync. An app with no local change at all costs no request beyond the one paged app list.
+    On a 1,000-app account where one toggle changed, that is one widget read per app instead of four or five.
+    ``diff`` keeps reading everything, to report remote drift.
+    """
+    import copy
+
+    from tenantdeck.sync.canonical import canonical_app_from_remote
+
+    known = await list_known_apps(client, local.app_ids(), listing)
+    drafts = {a["id"]: a for a in local.apps if a.get("id")}
+    gate = asyncio.Semaphore(max(1, concurrency))
+    out: dict[str, dict[str, Any]] = {}
+
+    async def none() -> Any:
+        return None
+
+    async def one(app_id: str) -> None:
+        d, b = drafts.get(app_id), local.base.get(app_id)
+        changed = _locally_changed_sections(d, b)
+        if b is not None and not changed:
+            out[app_id] = copy.deepcopy(b)
+            return
+        d = d or {}
+        want_ext = "extensions" in changed and d.get("extensions") is not None
+        async with gate:
+            app = known[app_id]
+            ext, widgets, sms, hooks = await asyncio.gather(
+                client.list_extensions(app_id) if want_ext else none(),
+                client.list_widgets(app_id) if "widgets" in changed else none(),
+                client.get_sms(app_id) if "sms" in changed else none(),
+                client.list_webhooks(app_id) if "webhooks" in changed else none(),
+            )
+            hooks = [dict(h) for h in hooks or []]
+            triggers = await asyncio.gather(*(client.list_triggers(app_id, str(h["id"])) for h in hooks))
+            for hook, ids in zip(hooks, triggers, strict=True):
+                hook["triggers"] = ids
+        bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks)
+        live = canonical_app_from_remote(bundle, secret_key=local.secret_key)
+        if b is not None:
+            for section in _SECTIONS:
+                if section not in changed or (section == "extensions" and not want_ext):
+                    live[section] = copy.deepcopy(b.get(section))
+        out[app_id] = live
+
+    await asyncio.gather(*(one(app_id) for app_id in known))
+    return out
+
+
+#: resource kind of the comparison -> the canonical section that holds it (the app's own fields have none)
+_SECTION_OF = {k.name: k.section for k in KINDS if k.section is not None}
+_SECTIONS = tuple(dict.fromkeys(_SECTION_OF.values()))
+
+
+def _locally_changed_sections(draft: dict[str, Any] | None, base: dict[str, Any] | None) -> set[str]:
+    """Sections of one app with a local change (base -> draft), by the comparison's own rules.
+
+    Raw equality would not do: the base records what the service reports (every known extension, fields it does
+    not return as unknown), which the draft's canonical form never matches. Offline, live is the base, so
+    every non-"in sync" resource is a local change.
+    """
+    from tenantdeck.sync.compare import compare_app
+
+    if base is None or draft is None:
+        return set(_SECTIONS)
+    diff = compare_app(draft, base, base, offline=True)
+    return {_SECTION_OF[r.kind] for r in diff.resources if r.status != "in_sync" and r.kind in _SECTION_OF}

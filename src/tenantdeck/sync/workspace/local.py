@@ -1,0 +1,167 @@
+"""The local side of diff, plan and push: load the draft and its workspace (base snapshot, in-sync cache), compare
+with a live side (or offline, with the base), plan.
+
+Reading the live side is :mod:`tenantdeck.sync.remote.fetch`'s job. The offline path (``diff --offline``) imports
+neither httpx nor the client: it must cost about what ``validate`` costs on the same draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.problems import Problem
+from tenantdeck.sync.compare import Comparison, compare_all
+from tenantdeck.sync.plan import Plan, build_plan
+
+if TYPE_CHECKING:
+    from tenantdeck.draft import LoadResult
+    from tenantdeck.models import Draft
+    from tenantdeck.sync.changes import Conflict
+    from tenantdeck.sync.resolve import Choice, Settled
+    from tenantdeck.sync.workspace.state import Workspace
+
+
+class DraftInvalid(Exception):
+    """The draft has errors; ``problems`` are located and ready to print."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{sum(p.is_error for p in problems)} error(s) in the draft")
+        self.problems = problems
+
+
+@dataclass(slots=True)
+class Local:
+    """The draft, its canonical apps, and the workspace's base snapshot."""
+
+    path: Path
+    result: LoadResult
+    workspace: Workspace
+    secret_key: bytes
+    env: Mapping[str, str]
+    apps: list[dict[str, Any]] = field(default_factory=list)
+    base: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: offline only: app ids the in-sync cache vouches for (not canonicalised, base not loaded), id -> name
+    in_sync: dict[str, str] = field(default_factory=dict)
+    #: offline only: app id -> digest of what its canonical form is computed from (see :mod:`.insync`)
+    digests: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def draft(self) -> Draft:
+        assert self.result.draft is not None
+        return self.result.draft
+
+    @property
+    def text(self) -> str:
+        return self.result.doc.text or ""
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.result.problems if not p.is_error]
+
+    def app_ids(self) -> set[str]:
+        """Every app id the draft or the base knows: the apps to read from the service."""
+        return {a["id"] for a in self.apps if a.get("id")} | set(self.base)
+
+
+def load_local(
+    path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
+    text: str | None = None,
+) -> Local:
+    """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
+
+    ``reuse_in_sync`` (offline diff/plan only) skips the apps the in-sync cache vouches for: they are listed in
+    ``Local.in_sync`` instead of ``Local.apps`` and their base files are not read.
+    ``text``: the draft as an editor holds it (unsaved edits included); the file at ``path`` is then not read, and
+    ``path`` only names the draft and its workspace.
+    """
+    from tenantdeck.draft import load_draft
+    from tenantdeck.draft.load import load_text
+    from tenantdeck.sync.canonical import canonical_app_from_draft
+    from tenantdeck.sync.workspace.state import Workspace
+
+    env = os.environ if env is None else env
+    result = load_draft(path) if text is None else load_text(text, file=os.fspath(path))
+    if not result.ok:
+        raise DraftInvalid(result.problems)
+    workspace = Workspace(path)
+    key = workspace.secret_key()
+    draft = result.draft
+    assert draft is not None
+    digests: dict[str, str] = {}
+    hits: set[str] = set()
+    if reuse_in_sync and isinstance(result.doc.data, dict):
+        from tenantdeck.sync.workspace.insync import InSyncCache, app_digest, preset_digests
+
+        data = result.doc.data
+        presets = preset_digests(data.get("presets") or {})
+        for app, app_data in zip(draft.apps, data.get("apps") or [], strict=False):
+            if app.id and isinstance(app_data, dict):
+                digests[app.id] = app_digest(app_data, presets, env, key)
+        hits = InSyncCache(workspace).hits(digests)
+    apps = [
+        canonical_app_from_draft(draft, i, secret_key=key, env=env)
+        for i, app in enumerate(draft.apps)
+        if app.id not in hits
+    ]
+    in_sync = {app.id: app.name for app in draft.apps if app.id in hits}
+    return Local(Path(path), result, workspace, key, env, apps, workspace.load_base(skip=hits), in_sync, digests)
+
+
+def compare_local(local: Local, live: Mapping[str, Mapping[str, Any]] | None) -> Comparison:
+    """Compare, then (when digests were taken) remember which apps have no local change."""
+    comparison = compare_all(local.apps, local.base, live, in_sync=local.in_sync)
+    if local.digests:
+        from tenantdeck.sync.workspace.insync import InSyncCache
+
+        clean = {a.app_id: local.digests[a.app_id] for a in comparison.apps
+                 if a.app_id in local.digests and a.app_id not in local.in_sync and _no_local_change(a)}
+        stale = [app_id for app_id in local.digests if app_id not in clean and app_id not in local.in_sync]
+        InSyncCache(local.workspace).record(clean, forget=stale)
+    return comparison
+
+
+def _no_local_change(app: Any) -> bool:
+    """The draft matches the base: nothing to push, whatever the live side did."""
+    if app.status not in ("in_sync", "drift") or app.draft is None or app.base is None:
+        return False
+    return all(leaf.state in ("same", "remote") for res in app.resources for leaf in res.leaves)
+
+
+def plan_local(local: Local, comparison: Comparison, *, allow_delete: bool = False, profile: str | None = None,
+               base_url: str | None = None) -> Plan:
+    plan = build_plan(comparison, local.draft, allow_delete=allow_delete, draft_path=str(local.path.resolve()),
+                      profile=profile, base_url=base_url)
+    plan.draft_sha256 = local.sha256
+    return plan
+
+
+def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice,
+                     env: Mapping[str, str]) -> tuple[Local, Settled]:
+    """Apply ``choice`` to ``conflicts`` of ``local`` (a :class:`Local`): the draft file is
+    edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
+    """
+    from tenantdeck.draft.session import DraftSession
+    from tenantdeck.sync.resolve import Settled, keep_mine, split, take_theirs
+
+    mine, theirs, unknown = split(conflicts, choice)
+    settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
+    if theirs:
+        session = DraftSession.open(local.path)
+        take_theirs(session, theirs, settled)
+        if settled.draft_changed:
+            session.save()
+    if mine:
+        for app_id in keep_mine(local.base, mine, settled):
+            local.workspace.write_base_app(app_id, local.base[app_id])
+    if settled.draft_changed or settled.base_changed:
+        local = load_local(local.path, env)
+    return local, settled
