@@ -154,3 +154,26 @@ async def _settle_both_ways(draft: Path) -> None:
         assert screen.plan.conflicts == []
         (op,) = screen.plan.operations
         assert [(c.path, c.after) for c in op.changes] == [("style.background_color", "#ABCDEF")]
+
+
+def test_an_unfinished_push_is_offered_to_be_finished_at_the_next_start(draft: Path) -> None:
+    from tenantdeck.sync.workspace.journal import Journal, unfinished_push
+    from tenantdeck.sync.workspace.state import Workspace
+
+    journal_dir = Workspace(draft).journal_dir
+    assert unfinished_push(journal_dir) is None
+    journal = Journal.new(journal_dir, "abc123")
+    journal.write("start", plan_hash="abc123", operations=3, counts={})
+    journal.write("done", op="x", kind="update_widget", app_id="a", app_name="Acme Support", rid="w")
+    journal.close()  # no "end": the process died mid-push
+    line = unfinished_push(journal_dir)
+    assert line is not None and "stopped before it finished (1 operation(s) recorded as applied)" in line
+
+    async def start() -> list[str]:
+        app = TenantdeckApp(draft)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            return [n.message for n in app._notifications]
+
+    messages = asyncio.run(start())
+    assert any("stopped before it finished" in m and "F6 then p" in m for m in messages), messages

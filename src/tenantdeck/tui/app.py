@@ -50,6 +50,20 @@ class TenantdeckApp(App[None]):
             self.action_problems()
         else:
             self.validate_in_background()
+        self._offer_unfinished_push()
+
+    def _offer_unfinished_push(self) -> None:
+        """A push cut off by a crash or a dropped session is said at the next start, with how to finish it."""
+        from tenantdeck.sync.workspace.journal import unfinished_push
+        from tenantdeck.sync.workspace.state import Workspace
+
+        try:
+            line = unfinished_push(Workspace(self.editor.path).journal_dir)
+        except OSError:
+            return
+        if line:
+            self.notify(f"{line[0].upper()}{line[1:]}. F6 then p pushes again and finishes it without duplicates.",
+                        title="Unfinished push", severity="warning", timeout=30)
 
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def validate_in_background(self) -> None:

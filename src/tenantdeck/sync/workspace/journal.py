@@ -148,3 +148,30 @@ def recorded_creates(journal_dir: Path) -> list[RecordedCreate]:
             out.append(RecordedCreate(str(rec["kind"]), str(rec.get("app_name", "")), rec["app_id"],
                                       str(rec.get("name") or ""), rec.get("widget_id")))
     return out
+
+
+def unfinished_push(journal_dir: Path) -> str | None:
+    """One line about the newest push if it did not finish (killed, cut off, interrupted or partial), else None.
+
+    A push killed with the machine, or whose SSH session dropped, leaves a journal without an ``end`` line; one that
+    was interrupted or partly failed ends with counts saying so. Either way pushing again finishes the job, and the
+    editor says so at its next start.
+    """
+    if not journal_dir.is_dir():
+        return None
+    journals = sorted(journal_dir.glob("*.jsonl"))
+    if not journals:
+        return None
+    records = list(read_journal(journals[-1]))
+    if not records:
+        return None
+    when = datetime.fromtimestamp(float(records[0].get("ts", 0)), UTC).strftime("%Y-%m-%d %H:%M UTC")
+    end = next((r for r in reversed(records) if r.get("event") == "end"), None)
+    if end is None:
+        done = sum(1 for r in records if r.get("event") == "done")
+        return f"the push of {when} stopped before it finished ({done} operation(s) recorded as applied)"
+    counts = end.get("counts") or {}
+    if end.get("interrupted") or counts.get("failed") or counts.get("not_attempted"):
+        return (f"the push of {when} did not complete ({counts.get('applied', 0)} applied, {counts.get('failed', 0)} "
+                f"failed, {counts.get('not_attempted', 0)} not attempted)")
+    return None
