@@ -52,7 +52,7 @@ below the table, the widgets of this app where such a toggle is on.
     ExtensionsTab { height: 1fr; }
     ExtensionsTab #ext-summary { height: auto; padding: 0 1; color: $text-muted; }
     ExtensionsTab DataTable { height: 1fr; }
-    ExtensionsTab #ext-detail { height: auto; max-height: 5; padding: 0 1; border-top: solid $primary; }
+    ExtensionsTab #ext-detail { height: 5; padding: 0 1; border-top: solid $primary; }
     ExtensionsTab #ext-detail.-warning { color: $warning; }
     """
 
@@ -106,11 +106,9 @@ below the table, the widgets of this app where such a toggle is on.
             table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
         managed = sum(r.state != ev.NOT_MANAGED for r in self._rows)
         if ev.manages_extensions(data, self.app_index):
-            summary = (f"This draft manages {managed} of {len(self._rows)} extensions of this app; the others are "
-                       "left as they are on the service.")
+            summary = f"Managed here: {managed} of {len(self._rows)}; the rest are left as they are on the service."
         else:
-            summary = ("This draft does not manage this app's extensions (no `extensions` block): enabling or "
-                       "disabling one adds the block.")
+            summary = "Not managed here (no extensions block): enabling or disabling one adds the block."
         self.query_one("#ext-summary", Static).update(summary)
         self._show_detail()
 

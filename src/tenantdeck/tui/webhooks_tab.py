@@ -48,7 +48,7 @@ them as they are.
     WebhooksTab { height: 1fr; }
     WebhooksTab #wh-summary { height: auto; padding: 0 1; color: $text-muted; }
     WebhooksTab DataTable { height: 1fr; }
-    WebhooksTab #wh-detail { height: auto; max-height: 8; padding: 0 1; border-top: solid $primary; }
+    WebhooksTab #wh-detail { height: 7; padding: 0 1; border-top: solid $primary; }
     """
 
     def __init__(self, app_index: int) -> None:
