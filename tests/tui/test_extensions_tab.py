@@ -31,7 +31,7 @@ def test_enable_an_extension(draft_path: Path) -> None:
             await pilot.pause()
             assert app.editor.session.get("apps[0].extensions") == {
                 "enabled": ["polls", "reactions", "sms-notification", "stickers"], "disabled": []}
-            assert tab.query_one(DataTable).get_row("stickers")[1] == "enabled"
+            assert str(tab.query_one(DataTable).get_row("stickers")[1]) == "enabled"
             await pilot.press("f2")
             await pilot.pause()
         text = draft_path.read_text(encoding="utf-8")

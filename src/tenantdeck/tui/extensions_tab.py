@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -73,7 +74,7 @@ below the table, the widgets of this app where such a toggle is on.
         yield Static("", id="ext-summary")
         table: DataTable[str] = DataTable(id="extensions", cursor_type="row", zebra_stripes=True)
         yield table
-        yield Static("", id="ext-detail")
+        yield Static("", id="ext-detail", markup=False)
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -101,7 +102,7 @@ below the table, the widgets of this app where such a toggle is on.
         for r in self._rows:
             cells = {"Extension": r.name if r.known else f"{r.name} (not in the catalog)", "Id": r.id,
                      "State": r.state, "Needed by": ", ".join(d.toggle.label for d in r.dependents) or "-"}
-            table.add_row(*(_fit(cells[label], width) for label, width in columns), key=r.id)
+            table.add_row(*(Text(_fit(cells[label], width)) for label, width in columns), key=r.id)
         if self._rows:
             table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
         managed = sum(r.state != ev.NOT_MANAGED for r in self._rows)
@@ -149,18 +150,18 @@ below the table, the widgets of this app where such a toggle is on.
             return
         edits = ev.state_edits(self.editor.session.data, self.app_index, row.id, state)
         if not edits:
-            self.notify(f"{row.name} is already {state} in the draft.")
+            self.notify(f"{row.name} is already {state} in the draft.", markup=False)
             return
         outcome = self.editor.set_many(edits)
         if not outcome.ok:
-            self.notify(outcome.refused, title="Not changed", severity="error")
+            self.notify(outcome.refused, title="Not changed", severity="error", markup=False)
             return
         if state != ev.ENABLED and row.needed_by:
             self.notify(f"{row.name} is now {state}, but {'; '.join(row.needed_by)} needs it: turn the toggle off in "
                         "the Main tab, or enable it again (Ctrl+Z undoes).", title="Needed by a toggle",
-                        severity="warning", timeout=8)
+                        severity="warning", timeout=8, markup=False)
         else:
-            self.notify(f"{row.name}: {state}.")
+            self.notify(f"{row.name}: {state}.", markup=False)
 
 
 def _fit(text: str, width: int) -> str:

@@ -84,7 +84,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
                                 placeholder="${ENV_VAR}" if key == sv.TOKEN else description)
                 yield Static(description + (" Shown only as its reference." if key == sv.TOKEN else ""),
                              classes="sms-help")
-                yield Static("", id=f"sms-error-{key}", classes="sms-error")
+                yield Static("", id=f"sms-error-{key}", classes="sms-error", markup=False)
 
     def on_mount(self) -> None:
         self.refresh_fields()
@@ -171,7 +171,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         outcome = self.editor.set(f"{self.prefix}.{key}", value)
         if not outcome.ok:
             self._refused[key] = outcome.refused
-            self.notify(outcome.refused, title=f"{key} not changed", severity="error")
+            self.notify(outcome.refused, title=f"{key} not changed", severity="error", markup=False)
             with field.prevent(Input.Changed):
                 field.value = sv.show_value(settings.get(key))
         else:
@@ -185,21 +185,21 @@ The app's SMS notification settings (the `sms-notification` extension). All five
 
     def action_add(self) -> None:
         if self._settings() is not None:
-            self.notify("This app already has SMS settings.")
+            self.notify("This app already has SMS settings.", markup=False)
             return
         name = self.editor.get(f"apps[{self.app_index}].name", "") or ""
         outcome = self.editor.set(self.prefix, sv.new_settings(str(name)))
         if not outcome.ok:
-            self.notify(outcome.refused, title="Not added", severity="error")
+            self.notify(outcome.refused, title="Not added", severity="error", markup=False)
             return
         self.refresh_fields(keep_focused=False)
         self.query_one("#sms-twilioAccountSid", Input).focus()
         self.notify("SMS settings added with the catalog's defaults: fill in the Twilio account SID, and set the "
-                    "token's variable where you push.")
+                    "token's variable where you push.", markup=False)
 
     def action_remove(self) -> None:
         if self._settings() is None:
-            self.notify("This app has no SMS settings.")
+            self.notify("This app has no SMS settings.", markup=False)
             return
         from tenantdeck.tui.confirm import ConfirmScreen
 
@@ -208,10 +208,10 @@ The app's SMS notification settings (the `sms-notification` extension). All five
                 return
             outcome = self.editor.delete(self.prefix)
             if not outcome.ok:
-                self.notify(outcome.refused, title="Not removed", severity="error")
+                self.notify(outcome.refused, title="Not removed", severity="error", markup=False)
             else:
                 self._refused.clear()
-                self.notify("SMS settings removed from the draft (Ctrl+Z undoes).")
+                self.notify("SMS settings removed from the draft (Ctrl+Z undoes).", markup=False)
 
         self.app.push_screen(ConfirmScreen("Remove this app's SMS settings from the draft? A push then leaves the "
                                            "service's SMS settings as they are.", yes="Remove"), answered)

@@ -135,7 +135,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         start = self.original or {}
         title = "New webhook" if self.is_new else f"Edit webhook {start.get('id', '?')!s}"
         with Vertical():
-            yield Static(title, id="wf-title")
+            yield Static(title, id="wf-title", markup=False)
             with VerticalScroll():
                 yield from self._text_row("id", "Id", start, "letters and digits, at most 50, unique in the app")
                 yield from self._text_row("name", "Name", start, "at most 50 characters")
@@ -143,21 +143,22 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
                 yield from self._flag_row("enabled", "Enabled", start)
                 yield from self._flag_row("retryOnFailure", "Retry", start)
                 yield from self._flag_row("useBasicAuth", "Basic Auth", start)
+                suggestion = wv.password_reference(self.app_name, str(start.get("id", "")))
                 yield from self._text_row("username", "Username", start, self._unset_hint("letters and digits"))
-                yield from self._text_row("password", "Password", start,
-                                          self._unset_hint(wv.password_reference(self.app_name, start.get("id", ""))))
-                yield Static("Password: an ${ENV_VAR} reference only, set where you push.", classes="wf-note")
+                yield from self._text_row("password", "Password", start, self._unset_hint(suggestion))
+                yield Static(f"Password: an ${{ENV_VAR}} reference only, such as {suggestion}; set the variable "
+                             "where you push.", id="wf-password-note", classes="wf-note", markup=False)
                 yield Label("", id="wf-triggers-head")
                 yield Input(placeholder="Filter triggers: id or category (messages, users, groups, calls, ...)",
                             id="wf-filter", compact=True)
                 yield TriggerList(id="wf-triggers", compact=True)
-                yield Static("", id="wf-msg-triggers", classes="wf-msg")
+                yield Static("", id="wf-msg-triggers", classes="wf-msg", markup=False)
             with Horizontal(id="wf-buttons"):
                 yield Button("Save (F2)", id="wf-save", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="wf-cancel", compact=True)
 
     def _unset_hint(self, hint: str) -> str:
-        return hint if self.is_new else f"{wv.NOT_SET}; e.g. {hint}"
+        return hint if self.is_new else wv.NOT_SET
 
     def _text_row(self, key: str, label: str, start: Mapping[str, Any], hint: str) -> ComposeResult:
         value = start.get(key)
@@ -166,7 +167,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         with Horizontal(classes="wf-row"):
             yield Label(label)
             yield Input("" if value is None else str(value), placeholder=hint, id=f"wf-{key}", compact=True)
-        yield Static("", id=f"wf-msg-{key}", classes="wf-msg")
+        yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
     def _flag_row(self, key: str, label: str, start: Mapping[str, Any]) -> ComposeResult:
         value = start.get(key)
@@ -175,7 +176,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             yield Label(label)
             yield Select(_flag_choices(key, self.is_new), value=current, allow_blank=False, id=f"wf-{key}",
                          compact=True)
-        yield Static("", id=f"wf-msg-{key}", classes="wf-msg")
+        yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
     def on_mount(self) -> None:
         self._fill_triggers()
@@ -255,7 +256,10 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             return
         self._touch(event.input.id)
         if event.input.id == "wf-id" and not self.original:
-            self.query_one("#wf-password", Input).placeholder = wv.password_reference(self.app_name, event.value)
+            suggestion = wv.password_reference(self.app_name, event.value)
+            self.query_one("#wf-password", Input).placeholder = suggestion
+            self.query_one("#wf-password-note", Static).update(
+                f"Password: an ${{ENV_VAR}} reference only, such as {suggestion}; set the variable where you push.")
         self.check()
 
     def on_select_changed(self, event: Select.Changed) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -72,7 +73,7 @@ them as they are.
         yield Static("", id="wh-summary")
         table: DataTable[str] = DataTable(id="webhooks", cursor_type="row", zebra_stripes=True)
         yield table
-        yield Static("", id="wh-detail")
+        yield Static("", id="wh-detail", markup=False)
 
     def on_mount(self) -> None:
         self.refresh_rows()
@@ -99,7 +100,7 @@ them as they are.
             problems = self.editor.problems_at(f"{self.prefix}[{j}]")
             errors = sum(p.is_error for p in problems)
             cells = wv.row_cells(hook, (errors, len(problems) - errors))
-            table.add_row(*(_fit(c, w) for c, w in zip(cells, widths, strict=True)), key=str(j))
+            table.add_row(*(Text(_fit(c, w)) for c, w in zip(cells, widths, strict=True)), key=str(j))
         if hooks:
             table.move_cursor(row=min(max(row, 0), len(hooks) - 1))
         limit = catalog.WEBHOOKS_PER_APP
@@ -154,7 +155,7 @@ them as they are.
         from tenantdeck.tui.webhook_form import WebhookForm
 
         if len(self.hooks()) >= catalog.WEBHOOKS_PER_APP:
-            self.notify(f"An app has at most {catalog.WEBHOOKS_PER_APP} webhooks.", severity="error")
+            self.notify(f"An app has at most {catalog.WEBHOOKS_PER_APP} webhooks.", severity="error", markup=False)
             return
 
         def done(result: dict[str, Any] | None) -> None:
@@ -173,12 +174,12 @@ them as they are.
 
         j = self._current()
         if j is None:
-            self.notify("No webhook to edit: `a` adds one.")
+            self.notify("No webhook to edit: `a` adds one.", markup=False)
             return
         original = self.hooks()[j]
         if not isinstance(original, dict):
             self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
-                        severity="error")
+                        severity="error", markup=False)
             return
 
         def done(result: dict[str, Any] | None) -> None:
@@ -186,7 +187,7 @@ them as they are.
                 return
             edits = wv.webhook_edits(f"{self.prefix}[{j}]", original, result)
             if not edits:
-                self.notify("No change.")
+                self.notify("No change.", markup=False)
                 return
             self._report(self.editor.apply(edits), f"Webhook {result.get('id')} changed (F2 saves the draft).")
 
@@ -211,9 +212,9 @@ them as they are.
 
     def _report(self, outcome: Any, done: str) -> None:
         if not outcome.ok:
-            self.notify(outcome.refused, title="Not changed", severity="error")
+            self.notify(outcome.refused, title="Not changed", severity="error", markup=False)
         else:
-            self.notify(done)
+            self.notify(done, markup=False)
 
 
 def _fit(text: str, width: int) -> str:
