@@ -225,6 +225,50 @@ EXTENSION_IDS: Final[tuple[str, ...]] = (
     "widget", "xss-filter",
 )  # fmt: skip
 
+#: A readable name for each known extension id, for editors and plans (the ids are the API's; names are ours).
+EXTENSION_NAMES: Final[dict[str, str]] = {
+    "broadcast": "Broadcast",
+    "chatwoot": "Chatwoot",
+    "data-masking": "Data masking",
+    "document": "Collaborative document",
+    "e2ee": "End-to-end encryption",
+    "email-notification": "Email notification",
+    "email-replies": "Email replies",
+    "emojis": "Emojis",
+    "gifs-gfycat": "GIFs (Gfycat)",
+    "gifs-giphy": "GIFs (Giphy)",
+    "gifs-tenor": "GIFs (Tenor)",
+    "human-moderation": "Human moderation",
+    "image-moderation": "Image moderation",
+    "intercom": "Intercom",
+    "link-preview": "Link preview",
+    "mentions": "Mentions",
+    "message-shortcuts": "Message shortcuts",
+    "message-translation": "Message translation",
+    "pin-message": "Pin message",
+    "polls": "Polls",
+    "profanity-filter": "Profanity filter",
+    "push-notification": "Push notification",
+    "reactions": "Reactions",
+    "report-message": "Report message",
+    "report-user": "Report user",
+    "rich-media": "Rich media preview",
+    "save-message": "Save message",
+    "sentiment-analysis": "Sentiment analysis",
+    "smart-reply": "Smart reply",
+    "sms-notification": "SMS notification",
+    "stickers": "Stickers",
+    "stickers-stipop": "Stickers (Stipop)",
+    "thumbnail-generation": "Thumbnail generation",
+    "url-shortener-bitly": "URL shortener (Bitly)",
+    "url-shortener-tinyurl": "URL shortener (TinyURL)",
+    "virus-malware-scanner": "Virus and malware scanner",
+    "voice-transcription": "Voice transcription",
+    "whiteboard": "Collaborative whiteboard",
+    "widget": "Chat widget",
+    "xss-filter": "XSS filter",
+}
+
 #: Webhook trigger ids (facts §7, WH-OV: 46 ids) plus ``user_mentioned``, which the spec's Events table lists.
 TRIGGER_IDS: Final[tuple[str, ...]] = (
     "message_sent", "message_edited", "message_deleted", "message_reaction_added", "message_reaction_removed",
@@ -253,3 +297,31 @@ WEBHOOK_CREATE_DEFAULTS: Final[dict[str, bool]] = {"useBasicAuth": False, "enabl
 #: The documented rule for webhook ids (WH-OV: alphanumeric, no spaces, at most 50). The service itself holds ids
 #: outside it (its own OpenAPI example is ``test_webhook201``), so it applies only to ids a draft *creates*.
 WEBHOOK_ID_PATTERN: Final = r"^[A-Za-z0-9]{1,50}$"
+
+#: How an editor groups the trigger ids: (category, id prefix), in the order shown. A trigger matching no prefix
+#: falls in :data:`TRIGGER_OTHER`. The grouping is derived from the ids themselves, so a new id needs no entry.
+TRIGGER_PREFIXES: Final[tuple[tuple[str, str], ...]] = (
+    ("messages", "message_"),
+    ("users", "user_"),
+    ("groups", "group_"),
+    ("calls", "call_"),
+    ("meetings", "meeting_"),
+    ("moderation", "moderation_"),
+    ("notifications and campaigns", "after_"),
+)
+TRIGGER_OTHER: Final = "recordings and other"
+
+
+def trigger_category(trigger: str) -> str:
+    """The category an editor shows ``trigger`` under (``message_sent`` -> ``messages``)."""
+    for category, prefix in TRIGGER_PREFIXES:
+        if trigger.startswith(prefix):
+            return category
+    return TRIGGER_OTHER
+
+
+#: category -> the known trigger ids in it, in catalog order; categories in :data:`TRIGGER_PREFIXES` order.
+TRIGGER_CATEGORIES: Final[dict[str, tuple[str, ...]]] = {
+    category: tuple(t for t in TRIGGER_IDS if trigger_category(t) == category)
+    for category in (*(c for c, _ in TRIGGER_PREFIXES), TRIGGER_OTHER)
+}

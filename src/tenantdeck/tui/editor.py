@@ -93,6 +93,10 @@ class Editor:
     def set_many(self, edits: Sequence[tuple[PathLike, Any]]) -> EditOutcome:
         return self._do(lambda: self.session.set_many(edits))
 
+    def apply(self, edits: Sequence[tuple[str, PathLike, Any]]) -> EditOutcome:
+        """(verb, path, value) edits (set, insert, delete) as one undo step, refused as a whole."""
+        return self._do(lambda: _apply_all(self.session, edits))
+
     def undo(self) -> EditOutcome:
         return self._do(self.session.undo)
 
@@ -112,3 +116,10 @@ class Editor:
         states = app_states(self.session.data, self.path, env=os.environ)
         self.app_states = states
         return states
+
+
+def _apply_all(session: DraftSession, edits: Sequence[tuple[str, PathLike, Any]]) -> list[Problem]:
+    with session.transaction() as tx:
+        for verb, path, value in edits:
+            session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
+    return tx.problems

@@ -1,11 +1,168 @@
-"""UNFINISHED: being built (see the TUI issue); replaced before this lands."""
+"""The Extensions tab: every known extension with its state in the draft and the main toggles that need it.
+
+Why a table of all of them, not only those the draft lists: the draft's ``extensions`` block lists only what it
+manages, and the admin's question is usually "is X on, and what breaks if I turn it off". The state and the
+dependents come from :mod:`tenantdeck.draft.extension_view`; this widget only renders them and applies its edits.
+"""
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from tenantdeck.draft import extension_view as ev
+from tenantdeck.tui.messages import DraftChanged
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.editor import Editor
+
+#: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it)
+COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))
 
 
-class ExtensionsTab(Static):
+class ExtensionsTab(Vertical):
+    """``e`` enables, ``d`` disables, ``u`` stops managing the extension under the cursor."""
+
+    HELP = """\
+## Extensions
+
+Every extension the tool knows, with its state **in this draft**:
+
+- *enabled* / *disabled*: listed in the app's `extensions` block; a push makes the service match.
+- *not managed*: in neither list; a push leaves it as it is on the service.
+
+**Needed by** lists the main toggles that need the extension (the toggle may only be on while it is enabled);
+below the table, the widgets of this app where such a toggle is on.
+
+- `e`: enable · `d`: disable (warns when a widget's toggle needs it) · `u`: stop managing it
+- `Ctrl+Z`: undo
+"""
+    BINDINGS = [
+        Binding("e", "set_state('enabled')", "Enable", id="extensions.enable", tooltip="Enable this extension"),
+        Binding("d", "set_state('disabled')", "Disable", id="extensions.disable",
+                tooltip="Disable this extension (warns when a toggle needs it)"),
+        Binding("u", "set_state('not managed')", "Unmanage", id="extensions.unmanage",
+                tooltip="Take it out of the draft: a push leaves it as it is on the service"),
+    ]
+    DEFAULT_CSS = """
+    ExtensionsTab { height: 1fr; }
+    ExtensionsTab #ext-summary { height: auto; padding: 0 1; color: $text-muted; }
+    ExtensionsTab DataTable { height: 1fr; }
+    ExtensionsTab #ext-detail { height: 5; padding: 0 1; border-top: solid $primary; }
+    ExtensionsTab #ext-detail.-warning { color: $warning; }
+    """
+
     def __init__(self, app_index: int) -> None:
-        super().__init__("ExtensionsTab: not built yet")
+        super().__init__()
         self.app_index = app_index
+        self._rows: list[ev.ExtensionRow] = []
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def prefix(self) -> str:
+        return f"apps[{self.app_index}]"
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="ext-summary")
+        table: DataTable[str] = DataTable(id="extensions", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="ext-detail", markup=False)
+
+    def on_mount(self) -> None:
+        self.refresh_rows()
+
+    def on_resize(self) -> None:
+        self.refresh_rows()
+
+    def _columns(self) -> list[tuple[str, int]]:
+        wide = self.size.width >= 100
+        cols = [c for c in COLUMNS if wide or c[0] != "Id"]
+        fixed = sum(w for _, w in cols) + 2 * len(cols) + 2
+        return [(label, w or max(16, self.size.width - fixed)) for label, w in cols]
+
+    # -- rendering ---------------------------------------------------------------------------------------------
+
+    def refresh_rows(self) -> None:
+        data: Any = self.editor.session.data
+        self._rows = ev.extension_rows(data, self.app_index)
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        columns = self._columns()
+        for label, width in columns:
+            table.add_column(label, width=width, key=label)
+        for r in self._rows:
+            cells = {"Extension": r.name if r.known else f"{r.name} (not in the catalog)", "Id": r.id,
+                     "State": r.state, "Needed by": ", ".join(d.toggle.label for d in r.dependents) or "-"}
+            table.add_row(*(Text(_fit(cells[label], width)) for label, width in columns), key=r.id)
+        if self._rows:
+            table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
+        managed = sum(r.state != ev.NOT_MANAGED for r in self._rows)
+        if ev.manages_extensions(data, self.app_index):
+            summary = f"Managed here: {managed} of {len(self._rows)}; the rest are left as they are on the service."
+        else:
+            summary = "Not managed here (no extensions block): enabling or disabling one adds the block."
+        self.query_one("#ext-summary", Static).update(summary)
+        self._show_detail()
+
+    def _current(self) -> ev.ExtensionRow | None:
+        table = self.query_one(DataTable)
+        if not self._rows or not 0 <= table.cursor_row < len(self._rows):
+            return None
+        return self._rows[table.cursor_row]
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#ext-detail", Static)
+        row = self._current()
+        if row is None:
+            detail.update("")
+            return
+        problems = [p for p in self.editor.problems_at(self.prefix) if f"'{row.id}'" in p.message]
+        lines = [f"{row.name} ({row.id}): {row.state}."]
+        if row.needed_by:
+            lines.append("On in this app and needing it: " + "; ".join(row.needed_by))
+        elif row.dependents:
+            lines.append("Needed by " + ", ".join(d.toggle.label for d in row.dependents) + " (off in this app).")
+        lines += [f"{p.severity.value}: {p.message}" for p in problems]
+        detail.update("\n".join(lines))
+        detail.set_class(bool(row.needed_by) and row.state != ev.ENABLED, "-warning")
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        if message.touches(self.prefix) or message.touches("presets"):
+            self.refresh_rows()
+
+    # -- actions -----------------------------------------------------------------------------------------------
+
+    def action_set_state(self, state: str) -> None:
+        row = self._current()
+        if row is None:
+            return
+        edits = ev.state_edits(self.editor.session.data, self.app_index, row.id, state)
+        if not edits:
+            self.notify(f"{row.name} is already {state} in the draft.", markup=False)
+            return
+        outcome = self.editor.set_many(edits)
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Not changed", severity="error", markup=False)
+            return
+        if state != ev.ENABLED and row.needed_by:
+            self.notify(f"{row.name} is now {state}, but {'; '.join(row.needed_by)} needs it: turn the toggle off in "
+                        "the Main tab, or enable it again (Ctrl+Z undoes).", title="Needed by a toggle",
+                        severity="warning", timeout=8, markup=False)
+        else:
+            self.notify(f"{row.name}: {state}.", markup=False)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

@@ -1,11 +1,217 @@
-"""UNFINISHED: being built (see the TUI issue); replaced before this lands."""
+"""The SMS tab: the five SMS notification settings of one app, checked as you type by the draft's own model.
+
+Why the token is special: ``twilioAuthToken`` is a secret and the draft lives in git, so it is only ever shown and
+entered as its ``${ENV_VAR}`` reference. A literal typed here is passed to the session, which refuses it; the
+refusal is shown under the field and the field goes back to the draft's reference.
+"""
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Input, Label, Static
+
+from tenantdeck.draft import extension_view as ev
+from tenantdeck.draft import sms_view as sv
+from tenantdeck.tui.messages import DraftChanged
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.editor import Editor
 
 
-class SmsTab(Static):
+class SmsTab(VerticalScroll):
+    """Each field is saved to the draft on Enter or when focus leaves it; ``ctrl+n`` adds settings, ``ctrl+r``
+    removes them."""
+
+    HELP = """\
+## SMS
+
+The app's SMS notification settings (the `sms-notification` extension). All five are required by the service.
+
+- Type a value, then `Enter` or `Tab`: it is written to the draft and checked at once (the message shows under
+  the field).
+- **twilioAuthToken** is a secret: write it as `${ENV_VAR}` and set that variable where you push. A literal
+  token is refused and never written.
+- `Ctrl+N`: add SMS settings to an app that has none (the catalog's defaults; the token as a reference named
+  after the app) · `Ctrl+R`: remove them (asks first) · `Ctrl+Z`: undo
+"""
+    BINDINGS = [
+        Binding("ctrl+n", "add", "Add SMS", id="sms.add", tooltip="Add SMS settings with the catalog's defaults"),
+        Binding("ctrl+r", "remove", "Remove SMS", id="sms.remove", tooltip="Remove the SMS settings (asks first)"),
+    ]
+    DEFAULT_CSS = """
+    SmsTab { height: 1fr; padding: 0 1; }
+    SmsTab #sms-status { height: auto; color: $text-muted; }
+    SmsTab #sms-empty { height: auto; margin: 1 0; }
+    SmsTab .sms-row { height: 1; margin-top: 1; }
+    SmsTab .sms-row Label { width: 18; }
+    SmsTab .sms-row Input { width: 1fr; }
+    SmsTab .sms-help { height: auto; color: $text-muted; padding-left: 18; }
+    SmsTab .sms-error { height: auto; color: $error; padding-left: 18; }
+    SmsTab .sms-error.-warning { color: $warning; }
+    """
+
     def __init__(self, app_index: int) -> None:
-        super().__init__("SmsTab: not built yet")
+        super().__init__()
         self.app_index = app_index
+        self._refused: dict[str, str] = {}
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def prefix(self) -> str:
+        return f"apps[{self.app_index}].sms"
+
+    def _settings(self) -> dict[str, Any] | None:
+        value = self.editor.get(self.prefix, None)
+        return value if isinstance(value, dict) else None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="sms-status")
+        with Vertical(id="sms-empty"):
+            yield Label("This app has no SMS settings in the draft (the service's are left as they are).")
+            yield Button("Add SMS settings (Ctrl+N)", id="sms-add", variant="primary")
+        with Vertical(id="sms-fields"):
+            for key, description in sv.sms_fields():
+                with Horizontal(classes="sms-row"):
+                    yield Label(key)
+                    yield Input(id=f"sms-{key}", compact=True,
+                                placeholder="${ENV_VAR}" if key == sv.TOKEN else description)
+                yield Static(description + (" Shown only as its reference." if key == sv.TOKEN else ""),
+                             classes="sms-help")
+                yield Static("", id=f"sms-error-{key}", classes="sms-error", markup=False)
+
+    def on_mount(self) -> None:
+        self.refresh_fields()
+
+    # -- rendering ---------------------------------------------------------------------------------------------
+
+    def refresh_fields(self, *, keep_focused: bool = True, changed: frozenset[str] = frozenset()) -> None:
+        """Show the draft's values; a focused field being typed in keeps its text unless ``changed`` names it."""
+        settings = self._settings()
+        app = self.editor.get(f"apps[{self.app_index}]", {}) or {}
+        state = ev.state_of(app, "sms-notification")
+        self.query_one("#sms-status", Static).update(
+            f"The sms-notification extension is {state} in this draft." + (
+                "" if state == ev.ENABLED else " SMS are only sent while it is enabled (Extensions tab)."))
+        self.query_one("#sms-empty").display = settings is None
+        self.query_one("#sms-fields").display = settings is not None
+        if settings is None:
+            return
+        for key, _ in sv.sms_fields():
+            field = self.query_one(f"#sms-{key}", Input)
+            typing = keep_focused and field.has_focus and key not in changed
+            if not (typing and field.value != sv.show_value(settings.get(key))):
+                with field.prevent(Input.Changed):
+                    field.value = sv.show_value(settings.get(key))
+            self._show_problems(key)
+
+    def _show_problems(self, key: str, typed: list[str] | None = None) -> None:
+        """Under a field: a refusal, else what the model says of the typed text, else the draft's problems."""
+        out = self.query_one(f"#sms-error-{key}", Static)
+        if key in self._refused:
+            text, warning = "Refused: " + self._refused[key], False
+        elif typed:
+            text, warning = "\n".join(typed), False
+        else:
+            problems = self.editor.problems_at(f"{self.prefix}.{key}")
+            text = "\n".join(p.message for p in problems)
+            warning = bool(problems) and not any(p.is_error for p in problems)
+        out.update(text)
+        out.set_class(warning, "-warning")
+        out.display = bool(text)
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        if not message.touches(f"apps[{self.app_index}]"):
+            return
+        keys = {k for k, _ in sv.sms_fields()}
+        change = message.change
+        if change.kind in ("undo", "redo", "reload", "transaction") or any(
+                self.prefix == p or self.prefix.startswith(p + ".") or self.prefix.startswith(p + "[")
+                for p in change.paths):
+            changed = frozenset(keys)
+        else:
+            changed = frozenset(p[len(self.prefix) + 1:] for p in change.paths if p.startswith(self.prefix + "."))
+        self.refresh_fields(changed=changed)
+
+    # -- editing -----------------------------------------------------------------------------------------------
+
+    def _key_of(self, widget: Input) -> str | None:
+        wid = widget.id or ""
+        return wid[len("sms-"):] if wid.startswith("sms-") else None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        key = self._key_of(event.input)
+        settings = self._settings()
+        if key is None or settings is None:
+            return
+        self._refused.pop(key, None)
+        self._show_problems(key, sv.field_problems(settings, key, sv.parse_value(key, event.value)))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._commit(event.input)
+
+    def on_descendant_blur(self, event: Any) -> None:
+        if isinstance(event.widget, Input):
+            self._commit(event.widget)
+
+    def _commit(self, field: Input) -> None:
+        key = self._key_of(field)
+        settings = self._settings()
+        if key is None or settings is None:
+            return
+        value = sv.parse_value(key, field.value)
+        if settings.get(key) == value and key in settings:
+            return
+        outcome = self.editor.set(f"{self.prefix}.{key}", value)
+        if not outcome.ok:
+            self._refused[key] = outcome.refused
+            self.notify(outcome.refused, title=f"{key} not changed", severity="error", markup=False)
+            with field.prevent(Input.Changed):
+                field.value = sv.show_value(settings.get(key))
+        else:
+            self._refused.pop(key, None)
+        self._show_problems(key)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sms-add":
+            event.stop()
+            self.action_add()
+
+    def action_add(self) -> None:
+        if self._settings() is not None:
+            self.notify("This app already has SMS settings.", markup=False)
+            return
+        name = self.editor.get(f"apps[{self.app_index}].name", "") or ""
+        outcome = self.editor.set(self.prefix, sv.new_settings(str(name)))
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Not added", severity="error", markup=False)
+            return
+        self.refresh_fields(keep_focused=False)
+        self.query_one("#sms-twilioAccountSid", Input).focus()
+        self.notify("SMS settings added with the catalog's defaults: fill in the Twilio account SID, and set the "
+                    "token's variable where you push.", markup=False)
+
+    def action_remove(self) -> None:
+        if self._settings() is None:
+            self.notify("This app has no SMS settings.", markup=False)
+            return
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            outcome = self.editor.delete(self.prefix)
+            if not outcome.ok:
+                self.notify(outcome.refused, title="Not removed", severity="error", markup=False)
+            else:
+                self._refused.clear()
+                self.notify("SMS settings removed from the draft (Ctrl+Z undoes).", markup=False)
+
+        self.app.push_screen(ConfirmScreen("Remove this app's SMS settings from the draft? A push then leaves the "
+                                           "service's SMS settings as they are.", yes="Remove"), answered)

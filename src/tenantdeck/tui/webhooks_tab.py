@@ -1,11 +1,221 @@
-"""UNFINISHED: being built (see the TUI issue); replaced before this lands."""
+"""The Webhooks tab: a table of one app's webhooks; add, edit and delete through :class:`WebhookForm`.
+
+Why edits are per field: an edited webhook is written as the fields that changed (and the ones the form left
+unset are removed), in one undo step, so the lines the edit did not touch, and their comments (such as pull's
+"not reported by the service" note), stay as they are.
+"""
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from tenantdeck.draft import webhook_view as wv
+from tenantdeck.models import catalog
+from tenantdeck.tui.messages import DraftChanged
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.editor import Editor
+
+#: (label, width); the URL takes what is left (at least 12), the detail below the table shows it in full
+COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry", 5), ("Trig", 4),
+           ("Problems", 9))
 
 
-class WebhooksTab(Static):
+class WebhooksTab(Vertical):
+    """``a`` adds, ``e`` or Enter edits, ``d`` or Delete deletes (after a confirm) the webhook under the cursor."""
+
+    HELP = """\
+## Webhooks
+
+The app's webhooks. Columns: **On** enabled, **Auth** Basic Auth, **Retry** retry on failure, **Trig** the
+number of triggers. **-** means *not set in the draft* (left as it is on the service). Basic Auth, the username,
+the password and retry are never reported by the service, so a pulled draft may not know them; a push leaves
+them as they are.
+
+- `a`: add a webhook · `e` or `Enter`: edit it · `d` or `Delete`: delete it (asks first) · `Ctrl+Z`: undo
+"""
+    BINDINGS = [
+        Binding("a", "add", "Add", id="webhooks.add", tooltip="Add a webhook"),
+        Binding("e", "edit", "Edit", id="webhooks.edit", tooltip="Edit the webhook under the cursor"),
+        Binding("d,delete", "delete", "Delete", id="webhooks.delete", tooltip="Delete the webhook (asks first)"),
+    ]
+    DEFAULT_CSS = """
+    WebhooksTab { height: 1fr; }
+    WebhooksTab #wh-summary { height: auto; padding: 0 1; color: $text-muted; }
+    WebhooksTab DataTable { height: 1fr; }
+    WebhooksTab #wh-detail { height: 7; padding: 0 1; border-top: solid $primary; }
+    """
+
     def __init__(self, app_index: int) -> None:
-        super().__init__("WebhooksTab: not built yet")
+        super().__init__()
         self.app_index = app_index
+        self._want_row: int | None = None  #: where the cursor goes at the next refresh (a webhook just added)
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def prefix(self) -> str:
+        return f"apps[{self.app_index}].webhooks"
+
+    def hooks(self) -> list[Any]:
+        value = self.editor.get(self.prefix, None)
+        return value if isinstance(value, list) else []
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="wh-summary")
+        table: DataTable[str] = DataTable(id="webhooks", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="wh-detail", markup=False)
+
+    def on_mount(self) -> None:
+        self.refresh_rows()
+
+    def on_resize(self) -> None:
+        self.refresh_rows()
+
+    def _widths(self) -> list[int]:
+        fixed = sum(w for _, w in COLUMNS) + 2 * len(COLUMNS) + 2  # cell padding, scroll bar
+        return [w or max(12, self.size.width - fixed) for _, w in COLUMNS]
+
+    # -- rendering ---------------------------------------------------------------------------------------------
+
+    def refresh_rows(self) -> None:
+        hooks = self.hooks()
+        table = self.query_one(DataTable)
+        row = table.cursor_row if self._want_row is None else self._want_row
+        self._want_row = None
+        table.clear(columns=True)
+        widths = self._widths()
+        for (label, _), width in zip(COLUMNS, widths, strict=True):
+            table.add_column(label, width=width)
+        for j, hook in enumerate(hooks):
+            problems = self.editor.problems_at(f"{self.prefix}[{j}]")
+            errors = sum(p.is_error for p in problems)
+            cells = wv.row_cells(hook, (errors, len(problems) - errors))
+            table.add_row(*(Text(_fit(c, w)) for c, w in zip(cells, widths, strict=True)), key=str(j))
+        if hooks:
+            table.move_cursor(row=min(max(row, 0), len(hooks) - 1))
+        limit = catalog.WEBHOOKS_PER_APP
+        self.query_one("#wh-summary", Static).update(
+            f"{len(hooks)} webhooks (at most {limit}). -: {wv.NOT_SET}." if hooks
+            else "No webhooks in the draft for this app: `a` adds one.")
+        self._show_detail()
+
+    def _current(self) -> int | None:
+        table = self.query_one(DataTable)
+        n = len(self.hooks())
+        return table.cursor_row if n and 0 <= table.cursor_row < n else None
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#wh-detail", Static)
+        j = self._current()
+        if j is None:
+            detail.update("")
+            return
+        hook = self.hooks()[j]
+        hook = hook if isinstance(hook, dict) else {}
+        triggers = hook.get("triggers") if isinstance(hook.get("triggers"), list) else []
+        lines = [f"{hook.get('id', '?')} · {hook.get('name', '')} · {hook.get('webhookURL', '')}",
+                 f"triggers: {', '.join(map(str, triggers)) or 'none'}"]
+        unset = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hook]
+        if unset:
+            lines.append(f"{', '.join(unset)}: {wv.NOT_SET}.")
+        lines += [f"{'error' if p.is_error else 'warning'}: {p.key_path.rsplit('.', 1)[-1]}: {p.message}"
+                  for p in self.editor.problems_at(f"{self.prefix}[{j}]")]
+        detail.update("\n".join(lines))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_edit()
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        if message.touches(f"apps[{self.app_index}]"):
+            self.refresh_rows()
+
+    # -- actions -----------------------------------------------------------------------------------------------
+
+    def _ids(self, skip: int | None = None) -> set[str]:
+        return {str(h.get("id")) for j, h in enumerate(self.hooks()) if isinstance(h, dict) and j != skip}
+
+    def _app_name(self) -> str:
+        return str(self.editor.get(f"apps[{self.app_index}].name", "") or "")
+
+    def action_add(self) -> None:
+        from tenantdeck.tui.webhook_form import WebhookForm
+
+        if len(self.hooks()) >= catalog.WEBHOOKS_PER_APP:
+            self.notify(f"An app has at most {catalog.WEBHOOKS_PER_APP} webhooks.", severity="error", markup=False)
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            has_list = isinstance(self.editor.get(self.prefix, None), list)
+            outcome = self.editor.insert(self.prefix, result if has_list else [result])
+            if outcome.ok:
+                self._want_row = len(self.hooks()) - 1
+            self._report(outcome, f"Webhook {result.get('id')} added (F2 saves the draft).")
+
+        self.app.push_screen(WebhookForm(None, other_ids=self._ids(), app_name=self._app_name()), done)
+
+    def action_edit(self) -> None:
+        from tenantdeck.tui.webhook_form import WebhookForm
+
+        j = self._current()
+        if j is None:
+            self.notify("No webhook to edit: `a` adds one.", markup=False)
+            return
+        original = self.hooks()[j]
+        if not isinstance(original, dict):
+            self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
+                        severity="error", markup=False)
+            return
+
+        def done(result: dict[str, Any] | None) -> None:
+            if result is None:
+                return
+            edits = wv.webhook_edits(f"{self.prefix}[{j}]", original, result)
+            if not edits:
+                self.notify("No change.", markup=False)
+                return
+            self._report(self.editor.apply(edits), f"Webhook {result.get('id')} changed (F2 saves the draft).")
+
+        self.app.push_screen(WebhookForm(original, other_ids=self._ids(skip=j), app_name=self._app_name()), done)
+
+    def action_delete(self) -> None:
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        j = self._current()
+        if j is None:
+            return
+        hook = self.hooks()[j]
+        hook_id = hook.get("id", "?") if isinstance(hook, dict) else "?"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._report(self.editor.delete(f"{self.prefix}[{j}]"),
+                             f"Webhook {hook_id} deleted from the draft (Ctrl+Z undoes).")
+
+        self.app.push_screen(ConfirmScreen(f"Delete webhook {hook_id!s} from the draft? A push with deletes allowed "
+                                           "then deletes it on the service.", yes="Delete"), answered)
+
+    def _report(self, outcome: Any, done: str) -> None:
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Not changed", severity="error", markup=False)
+        else:
+            self.notify(done, markup=False)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

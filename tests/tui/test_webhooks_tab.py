@@ -1,0 +1,176 @@
+"""Pilot flows of the Webhooks tab and its form: every edit checked on the session and in the saved file."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import DataTable, Input, Static
+
+from tenantdeck.tui.webhook_form import TriggerList, WebhookForm
+from tenantdeck.tui.webhooks_tab import WebhooksTab
+from tests.tui.hooks_fixtures import DRAFT, draft_path, make_app, open_tab, type_text
+
+__all__ = ["draft_path"]
+
+
+def run(coro) -> None:  # type: ignore[no-untyped-def]
+    asyncio.run(coro)
+
+
+def message(form: WebhookForm, key: str) -> str:
+    box = form.query_one(f"#wf-msg-{key}", Static)
+    return str(box.render()) if box.display else ""
+
+
+def test_add_a_webhook_with_a_bad_url_fix_it_and_save(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            assert message(form, "id") == ""  # a new, empty form does not open in red
+            await type_text(pilot, "crm1")
+            await pilot.press("tab")
+            await type_text(pilot, "CRM sync")
+            await pilot.press("tab")
+            await type_text(pilot, "http://crm.example/hook")
+            assert "must use https://" in message(form, "webhookURL")
+            await pilot.press("f2")  # refused while a field has an error
+            assert app.screen is form
+            assert form.query_one("#wf-webhookURL", Input).has_focus
+            form.query_one("#wf-webhookURL", Input).value = ""
+            await type_text(pilot, "https://crm.example/hook")
+            assert message(form, "webhookURL") == ""
+            form.query_one("#wf-filter", Input).focus()
+            await type_text(pilot, "group_created")
+            await pilot.press("enter")  # to the list
+            assert form.query_one(TriggerList).has_focus
+            await pilot.press("space")
+            assert form.chosen == ["group_created"]
+            await pilot.press("f2")
+            await pilot.pause()
+            assert not isinstance(app.screen, WebhookForm)
+            hooks = app.editor.session.get("apps[0].webhooks")
+            assert hooks[-1] == {"id": "crm1", "name": "CRM sync", "webhookURL": "https://crm.example/hook",
+                                 "triggers": ["group_created"]}
+            await pilot.press("f2")
+            await pilot.pause()
+        text = draft_path.read_text(encoding="utf-8")
+        assert text.startswith(DRAFT.split("  - name: Globex")[0])  # what was there is kept byte for byte
+        assert ("      - id: crm1\n        name: CRM sync\n        webhookURL: https://crm.example/hook\n"
+                "        triggers: [group_created]\n") in text
+        assert "useBasicAuth" not in text.split("id: crm1")[1]  # write-only fields not set are not written
+
+    run(flow())
+
+
+def test_edit_triggers_keeps_the_unknown_one_and_the_comment(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("down", "e")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            assert "legacy_trigger" in form.chosen  # not in the catalog: shown and kept
+            assert "kept as the service holds it" in message(form, "id")  # held id: a warning, not an error
+            form.query_one("#wf-filter", Input).focus()
+            await type_text(pilot, "call_ended")
+            await pilot.press("enter", "space")
+            form.query_one("#wf-filter", Input).value = ""
+            await pilot.pause()
+            await pilot.press("f2")
+            await pilot.pause()
+            assert app.editor.session.get("apps[0].webhooks[1].triggers") == [
+                "call_initiated", "legacy_trigger", "call_ended"]
+            assert app.editor.session.get("apps[0].webhooks[1].id") == "test_webhook201"
+            # one undo step takes the whole form back
+            await pilot.press("ctrl+z")
+            assert app.editor.session.get("apps[0].webhooks[1].triggers") == ["call_initiated", "legacy_trigger"]
+            await pilot.press("ctrl+y", "f2")
+            await pilot.pause()
+        text = draft_path.read_text(encoding="utf-8")
+        assert "triggers: [call_initiated, legacy_trigger, call_ended]" in text
+        assert "- id: orders  # tenantdeck: not reported by the service" in text
+
+    run(flow())
+
+
+def test_edit_writes_a_write_only_field_only_when_set(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("e")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            assert "not set in the draft (left as it is on the service)" in form.query_one(
+                "#wf-username", Input).placeholder
+            form.query_one("#wf-name", Input).value = "Orders"
+            await pilot.pause()
+            await pilot.press("f2")
+            await pilot.pause()
+            hook = app.editor.session.get("apps[0].webhooks[0]")
+            assert hook["name"] == "Orders"
+            assert not {"useBasicAuth", "username", "password", "retryOnFailure"} & set(hook)
+
+    run(flow())
+
+
+def test_basic_auth_needs_both_and_the_password_is_a_reference(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("e")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            from textual.widgets import Select
+
+            form.query_one("#wf-useBasicAuth", Select).value = "yes"
+            await pilot.pause()
+            assert "required when Basic Auth is on" in message(form, "username")
+            assert "required when Basic Auth is on" in message(form, "password")
+            form.query_one("#wf-username", Input).value = "ops"
+            form.query_one("#wf-password", Input).value = "hunter2"
+            await pilot.pause()
+            assert "${ENV_VAR} reference" in message(form, "password")
+            await pilot.press("f2")
+            assert app.screen is form
+            form.query_one("#wf-password", Input).value = "${ORDERS_PASSWORD}"
+            await pilot.pause()
+            assert "ORDERS_PASSWORD is not set here" in message(form, "password")  # a warning only
+            await pilot.press("f2")
+            await pilot.pause()
+            hook = app.editor.session.get("apps[0].webhooks[0]")
+            assert (hook["useBasicAuth"], hook["username"], hook["password"]) == (True, "ops", "${ORDERS_PASSWORD}")
+            assert "hunter2" not in app.editor.session.text
+
+    run(flow())
+
+
+def test_delete_with_confirm_then_undo(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("d")
+            await pilot.press("n")  # no: nothing changes
+            assert len(app.editor.session.get("apps[0].webhooks")) == 2
+            await pilot.press("d", "y")
+            await pilot.pause()
+            assert [h["id"] for h in app.editor.session.get("apps[0].webhooks")] == ["test_webhook201"]
+            table = app.screen.query_one(WebhooksTab).query_one(DataTable)
+            assert table.row_count == 1
+            await pilot.press("ctrl+z")
+            await pilot.pause()
+            assert [h["id"] for h in app.editor.session.get("apps[0].webhooks")] == ["orders", "test_webhook201"]
+            assert table.row_count == 2
+            await pilot.press("f2")
+            await pilot.pause()
+        assert draft_path.read_text(encoding="utf-8") == DRAFT  # deleted and undone: the file is as it was
+
+    run(flow())
