@@ -80,7 +80,7 @@ def scalar(value: Any) -> str:
         return "'" + text.replace("'", "''") + "'"  # would read as another type: single quotes, as ruamel is told
     if _yaml12_reads_as_other_type(text):
         return "'" + text + "'" if "'" not in text else '"' + "".join(_escape(c) for c in text) + '"'
-    if not _PLAIN.fullmatch(text):
+    if not _PLAIN.fullmatch(text) or text.startswith(("---", "...")):  # document markers are never plain (ruamel)
         # ruamel's own choice for text that cannot be plain: double quotes when it holds a single quote
         return '"' + "".join(_escape(c) for c in text) + '"' if "'" in text else "'" + text + "'"
     return text
