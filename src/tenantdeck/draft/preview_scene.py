@@ -236,7 +236,7 @@ def _sections(sidebar: Mapping[str, Any], notes: list[str]) -> tuple[tuple[Secti
     hidden: list[str] = []
     seen: set[str] = set()
     for entry in sequence:
-        if entry not in SECTION_FLAGS:
+        if not isinstance(entry, str) or entry not in SECTION_FLAGS:
             notes.append(f"sidebar_navigation_sequence: {entry!r} is not a section "
                          f"({', '.join(catalog.NAVIGATION_SECTIONS)}): left out")
             continue

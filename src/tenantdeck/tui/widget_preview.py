@@ -222,7 +222,7 @@ class Picture:
         for role, swatch in self.scene.colours.items():
             out.append_text(self._swatch(swatch))
             out.append(f" {names[role]} ", self.muted)
-            value = swatch.value if isinstance(swatch.value, str) else repr(swatch.value)
+            value = repr(swatch.value) if swatch.problem else str(swatch.value)
             out.append(value + "  ", self.error if swatch.problem else "")
         out.rstrip()
         return out
@@ -245,12 +245,12 @@ class Picture:
             facts.append("deleted messages shown  ", self.muted)
         if facts:
             lines.append(facts)
+        for note in scene.notes:
+            lines.extend(_wrap(Text.assemble(("⚠ ", self.error), note), width, 2))
         if scene.also_on:
             also = Text(f"also on ({len(scene.also_on)}): ", style=self.muted)
             also.append(" · ".join(scene.also_on))
             lines.extend(_wrap(also, width, 6 if wide else 2))
-        for note in scene.notes:
-            lines.extend(_wrap(Text.assemble(("⚠ ", self.error), note), width, 2))
         return lines
 
 
