@@ -36,7 +36,7 @@ COMPOSER_BUTTONS: Final = (
     Feature("sticker", "Stk", "Sticker", ("show_stickers",)),
     Feature("attach", "+", "+ Attach", ("send_files", "send_photos_videos", "share_location")),
     Feature("poll", "Poll", "Poll", ("allow_creating_polls",)),
-    Feature("voice_note", "Mic", "Mic Voice note", ("send_voice_notes",)),
+    Feature("voice_note", "Mic", "Voice note", ("send_voice_notes",)),
 )
 #: the buttons in the conversation's header
 CALL_BUTTONS: Final = (

@@ -44,6 +44,8 @@ CONTACT = "Alice"
 INCOMING = "Hi! How can we help you today?"
 OUTGOING = "My order #1042 has not arrived yet"
 PLACEHOLDER = "Type a message…"
+#: the narrowest the composer's text field gets before the buttons switch to their short labels
+MIN_FIELD = 9
 #: how an invalid colour is drawn: crossed cells (a box-drawing diagonal cross)
 HATCH = "\u2573"
 
@@ -401,7 +403,7 @@ class Window:
             for button in scene.composer_buttons:
                 buttons.append_text(self._chip(button, filled=False, label=use_label))
                 buttons.append(" ")
-            if buttons.cell_len + len(PLACEHOLDER) + send.cell_len + 2 <= w:
+            if buttons.cell_len + MIN_FIELD + send.cell_len + 1 <= w:
                 break
         field = Text(f" {PLACEHOLDER}", style=p.style(p.quiet, p.tint, italic=True))
         room = w - buttons.cell_len - send.cell_len - 1
