@@ -26,7 +26,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tenantdeck.draft.effective_widget import effective_widget_at
+from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
 from tenantdeck.models import catalog
 from tenantdeck.tui.messages import DraftChanged
@@ -123,9 +123,11 @@ what neither writes), redrawn on every change.
 
     def redraw(self) -> None:
         """Rebuild the scene from the draft (cheap: one widget and its preset) and repaint."""
-        data = self.editor.session.data
-        widget = effective_widget_at(data, self.app_index, self.widget_index)
-        self.scene = build_scene(widget) if widget is not None else None
+        raw = self.editor.get(self.widget_path, None)
+        if raw is None:
+            self.scene = None
+        else:
+            self.scene = build_scene(effective_widget(raw, self.editor.get("presets", None)))
         if self.is_mounted:
             self.query_one(PreviewPicture).refresh(layout=True)
 
@@ -141,7 +143,7 @@ class PreviewPicture(Widget):
         if not isinstance(tab, PreviewTab):
             return ""
         if tab.scene is None:
-            return Text("This app has no widget to preview (add one to apps[…].widgets).", style="italic")
+            return Text(f"No widget to preview: {tab.widget_path} is not in the draft.", style="italic")
         theme = self.app.current_theme
         return Picture(tab.scene, show_open=tab.show_open, error=Style(color=theme.error, bold=True),
                        muted=Style(dim=True), no_color=bool(getattr(self.app, "no_color", False)))
