@@ -200,6 +200,26 @@ def test_o_shows_the_widget_closed_and_w_the_next_widget(tmp_path: Path, monkeyp
     run(path, scenario)
 
 
+def test_an_edit_made_in_another_tab_shows_when_the_preview_opens(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_preview_draft(tmp_path, monkeypatch)
+
+    async def scenario(app: TenantdeckApp, pilot: Pilot[None]) -> None:
+        await pilot.press("3")
+        await pilot.pause()
+        preview = app.screen.query_one(PreviewTab)
+        assert not preview.is_on_screen
+        assert app.editor.set(f"{WIDGET}.main.send_gifs", False).ok
+        assert app.editor.set("presets.brand.sidebar.groups", False).ok
+        await pilot.pause()
+        await pilot.press("4")
+        await pilot.pause()
+        text = picture_text(app)
+        assert " GIF " not in text and "hidden sections: groups, calls" in text
+
+    run(path, scenario)
+
+
 def test_no_color_keeps_the_picture_readable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = write_preview_draft(tmp_path, monkeypatch)
     monkeypatch.setenv("NO_COLOR", "1")

@@ -25,6 +25,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import Tabs
 
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
@@ -84,6 +85,7 @@ what neither writes), redrawn on every change.
         super().__init__()
         self.app_index = app_index
         self.scene: Scene | None = None
+        self._stale = False
 
     @property
     def editor(self) -> Editor:
@@ -104,25 +106,36 @@ what neither writes), redrawn on every change.
         self.redraw()
 
     def on_show(self) -> None:
+        if self._stale:
+            self.redraw()
         # the tab's key (o) only works with focus inside it; take it from the tab bar when the tab is opened
         focused = self.app.focused
-        if focused is None or type(focused).__name__ == "ContentTabs":
+        if focused is None or isinstance(focused, Tabs):
             self.focus()
 
     # -- keeping up with the draft -------------------------------------------------------------------------
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(f"apps[{self.app_index}].widgets") or message.touches("presets"):
-            self.redraw()
+            self.redraw_when_shown()
 
     def on_widget_switched(self, message: WidgetSwitched) -> None:
-        self.redraw()
+        self.redraw_when_shown()
+
+    def redraw_when_shown(self) -> None:
+        """Redraw now if the tab is on screen; otherwise when it is shown, so that a keystroke in another tab never
+        pays for re-laying out a picture nobody sees."""
+        if self.is_on_screen:
+            self.redraw()
+        else:
+            self._stale = True
 
     def watch_show_open(self, show_open: bool) -> None:
         self.query_one(PreviewPicture).refresh(layout=True)
 
     def redraw(self) -> None:
         """Rebuild the scene from the draft (cheap: one widget and its preset) and repaint."""
+        self._stale = False
         raw = self.editor.get(self.widget_path, None)
         if raw is None:
             self.scene = None
