@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import TabbedContent, Tabs
 
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import build_scene
@@ -216,6 +217,28 @@ def test_an_edit_made_in_another_tab_shows_when_the_preview_opens(tmp_path: Path
         await pilot.pause()
         text = picture_text(app)
         assert " GIF " not in text and "hidden sections: groups, calls" in text
+
+    run(path, scenario)
+
+
+def test_arrow_keys_keep_moving_along_the_tabs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_preview_draft(tmp_path, monkeypatch)
+
+    async def scenario(app: TenantdeckApp, pilot: Pilot[None]) -> None:
+        tabs = app.screen.query_one(TabbedContent)
+        await pilot.press("3")
+        app.screen.query(Tabs).first().focus()
+        await pilot.press("right")
+        await pilot.pause()
+        assert tabs.active == "preview" and isinstance(app.focused, PreviewTab)
+        await pilot.press("right")
+        await pilot.pause()
+        assert tabs.active == "extensions" and isinstance(app.focused, Tabs)
+        await pilot.press("left")
+        await pilot.pause()
+        await pilot.press("left")
+        await pilot.pause()
+        assert tabs.active == "main"
 
     run(path, scenario)
 

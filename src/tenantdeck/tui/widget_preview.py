@@ -73,6 +73,9 @@ what neither writes), redrawn on every change.
     BINDINGS = [
         Binding("o", "toggle_open", "Open/closed", id="preview.toggle_open",
                 tooltip="Show the widget open or closed: the docked launcher icon has an image for each"),
+        # the tab takes focus when shown (for its key), so arrowing along the tab bar must not get stuck here
+        Binding("left", "along_tabs(-1)", "Previous tab", show=False, id="preview.previous_tab"),
+        Binding("right", "along_tabs(1)", "Next tab", show=False, id="preview.next_tab"),
     ]
     DEFAULT_CSS = """
     PreviewTab { height: 1fr; }
@@ -146,6 +149,15 @@ what neither writes), redrawn on every change.
 
     def action_toggle_open(self) -> None:
         self.show_open = not self.show_open
+
+    def action_along_tabs(self, step: int) -> None:
+        """Give focus back to the tab bar and move along it, as the arrow keys did before this tab took focus."""
+        tabs = self.screen.query(Tabs).first()
+        tabs.focus()
+        if step < 0:
+            tabs.action_previous_tab()
+        else:
+            tabs.action_next_tab()
 
 
 class PreviewPicture(Widget):
