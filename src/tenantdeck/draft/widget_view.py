@@ -275,7 +275,8 @@ def new_widget(presets: Any, names: Iterable[str] = ()) -> dict[str, Any]:
     """A widget to add to an app that has none: one that extends the draft's first preset when there is one
     (writing only its name), else complete settings from the catalog's defaults.
 
-    A required toggle with no default is written ``false``: the safe value (several of them need an extension)."""
+    A toggle with no default is written ``false``, and so is one that needs an extension (``show_stickers``, on by
+    default): the new widget must not depend on an extension the app may not enable."""
     taken = set(names)
     name = "Chat widget"
     n = 2
@@ -291,5 +292,5 @@ def new_widget(presets: Any, names: Iterable[str] = ()) -> dict[str, Any]:
         "version": catalog.WIDGET_VERSION,
         "style": {k: v for k, v in catalog.STYLE_DEFAULTS.items() if k != "custom_js"},
         "sidebar": sidebar,
-        "main": {t.key: bool(t.default) for t in catalog.MAIN_TOGGLES},
+        "main": {t.key: bool(t.default) and not t.extension for t in catalog.MAIN_TOGGLES},
     }

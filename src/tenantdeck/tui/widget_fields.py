@@ -45,6 +45,7 @@ class RowState:
     """Everything a row paints; rows are repainted only when it changes."""
 
     resolved: wv.Resolved
+    where: tuple[PathPart, ...] = ()  #: the path written to: another widget or the preset repaints every row
     problems: tuple[tuple[str, str], ...] = ()  #: (severity, message)
     editing_preset: bool = False
     note: str = ""  #: a row-specific line (the extension a toggle needs, a held listing value)
@@ -485,6 +486,25 @@ can be added or repeated here.
 # ----------------------------------------------------------------------------------------------------------------
 
 
+class NoWidget(Static, can_focus=True):
+    """Shown instead of the fields when the app has no widget: focusable, so its key is reachable."""
+
+    HELP = """\
+## No widget
+
+This app has no chat widget. `a` (or `Enter` here) adds one: it extends the draft's first preset when there is one,
+else it is written with the catalog's default settings.
+"""
+    DEFAULT_CSS = """
+    NoWidget { height: auto; padding: 1 1; }
+    NoWidget:focus { background: $boost; }
+    """
+    BINDINGS = [Binding("a,enter", "add", "Add widget", id="widget.add", tooltip="Add a widget to this app")]
+
+    def action_add(self) -> None:
+        self.query_ancestor(WidgetTab).action_add_widget()
+
+
 class WidgetTab(VerticalScroll, can_focus=False):
     """Base of the Style, Sidebar and Main tabs: which widget (or preset) they edit, the banner that says so,
     presets (``r`` reset, ``p`` edit the preset), adding a widget (``a``), and repainting the rows on change."""
@@ -494,7 +514,6 @@ class WidgetTab(VerticalScroll, can_focus=False):
                 tooltip="Take back this app's override: the preset's value applies again"),
         Binding("p,ctrl+t", "toggle_preset", "Edit preset", id="widget.edit_preset",
                 tooltip="Edit the preset itself (every widget that extends it), after saying how many"),
-        Binding("a", "add_widget", "Add widget", id="widget.add", tooltip="Add a widget to this app"),
         Binding("f2,ctrl+s", "save", "Save", id="save", tooltip="Write pending text, then save the draft"),
         Binding("down", "app.focus_next", show=False),
         Binding("up", "app.focus_previous", show=False),
@@ -553,6 +572,7 @@ class WidgetTab(VerticalScroll, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="banner")
+        yield NoWidget("", id="none")
         with Vertical(id="fields"):
             yield from self.compose_fields()
 
@@ -579,6 +599,11 @@ class WidgetTab(VerticalScroll, can_focus=False):
             self.preset_mode = None  # the widget or the preset went away (undo, another edit)
         fields = self.query_one("#fields")
         fields.display = widget is not None
+        none = self.query_one(NoWidget)
+        if widget is None and not none.display and fields.has_focus_within:
+            none.display = True
+            none.focus()  # the field that had the cursor went away (undo of an added widget)
+        none.display = widget is None
         self._paint_banner(widget, presets)
         if widget is None:
             self.refresh_bindings()
@@ -600,17 +625,18 @@ class WidgetTab(VerticalScroll, can_focus=False):
             else:
                 resolved = wv.resolve(widget, preset if isinstance(preset, dict) else None, row.section, row.key)
             problems = tuple((p.severity.value, p.message) for p in by_field.get((row.section, row.key), ()))
-            row.apply(RowState(resolved, problems, self.preset_mode is not None, self.row_note(row, resolved,
-                                                                                                context)))
+            row.apply(RowState(resolved, root, problems, self.preset_mode is not None,
+                               self.row_note(row, resolved, context)))
         self.refresh_bindings()
 
     def _paint_banner(self, widget: dict[str, Any] | None, presets: dict[str, Any]) -> None:
         banner = self.query_one("#banner", Static)
         banner.set_class(self.preset_mode is not None, "-preset")
+        banner.display = widget is not None
         if widget is None:
             first = next(iter(presets), None)
             how = f"one that extends preset {first!r}" if first else "one with the default settings"
-            banner.update(f"[b]This app has no widget.[/] Press [b]a[/] to add {escape(how)}.")
+            self.query_one(NoWidget).update(f"[b]This app has no widget.[/] Press [b]a[/] to add {escape(how)}.")
             return
         name = widget.get("name")
         count = len(self.editor.get(f"{self.prefix}.widgets", []) or [])
@@ -635,7 +661,7 @@ class WidgetTab(VerticalScroll, can_focus=False):
         own = tuple((p.severity.value, f"{format_path(p.path[len(root):]) or 'widget'}: {p.message}")
                     for p in problems)
         if own:
-            lines.append(problems_markup(RowState(wv.Resolved(None, wv.UNSET), own)))
+            lines.append(problems_markup(RowState(wv.Resolved(None, wv.UNSET), problems=own)))
         banner.update("\n".join(lines))
 
     def on_draft_changed(self, message: DraftChanged) -> None:
@@ -676,10 +702,8 @@ class WidgetTab(VerticalScroll, can_focus=False):
     # -- actions ---------------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("reset", "toggle_preset", "add_widget"):
+        if action in ("reset", "toggle_preset"):
             widget = self.widget() if self.is_mounted else None
-            if action == "add_widget":
-                return widget is None
             if widget is None or not isinstance(widget.get("extends"), str):
                 return False
         return True
