@@ -390,3 +390,44 @@ async def test_fields_show_their_problems_and_follow_undo(draft: Path) -> None:
         app.editor.undo()
         await pilot.pause()
         assert "✗" in status(listing)
+
+
+# -- Snapshots -----------------------------------------------------------------------------------------------------
+
+TAB_CLASSES: dict[str, type[WidgetTab]] = {"style": StyleTab, "sidebar": SidebarTab, "main": MainTab}
+FIRST_ROW = {"style": "override_system_background_colors", "sidebar": "chats", "main": "send_gifs"}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("tab", ["style", "sidebar", "main"])
+def test_snapshot_of_each_tab(draft: Path, snap_compare, tab: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, TenantdeckApp)
+        await open_tab(app, pilot, ACME, tab)
+        row(app, TAB_CLASSES[tab], TAB_CLASSES[tab].SECTION, FIRST_ROW[tab]).focus()
+        await pilot.pause()
+
+    assert snap_compare(make_app(draft), terminal_size=size, run_before=run_before)
+
+
+def test_snapshot_of_an_app_without_a_widget(draft: Path, snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, TenantdeckApp)
+        await open_tab(app, pilot, GLOBEX, "main")
+        await pilot.press("tab")
+
+    assert snap_compare(make_app(draft), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_leaving_the_app_with_escape_writes_pending_text(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_tab(app, pilot, ACME, "style")
+        bg = row(app, StyleTab, "style", "background_color")
+        assert isinstance(bg, TextRow)
+        await type_into(pilot, bg.input, "#abc")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.editor.get(f"apps[{ACME}].widgets[0].style.background_color") == "#abc"

@@ -190,13 +190,18 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
         value = state.resolved.value
         box = "[b $success]\\[x][/]" if value is True else "[dim]\\[ ][/]" if value is None else "\\[ ]"
         label = self.label + (" *" if self.required else "")
-        pad = " " * max(1, self.LABEL_WIDTH - len(label))
         default = state.resolved.default
-        meta = [f"[dim]default {fmt(default)}[/]" if default is not None else "[dim]no default[/]"]
-        marker = source_markup(state)
-        if marker:
-            meta.append(marker)
-        lines = [f"{box} {escape(label)}{pad}{'  '.join(meta)}"]
+        head = f"{box} {escape(label)}"
+        width = self.content_region.width or 80
+        for detail in (True, False):
+            meta = "  ".join(p for p in (
+                f"[dim]default {fmt(default)}[/]" if default is not None else "[dim]no default[/]",
+                source_markup(state, detail=detail)) if p)
+            room = width - 4 - len(label) - Content.from_markup(meta).cell_length
+            if room >= 2:
+                break
+        pad = " " * max(2, min(room, self.LABEL_WIDTH - len(label)))
+        lines = [f"{head}{pad}{meta}"]
         if self.description and self.description != self.label:
             lines.append(f"    [dim]{escape(self.description)}[/]")
         if state.note:
@@ -768,10 +773,8 @@ class WidgetTab(VerticalScroll, can_focus=False):
             return
         widgets = self.editor.get(f"{self.prefix}.widgets", None)
         item = wv.new_widget(self.presets())
-        if isinstance(widgets, list):
-            outcome = self.editor.insert(f"{self.prefix}.widgets", item)
-        else:
-            outcome = self.editor.set(f"{self.prefix}.widgets", [item])
+        # appended to the list, or the list added as a new key when the app has none
+        outcome = self.editor.insert(f"{self.prefix}.widgets", item if isinstance(widgets, list) else [item])
         if not outcome.ok:
             self.notify(outcome.refused, title="Not added", severity="error")
             return

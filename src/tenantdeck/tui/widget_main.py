@@ -57,6 +57,12 @@ its value comes from; below, the spec's description and the extension it needs.
             return f"needs [b]{name}[/]: [dim]extensions not managed here[/] ([b]e[/] enables)"
         return f"needs [b]{name}[/]: [$warning]not enabled[/] ([b]e[/] enables)"
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "enable_extension":
+            row = self.focused_row() if self.is_mounted else None
+            return row is not None and row.key in catalog.TOGGLE_EXTENSIONS
+        return super().check_action(action, parameters)
+
     def action_enable_extension(self) -> None:
         row = self.focused_row()
         extension = catalog.TOGGLE_EXTENSIONS.get(row.key) if row is not None else None
