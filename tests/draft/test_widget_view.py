@@ -159,3 +159,10 @@ def test_default_and_label_come_from_the_catalog() -> None:
 def test_a_new_widget_depends_on_no_extension() -> None:
     main = wv.new_widget({})["main"]
     assert not any(main[key] for key in catalog.TOGGLE_EXTENSIONS)
+
+
+def test_importing_it_loads_neither_textual_nor_pydantic() -> None:
+    from tests.test_import_hygiene import loaded_after
+
+    modules = loaded_after("import tenantdeck.draft.widget_view")
+    assert not any(m.split(".")[0] in ("textual", "pydantic") for m in modules)

@@ -394,7 +394,11 @@ holds outside them stays until you choose another.
 """
     DEFAULT_CSS = """
     ChoiceRow Select { width: 1fr; }
+    ChoiceRow.-narrow > .line { height: auto; }
+    ChoiceRow.-narrow .field-label { width: 20; height: auto; }
     """
+    #: below this width the label wraps, so the longest value (36 characters) stays readable
+    NARROW: ClassVar[int] = 90
 
     def __init__(self, section: str, key: str) -> None:
         super().__init__(section, key)
@@ -407,6 +411,9 @@ holds outside them stays until you choose another.
             yield ListingSelect([], id=f"select-{self.key}", allow_blank=True, prompt="(not set)", compact=True)
             yield Static("", classes="marker")
         yield Static("", classes="field-status -empty")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < self.NARROW, "-narrow")
 
     def show(self, state: RowState) -> None:
         value = state.resolved.value
@@ -710,6 +717,8 @@ class WidgetTab(VerticalScroll, can_focus=False):
         if action in ("reset", "toggle_preset"):
             widget = self.widget() if self.is_mounted else None
             if widget is None or not isinstance(widget.get("extends"), str):
+                return False
+            if action == "reset" and self.preset_mode is not None:
                 return False
         return True
 

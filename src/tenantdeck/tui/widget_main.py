@@ -49,8 +49,10 @@ its value comes from; below, the spec's description and the extension it needs.
         extension = catalog.TOGGLE_EXTENSIONS.get(row.key)
         if not extension:
             return ""
-        state = wv.extension_enabled(data["extensions"], extension)
         name = escape(extension)
+        if self.preset_mode is not None:
+            return f"needs [b]{name}[/] in every app that turns it on"
+        state = wv.extension_enabled(data["extensions"], extension)
         if state:
             return f"needs [b]{name}[/]: [$success]enabled[/]"
         if state is None:
