@@ -24,7 +24,7 @@ class TenantdeckApp(App[None]):
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
         Binding("f2,ctrl+s", "save", "Save", id="save"),
-        Binding("ctrl+z", "undo", "Undo", id="undo"),
+        Binding("ctrl+z", "undo", "Undo", show=False, id="undo"),
         Binding("ctrl+y", "redo", "Redo", show=False, id="redo"),
         Binding("f8", "problems", "Problems", id="problems"),
         Binding("f6", "review", "Review & push", id="review"),

@@ -106,13 +106,27 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:
+        """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it)."""
         self.query_one(TabbedContent).active = tab
+        self.call_after_refresh(self._focus_into, tab)
+
+    def _focus_into(self, tab: str) -> None:
+        """Focus the tab's first focusable widget, unless it takes text: then the tab bar keeps the focus, so the
+        digits and brackets that switch tabs are not typed into a field (Tab moves into it)."""
+        from textual.widgets import Input, TextArea
+
+        pane = self.query_one(f"#{tab}", TabPane)
+        for widget in pane.query("*"):
+            if widget.focusable and widget.display:
+                if not isinstance(widget, Input | TextArea):
+                    widget.focus()
+                return
 
     def action_tab(self, step: int) -> None:
         ids = [t[0] for t in TABS]
         current = self.query_one(TabbedContent).active
         index = ids.index(current) if current in ids else 0
-        self.query_one(TabbedContent).active = ids[(index + step) % len(ids)]
+        self.action_show_tab(ids[(index + step) % len(ids)])
 
     def action_next_widget(self) -> None:
         widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
