@@ -93,7 +93,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("App", "", "What", "Before", "After")
+        self.query_one(DataTable).add_columns("App", "", "What")
         self.make_plan(online=False)
 
     # -- planning ------------------------------------------------------------------------------------------------
@@ -137,20 +137,23 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         for n, op in enumerate(plan.operations):
             mark = "!" if op.destructive else {"create": "+", "update": "~", "delete": "-"}.get(
                 "delete" if op.destructive else "create" if op.kind.startswith(("create", "store")) else "update", "~")
-            add(f"op{n}", op.app_name, mark, f"{op.kind.replace('_', ' ')} {op.resource}", "", "", ref=(op, None))
+            add(f"op{n}", op.app_name, mark, f"{op.kind.replace('_', ' ')} {op.resource}", ref=(op, None))
             for m, change in enumerate(op.changes):
-                before = "(secret)" if change.secret else value_text(change.before)
-                after = str(change.after) if change.secret else value_text(change.after)
-                add(f"op{n}.{m}", "", change_symbol(change), f"  {change.label} ({change.path})", before, after,
+                if change.secret:
+                    fromto = str(change.after)
+                else:
+                    fromto = f"{value_text(change.before)} -> {value_text(change.after)}"
+                add(f"op{n}.{m}", "", change_symbol(change), f"  {change.label} ({change.path}): {fromto}",
                     ref=(op, change))
         for k, c in enumerate(plan.conflicts):
-            what = c.message or f"{c.label} ({c.path}): base {value_text(c.base)}"
-            add(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {what}", value_text(c.draft) if not c.message
-                else "", value_text(c.live) if not c.message else "", ref=("conflict", c))
+            what = c.message or (f"{c.label} ({c.path}): base {value_text(c.base)}, draft {value_text(c.draft)}, "
+                                 f"live {value_text(c.live)}  (t takes theirs, m keeps mine)")
+            add(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {what}", ref=("conflict", c))
         for k, d in enumerate(plan.drift):
-            add(f"drift{k}", d.app, "~", f"drift {d.resource}: {d.label}", value_text(d.before), value_text(d.after))
+            add(f"drift{k}", d.app, "~", f"drift (kept) {d.resource}: {d.label}: {value_text(d.before)} -> "
+                f"{value_text(d.after)}")
         for k, note in enumerate(plan.notes):
-            add(f"note{k}", note.app, "*", note.message, "", "")
+            add(f"note{k}", note.app, "*", note.message)
         source = f"against the service ({where})" if online else "against the base snapshot (r reads the service)"
         deletes = "deletes included" if self.allow_delete else (
             f"{plan.skipped_deletions} deletion(s) skipped (d includes them)" if plan.skipped_deletions else "")
