@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench schema clean
+.PHONY: run test lint bench schema screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/edit.py
 	$(BIN)/python bench/pull.py
 	$(BIN)/python bench/push.py
+	$(BIN)/python bench/tui_startup.py
+	$(BIN)/python bench/tui_latency.py
+
+# SVG pictures of every screen at 100x32 for the README, from the snapshot tests' fixture drafts.
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 schema: $(STAMP)
 	$(BIN)/tenantdeck schema > src/tenantdeck/schema/draft.schema.json

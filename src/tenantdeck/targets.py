@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-import platformdirs
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from tenantdeck.hosts import is_loopback_host
+from tenantdeck.locations import ENV_CONFIG_DIR, ENV_DATA_DIR, config_dir, data_dir
 from tenantdeck.problems import Problem, Severity
 
 if TYPE_CHECKING:
@@ -51,8 +51,6 @@ LOCAL_BASE_URL = "http://sandbox.local"
 ENV_BASE_URL = "TENANTDECK_BASE_URL"
 ENV_KEY = "TENANTDECK_KEY"
 ENV_SECRET = "TENANTDECK_SECRET"
-ENV_CONFIG_DIR = "TENANTDECK_CONFIG_DIR"
-ENV_DATA_DIR = "TENANTDECK_DATA_DIR"
 PROFILES_FILE = "profiles.yaml"
 SANDBOX_DB = "sandbox.sqlite3"
 
@@ -144,18 +142,6 @@ class CredentialsFile(BaseModel):
 
 
 # --- locations ----------------------------------------------------------------------------------------------------
-
-
-def config_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    override = env.get(ENV_CONFIG_DIR)
-    return Path(override).expanduser() if override else platformdirs.user_config_path("tenantdeck")
-
-
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    override = env.get(ENV_DATA_DIR)
-    return Path(override).expanduser() if override else platformdirs.user_data_path("tenantdeck")
 
 
 def profiles_path(env: Mapping[str, str] | None = None) -> Path:
@@ -454,6 +440,8 @@ def resolve_target(
 
 
 __all__ = [
+    "ENV_CONFIG_DIR",
+    "ENV_DATA_DIR",
     "LOCAL",
     "ProfileError",
     "ProfileSpec",

@@ -214,8 +214,11 @@ def test_an_edit_made_in_another_tab_shows_when_the_preview_opens(tmp_path: Path
         assert app.editor.set("presets.brand.sidebar.groups", False).ok
         await pilot.pause()
         await pilot.press("4")
-        await pilot.pause()
-        text = picture_text(app)
+        for _ in range(20):  # the preview redraws once it is shown: wait for that, not for a clock
+            await pilot.pause()
+            text = picture_text(app)
+            if " GIF " not in text and "hidden sections: groups, calls" in text:
+                break
         assert " GIF " not in text and "hidden sections: groups, calls" in text
 
     run(path, scenario)

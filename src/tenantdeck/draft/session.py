@@ -313,6 +313,12 @@ class DraftSession:
         return self.text != self._saved_text
 
     @property
+    def base_text(self) -> str:
+        """The text the session is based on: what was last read from or saved to the file (a recovery file records
+        its hash, so a restore can tell whether the file changed since)."""
+        return self._saved_text
+
+    @property
     def can_undo(self) -> bool:
         return bool(self._undo)
 
@@ -1247,6 +1253,28 @@ class DraftSession:
             self._remember_disk()
             self._bump("save", (), [])
             return SaveResult(self.path, method, len(self.text.encode("utf-8")))
+
+    def restore_text(self, text: str) -> None:
+        """Replace the session's text with ``text`` (unsaved edits recovered after a crash or a hang-up).
+
+        The file is not touched: the session is based on what was read from disk, so it is dirty and a save writes
+        the restored text (asking first, as any save does, when the file changed on disk). Undo history is dropped
+        and validation starts over (:meth:`validate_all`). A text that cannot be read as a draft is refused
+        (:class:`DraftSessionError`) and nothing changes.
+        """
+        with self._lock:
+            self._writable()
+            parsed = yamlsource.parse(text, self.file)
+            if parsed.fatal or parsed.empty or not isinstance(parsed.data, dict):
+                first = parsed.problems[0].render() if parsed.problems else "it is not a mapping of format, apps"
+                raise DraftSessionError(f"the recovered text cannot be read as a draft: {first}", (), self.file,
+                                        "unrestorable")
+            self._undo.clear()
+            self._redo.clear()
+            self.validated = False
+            self.text = text
+            self._used_ruamel = True  # a whole text: the next save reports it as such
+            self._parse_all()
 
     def reload(self) -> list[Problem]:
         """Read the file again, dropping edits and undo history; returns :attr:`problems`."""

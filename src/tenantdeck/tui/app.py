@@ -12,8 +12,10 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 from tenantdeck.draft.session import Change
+from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.safety import SafetyNet
 
 
 class TenantdeckApp(App[None]):
@@ -21,6 +23,7 @@ class TenantdeckApp(App[None]):
 
     TITLE = "tenantdeck"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {TenantdeckCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", id="help"),
         Binding("f2,ctrl+s", "save", "Save", id="save"),
@@ -29,6 +32,8 @@ class TenantdeckApp(App[None]):
         Binding("f8", "problems", "Problems", id="problems"),
         Binding("f6", "review", "Review & push", id="review"),
         Binding("f7", "history", "History", show=False, id="history"),
+        Binding("f4", "copy_path", "Copy path", id="copy_path", show=False,
+                tooltip="Copy the focused field's key path to the clipboard (OSC 52; works over SSH)"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
     ]
 
@@ -37,20 +42,28 @@ class TenantdeckApp(App[None]):
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)
         self.editor.subscribe(self._changed_in_any_thread)
+        self.safety = SafetyNet(self)  # recovery file, SIGHUP/SIGTERM, changes on disk (tui/safety.py)
+        self.appearance_themes: list[str] = []
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        from tenantdeck.tui import appearance
         from tenantdeck.tui.apps_screen import AppsScreen
 
         self._ui_thread = _current_thread_id()
         self._retitle()
+        self.appearance_themes = appearance.setup(self)  # themes, remembered theme, keymap (tui/appearance.py)
         self.push_screen(AppsScreen())
         if self.editor.session.read_only:
             self.action_problems()
         else:
             self.validate_in_background()
+        self.safety.start()
         self._offer_unfinished_push()
+
+    def on_unmount(self) -> None:
+        self.safety.remove_signals()
 
     def _offer_unfinished_push(self) -> None:
         """A push cut off by a crash or a dropped session is said at the next start, with how to finish it."""
@@ -178,14 +191,26 @@ class TenantdeckApp(App[None]):
             self.notify(f"Saved {self.editor.path.name}.")
         self._broadcast(Change(session.version, "save", (), ()))
 
+    def action_copy_path(self) -> None:
+        from tenantdeck.tui.commands import focused_key_path
+
+        path = focused_key_path(self)
+        if not path:
+            self.notify("Nothing here has a key path to copy.", severity="warning")
+            return
+        self.copy_to_clipboard(path)
+        self.notify(f"Copied {path} (OSC 52: in tmux, `set -g set-clipboard on`).")
+
     async def action_quit(self) -> None:
         if not self.editor.session.dirty:
+            self.safety.clean_exit()
             self.exit()
             return
         from tenantdeck.tui.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
+                self.safety.clean_exit()
                 self.exit()
 
         self.push_screen(ConfirmScreen("The draft has unsaved changes. Quit and lose them? (F2 saves)",

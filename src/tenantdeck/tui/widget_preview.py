@@ -128,10 +128,20 @@ what neither writes), redrawn on every change.
     def redraw_when_shown(self) -> None:
         """Redraw now if the tab is on screen; otherwise when it is shown, so that a keystroke in another tab never
         pays for re-laying out a picture nobody sees."""
-        if self.is_on_screen:
+        if self.is_on_screen or self._active_tab():
             self.redraw()
         else:
             self._stale = True
+
+    def _active_tab(self) -> bool:
+        """The preview's tab is the one selected (it may not be laid out yet: a change that arrives between the
+        switch and the first paint must not be left for the next switch)."""
+        from textual.widgets import TabbedContent
+
+        try:
+            return self.screen.query_one(TabbedContent).active == "preview"
+        except Exception:  # not inside the App screen's tabs (a test mounts it alone)
+            return False
 
     def watch_show_open(self, show_open: bool) -> None:
         self.query_one(PreviewPicture).refresh(layout=True)

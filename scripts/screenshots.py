@@ -1,0 +1,53 @@
+"""Write SVG screenshots of every screen at 100x32 into ``screenshots/`` (``make screenshots``).
+
+The same fixture drafts and scenes as the snapshot tests (``tests/tui/safety_fixtures.py``); the App screen's tabs
+are enumerated from ``tenantdeck.tui.app_screen.TABS``, so re-running the script pictures new or finished tabs.
+Config and data directories are temporary: your own theme or keymap never shows up in the pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, scenes  # noqa: E402
+
+
+async def shoot(name: str, out: Path, size: tuple[int, int]) -> Path:
+    draft_name, with_recovery, run_before = scenes()[name]
+    with tempfile.TemporaryDirectory(prefix="tenantdeck-shot-") as tmp:
+        os.environ.update(env(Path(tmp)))
+        draft = prepare(Path(tmp), draft_name)
+        if with_recovery:
+            leave_recovery(draft)
+        app = make_app(draft)
+        async with app.run_test(size=size) as pilot:
+            await run_before(pilot)
+            target = out / f"{name}.svg"
+            target.write_text(app.export_screenshot(title=f"tenantdeck: {name}"), encoding="utf-8")
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "screenshots")
+    parser.add_argument("--size", default="100x32", help="WIDTHxHEIGHT (default 100x32)")
+    parser.add_argument("names", nargs="*", help="only these scenes (default: all)")
+    args = parser.parse_args()
+    width, height = (int(n) for n in args.size.split("x"))
+    os.environ.pop("NO_COLOR", None)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in args.names or list(scenes()):
+        print(asyncio.run(shoot(name, args.out, (width, height))).relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()

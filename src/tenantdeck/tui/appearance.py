@@ -1,0 +1,110 @@
+"""Themes, the remembered theme and the user's keymap, applied to the app when it mounts.
+
+The files and their validation are the core's (:mod:`tenantdeck.prefs`); here they become Textual themes and a
+keymap, and every problem becomes one notice naming the file and what is wrong, while the editor falls back (the
+default theme, the default keys) and starts anyway.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING
+
+from textual.theme import Theme
+
+from tenantdeck.locations import config_dir, data_dir
+from tenantdeck.prefs import keymap as keymaps
+from tenantdeck.prefs import settings as prefs_settings
+from tenantdeck.prefs.themes import DEFAULT_THEME, ThemeFailure, ThemeSet, cache_path, load_themes
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+def register_themes(app: App[object]) -> ThemeSet:
+    """Register every valid theme file with ``app``; a file Textual cannot build becomes a failure too."""
+    loaded = load_themes(config_dir(), cache_path(data_dir()))
+    for name, spec in list(loaded.themes.items()):
+        try:
+            theme = Theme(**spec.kwargs)  # type: ignore[arg-type]
+            theme.to_color_system()  # parses every colour now rather than when it is chosen
+        except Exception as exc:  # a colour or variable Textual refuses
+            loaded.failures.append(ThemeFailure(spec.source, f"Textual cannot use it: {exc}"))
+            del loaded.themes[name]
+            continue
+        app.register_theme(theme)
+    return loaded
+
+
+def apply_theme(app: App[object], loaded: ThemeSet) -> None:
+    """Switch to the remembered theme (or the default), say what was wrong, and remember later choices."""
+    config = config_dir()
+    remembered = prefs_settings.load(config)
+    notices = [remembered.problem] if remembered.problem else []
+    wanted = remembered.theme or DEFAULT_THEME
+    if wanted not in app.available_themes:
+        failure = loaded.failure_for(wanted)
+        why = failure.render() if failure else f"no theme named {wanted!r} (themes are in {config / 'themes'})"
+        notices.append(f"Theme {wanted!r} cannot be used: {why}. Using {DEFAULT_THEME}.")
+        wanted = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
+    app.theme = wanted
+    others = [f.render() for f in loaded.failures if f is not loaded.failure_for(remembered.theme or DEFAULT_THEME)]
+    if others:
+        notices.append("Theme files left out:\n" + "\n".join(others))
+    for text in notices:
+        app.notify(text, title="Theme", severity="warning", timeout=15)
+
+    def remember(theme: Theme) -> None:
+        current = prefs_settings.load(config)
+        if current.theme == theme.name or current.problem:
+            return
+        current.theme = theme.name
+        try:
+            prefs_settings.save(config, current)
+        except OSError as exc:
+            app.notify(f"The theme choice cannot be remembered: {exc}", severity="warning")
+
+    app.theme_changed_signal.subscribe(app, remember)
+
+
+def apply_keymap(app: App[object]) -> None:
+    """``keymap.yaml``: good entries applied, problems (and ids no binding has) in one notice naming the file."""
+    loaded = keymaps.load(config_dir())
+    problems = list(loaded.problems)
+    if loaded.bindings:
+        app.set_keymap(loaded.bindings)
+        unknown = keymaps.unknown_ids(loaded, known_binding_ids(app))
+        if unknown:
+            problems.append(f"no key has the id {', '.join(unknown)} (F1 and the README list the ids)")
+        risky = keymaps.risky_keys(loaded)
+        if risky:
+            problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
+    if problems:
+        app.notify(f"{loaded.path}:\n" + "\n".join(problems), title="Keymap", severity="warning", timeout=15)
+
+
+def known_binding_ids(app: App[object]) -> set[str]:
+    """Every binding id of the app and of the classes in ``tenantdeck.tui`` (imported for that)."""
+    import tenantdeck.tui as package
+
+    ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}  # type: ignore[union-attr]
+    for info in pkgutil.iter_modules(package.__path__):
+        try:
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+        except Exception:  # a tab that does not import is the tab's problem, not the keymap's
+            continue
+        for obj in vars(module).values():
+            for binding in getattr(obj, "BINDINGS", None) or () if isinstance(obj, type) else ():
+                if getattr(binding, "id", None):
+                    ids.add(binding.id)
+    return {i for i in ids if i}
+
+
+def setup(app: App[object]) -> list[str]:
+    """Themes (registered, the remembered one applied) and the keymap; returns the names of the theme files'
+    themes, which the command palette offers."""
+    loaded = register_themes(app)
+    apply_theme(app, loaded)
+    apply_keymap(app)
+    return sorted(loaded.themes)

@@ -1,0 +1,170 @@
+"""The command palette (ctrl+p): jump to anything, and the commands that make sense right now.
+
+Jump targets: an app by name, region or id; a webhook by id or name (opens its app on the Webhooks tab); a Main
+toggle by key or label (opens the current app, or the one highlighted on the Apps screen, on the Main tab).
+Contextual commands are offered only when they apply: save when there are unsaved edits, undo/redo when there is
+something to take back, reload when the file changed on disk, the themes you are not using.
+
+Tabs that can focus a field implement ``focus_path(key_path) -> bool``; a widget that edits one value exposes
+``key_path`` (a str such as ``apps[0].widgets[0].main.send_gifs``), which is also what F4 copies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.app import TenantdeckApp
+
+
+class TenantdeckCommands(Provider):
+    """Contextual commands on an empty query; apps, webhooks and toggles too once you type."""
+
+    @property
+    def tapp(self) -> TenantdeckApp:
+        return self.app  # type: ignore[return-value]
+
+    # -- what is offered -----------------------------------------------------------------------------------------
+
+    def contextual(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        app = self.tapp
+        session = app.editor.session
+        if session.dirty:
+            yield "Save the draft", "Write it now (F2); comments and layout are kept", app.action_save
+        if session.can_undo:
+            yield "Undo", "Take back the last edit (ctrl+z)", app.action_undo
+        if session.can_redo:
+            yield "Redo", "Make the undone edit again (ctrl+y)", app.action_redo
+        count = len(session.problems) if session.validated else 0
+        yield "Problems", f"Every validation problem ({count}) with a jump to its field (F8)", app.action_problems
+        changed = "; it changed on disk" if session.changed_on_disk() else ""
+        yield "Reload from disk", f"Read {app.editor.path.name} again{changed}", app.safety.ask_reload
+        yield "Copy key path", "Copy the focused field's key path (F4, OSC 52)", app.action_copy_path
+        for name in sorted(app.appearance_themes):
+            if name != app.theme:
+                yield f"Theme: {name}", f"Switch to the {name} theme (remembered)", partial(_set_theme, app, name)
+        yield "Help", "Help and keys for what has focus (F1)", app.action_help
+
+    def targets(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        app = self.tapp
+        apps = app.editor.get("apps", []) or []
+        for i, data in enumerate(apps):
+            if not isinstance(data, dict):
+                continue
+            name = str(data.get("name", "?"))
+            region = data.get("region", "")
+            yield f"App: {name}", f"{region} {data.get('id') or 'new'}", partial(jump, app, i, None)
+            hooks = data.get("webhooks")
+            for j, hook in enumerate(hooks if isinstance(hooks, list) else []):
+                if isinstance(hook, dict):
+                    label = " ".join(str(hook[k]) for k in ("id", "name") if hook.get(k))
+                    yield (f"Webhook: {label} ({name})", str(hook.get("webhookURL", "")),
+                           partial(jump, app, i, "webhooks", f"apps[{i}].webhooks[{j}]"))
+        index = current_app_index(app)
+        if index is None:
+            return
+        from tenantdeck.models.catalog import MAIN_TOGGLES
+
+        name = str((apps[index] or {}).get("name", "?")) if isinstance(apps[index], dict) else "?"
+        for toggle in MAIN_TOGGLES:
+            yield (f"Toggle: {toggle.label} ({toggle.key})", f"{toggle.topic} · {name}",
+                   partial(jump, app, index, "main", f"apps[{index}].widgets[0].main.{toggle.key}"))
+
+    # -- the Provider interface ---------------------------------------------------------------------------------
+
+    async def discover(self) -> Hits:
+        for text, help_text, command in self.contextual():
+            yield DiscoveryHit(text, command, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        n = 0
+        for source in (self.contextual(), self.targets()):
+            for text, help_text, command in source:
+                n += 1
+                if n % 500 == 0:
+                    await asyncio.sleep(0)  # 5,000 apps: let the palette paint between batches
+                score = matcher.match(text)
+                if score > 0:
+                    yield Hit(score, matcher.highlight(text), command, text=text, help=help_text)
+
+
+def _set_theme(app: TenantdeckApp, name: str) -> None:
+    app.theme = name
+
+
+def current_app_index(app: TenantdeckApp) -> int | None:
+    """The app the user is on: the App screen's, else the row highlighted on the Apps screen."""
+    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.apps_screen import AppsScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, AppScreen):
+            return screen.app_index
+        if isinstance(screen, AppsScreen):
+            return screen.selected_index()
+    return None
+
+
+def jump(app: TenantdeckApp, index: int, tab: str | None, path: str | None = None) -> None:
+    """Show app ``index`` on ``tab`` (reusing its App screen when it is on top) and focus ``path`` if a tab can."""
+    from tenantdeck.tui.app_screen import AppScreen
+
+    top = app.screen
+    if isinstance(top, AppScreen) and top.app_index == index:
+        if tab:
+            top.action_show_tab(tab)
+    else:
+        while len(app.screen_stack) > 2:
+            app.pop_screen()
+        app.open_app(index, tab)
+    if path:
+        app.call_after_refresh(lambda: app.call_after_refresh(focus_path, app, path))
+
+
+def focus_path(app: TenantdeckApp, path: str) -> bool:
+    """Ask the visible tabs to focus the field of ``path`` (``focus_path``), or focus a widget whose
+    ``key_path`` it is."""
+    screen = app.screen
+    for widget in screen.walk_children():
+        focus = getattr(widget, "focus_path", None)
+        if callable(focus) and focus(path):
+            return True
+    for widget in screen.walk_children():
+        if getattr(widget, "key_path", None) == path and widget.focusable:
+            widget.focus()
+            return True
+    return False
+
+
+def focused_key_path(app: TenantdeckApp) -> str | None:
+    """The key path of what has focus: the nearest ``key_path`` up from the focused widget, else the screen's
+    (the highlighted app or problem, the open app)."""
+    node: Any = app.focused
+    while node is not None:
+        path = getattr(node, "key_path", None)
+        if isinstance(path, str) and path:
+            return path
+        node = node.parent
+    screen = app.screen
+    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.apps_screen import AppsScreen
+    from tenantdeck.tui.problems_screen import ProblemsScreen
+
+    if isinstance(screen, ProblemsScreen):
+        problems = getattr(screen, "_problems", [])
+        table = screen.query_one("DataTable")
+        row = getattr(table, "cursor_row", 0)
+        if problems and 0 <= row < len(problems):
+            return str(problems[row].key_path) or None
+    if isinstance(screen, AppsScreen):
+        index = screen.selected_index()
+        return f"apps[{index}]" if index is not None else None
+    if isinstance(screen, AppScreen):
+        return screen.prefix
+    return None

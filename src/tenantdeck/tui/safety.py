@@ -1,0 +1,258 @@
+"""What keeps the draft safe while the editor runs: recovery checkpoints, SIGHUP/SIGTERM, changes on disk.
+
+- Every :data:`~tenantdeck.draft.recovery.INTERVAL` seconds the session's unsaved text goes to the recovery file
+  (only when dirty and changed since the last write; :class:`~tenantdeck.draft.recovery.Checkpointer`), and at
+  once on SIGHUP (a dropped SSH session) or SIGTERM, before the app exits. Textual itself handles only SIGTSTP and
+  SIGCONT, so without this a hang-up loses everything typed since the last save.
+- Saving, or quitting on purpose, deletes it. At the next start an earlier session's file is offered
+  (:class:`~tenantdeck.tui.restore.RestoreScreen`).
+- Every :data:`DISK_INTERVAL` seconds the draft file is compared with what the session read
+  (``DraftSession.changed_on_disk``, a ``stat`` unless it changed): with no unsaved edits the new file is loaded
+  with a notice; with some, the user chooses (theirs or mine).
+
+The decisions are the core's (:mod:`tenantdeck.draft.recovery`); this module wires them to timers, signals and
+modals. Tests drive :meth:`SafetyNet.checkpoint` and :meth:`SafetyNet.check_disk` directly: no clocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tenantdeck.draft import recovery
+from tenantdeck.draft.session import Change, DraftSessionError
+
+if TYPE_CHECKING:
+    from tenantdeck.draft.recovery import Assessment, Recovered
+    from tenantdeck.tui.app import TenantdeckApp
+
+DISK_INTERVAL = 2.0
+SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+
+
+class SafetyNet:
+    """One per app; :meth:`start` once mounted, :meth:`clean_exit` when the user quits on purpose."""
+
+    #: tests and the screenshot script turn the timers off and call :meth:`checkpoint` / :meth:`check_disk`
+    TIMERS = True
+
+    def __init__(self, app: TenantdeckApp) -> None:
+        self.app = app
+        self.editor = app.editor
+        self.checkpointer = recovery.Checkpointer(self.editor.path)
+        self._installed: list[int] = []
+        self._declined: str | None = None  # the disk text (hash) the user chose not to load
+        self._asking = False
+        self._write_failed = False
+        self.signalled: int | None = None
+        self.editor.subscribe(self._changed)
+
+    @property
+    def session(self):  # type: ignore[no-untyped-def]
+        return self.editor.session
+
+    # -- lifecycle ---------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.install_signals()
+        if self.TIMERS:
+            self.app.set_interval(recovery.INTERVAL, self.checkpoint, name="recovery-checkpoint")
+            self.app.set_interval(DISK_INTERVAL, self.check_disk, name="disk-watch")
+        self.offer_pending()
+
+    def install_signals(self) -> None:
+        """SIGHUP and SIGTERM through the running loop (so the handler runs between frames, never mid-edit)."""
+        loop = asyncio.get_running_loop()
+        for sig in SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self.on_signal, int(sig))
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal
+                continue
+            self._installed.append(int(sig))
+
+    def remove_signals(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            loop = asyncio.get_running_loop()
+            for sig in self._installed:
+                loop.remove_signal_handler(sig)
+        self._installed.clear()
+
+    def on_signal(self, signum: int) -> None:
+        """Hang-up or terminate: keep the unsaved text, then leave (the terminal may already be gone)."""
+        self.signalled = signum
+        self.checkpointer.paused = False
+        self.checkpoint()
+        self.remove_signals()
+        self.app.exit(return_code=128 + signum)
+
+    def clean_exit(self) -> None:
+        """The user quit on purpose (nothing unsaved, or chose to drop it): no recovery file is left behind."""
+        self.checkpointer.clear()
+        self.remove_signals()
+
+    def _changed(self, change: Change) -> None:
+        if change.kind == "save":
+            self.checkpointer.clear()
+
+    # -- checkpoints ---------------------------------------------------------------------------------------------
+
+    def checkpoint(self) -> bool:
+        session = self.session
+        try:
+            return self.checkpointer.checkpoint(session.text, session.base_text,
+                                                session.dirty and not session.read_only)
+        except OSError as exc:
+            if not self._write_failed:
+                self._write_failed = True
+                self.app.notify(f"Unsaved edits cannot be kept in {self.checkpointer.path} "
+                                f"({exc.strerror or exc}); save often (F2).", title="No recovery file",
+                                severity="warning", timeout=10)
+            return False
+
+    # -- restore at start ----------------------------------------------------------------------------------------
+
+    def display(self, path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            return str(path.relative_to(self.editor.path.absolute().parent))
+        return str(path)
+
+    def offer_pending(self) -> None:
+        path = self.editor.path
+        for stuck in recovery.interrupted(path):
+            self.app.notify(f"A restore of unsaved edits did not finish last time; its text is kept in "
+                            f"{self.display(stuck)} (not offered again, to avoid a crash loop).",
+                            title="Recovery", severity="warning", timeout=15)
+        candidates = recovery.pending(path)
+        if not candidates:
+            return
+        if self.session.read_only:
+            self.app.notify(f"Unsaved edits of an earlier session are kept in {self.display(candidates[0].path)}; "
+                            "they can be restored once the draft can be read.", title="Recovery",
+                            severity="warning", timeout=15)
+            return
+        disk = self.session.base_text
+        queue: list[tuple[Recovered, Assessment]] = []
+        for rec in candidates:
+            verdict = recovery.assess(rec, disk)
+            if verdict.kind == "broken":
+                aside = recovery.set_aside_broken(rec)
+                self.app.notify(f"{verdict.message}; set aside as {self.display(aside)}.", title="Recovery",
+                                severity="warning", timeout=15)
+            elif verdict.kind == "same":
+                recovery.discard(rec.path)
+            elif verdict.kind == "live":
+                self.checkpointer.path = rec.path.with_name(f"recovery.pid-{os.getpid()}.yaml")
+                self.app.notify(f"{verdict.message[0].upper()}{verdict.message[1:]}; its unsaved edits are in "
+                                f"{self.display(rec.path)}. Saving here may overwrite its work.",
+                                title="Draft open twice", severity="warning", timeout=15)
+            else:
+                queue.append((rec, verdict))
+        self._ask(queue)
+
+    def _ask(self, queue: list[tuple[Recovered, Assessment]]) -> None:
+        from tenantdeck.tui.restore import RestoreScreen
+
+        if not queue:
+            self.checkpointer.paused = False
+            return
+        self.checkpointer.paused = True
+        rec, verdict = queue.pop(0)
+        added, removed, lines = recovery.summary(self.session.base_text, rec.text)
+
+        def answered(choice: str | None) -> None:
+            self.decide(rec, choice or "keep")
+            self._ask(queue)
+
+        self.app.push_screen(RestoreScreen(rec, verdict, self.display(rec.path), (added, removed), lines), answered)
+
+    def decide(self, rec: Recovered, choice: str) -> None:
+        if choice == "discard":
+            recovery.discard(rec.path)
+            self.app.notify("Discarded the earlier session's unsaved edits.")
+        elif choice == "restore":
+            self.restore(rec)
+        else:
+            kept = recovery.keep_for_later(rec)
+            self.app.notify(f"Kept for later in {self.display(kept)}; offered again at the next start.")
+
+    def restore(self, rec: Recovered) -> None:
+        claimed = recovery.claim(rec)  # renamed first: a crash while replaying does not loop
+        try:
+            self.session.restore_text(rec.text)
+        except DraftSessionError as exc:
+            self.app.notify(f"{exc.problem.message}. The text is kept in {self.display(claimed)}.",
+                            title="Not restored", severity="error", timeout=15)
+            return
+        self.checkpointer.paused = False
+        self.checkpoint()
+        recovery.discard(claimed)
+        self.app.validate_in_background()
+        self.app.notify("Restored the unsaved edits. F2 saves them; ctrl+q and 'quit without saving' drops them.",
+                        title="Restored")
+
+    # -- changes on disk -----------------------------------------------------------------------------------------
+
+    def check_disk(self) -> None:
+        """Look for someone else's change of the draft file; reload it or ask."""
+        if self._asking or self.checkpointer.paused:
+            return
+        session = self.session
+        if not session.changed_on_disk():
+            return
+        try:
+            disk: str | None = self.editor.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            disk = None
+        except (OSError, UnicodeDecodeError):
+            return
+        marker = recovery.text_hash(disk) if disk is not None else "missing"
+        if marker == self._declined:
+            return
+        name = self.editor.path.name
+        if disk is None:
+            self._declined = marker
+            self.app.notify(f"{name} was deleted or moved on disk. F2 writes your version there again.",
+                            title="Draft gone", severity="warning", timeout=15)
+            return
+        if not session.dirty:
+            self.reload()
+            self.app.notify(f"{name} changed on disk and was reloaded (you had no unsaved edits).",
+                            title="Reloaded")
+            return
+        self.ask_reload(marker)
+
+    def ask_reload(self, marker: str | None = None) -> None:
+        """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload")."""
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        name = self.editor.path.name
+        if not self.session.dirty:
+            self.reload()
+            self.app.notify(f"Reloaded {name} from disk.")
+            return
+        self._asking = True
+
+        def answered(yes: bool | None) -> None:
+            self._asking = False
+            if yes:
+                self.reload()
+                self.app.notify(f"Reloaded {name}; your unsaved edits were dropped.")
+            else:
+                self._declined = marker
+                self.app.notify("Kept your edits. Saving (F2) asks before overwriting the file's new content.")
+
+        question = (f"{name} changed on disk (another editor or person). Load it and drop your unsaved edits?"
+                    if marker else f"Reload {name} from disk and drop your unsaved edits?")
+        self.app.push_screen(ConfirmScreen(question, yes="Reload from disk", no="Keep mine"), answered)
+
+    def reload(self) -> None:
+        session = self.session
+        session.reload()
+        self._declined = None
+        self.checkpointer.clear()
+        if not session.read_only and not session.validated:
+            self.app.validate_in_background()

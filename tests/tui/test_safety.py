@@ -1,0 +1,319 @@
+"""Pilot tests of the draft's safety and the user's preferences: quit confirm, SIGHUP -> recovery -> restore,
+changes on disk, themes, keymap, palette, copy. Each asserts on the session and on the files."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.draft import recovery
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.app_screen import AppScreen
+from tenantdeck.tui.apps_screen import AppsScreen
+from tenantdeck.tui.confirm import ConfirmScreen
+from tenantdeck.tui.problems_screen import ProblemsScreen
+from tenantdeck.tui.restore import RestoreScreen
+from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, recovered_edit, settle
+
+GLOBEX_REGION = "apps[1].region"
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def run(app: TenantdeckApp, body: Callable[..., Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
+    async def main() -> None:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            await body(pilot)
+
+    asyncio.run(main())
+
+
+def notices(app: TenantdeckApp) -> str:
+    return "\n".join(n.message for n in app._notifications)
+
+
+# -- quitting --------------------------------------------------------------------------------------------------
+
+
+def test_quit_with_unsaved_changes_is_refused_until_confirmed(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.editor.set(GLOBEX_REGION, "us").ok
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, AppsScreen) and app.is_running
+        assert app.editor.session.dirty and app.editor.get(GLOBEX_REGION) == "us"
+        app.safety.checkpoint()
+        assert recovery.recovery_path(draft).exists()
+        await pilot.press("ctrl+q", "y")
+        await pilot.pause()
+        assert not app.is_running
+
+    run(app, body)
+    assert "region: eu" in draft.read_text(), "nothing saved"
+    assert not recovery.recovery_path(draft).exists(), "quitting on purpose leaves no recovery file"
+
+
+def test_save_deletes_the_recovery_file(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set(GLOBEX_REGION, "in")
+        assert app.safety.checkpoint() and not app.safety.checkpoint(), "written once per change"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not recovery.recovery_path(draft).exists()
+
+    run(app, body)
+    assert "region: in" in draft.read_text()
+
+
+# -- hang-up and restore ---------------------------------------------------------------------------------------
+
+
+def test_sighup_writes_the_recovery_file_and_the_next_start_restores_it(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    original = draft.read_text()
+    first = make_app(draft)
+
+    async def edit_then_hang_up(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert first.editor.set(GLOBEX_REGION, "us").ok
+        assert not recovery.recovery_path(draft).exists(), "no timer ran: the signal must write it"
+        os.kill(os.getpid(), signal.SIGHUP)
+        for _ in range(5):
+            await pilot.pause()
+
+    run(first, edit_then_hang_up)
+    assert first.safety.signalled == signal.SIGHUP and first.return_code == 128 + signal.SIGHUP
+    path = recovery.recovery_path(draft)
+    saved = recovery.read(path)
+    assert saved.text == first.editor.session.text and "region: us" in saved.text
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert draft.read_text() == original
+
+    second = make_app(draft)
+
+    async def restore(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert isinstance(second.screen, RestoreScreen)
+        await pilot.press("r")
+        await settle(pilot)
+        session = second.editor.session
+        assert session.dirty and session.text == saved.text and second.editor.get(GLOBEX_REGION) == "us"
+        assert "*" in second.title
+        assert recovery.interrupted(draft) == [], "the claimed file is gone once restored"
+        assert recovery.read(path).text == saved.text, "a fresh checkpoint of the restored text"
+        await pilot.press("f2")
+        await pilot.pause()
+
+    run(second, restore)
+    assert draft.read_text() == saved.text
+    assert "# tenantdeck: not reported by the service" in draft.read_text(), "comments kept"
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("key", ["d", "k"])
+def test_restore_modal_discard_and_keep_for_later(tmp_path: Path, key: str) -> None:
+    draft = prepare(tmp_path)
+    leave_recovery(draft)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert isinstance(app.screen, RestoreScreen)
+        await pilot.press(key)
+        await pilot.pause()
+        assert isinstance(app.screen, AppsScreen) and not app.editor.session.dirty
+        app.editor.set(GLOBEX_REGION, "in")
+        app.safety.checkpoint()
+
+    run(app, body)
+    kept = [r for r in recovery.pending(draft) if r.kept]
+    if key == "d":
+        assert kept == []
+    else:
+        assert len(kept) == 1 and kept[0].text == recovered_edit(draft.read_text()), "not overwritten by this session"
+
+
+def test_a_restore_that_crashed_is_not_offered_again(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    claimed = recovery.claim(recovery.read(leave_recovery(draft)))
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert isinstance(app.screen, AppsScreen)
+        assert claimed.name in notices(app)
+
+    run(app, body)
+    assert claimed.exists()
+
+
+# -- changes on disk -------------------------------------------------------------------------------------------
+
+
+def test_external_edit_is_reloaded_when_there_are_no_unsaved_edits(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.safety.check_disk()
+        assert app.editor.get(GLOBEX_REGION) == "eu"
+        draft.write_text(draft.read_text().replace("region: eu", "region: in"))
+        app.safety.check_disk()
+        await settle(pilot)
+        assert app.editor.get(GLOBEX_REGION) == "in" and not app.editor.session.dirty
+        assert "changed on disk and was reloaded" in notices(app)
+        assert "in " in " ".join(app.screen.query_one("DataTable").get_row("1"))
+
+    run(app, body)
+
+
+def test_external_edit_with_unsaved_edits_asks_and_keep_mine_stops_asking(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set("apps[0].region", "eu")
+        draft.write_text(draft.read_text().replace("region: eu", "region: in"))
+        app.safety.check_disk()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "changed on disk" in app.screen.question
+        await pilot.press("n")
+        await pilot.pause()
+        app.safety.check_disk()
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen), "asked once per change on disk"
+        assert app.editor.get("apps[0].region") == "eu" and app.editor.get(GLOBEX_REGION) == "eu"
+        draft.write_text(draft.read_text() + "# again\n")
+        app.safety.check_disk()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not app.editor.session.dirty and app.editor.session.text.endswith("# again\n")
+
+    run(app, body)
+
+
+# -- themes, keymap, palette, clipboard ------------------------------------------------------------------------
+
+
+def test_theme_is_remembered_and_a_broken_one_falls_back_with_a_notice(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def switch(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.theme == "tenantdeck-dark" and app.animation_level == "none"
+        app.theme = "tenantdeck-high-contrast"
+        await pilot.pause()
+
+    run(app, switch)
+    assert "theme: tenantdeck-high-contrast" in (tmp_path / "config" / "settings.yaml").read_text()
+
+    again = make_app(draft)
+
+    async def remembered(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert again.theme == "tenantdeck-high-contrast"
+
+    run(again, remembered)
+
+    themes = tmp_path / "config" / "themes"
+    themes.mkdir()
+    (themes / "mine.yaml").write_text("name: mine\ndark: true\nprimary: '#12345'\n")
+    (tmp_path / "config" / "settings.yaml").write_text("theme: mine\n")
+    broken = make_app(draft)
+
+    async def fallback(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert broken.theme == "tenantdeck-dark"
+        text = notices(broken)
+        assert "mine.yaml" in text and "primary" in text and "Using tenantdeck-dark" in text
+
+    run(broken, fallback)
+
+
+def test_no_color_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(prepare(tmp_path))
+    assert app.no_color
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        from textual.filter import Monochrome, NoColor
+
+        assert any(isinstance(f, NoColor | Monochrome) for f in app.get_line_filters())
+        assert app.screen.has_pseudo_class("nocolor") or "nocolor" in app.pseudo_classes
+
+    run(app, body)
+
+
+def test_user_keymap_is_applied_and_a_broken_entry_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("problems: f9\nsave: 'not a key'\nnope.nothing: f4\n")
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        text = notices(app)
+        assert "keymap.yaml" in text and "save: 'not a key' is not a key name" in text
+        assert "no key has the id nope.nothing" in text
+        await pilot.press("f9")
+        await pilot.pause()
+        assert isinstance(app.screen, ProblemsScreen)
+
+    run(app, body)
+
+
+def test_palette_jumps_to_an_app_a_webhook_and_a_toggle(tmp_path: Path) -> None:
+    from tenantdeck.tui.commands import TenantdeckCommands
+
+    app = make_app(prepare(tmp_path))
+
+    async def hits(query: str) -> list:  # type: ignore[type-arg]
+        provider = TenantdeckCommands(app.screen, None)
+        return [hit async for hit in provider.search(query)]
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        found = await hits("globex")
+        texts = [h.text for h in found]
+        assert "App: Globex Community" in texts
+        assert any(t.startswith("Webhook: groups Group lifecycle") for t in texts)
+        next(h for h in found if h.text == "App: Globex Community").command()
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 1
+        toggle = next(h for h in await hits("send_gifs") if h.text.startswith("Toggle:"))
+        toggle.command()
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 1
+        assert str(app.screen.query_one("TabbedContent").active) == "main"
+        assert len(app.screen_stack) == 3, "no App screen piled on another"
+        discovered = [h.text async for h in TenantdeckCommands(app.screen, None).discover()]
+        assert "Save the draft" not in discovered and "Theme: tenantdeck-light" in discovered
+        app.editor.set(GLOBEX_REGION, "us")
+        discovered = [h.text async for h in TenantdeckCommands(app.screen, None).discover()]
+        assert "Save the draft" in discovered and "Undo" in discovered
+
+    run(app, body)
+
+
+def test_f6_copies_the_key_path(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("down", "f4")
+        assert app.clipboard == "apps[1]"
+        assert "Copied apps[1]" in notices(app)
+
+    run(app, body)
