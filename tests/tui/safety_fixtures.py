@@ -88,6 +88,8 @@ def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[Non
         found[f"app-{tab_id}"] = (DEMO, False, open_tab(tab_id))
     found["problems"] = (PROBLEMS, False, press("f8"))
     found["help"] = (DEMO, False, press("f1"))
+    found["review"] = (DEMO, False, press("delete", "y", "f6"))  # an app removed: the plan (offline) shows it
+    found["history"] = (DEMO, False, press("f7"))
     found["palette"] = (DEMO, False, press("ctrl+p", *"globex"))
     found["restore"] = (DEMO, True, settle)
     found["quit-confirm"] = (DEMO, False, press("delete", "y", "ctrl+q"))
