@@ -10,7 +10,7 @@ import pytest
 from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, scenes
 
 SIZES = [(80, 24), (120, 40)]
-SHOWN = ["apps", "problems", "help", "restore"]
+SHOWN = ["apps", "problems", "help", "restore", "review", "history"]
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
