@@ -111,11 +111,20 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         """Redraw what changed: nothing while another screen is on top (once it is back), one row for an edit
         inside one app, the whole table only when apps were added, removed or reloaded. At 5,000 apps a full
         rebuild costs about a second; an edit in the App screen must not pay it on every key."""
-        if self.app.screen is not self:
+        if self._covered():
             self._stale = True
             return
         if not self._refresh_edited_rows(message):
             self.refresh_rows()
+
+    def _covered(self) -> bool:
+        """A full screen is on top of this one (a modal leaves it visible, so it keeps it up to date)."""
+        from textual.screen import ModalScreen
+
+        stack = self.app.screen_stack
+        if self not in stack:
+            return True
+        return any(not isinstance(screen, ModalScreen) for screen in stack[stack.index(self) + 1:])
 
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):
