@@ -212,7 +212,9 @@ def test_an_edit_made_in_another_tab_shows_when_the_preview_opens(tmp_path: Path
         assert not preview.is_on_screen
         assert app.editor.set(f"{WIDGET}.main.send_gifs", False).ok
         assert app.editor.set("presets.brand.sidebar.groups", False).ok
-        await pilot.pause()
+        for _ in range(3):  # the change messages reach the hidden preview before the tab is switched
+            await app.workers.wait_for_complete()
+            await pilot.pause()
         await pilot.press("4")
         for _ in range(20):  # the preview redraws once it is shown: wait for that, not for a clock
             await pilot.pause()
