@@ -225,7 +225,9 @@ def test_password_limits_apply_to_literal_values() -> None:
 
 
 def test_broken_secret_reference_is_named() -> None:
-    assert errors_of(Webhook, webhook(password="${HOOK_PASSWORD"))[0][1] == "secret_reference"
+    (error,) = errors_of(Webhook, webhook(password="${HOOK_PASSWORD"))
+    assert error[1] == "secret_reference"
+    assert error[2].endswith("write it as ${NAME}")  # the message says how, with no doubled braces
 
 
 def test_webhook_body_leaves_triggers_out() -> None:

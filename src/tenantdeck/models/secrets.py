@@ -39,7 +39,7 @@ def check_secret(value: str) -> str:
         return value
     if value.startswith("$") and _LOOKS_LIKE_REFERENCE.match(value):
         raise PydanticCustomError(
-            "secret_reference", "looks like a broken environment reference; write it as ${{NAME}}", {}
+            "secret_reference", "looks like a broken environment reference; write it as ${NAME}", {}
         )
     return value
 
