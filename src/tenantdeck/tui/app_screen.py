@@ -13,8 +13,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
+from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
                 widget_class = getattr(importlib.import_module(module), cls)
                 with TabPane(title, id=tab_id):
                     yield widget_class(self.app_index)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._retitle()

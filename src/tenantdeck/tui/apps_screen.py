@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input
+from textual.widgets import DataTable, Header, Input
 
+from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         yield Input(placeholder="Filter apps: name, region or id  (/)", id="filter")
         table: DataTable[str] = DataTable(id="apps", cursor_type="row", zebra_stripes=True)
         yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -32,7 +32,9 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
         seen.add((key, what))  # type: ignore[arg-type]
         shown = binding.key_display or key
         rows.append(f"| `{shown}` | {what} |")
-    return "\n\n".join([*parts, "## Keys here\n\n" + "\n".join(rows),
+    palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or toggle by name "
+               "or label (the footer leaves it out to fit 80 columns).")
+    return "\n\n".join([*parts, palette, "## Keys here\n\n" + "\n".join(rows),
                         "Keys can be remapped in `keymap.yaml` in the config directory (see the README)."])
 
 

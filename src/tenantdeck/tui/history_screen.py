@@ -10,7 +10,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
+
+from tenantdeck.tui.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -55,7 +57,7 @@ Every push made from this draft's workspace (newest first): when, who, where to,
             yield Static("", id="empty")
             yield DataTable(id="pushes", cursor_type="row", zebra_stripes=True)
             yield DataTable(id="operations", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         from tenantdeck.sync.workspace.history import read_history

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
+from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ Every validation problem, errors first at each place, in line order. The list fo
         yield Header()
         yield Static("", id="summary")
         yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -17,7 +17,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.widgets import DataTable, Header, ProgressBar, Static
+
+from tenantdeck.tui.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tenantdeck.sync.events import PushEvent
@@ -82,6 +84,25 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def editor(self) -> Editor:
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
+    @property
+    def pushing(self) -> bool:
+        return self._push_worker is not None and not self._push_worker.is_finished
+
+    def on_worker_state_changed(self, event: Any) -> None:
+        if event.worker is self._push_worker:
+            self.refresh_bindings()  # push and cancel swap places in the footer
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer lists only the keys that apply now (at 80 columns they would not all fit): cancel while a
+        push runs, push otherwise, take/keep while the plan has conflicts."""
+        if action == "cancel_push":
+            return self.pushing
+        if action == "push":
+            return not self.pushing
+        if action == "settle":
+            return bool(self.plan is not None and self.plan.conflicts)
+        return True
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Planning from the base snapshot ...", id="status")
@@ -90,7 +111,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
             yield ProgressBar(id="progress", show_eta=True)
             yield Static("", id="running")
         yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("App", "", "What")
@@ -126,6 +147,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         from tenantdeck.sync.render import change_symbol, summary_line, value_text
 
         self.plan, self.online = plan, online
+        self.refresh_bindings()
         table = self.query_one(DataTable)
         table.clear()
         self._rows = {}
@@ -264,6 +286,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def _start_push(self) -> None:
         self.query_one("#progress-row").add_class("-running")
         self._push_worker = self.run_push()
+        self.refresh_bindings()
 
     def action_cancel_push(self) -> None:
         if self._push_worker is not None and not self._push_worker.is_finished:
