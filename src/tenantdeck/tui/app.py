@@ -108,11 +108,13 @@ class TenantdeckApp(App[None]):
         self.call_from_thread(self._broadcast_states)
 
     def _broadcast_states(self) -> None:
+        """New change states: the Apps list updates its Change cells in place (a rebuild of 5,000 rows after
+        every edit would stall the UI for a second)."""
         from tenantdeck.tui.apps_screen import AppsScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, AppsScreen):
-                screen.refresh_rows()
+                screen.refresh_status()
 
     def _retitle(self) -> None:
         self.title = f"tenantdeck — {self.editor.title}"
