@@ -55,11 +55,16 @@ class TenantdeckApp(App[None]):
         self._retitle()
         self.appearance_themes = appearance.setup(self)  # themes, remembered theme, keymap (tui/appearance.py)
         self.push_screen(AppsScreen())
+        self.safety.start()
         if self.editor.session.read_only:
             self.action_problems()
-        else:
+        # After the first paint: the worker thread imports pydantic and validates, holding the GIL most of the
+        # time, so started here it delays the first frame by about as long as it runs.
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        if not self.editor.session.read_only:
             self.validate_in_background()
-        self.safety.start()
         self._offer_unfinished_push()
 
     def on_unmount(self) -> None:
