@@ -89,6 +89,7 @@ class TenantdeckApp(App[None]):
         self.editor.session.validate_all()
         self.editor.compute_app_states()
         self.call_from_thread(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
+        self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
 
     # -- changes -----------------------------------------------------------------------------------------------
 
