@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -178,17 +179,19 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             return
         self._stale_status = False
         table = self.query_one(DataTable)
-        problems_col, change_col = list(table.columns)[4:6]
+        columns = list(table.columns)[4:6]
         for key in list(table.rows):
             if key.value is None:
                 continue
             index = int(key.value)
             row = self.editor.session.app_row(index)
-            shown, state = self._status(index, bool(row is not None and row.id))
-            if table.get_cell(key, problems_col) != shown:
-                table.update_cell(key, problems_col, shown, update_width=True)
-            if table.get_cell(key, change_col) != state:
-                table.update_cell(key, change_col, state, update_width=True)
+            for column, value in zip(columns, self._status(index, bool(row is not None and row.id)), strict=True):
+                if table.get_cell(key, column) != value:
+                    # Widen the column when the value needs it ("…" -> "in sync"), never ask for a re-measure of
+                    # a narrower one: DataTable then measures the whole column again for each such cell, which
+                    # at 5,000 rows ("checking" -> "ok") kept the UI busy for minutes.
+                    wider = cell_len(value) > table.columns[column].content_width
+                    table.update_cell(key, column, value, update_width=wider)
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         """Redraw what changed: nothing while another screen is on top (once it is back), one row for an edit
