@@ -5,7 +5,10 @@ Each run starts a fresh process on the slave side of a pty (``TERM=xterm-256colo
 stops the clock at the first output that completes the marker: ``Hello`` for the bare app; for tenantdeck the Apps
 table's first row (``Tenant 00000``) and the filter line's placeholder (``Filter apps``), i.e. the first frame
 showing the table's content. Runs alternate (bare, 100 apps, 5,000 apps) so load on the shared machine hits all of
-them alike; the figure is the median of the rounds, as a ratio to the bare app's median.
+them alike; the figure is the median of the rounds, as a ratio to the bare app's median. A draft big enough for
+the parse cache (:mod:`tenantdeck.draft.parsecache`, >= 1 MB: the 5,000-app one) is timed twice: "cold", its data
+directory emptied before each run (the first open of that text), and "warm", with the cache entry that the TUI's
+validation worker writes after a first open (written by the benchmark beforehand, the same call).
 
 Peak memory is the TUI process's own high-water mark (``VmHWM`` of ``/proc/PID/status``, read just before the
 process is stopped; not ``RUSAGE_CHILDREN``, which is the maximum over every child this benchmark ever reaped), on
@@ -30,6 +33,7 @@ import os
 import platform
 import re
 import select
+import shutil
 import signal
 import statistics
 import struct
@@ -46,6 +50,8 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _env import ROOT, process_env, warm_bytecode
 from validate import build_app
+
+sys.path.insert(0, str(ROOT / "src"))
 
 TARGETS = {100: 1.5, 5000: 4.0}
 COLS, ROWS = 100, 30
@@ -85,6 +91,36 @@ def build_mixed_draft_text(apps: int) -> str:
     data = {"format": 1, "presets": {"support": preset}, "apps": rows}
     text = yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False, width=120)
     return "# benchmark draft written by bench/tui_startup.py\n" + text
+
+
+def _cacheable(path: Path) -> bool:
+    from tenantdeck.draft import parsecache
+
+    return path.stat().st_size >= parsecache.MIN_CHARS
+
+
+def _env_for(env: dict[str, str], tmp: Path, data: str | None) -> dict[str, str]:
+    """The runs' environment with their own data directory; a "cold" one loses its parse cache before each run."""
+    if data is None:
+        return env
+    if data.startswith("cold"):
+        shutil.rmtree(tmp / data, ignore_errors=True)
+    return {**env, "TENANTDECK_DATA_DIR": str(tmp / data)}
+
+
+def _write_cache(path: Path, data_dir: Path) -> None:
+    """The parse cache entry a first open in the TUI leaves behind (its validation worker's remember_parse)."""
+    from tenantdeck.draft.session import DraftSession
+
+    saved = os.environ.get("TENANTDECK_DATA_DIR")
+    os.environ["TENANTDECK_DATA_DIR"] = str(data_dir)
+    try:
+        assert DraftSession.open(path, validate=False).remember_parse(), "the draft was not cached"
+    finally:
+        if saved is None:
+            del os.environ["TENANTDECK_DATA_DIR"]
+        else:
+            os.environ["TENANTDECK_DATA_DIR"] = saved
 
 
 def vm_hwm_kib(pid: int) -> int:
@@ -171,18 +207,27 @@ def main() -> None:
             drafts[n] = tmp / f"apps{n}.yaml"
             drafts[n].write_text(build_mixed_draft_text(n))
         bare_cmd = [sys.executable, str(hello)]
-        deck = {n: [sys.executable, "-m", "tenantdeck", "edit", str(path)] for n, path in drafts.items()}
         marker = [b"Tenant 00000", b"Filter apps"]
+        # Each draft is opened "cold" (no parse cache: the first open of this text) and, when it is big enough to
+        # be cached (tenantdeck.draft.parsecache), also "warm" (the entry the TUI writes after a first open).
+        cases: dict[str, tuple[int, list[str], str | None]] = {}
+        for n, path in drafts.items():
+            cmd = [sys.executable, "-m", "tenantdeck", "edit", str(path)]
+            cases[f"{n} apps" + (", cold" if _cacheable(path) else "")] = (n, cmd, f"cold{n}")
+            if _cacheable(path):
+                cases[f"{n} apps, warm"] = (n, cmd, f"warm{n}")
+                _write_cache(path, tmp / f"warm{n}")
         run_in_pty(bare_cmd, [b"Hello"], env)  # warm the page cache
-        for cmd in deck.values():
-            run_in_pty(cmd, marker, env)
+        for case in cases.values():
+            run_in_pty(case[1], marker, _env_for(env, tmp, case[2]))
         bare: list[float] = []
-        times: dict[int, list[float]] = {n: [] for n in args.apps}
+        times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.rounds):
             bare.append(run_in_pty(bare_cmd, [b"Hello"], env)[0])
-            for n, cmd in deck.items():
-                times[n].append(run_in_pty(cmd, marker, env)[0])
-        peaks = {n: run_in_pty(cmd, marker, env, settle=b" ok ")[1] for n, cmd in deck.items()}
+            for name, (_, cmd, data) in cases.items():
+                times[name].append(run_in_pty(cmd, marker, _env_for(env, tmp, data))[0])
+        peaks = {name: run_in_pty(cmd, marker, _env_for(env, tmp, data), settle=b" ok ")[1]
+                 for name, (_, cmd, data) in cases.items()}
         bare_peak = run_in_pty(bare_cmd, [b"Hello"], env)[1]
         sizes = {n: path.stat().st_size for n, path in drafts.items()}
 
@@ -192,14 +237,14 @@ def main() -> None:
     print(f"  bare Textual hello-world: median {base:.3f} s (all: {', '.join(f'{t:.2f}' for t in bare)}); "
           f"peak RSS {bare_peak / 1024:.0f} MiB")
     missed = False
-    for n in args.apps:
-        med = statistics.median(times[n])
+    for name, (n, _, _) in cases.items():
+        med = statistics.median(times[name])
         ratio = med / base
         target = TARGETS.get(n)
         verdict = "" if target is None else (" ok" if ratio <= target else f" OVER the {target}x target")
         missed |= target is not None and ratio > target
-        print(f"  {n:>5} apps ({sizes[n] / 1e6:.1f} MB): median {med:.3f} s = {ratio:.2f}x{verdict} (all: "
-              f"{', '.join(f'{t:.2f}' for t in times[n])}); peak RSS after validation {peaks[n] / 1024:.0f} MiB")
+        print(f"  {name} ({sizes[n] / 1e6:.1f} MB): median {med:.3f} s = {ratio:.2f}x{verdict} (all: "
+              f"{', '.join(f'{t:.2f}' for t in times[name])}); peak RSS after validation {peaks[name] / 1024:.0f} MiB")
     sys.exit(1 if missed else 0)
 
 
