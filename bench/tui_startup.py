@@ -4,8 +4,9 @@ hello-world measured in the same run; and the editor's own peak memory once the 
 Each run starts a fresh process on the slave side of a pty (``TERM=xterm-256color``), reads the master side and
 stops the clock at the first output that completes the marker: ``Hello`` for the bare app; for tenantdeck the Apps
 table's first row (``Tenant 00000``) and the filter line's placeholder (``Filter apps``), i.e. the first frame
-showing the table's content. Runs alternate (bare, 100 apps, 5,000 apps) so load on the shared machine hits all of
-them alike; the figure is the median of the rounds, as a ratio to the bare app's median. A draft big enough for
+showing the table's content. Runs alternate (bare, a reference, 100 apps, 5,000 apps) so load on the shared machine
+hits all of them alike; the reference is the Apps screen's four widgets in a plain Textual app (the floor for
+tenantdeck's screen). The figure is the median of the rounds over the bare app's median. A draft big enough for
 the parse cache (:mod:`tenantdeck.draft.parsecache`, >= 1 MB: the 5,000-app one) is timed twice: "cold", its data
 directory emptied before each run (the first open of that text), and "warm", with the cache entry that the TUI's
 validation worker writes after a first open (written by the benchmark beforehand, the same call).
@@ -66,6 +67,30 @@ class Hello(App):
 
 
 Hello().run()
+"""
+# The floor for tenantdeck's Apps screen: the same four widgets (Header, filter Input, a DataTable with 100 rows of
+# the same columns, Footer) in a plain Textual app, without tenantdeck. Printed as a reference, not a target.
+WIDGETS = """\
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header, Input
+
+
+class Widgets(App):
+    def compose(self):
+        yield Header()
+        yield Input(placeholder="Filter apps: name, region or id  (/)")
+        yield DataTable(cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+        for i in range(100):
+            table.add_row(f"Tenant {i:05d}", ("us", "eu", "in")[i % 3], "1", "2", "checking", "…")
+        table.focus()
+
+
+Widgets().run()
 """
 # CSI sequences (cursor moves, colours), charset selections, keypad modes, OSC strings: stripped so that the
 # markers are found in the text even when a colour change splits them.
@@ -207,6 +232,9 @@ def main() -> None:
             drafts[n] = tmp / f"apps{n}.yaml"
             drafts[n].write_text(build_mixed_draft_text(n))
         bare_cmd = [sys.executable, str(hello)]
+        widgets = tmp / "widgets.py"
+        widgets.write_text(WIDGETS)
+        widgets_cmd = [sys.executable, str(widgets)]
         marker = [b"Tenant 00000", b"Filter apps"]
         # Each draft is opened "cold" (no parse cache: the first open of this text) and, when it is big enough to
         # be cached (tenantdeck.draft.parsecache), also "warm" (the entry the TUI writes after a first open).
@@ -220,10 +248,13 @@ def main() -> None:
         run_in_pty(bare_cmd, [b"Hello"], env)  # warm the page cache
         for case in cases.values():
             run_in_pty(case[1], marker, _env_for(env, tmp, case[2]))
+        run_in_pty(widgets_cmd, marker, env)
         bare: list[float] = []
+        floor: list[float] = []
         times: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.rounds):
             bare.append(run_in_pty(bare_cmd, [b"Hello"], env)[0])
+            floor.append(run_in_pty(widgets_cmd, marker, env)[0])
             for name, (_, cmd, data) in cases.items():
                 times[name].append(run_in_pty(cmd, marker, _env_for(env, tmp, data))[0])
         peaks = {name: run_in_pty(cmd, marker, _env_for(env, tmp, data), settle=b" ok ")[1]
@@ -236,6 +267,9 @@ def main() -> None:
           f"{os.cpu_count()} CPUs, {args.rounds} rounds, {COLS}x{ROWS} pty")
     print(f"  bare Textual hello-world: median {base:.3f} s (all: {', '.join(f'{t:.2f}' for t in bare)}); "
           f"peak RSS {bare_peak / 1024:.0f} MiB")
+    print(f"  reference, the same four widgets in a plain Textual app (100 rows): median "
+          f"{statistics.median(floor):.3f} s = {statistics.median(floor) / base:.2f}x (all: "
+          f"{', '.join(f'{t:.2f}' for t in floor)})")
     missed = False
     for name, (n, _, _) in cases.items():
         med = statistics.median(times[name])
