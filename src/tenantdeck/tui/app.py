@@ -55,11 +55,16 @@ class TenantdeckApp(App[None]):
         self._retitle()
         self.appearance_themes = appearance.setup(self)  # themes, remembered theme, keymap (tui/appearance.py)
         self.push_screen(AppsScreen())
+        self.safety.start()
         if self.editor.session.read_only:
             self.action_problems()
-        else:
+        # After the first paint: the worker thread imports pydantic and validates, holding the GIL most of the
+        # time, so started here it delays the first frame by about as long as it runs.
+        self.call_after_refresh(self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        if not self.editor.session.read_only:
             self.validate_in_background()
-        self.safety.start()
         self._offer_unfinished_push()
 
     def on_unmount(self) -> None:
@@ -84,6 +89,7 @@ class TenantdeckApp(App[None]):
         self.editor.session.validate_all()
         self.editor.compute_app_states()
         self.call_from_thread(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
+        self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
 
     # -- changes -----------------------------------------------------------------------------------------------
 
@@ -108,11 +114,13 @@ class TenantdeckApp(App[None]):
         self.call_from_thread(self._broadcast_states)
 
     def _broadcast_states(self) -> None:
+        """New change states: the Apps list updates its Change cells in place (a rebuild of 5,000 rows after
+        every edit would stall the UI for a second)."""
         from tenantdeck.tui.apps_screen import AppsScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, AppsScreen):
-                screen.refresh_rows()
+                screen.refresh_status()
 
     def _retitle(self) -> None:
         self.title = f"tenantdeck — {self.editor.title}"

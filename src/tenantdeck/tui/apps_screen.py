@@ -1,18 +1,25 @@
 """The first screen: every app of the draft, with its region, widget and webhook counts, problems and change state.
 
-Painted from the parsed data (no pydantic) so it appears at once; problems and change states fill in when the
-app's validation worker finishes. Filtering is incremental and debounced, so typing stays responsive at 5,000 apps.
+Painted from the parsed data (no pydantic, no copy of the data) so it appears at once; problems and change states
+fill in when the app's validation worker finishes. The table is filled lazily: the first screenful of rows before the
+first paint, the rest in chunks after it (a DataTable measures every cell of every row it is given, about a second
+for 5,000 apps), each row computed from the draft when it is added, so an edit of a row not added yet is simply
+shown once it is. Filtering runs over the whole draft (not the rows added so far) and is debounced, so typing stays
+responsive at 5,000 apps.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input
 
+from tenantdeck.draft.session import AppRow
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.messages import DraftChanged
 
@@ -20,6 +27,8 @@ if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
 
 COLUMNS = ("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
+CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
 
 class AppsScreen(Screen[None]):
@@ -52,6 +61,12 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         super().__init__()
         self._filter = ""
         self._timer: Any = None
+        self._pending: deque[int] = deque()  #: matching apps not added to the table yet, in order
+        self._pending_set: set[int] = set()
+        self._matching = 0
+        self._fill_generation = 0  #: bumped by every rebuild, so a fill step of an older one stops
+        self._want_cursor: str | None = None  #: the row to put the cursor on once it is added
+        self._counts: tuple[int, dict[int, tuple[int, int]]] | None = None
 
     @property
     def editor(self) -> Editor:
@@ -72,41 +87,112 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     # -- rows --------------------------------------------------------------------------------------------------
 
-    def row(self, index: int, app: Any) -> tuple[str, ...]:
-        data = app if isinstance(app, dict) else {}
-        widgets = data.get("widgets") if isinstance(data.get("widgets"), list) else []
-        hooks = data.get("webhooks") if isinstance(data.get("webhooks"), list) else []
+    def _problem_counts(self) -> dict[int, tuple[int, int]]:
+        """(errors, warnings) of each app index, in one pass over the problems (not one per row)."""
+        session = self.editor.session
+        if self._counts is None or self._counts[0] != session.version:
+            counts: dict[int, tuple[int, int]] = {}
+            for p in session.problems:
+                if len(p.path) >= 2 and p.path[0] == "apps" and isinstance(p.path[1], int):
+                    errors, warnings = counts.get(p.path[1], (0, 0))
+                    counts[p.path[1]] = (errors + 1, warnings) if p.is_error else (errors, warnings + 1)
+            self._counts = (session.version, counts)
+        return self._counts[1]
+
+    def _status(self, index: int, has_id: bool) -> tuple[str, str]:
+        """The Problems and Change cells of an app."""
         if self.editor.session.validated:
-            problems = self.editor.problems_at(f"apps[{index}]")
-            errors = sum(p.is_error for p in problems)
-            warnings = len(problems) - errors
-            shown = "ok" if not problems else ", ".join(
+            errors, warnings = self._problem_counts().get(index, (0, 0))
+            shown = "ok" if not errors + warnings else ", ".join(
                 part for part in (f"{errors} error{'s' * (errors != 1)}" if errors else "",
                                   f"{warnings} warning{'s' * (warnings != 1)}" if warnings else "") if part)
         else:
             shown = "checking"
-        state = self.editor.app_states.get(f"apps[{index}]", "new" if not data.get("id") else "…")
-        return (str(data.get("name", "?")), str(data.get("region", "?")), str(len(widgets)), str(len(hooks)),
-                shown, state)
+        return shown, self.editor.app_states.get(f"apps[{index}]", "new" if not has_id else "…")
 
-    def _matches(self, app: Any) -> bool:
+    def row(self, index: int, app: AppRow | None = None) -> tuple[str, ...]:
+        """The cells of app ``index``, from the draft as it is now."""
+        if app is None:
+            app = self.editor.session.app_row(index) or AppRow(index, None, None, None)
+        shown, state = self._status(index, bool(app.id))
+        return (str("?" if app.name is None else app.name), str("?" if app.region is None else app.region),
+                str(app.widgets), str(app.webhooks), shown, state)
+
+    def _matches(self, app: AppRow) -> bool:
         if not self._filter:
             return True
-        data = app if isinstance(app, dict) else {}
-        text = " ".join(str(data.get(k, "")) for k in ("name", "region", "id")).lower()
+        text = " ".join("" if v is None else str(v) for v in (app.name, app.region, app.id)).lower()
         return all(word in text for word in self._filter.lower().split())
 
     def refresh_rows(self) -> None:
+        """Rebuild the table: the first screenful now, the rest in chunks after the next paints."""
         table = self.query_one(DataTable)
-        current = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
-        apps = self.editor.get("apps", []) or []
+        current = self._want_cursor
+        if current is None and table.row_count:
+            current = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        rows = self.editor.session.app_rows()
+        matching = [r.index for r in rows if self._matches(r)]
+        self._matching = len(matching)
+        self._fill_generation += 1
+        self._want_cursor = None
+        self._pending = deque(matching)
+        self._pending_set = set(matching)
         table.clear()
-        for i, app in enumerate(apps):
-            if self._matches(app):
-                table.add_row(*self.row(i, app), key=str(i))
+        self._add_rows(FIRST_ROWS, rows)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
-        self.sub_title = f"{table.row_count} of {len(apps)} apps" if self._filter else f"{len(apps)} apps"
+        elif current is not None and current.isdigit() and int(current) in self._pending_set:
+            self._want_cursor = current
+        self.sub_title = f"{len(matching)} of {len(rows)} apps" if self._filter else f"{len(rows)} apps"
+        if self._pending:
+            self.call_after_refresh(self._fill, self._fill_generation)
+
+    def _add_rows(self, count: int, rows: list[AppRow] | None = None) -> None:
+        table = self.query_one(DataTable)
+        for _ in range(min(count, len(self._pending))):
+            i = self._pending.popleft()
+            self._pending_set.discard(i)
+            table.add_row(*self.row(i, rows[i] if rows is not None else None), key=str(i))
+        if self._want_cursor is not None and self._want_cursor in table.rows:
+            table.move_cursor(row=table.get_row_index(self._want_cursor))
+            self._want_cursor = None
+
+    def _fill(self, generation: int) -> None:
+        """One chunk of the rows not added yet; schedules the next after the following paint."""
+        if generation != self._fill_generation or not self.is_mounted:
+            return
+        self._add_rows(CHUNK)
+        if self._pending:
+            self.call_after_refresh(self._fill, generation)
+
+    @property
+    def filling(self) -> bool:
+        """True while rows of the current filter are still to be added to the table."""
+        return bool(self._pending)
+
+    def refresh_status(self) -> None:
+        """Problems and Change cells of the rows already added, in place and only where they changed (after
+        validation or a change-state update); rows still to be added are computed when they are. Behind a full
+        screen (the App screen while editing) nothing is done until it is back: each edit recomputes the change
+        states, and 2,000 cell updates per key press cost tens of milliseconds."""
+        if self._covered():
+            self._stale_status = True
+            return
+        self._stale_status = False
+        table = self.query_one(DataTable)
+        columns = list(table.columns)[4:6]
+        for key in list(table.rows):
+            if key.value is None:
+                continue
+            index = int(key.value)
+            row = self.editor.session.app_row(index)
+            for column, value in zip(columns, self._status(index, bool(row is not None and row.id)), strict=True):
+                if table.get_cell(key, column) != value:
+                    # Widen the column when the value needs it ("…" -> "in sync"), never ask for a re-measure of
+                    # a narrower one: DataTable then measures the whole column again for each such cell, which
+                    # at 5,000 rows ("checking" -> "ok") kept the UI busy for minutes.
+                    wider = cell_len(value) > table.columns[column].content_width
+                    table.update_cell(key, column, value, update_width=wider)
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         """Redraw what changed: nothing while another screen is on top (once it is back), one row for an edit
@@ -114,6 +200,12 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         rebuild costs about a second; an edit in the App screen must not pay it on every key."""
         if self._covered():
             self._stale = True
+            return
+        kind = message.change.kind
+        if kind == "save":
+            return  # nothing a row shows depends on what is on disk
+        if kind == "validate":
+            self.refresh_status()
             return
         if not self._refresh_edited_rows(message):
             self.refresh_rows()
@@ -131,6 +223,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         if getattr(self, "_stale", False):
             self._stale = False
             self.refresh_rows()
+        elif getattr(self, "_stale_status", False):
+            self.refresh_status()
 
     def _refresh_edited_rows(self, message: DraftChanged) -> bool:
         """Update the rows of the apps an edit touched in place; False when the table must be rebuilt."""
@@ -146,13 +240,17 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
                 return False  # the app list itself, a preset (every app extending it), or the root
             indexes.add(int(m.group(1)))
         table = self.query_one(DataTable)
-        apps = self.editor.get("apps", []) or []
         for i in indexes:
-            if i >= len(apps) or str(i) not in table.rows:
-                if i < len(apps) and self._matches(apps[i]):
+            row = self.editor.session.app_row(i)
+            if str(i) not in table.rows:
+                if i in self._pending_set:
+                    continue  # computed from the draft as it is then, when the fill reaches it
+                if row is not None and self._matches(row):
                     return False
                 continue
-            for column, value in zip(table.columns, self.row(i, apps[i]), strict=False):
+            if row is None:
+                return False
+            for column, value in zip(table.columns, self.row(i, row), strict=False):
                 table.update_cell(str(i), column, value)
         return True
 
@@ -190,8 +288,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def action_new_app(self) -> None:
         from tenantdeck.tui.new_app import NewAppScreen
 
-        taken = {str(a.get("name")) for a in self.editor.get("apps", []) or [] if isinstance(a, dict)
-                 and not a.get("id")}
+        taken = {str(r.name) for r in self.editor.session.app_rows() if r.name is not None and not r.id}
 
         def created(data: dict[str, Any] | None) -> None:
             if data is None:

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.quiet import update_static
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -110,7 +111,7 @@ below the table, the widgets of this app where such a toggle is on.
             summary = f"Managed here: {managed} of {len(self._rows)}; the rest are left as they are on the service."
         else:
             summary = "Not managed here (no extensions block): enabling or disabling one adds the block."
-        self.query_one("#ext-summary", Static).update(summary)
+        update_static(self.query_one("#ext-summary", Static), summary)
         self._show_detail()
 
     def _current(self) -> ev.ExtensionRow | None:
@@ -123,7 +124,7 @@ below the table, the widgets of this app where such a toggle is on.
         detail = self.query_one("#ext-detail", Static)
         row = self._current()
         if row is None:
-            detail.update("")
+            update_static(detail, "")
             return
         problems = [p for p in self.editor.problems_at(self.prefix) if f"'{row.id}'" in p.message]
         lines = [f"{row.name} ({row.id}): {row.state}."]
@@ -132,7 +133,7 @@ below the table, the widgets of this app where such a toggle is on.
         elif row.dependents:
             lines.append("Needed by " + ", ".join(d.toggle.label for d in row.dependents) + " (off in this app).")
         lines += [f"{p.severity.value}: {p.message}" for p in problems]
-        detail.update("\n".join(lines))
+        update_static(detail, "\n".join(lines))
         detail.set_class(bool(row.needed_by) and row.state != ev.ENABLED, "-warning")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Button, Input, Label, Static
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.draft import sms_view as sv
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.quiet import update_static
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -96,7 +97,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         settings = self._settings()
         app = self.editor.get(f"apps[{self.app_index}]", {}) or {}
         state = ev.state_of(app, "sms-notification")
-        self.query_one("#sms-status", Static).update(
+        update_static(self.query_one("#sms-status", Static),
             f"The sms-notification extension is {state} in this draft." + (
                 "" if state == ev.ENABLED else " SMS are only sent while it is enabled (Extensions tab)."))
         self.query_one("#sms-empty").display = settings is None
@@ -122,7 +123,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             problems = self.editor.problems_at(f"{self.prefix}.{key}")
             text = "\n".join(p.message for p in problems)
             warning = bool(problems) and not any(p.is_error for p in problems)
-        out.update(text)
+        update_static(out, text)
         out.set_class(warning, "-warning")
         out.display = bool(text)
 

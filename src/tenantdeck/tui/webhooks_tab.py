@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.quiet import update_static
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -104,7 +105,7 @@ them as they are.
         if hooks:
             table.move_cursor(row=min(max(row, 0), len(hooks) - 1))
         limit = catalog.WEBHOOKS_PER_APP
-        self.query_one("#wh-summary", Static).update(
+        update_static(self.query_one("#wh-summary", Static),
             f"{len(hooks)} webhooks (at most {limit}). -: {wv.NOT_SET}." if hooks
             else "No webhooks in the draft for this app: `a` adds one.")
         self._show_detail()
@@ -118,7 +119,7 @@ them as they are.
         detail = self.query_one("#wh-detail", Static)
         j = self._current()
         if j is None:
-            detail.update("")
+            update_static(detail, "")
             return
         hook = self.hooks()[j]
         hook = hook if isinstance(hook, dict) else {}
@@ -130,7 +131,7 @@ them as they are.
             lines.append(f"{', '.join(unset)}: {wv.NOT_SET}.")
         lines += [f"{'error' if p.is_error else 'warning'}: {p.key_path.rsplit('.', 1)[-1]}: {p.message}"
                   for p in self.editor.problems_at(f"{self.prefix}[{j}]")]
-        detail.update("\n".join(lines))
+        update_static(detail, "\n".join(lines))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()

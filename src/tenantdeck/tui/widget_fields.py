@@ -29,6 +29,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.quiet import update_static
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -181,7 +182,11 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
         self.required = required
 
     def show(self, state: RowState) -> None:
-        self.refresh(layout=True)
+        # A layout pass (the whole screen is arranged and rendered again) only when the row's height changes:
+        # a flip changes one line, and the full pass was a third of the time from the key to the repainted screen.
+        lines = self.render().plain.count("\n")
+        self.refresh(layout=lines != getattr(self, "_lines", None))
+        self._lines = lines
 
     def render(self) -> Content:
         state = self.state
@@ -617,8 +622,8 @@ class WidgetTab(VerticalScroll, can_focus=False):
             none.focus()  # the field that had the cursor went away (undo of an added widget)
         none.display = widget is None
         self._paint_banner(widget, presets)
+        self._refresh_bindings_if_changed(widget)
         if widget is None:
-            self.refresh_bindings()
             return
         target = self.target
         root = target.root
@@ -639,7 +644,16 @@ class WidgetTab(VerticalScroll, can_focus=False):
             problems = tuple((p.severity.value, p.message) for p in by_field.get((row.section, row.key), ()))
             row.apply(RowState(resolved, root, problems, self.preset_mode is not None,
                                self.row_note(row, resolved, context)))
-        self.refresh_bindings()
+
+    def _refresh_bindings_if_changed(self, widget: dict[str, Any] | None) -> None:
+        """Refresh the footer only when what :meth:`check_action` answers can have changed (a widget appeared or
+        went away, it started or stopped extending a preset, preset mode): the footer recomposes all its keys on
+        every refresh, which was most of the time of a toggle (bench/tui_latency.py)."""
+        state = (widget is None, isinstance(widget.get("extends"), str) if widget is not None else False,
+                 self.preset_mode)
+        if state != getattr(self, "_bindings_state", None):
+            self._bindings_state = state
+            self.refresh_bindings()
 
     def _paint_banner(self, widget: dict[str, Any] | None, presets: dict[str, Any]) -> None:
         banner = self.query_one("#banner", Static)
@@ -674,7 +688,7 @@ class WidgetTab(VerticalScroll, can_focus=False):
                     for p in problems)
         if own:
             lines.append(problems_markup(RowState(wv.Resolved(None, wv.UNSET), problems=own)))
-        banner.update("\n".join(lines))
+        update_static(banner, "\n".join(lines))
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or any(p.startswith("presets") for p in message.change.paths):

@@ -1,0 +1,287 @@
+"""Benchmark: process start to the first painted Apps screen, in a 100x30 pseudo-terminal, against a bare Textual
+hello-world measured in the same run; and the editor's own peak memory once the draft is validated.
+
+Each run starts a fresh process on the slave side of a pty (``TERM=xterm-256color``), reads the master side and
+stops the clock at the first output that completes the marker: ``Hello`` for the bare app; for tenantdeck the Apps
+table's first row (``Tenant 00000``) and the filter line's placeholder (``Filter apps``), i.e. the first frame
+showing the table's content. Runs alternate (bare, a reference, 100 apps, 5,000 apps) so load on the shared machine
+hits all of them alike; the reference is the Apps screen's four widgets in a plain Textual app (the floor for
+tenantdeck's screen). The figure is the median of the rounds over the bare app's median. A draft big enough for
+the parse cache (:mod:`tenantdeck.draft.parsecache`, >= 1 MB: the 5,000-app one) is timed twice: "cold", its data
+directory emptied before each run (the first open of that text), and "warm", with the cache entry that the TUI's
+validation worker writes after a first open (written by the benchmark beforehand, the same call).
+
+Peak memory is the TUI process's own high-water mark (``VmHWM`` of ``/proc/PID/status``, read just before the
+process is stopped; not ``RUSAGE_CHILDREN``, which is the maximum over every child this benchmark ever reaped), on
+separate runs that wait until the validation worker has filled the Problems column (an ``ok`` appears) and the
+screen has then been quiet for half a second.
+
+The drafts are generated: every third app has a complete widget written out (all 46 toggles), SMS settings and two
+webhooks with Basic Auth (the ``bench/validate.py`` shape); the others' widget extends the preset ``support`` and
+overrides its name and a toggle, with one webhook.
+
+    .venv/bin/python bench/tui_startup.py [--rounds R] [--apps 100 5000]
+
+Targets (issue 10): <= 1.5x the bare app with 100 apps, <= 4x with 5,000. Exit 1 when one is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import fcntl
+import os
+import platform
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _env import ROOT, process_env, warm_bytecode
+from validate import build_app
+
+sys.path.insert(0, str(ROOT / "src"))
+
+TARGETS = {100: 1.5, 5000: 4.0}
+COLS, ROWS = 100, 30
+HELLO = """\
+from textual.app import App
+from textual.widgets import Static
+
+
+class Hello(App):
+    def compose(self):
+        yield Static("Hello")
+
+
+Hello().run()
+"""
+# The floor for tenantdeck's Apps screen: the same four widgets (Header, filter Input, a DataTable with 100 rows of
+# the same columns, Footer) in a plain Textual app, without tenantdeck. Printed as a reference, not a target.
+WIDGETS = """\
+from textual.app import App
+from textual.widgets import DataTable, Footer, Header, Input
+
+
+class Widgets(App):
+    def compose(self):
+        yield Header()
+        yield Input(placeholder="Filter apps: name, region or id  (/)")
+        yield DataTable(cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self):
+        table = self.query_one(DataTable)
+        table.add_columns("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+        for i in range(100):
+            table.add_row(f"Tenant {i:05d}", ("us", "eu", "in")[i % 3], "1", "2", "checking", "…")
+        table.focus()
+
+
+Widgets().run()
+"""
+# CSI sequences (cursor moves, colours), charset selections, keypad modes, OSC strings: stripped so that the
+# markers are found in the text even when a colour change splits them.
+_ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
+
+
+def build_mixed_draft_text(apps: int) -> str:
+    """A fleet as it looks in practice: a third of the apps fully written out, the rest extending one preset."""
+    preset = build_app(0)["widgets"][0]
+    preset["name"] = "Support"
+    rows: list[dict[str, Any]] = []
+    for i in range(apps):
+        if i % 3 == 0:
+            rows.append(build_app(i))
+            continue
+        full = build_app(i)
+        rows.append({
+            "id": full["id"], "name": full["name"], "region": full["region"], "version": "3",
+            "extensions": full["extensions"],
+            "widgets": [{"extends": "support", "name": f"Support {i}", "main": {"send_gifs": i % 2 == 0}}],
+            "webhooks": full["webhooks"][:1],
+        })
+    data = {"format": 1, "presets": {"support": preset}, "apps": rows}
+    text = yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False, width=120)
+    return "# benchmark draft written by bench/tui_startup.py\n" + text
+
+
+def _cacheable(path: Path) -> bool:
+    from tenantdeck.draft import parsecache
+
+    return path.stat().st_size >= parsecache.MIN_CHARS
+
+
+def _env_for(env: dict[str, str], tmp: Path, data: str | None) -> dict[str, str]:
+    """The runs' environment with their own data directory; a "cold" one loses its parse cache before each run."""
+    if data is None:
+        return env
+    if data.startswith("cold"):
+        shutil.rmtree(tmp / data, ignore_errors=True)
+    return {**env, "TENANTDECK_DATA_DIR": str(tmp / data)}
+
+
+def _write_cache(path: Path, data_dir: Path) -> None:
+    """The parse cache entry a first open in the TUI leaves behind (its validation worker's remember_parse)."""
+    from tenantdeck.draft.session import DraftSession
+
+    saved = os.environ.get("TENANTDECK_DATA_DIR")
+    os.environ["TENANTDECK_DATA_DIR"] = str(data_dir)
+    try:
+        assert DraftSession.open(path, validate=False).remember_parse(), "the draft was not cached"
+    finally:
+        if saved is None:
+            del os.environ["TENANTDECK_DATA_DIR"]
+        else:
+            os.environ["TENANTDECK_DATA_DIR"] = saved
+
+
+def vm_hwm_kib(pid: int) -> int:
+    """The process's own peak resident set (``VmHWM``), in KiB; 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_in_pty(cmd: list[str], markers: list[bytes], env: dict[str, str], *, settle: bytes | None = None,
+               timeout: float = 180.0) -> tuple[float, int]:
+    """Seconds from spawning ``cmd`` until every marker has been written to the terminal; and its VmHWM in KiB.
+
+    With ``settle``, keeps reading after the first paint until ``settle`` has been written and the output has
+    then been quiet for 0.5 s (the validation worker is done and its redraw painted), so the peak includes it.
+    """
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
+                            close_fds=True)
+    os.close(slave)
+    seen = b""
+    painted: float | None = None
+    settled_at: float | None = None
+    deadline = start + timeout
+    try:
+        while time.perf_counter() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(master, 1 << 16)
+                except OSError:
+                    break
+                seen += _ESCAPES.sub(b"", chunk)
+                if settled_at is not None:
+                    settled_at = time.perf_counter()
+            if painted is None:
+                if all(m in seen for m in markers):
+                    painted = time.perf_counter() - start
+                    if settle is None:
+                        break
+                    seen = b""
+                continue
+            if settle is not None and settled_at is None and settle in seen:
+                settled_at = time.perf_counter()
+            if settled_at is not None and time.perf_counter() - settled_at >= 0.5:
+                break
+        if painted is None:
+            raise RuntimeError(f"{cmd[-1]}: no first paint within {timeout} s (saw {seen[-300:]!r})")
+        peak = vm_hwm_kib(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+    return painted, peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--apps", type=int, nargs="+", default=[100, 5000])
+    args = parser.parse_args()
+    warm_bytecode()
+    with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        env = process_env(TERM="xterm-256color", COLUMNS=str(COLS), LINES=str(ROWS),
+                          TENANTDECK_CONFIG_DIR=str(tmp / "config"), TENANTDECK_DATA_DIR=str(tmp / "data"))
+        env.pop("NO_COLOR", None)
+        env.pop("TEXTUAL", None)
+        hello = tmp / "hello.py"
+        hello.write_text(HELLO)
+        drafts: dict[int, Path] = {}
+        for n in args.apps:
+            drafts[n] = tmp / f"apps{n}.yaml"
+            drafts[n].write_text(build_mixed_draft_text(n))
+        bare_cmd = [sys.executable, str(hello)]
+        widgets = tmp / "widgets.py"
+        widgets.write_text(WIDGETS)
+        widgets_cmd = [sys.executable, str(widgets)]
+        marker = [b"Tenant 00000", b"Filter apps"]
+        # Each draft is opened "cold" (no parse cache: the first open of this text) and, when it is big enough to
+        # be cached (tenantdeck.draft.parsecache), also "warm" (the entry the TUI writes after a first open).
+        cases: dict[str, tuple[int, list[str], str | None]] = {}
+        for n, path in drafts.items():
+            cmd = [sys.executable, "-m", "tenantdeck", "edit", str(path)]
+            cases[f"{n} apps" + (", cold" if _cacheable(path) else "")] = (n, cmd, f"cold{n}")
+            if _cacheable(path):
+                cases[f"{n} apps, warm"] = (n, cmd, f"warm{n}")
+                _write_cache(path, tmp / f"warm{n}")
+        run_in_pty(bare_cmd, [b"Hello"], env)  # warm the page cache
+        for case in cases.values():
+            run_in_pty(case[1], marker, _env_for(env, tmp, case[2]))
+        run_in_pty(widgets_cmd, marker, env)
+        bare: list[float] = []
+        floor: list[float] = []
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(args.rounds):
+            bare.append(run_in_pty(bare_cmd, [b"Hello"], env)[0])
+            floor.append(run_in_pty(widgets_cmd, marker, env)[0])
+            for name, (_, cmd, data) in cases.items():
+                times[name].append(run_in_pty(cmd, marker, _env_for(env, tmp, data))[0])
+        peaks = {name: run_in_pty(cmd, marker, _env_for(env, tmp, data), settle=b" ok ")[1]
+                 for name, (_, cmd, data) in cases.items()}
+        bare_peak = run_in_pty(bare_cmd, [b"Hello"], env)[1]
+        sizes = {n: path.stat().st_size for n, path in drafts.items()}
+
+    base = statistics.median(bare)
+    print(f"tui_startup {dt.date.today()} {platform.machine()} Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs, {args.rounds} rounds, {COLS}x{ROWS} pty")
+    print(f"  bare Textual hello-world: median {base:.3f} s (all: {', '.join(f'{t:.2f}' for t in bare)}); "
+          f"peak RSS {bare_peak / 1024:.0f} MiB")
+    print(f"  reference, the same four widgets in a plain Textual app (100 rows): median "
+          f"{statistics.median(floor):.3f} s = {statistics.median(floor) / base:.2f}x (all: "
+          f"{', '.join(f'{t:.2f}' for t in floor)})")
+    missed = False
+    for name, (n, _, _) in cases.items():
+        med = statistics.median(times[name])
+        ratio = med / base
+        target = TARGETS.get(n)
+        verdict = "" if target is None else (" ok" if ratio <= target else f" OVER the {target}x target")
+        missed |= target is not None and ratio > target
+        print(f"  {name} ({sizes[n] / 1e6:.1f} MB): median {med:.3f} s = {ratio:.2f}x{verdict} (all: "
+              f"{', '.join(f'{t:.2f}' for t in times[name])}); peak RSS after validation {peaks[name] / 1024:.0f} MiB")
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    main()

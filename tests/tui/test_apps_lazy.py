@@ -1,0 +1,118 @@
+"""The Apps list at 5,000 apps: filled lazily (a screenful before the first paint, chunks after), yet filtering
+searches the whole draft and an edit of an app whose row is not added yet shows once it is."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from tenantdeck.tui import apps_screen
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.apps_screen import AppsScreen
+from tests.tui.safety_fixtures import env, make_app
+
+APPS = 5000
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def big_draft(tmp_path: Path) -> Path:
+    apps = [{"id": f"app{i:05d}", "name": f"Tenant {i:05d}", "region": ("us", "eu", "in")[i % 3], "version": "3",
+             "webhooks": []} for i in range(APPS)]
+    path = tmp_path / "big.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "presets": {}, "apps": apps}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run(app: TenantdeckApp, body: Callable[[Pilot[None], AppsScreen, DataTable[str]], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, AppsScreen)
+            await body(pilot, screen, screen.query_one(DataTable))
+
+    asyncio.run(main())
+
+
+async def filled(pilot: Pilot[None], screen: AppsScreen) -> None:
+    """Until every matching row is in the table (and validation is done)."""
+    while screen.filling:
+        await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cells(table: DataTable[str], index: int) -> list[str]:
+    return [str(c) for c in table.get_row(str(index))]
+
+
+def test_first_paint_holds_a_screenful_and_the_rest_follows(big_draft: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(apps_screen, "CHUNK", 1)  # the fill cannot finish before the test looks
+
+    async def body(pilot: Pilot[None], screen: AppsScreen, table: DataTable[str]) -> None:
+        assert apps_screen.FIRST_ROWS <= table.row_count < APPS
+        assert screen.filling and screen.sub_title == f"{APPS} apps"
+        monkeypatch.setattr(apps_screen, "CHUNK", 400)
+        await filled(pilot, screen)
+        assert table.row_count == APPS
+        assert cells(table, APPS - 1)[:2] == [f"Tenant {APPS - 1:05d}", "eu"]
+        assert cells(table, APPS - 1)[5] == "no base"  # the change state arrived for a row added late
+
+    run(make_app(big_draft), body)
+
+
+def test_filter_finds_an_app_far_down_the_list(big_draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(apps_screen, "CHUNK", 1)
+
+    async def body(pilot: Pilot[None], screen: AppsScreen, table: DataTable[str]) -> None:
+        assert "4999" not in table.rows
+        await pilot.press("slash", *"04999")
+        assert screen.query_one("#filter", Input).value == "04999"
+        screen.refresh_rows()  # what the debounce timer calls
+        await pilot.pause()
+        assert list(k.value for k in table.rows) == ["4999"]
+        assert screen.sub_title == f"1 of {APPS} apps" and not screen.filling
+        assert screen.selected_index() == 4999
+        await pilot.press("escape")  # clears the filter: every app again, the cursor stays on the app
+        screen.refresh_rows()
+        monkeypatch.setattr(apps_screen, "CHUNK", 1000)
+        await filled(pilot, screen)
+        assert table.row_count == APPS and screen.selected_index() == 4999
+
+    run(make_app(big_draft), body)
+
+
+def test_an_edit_of_a_row_not_added_yet_shows_once_it_is(big_draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(apps_screen, "CHUNK", 1)
+
+    async def body(pilot: Pilot[None], screen: AppsScreen, table: DataTable[str]) -> None:
+        far = APPS - 2
+        assert str(far) not in table.rows
+        assert app.editor.set(f"apps[{far}].name", "Renamed far down").ok
+        assert app.editor.insert(f"apps[{far}].webhooks", {
+            "id": "late", "name": "Late", "webhookURL": "https://hooks.example.com/late", "triggers": []}).ok
+        await pilot.pause()
+        assert screen.filling and str(far) not in table.rows  # the edit did not rebuild the table
+        near = 1
+        assert app.editor.set(f"apps[{near}].region", "in").ok  # a row already shown is updated in place
+        await pilot.pause()
+        assert cells(table, near)[:2] == ["Tenant 00001", "in"]
+        monkeypatch.setattr(apps_screen, "CHUNK", 1000)
+        await filled(pilot, screen)
+        assert cells(table, far)[:4] == ["Renamed far down", "us", "0", "1"]
+
+    app = make_app(big_draft)
+    run(app, body)
