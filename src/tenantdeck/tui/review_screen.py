@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -20,8 +22,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 if TYPE_CHECKING:
+    from tenantdeck.sync.changes import Conflict
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
+    from tenantdeck.sync.progress import PushProgress
+    from tenantdeck.sync.remote.push import PushResult
     from tenantdeck.tui.editor import Editor
 
 #: resource kind of an operation -> the App tab that edits it
@@ -49,9 +54,15 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 - `p`: push (asks first; the draft must be saved)
 - `d`: include deletions of what is gone from the draft
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
+- `f`: after a push that did not finish, retry only its failed and not attempted operations (no duplicates: the
+  plan is made again from what the journal and the base recorded)
+- `s`: the last push's summary: applied, failed (the service's reason and a hint), not attempted
 - on a conflict: `t` takes the service's value into the draft (an edit you can undo), `m` keeps yours (the push
-  sends it over the live one)
+  sends it over the live one); the palette (ctrl+p) settles all of them one way
 - `Enter`: go to the field in the editor
+
+While a push runs, the line above the list shows operations done of total, the rate, the time left and the
+operations running. The sub-title names the profile the review plans against (switch it in the palette).
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
@@ -59,9 +70,13 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         Binding("p", "push", "Push", id="review.push"),
         Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
+        Binding("f", "retry", "Retry failed", id="review.retry"),
+        Binding("s", "summary", "Summary", id="review.summary"),
         Binding("t", "settle('theirs')", "Take theirs", id="review.take_theirs"),
         Binding("m", "settle('mine')", "Keep mine", id="review.take_mine"),
     ]
+    #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
+    clock: Callable[[], float] = staticmethod(time.monotonic)
     DEFAULT_CSS = """
     ReviewScreen #status { height: auto; padding: 0 1; }
     ReviewScreen #result { height: auto; padding: 0 1; color: $text-muted; }
@@ -77,6 +92,10 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         self.allow_delete = False
         self._rows: dict[str, tuple[Any, ...]] = {}
         self._push_worker: Any = None
+        #: extra PushRequest fields (concurrency, max_retries, retry_base_delay): tests and benchmarks
+        self.request_options: dict[str, Any] = {}
+        self.last_result: PushResult | None = None
+        self.progress: PushProgress | None = None
 
     @property
     def editor(self) -> Editor:
@@ -87,14 +106,37 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         yield Static("Planning from the base snapshot ...", id="status")
         yield Static("", id="result")
         with Horizontal(id="progress-row"):
-            yield ProgressBar(id="progress", show_eta=True)
+            yield ProgressBar(id="progress", show_eta=False)
             yield Static("", id="running")
         yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
+        from tenantdeck.tui.commands import profile_subtitle
+
+        self.sub_title = profile_subtitle(self.editor.profile)
         self.query_one(DataTable).add_columns("App", "", "What")
         self.make_plan(online=False)
+
+    def client_options(self) -> dict[str, Any]:
+        """The client settings of :attr:`request_options` (retries), for the reads a refresh makes."""
+        return {k: v for k, v in self.request_options.items() if k in ("max_retries", "retry_base_delay")}
+
+    @property
+    def pushing(self) -> bool:
+        return self._push_worker is not None and not self._push_worker.is_finished
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that do nothing right now are left out of the footer (it must fit 80 columns)."""
+        if action == "cancel_push":
+            return self.pushing
+        if action == "settle":
+            return bool(self.plan and self.plan.conflicts)
+        if action == "retry":
+            return self.last_result is not None and not self.last_result.complete and not self.pushing
+        if action == "summary":
+            return self.last_result is not None
+        return True
 
     # -- planning ------------------------------------------------------------------------------------------------
 
@@ -109,7 +151,8 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
                 target = resolve_target(self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
-                                            target=target, allow_delete=self.allow_delete))
+                                            target=target, allow_delete=self.allow_delete,
+                                            client_options=self.client_options()))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
             self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error")
             return
@@ -163,6 +206,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
         self._show_status(status)
+        self.refresh_bindings()
 
     def on_draft_changed(self, message: Any) -> None:
         """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
@@ -201,32 +245,47 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def action_settle(self, way: str) -> None:
-        """Settle the conflict under the cursor: theirs edits the draft (undoable), mine records the live value in
-        the base so the draft's value is pushed over it."""
-        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
-        from tenantdeck.sync.workspace.state import Workspace
-
+    def conflict_under_cursor(self) -> Conflict | None:
         table = self.query_one(DataTable)
         if not table.row_count:
-            return
+            return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         ref = self._rows.get(str(key), ())
         if not ref or ref[0] != "conflict" or not ref[1].kind:
-            self.notify("Put the cursor on a conflict first (r shows them).")
-            return
-        conflict = ref[1]
+            return None
+        return ref[1]  # type: ignore[no-any-return]
+
+    def action_settle(self, way: str, everything: bool = False) -> None:
+        """Settle the conflict under the cursor (or all of them): theirs edits the draft (one undoable step), mine
+        records the live value in the base so the draft's value is pushed over it."""
+        if everything:
+            conflicts = [c for c in (self.plan.conflicts if self.plan else []) if c.kind]
+            if not conflicts:
+                self.notify("No conflict to settle (r reads the service and shows them).")
+                return
+        else:
+            conflict = self.conflict_under_cursor()
+            if conflict is None:
+                self.notify("Put the cursor on a conflict first (r shows them).")
+                return
+            conflicts = [conflict]
+        self.settle(way, conflicts)
+
+    def settle(self, way: str, conflicts: list[Conflict]) -> None:
+        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
+        from tenantdeck.sync.workspace.state import Workspace
+
         settled = Settled()
         if way == "theirs":
             try:
-                take_theirs(self.editor.session, [conflict], settled)
+                take_theirs(self.editor.session, conflicts, settled)
             except Exception as exc:  # a refused edit (read-only draft, literal secret)
                 self.notify(_problem_text(exc), title="Not settled", severity="error")
                 return
         else:
             workspace = Workspace(self.editor.path)
             base = workspace.load_base()
-            touched = keep_mine(base, [conflict], settled)
+            touched = keep_mine(base, conflicts, settled)
             for app_id in touched:
                 workspace.write_base_app(app_id, base[app_id])
         for line in settled.refused:
@@ -246,7 +305,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def action_push(self) -> None:
         from tenantdeck.tui.confirm import ConfirmScreen
 
-        if self._push_worker is not None and not self._push_worker.is_finished:
+        if self.pushing:
             self.notify("A push is running (c cancels it).")
             return
         if self.editor.session.read_only or not self.editor.session.validated:
@@ -261,17 +320,50 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
                     f"read again first; {count} operation(s) were planned.")
         self.app.push_screen(ConfirmScreen(question, yes="Push"), lambda yes: self._start_push() if yes else None)
 
-    def _start_push(self) -> None:
+    def _start_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
         self.query_one("#progress-row").add_class("-running")
-        self._push_worker = self.run_push()
+        self._push_worker = self.run_push(only)
+        self.refresh_bindings()
+
+    def action_retry(self) -> None:
+        """Push again, only what the last push did not apply: a plan made afresh from the journal and base, cut
+        to those operations (:func:`tenantdeck.sync.remote.engine.retry_scope`)."""
+        from tenantdeck.sync.remote.engine import unfinished_ops
+
+        if self.pushing:
+            self.notify("A push is running (c cancels it).")
+            return
+        if self.last_result is None or self.last_result.complete:
+            self.notify("Nothing to retry: the last push finished." if self.last_result else "No push to retry yet.")
+            return
+        if self.editor.session.dirty:
+            self.notify("Save the draft first (F2): a retry sends the saved draft.", severity="warning")
+            return
+        self._start_push(unfinished_ops(self.last_result))
+
+    def action_summary(self) -> None:
+        if self.last_result is None:
+            self.notify("No push yet in this session (F7 lists earlier ones).")
+            return
+        self.show_summary(self.last_result)
+
+    def show_summary(self, result: PushResult) -> None:
+        from tenantdeck.tui.push_summary import PushSummaryScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "retry":
+                self.action_retry()
+
+        self.app.push_screen(PushSummaryScreen(result), answered)
 
     def action_cancel_push(self) -> None:
-        if self._push_worker is not None and not self._push_worker.is_finished:
+        if self.pushing:
             self._push_worker.cancel()
             self._show_status("Cancelling: operations in flight finish and are journalled; push again to resume.")
 
     @work(exclusive=True, group="push", exit_on_error=False)
-    async def run_push(self) -> None:
+    async def run_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+        from tenantdeck.sync.progress import PushProgress
         from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
         from tenantdeck.sync.remote.push import PushResult
         from tenantdeck.targets import resolve_target
@@ -281,7 +373,8 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         try:
             target = resolve_target(self.editor.profile)
             self._show_status(f"Reading the service ({target.describe()}) ...")
-            request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete)
+            request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
+                                  **self.request_options)
             prepared = await prepare_push(target, request, os.environ)
             if isinstance(prepared, PushRefused):
                 detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
@@ -290,32 +383,54 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
                     self.show_plan(prepared.plan, True, target.describe())
                     self._show_status(f"Not pushed: {prepared.summary}")
                 return
-            bar.update(total=len(prepared.plan.operations), progress=0)
+            total = len(prepared.plan.operations)
+            bar.update(total=total, progress=0)
+            for notice in prepared.notices:
+                self.notify(notice, timeout=10)
             if not prepared.plan.operations:
                 self._show_status("Nothing to push: the service matches the draft.")
                 return
+            self.progress = progress = PushProgress(total, self.clock)
+            running = self.query_one("#running", Static)
+            what = "Retrying" if only is not None else "Pushing"
+            self._show_status(f"{what} {total} operation(s) to {target.describe()} (c cancels) ...")
 
             def on_event(event: PushEvent) -> None:
-                if event.kind in ("applied", "failed", "not_attempted"):
-                    bar.update(progress=event.done)
-                    counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in event.counts.items() if v)
-                    self.query_one("#running", Static).update(counts)
-                elif event.kind == "started" and event.op is not None:
-                    self.query_one("#running", Static).update(f"{event.op.app_name}: {event.op.kind.replace('_', ' ')}")
+                progress.feed(event)
+                if event.kind in ("started", "applied", "failed", "not_attempted"):
+                    bar.update(progress=progress.done)
+                    running.update(progress.line())
 
             await push(prepared, target, on_event, result=result)
         except asyncio.CancelledError:
             self._finish(result)
             raise
         except Exception as exc:  # the typed ApiError family, ProfileError, OSError
+            self._show_status("Not pushed: the service could not be read or written (see the notice); p tries "
+                              "again.")
             self.notify(_problem_text(exc), title="Push failed", severity="error")
         else:
             self._finish(result)
+        finally:
+            self.query_one("#progress-row").remove_class("-running")
 
-    def _finish(self, result: Any) -> None:
-        """The push's summary stays on screen (the plan below is made again from the new base)."""
+    def on_worker_state_changed(self, event: Any) -> None:
+        """A push starting or ending changes which keys apply (c, f)."""
+        self.refresh_bindings()
+
+    def _finish(self, result: PushResult) -> None:
+        """The push's headline stays on screen (the plan below is made again from the new base); a push that did
+        not finish opens its summary, with f to retry what was not applied."""
+        from tenantdeck.tui.push_summary import headline
+
         self.query_one("#progress-row").remove_class("-running")
-        self.query_one("#result", Static).update(result.summary())
+        self.last_result = result
+        left = sum(1 for r in result.results if r.status != "applied")
+        tail = f" f retries the {left} not applied, s shows the summary." if left else ""
+        self.query_one("#result", Static).update(headline(result) + tail)
+        self.refresh_bindings()
+        if not result.complete and result.results and not result.interrupted:
+            self.show_summary(result)
         session = self.editor.session
         if not session.dirty and session.changed_on_disk():
             session.reload()  # the push wrote the new ids into the draft

@@ -249,7 +249,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
 
 
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
-                     allow_delete: bool = False, concurrency: int = 16) -> Plan | PushRefused:
+                     allow_delete: bool = False, concurrency: int = 16,
+                     client_options: Mapping[str, Any] | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
@@ -261,7 +262,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
-    async with target.client(concurrency=max(concurrency * 4, 16)) as client:
+    async with target.client(**{"concurrency": max(concurrency * 4, 16), **dict(client_options or {})}) as client:
         listing = await client.list_apps()
         live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
                                 listing=listing)
