@@ -74,7 +74,7 @@ def test_the_preview_names_each_field_and_new_app_and_its_edits_write_only_those
 
 def test_the_base_advances_only_for_what_the_saved_draft_took(draft: Path) -> None:
     session = DraftSession.open(draft)
-    i, app_id = _acme(session)
+    _, app_id = _acme(session)
     asyncio.run(_flip_remote(app_id))
     result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
     before = Workspace(draft).load_base()[app_id]

@@ -85,7 +85,7 @@ class TenantdeckCommands(Provider):
             names = profile_names()
         except Exception as exc:  # a broken profiles.yaml: say where, once asked
             yield "Switch profile", f"profiles.yaml cannot be read: {exc}", partial(
-                app.notify, str(exc), severity="error")
+                app.notify, str(exc), severity="error", markup=False)
             return
         current = current_profile(app.editor.profile)
         for name in names:
@@ -179,11 +179,11 @@ def switch_profile(app: TenantdeckApp, name: str) -> None:
     app.editor.profile = name
     app.sub_title = profile_subtitle(name)
     for screen in app.screen_stack:
-        if hasattr(screen, "sub_title") and screen.sub_title.startswith("profile: "):
+        if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
             screen.sub_title = app.sub_title
         if isinstance(screen, ReviewScreen) and not screen.pushing:
             screen.make_plan(online=screen.online)
-    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile")
+    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)
 
 
 def current_app_index(app: TenantdeckApp) -> int | None:

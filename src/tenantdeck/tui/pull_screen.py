@@ -63,6 +63,8 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         super().__init__()
         self.result: PullPreviewed | None = None
         self._version = -1
+        #: client settings (max_retries, retry_base_delay): tests of failing services keep them short
+        self.client_options: dict[str, Any] = {}
 
     @property
     def editor(self) -> Editor:
@@ -70,7 +72,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Reading the service ...", id="status")
+        yield Static("Reading the service ...", id="status", markup=False)
         yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -106,15 +108,16 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
         try:
             target = resolve_target(self.editor.profile)
-            result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ))
+            result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ,
+                                                     client_options=self.client_options))
         except Exception as exc:  # ApiError, ProfileError, OSError, a draft pydantic refuses: one notification
             self.app.call_from_thread(self._failed, exc)
             return
-        self.app.call_from_thread(self.show, result, target.describe())
+        self.app.call_from_thread(self.show, result, f"profile {target.name}")
 
     def _failed(self, exc: BaseException) -> None:
         self._status("Could not read the service; nothing was changed (r tries again).")
-        self.notify(problem_text(exc), title="Pull failed", severity="error")
+        self.notify(problem_text(exc), title="Pull failed", severity="error", markup=False)
 
     def _status(self, text: str) -> None:
         self.query_one("#status", Static).update(text)
@@ -150,19 +153,20 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
     def action_apply(self) -> None:
         if self.result is None or self.result.preview.empty:
-            self.notify("Nothing to pull.")
+            self.notify("Nothing to pull.", markup=False)
             return
         if self.editor.session.version != self._version:
-            self.notify("The draft changed since the service was read; r reads it again.", severity="warning")
+            self.notify("The draft changed since the service was read; r reads it again.", severity="warning",
+                        markup=False)
             return
         preview = self.result.preview
         outcome = self.editor.apply(preview.edits)
         if not outcome.ok:
-            self.notify(outcome.refused, title="Not pulled", severity="error")
+            self.notify(outcome.refused, title="Not pulled", severity="error", markup=False)
             return
         PulledBase(self.app, self.editor, self.result.live)
         self.notify(f"Pulled into the draft: {preview.summary()} ctrl+z takes it back; F2 saves it.",
-                    title="Pulled")
+                    title="Pulled", markup=False)
         self.app.pop_screen()
 
     def action_back(self) -> None:
@@ -193,6 +197,6 @@ class PulledBase:
             record_pulled_base(self.editor.path, self.live, os.environ)
         except OSError as exc:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
-                                      f"{exc}", severity="warning")
+                                      f"{exc}", severity="warning", markup=False)
             return
         self.app.call_from_thread(self.app.refresh_states, Change(self.editor.session.version, "pull", (), ()))

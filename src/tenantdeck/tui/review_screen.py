@@ -103,11 +103,11 @@ operations running. The sub-title names the profile the review plans against (sw
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Planning from the base snapshot ...", id="status")
-        yield Static("", id="result")
+        yield Static("Planning from the base snapshot ...", id="status", markup=False)
+        yield Static("", id="result", markup=False)
         with Horizontal(id="progress-row"):
             yield ProgressBar(id="progress", show_eta=False)
-            yield Static("", id="running")
+            yield Static("", id="running", markup=False)
         yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -154,7 +154,8 @@ operations running. The sub-title names the profile the review plans against (sw
                                             target=target, allow_delete=self.allow_delete,
                                             client_options=self.client_options()))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
-            self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error")
+            self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error",
+                                      markup=False)
             return
         if isinstance(result, PushRefused):
             first = result.problems[0].render() if result.problems else result.summary
@@ -231,7 +232,7 @@ operations running. The sub-title names the profile the review plans against (sw
 
         index = next((i for i, a in enumerate(apps) if is_it(a)), None)
         if index is None:
-            self.notify(f"app {op.app_name!r} is not in the draft (a delete).")
+            self.notify(f"app {op.app_name!r} is not in the draft (a delete).", markup=False)
             return
         kind = op.resource_key.split("/", 1)[1].split(":", 1)[0]
         tab = _TAB_OF.get(kind)
@@ -261,12 +262,12 @@ operations running. The sub-title names the profile the review plans against (sw
         if everything:
             conflicts = [c for c in (self.plan.conflicts if self.plan else []) if c.kind]
             if not conflicts:
-                self.notify("No conflict to settle (r reads the service and shows them).")
+                self.notify("No conflict to settle (r reads the service and shows them).", markup=False)
                 return
         else:
             conflict = self.conflict_under_cursor()
             if conflict is None:
-                self.notify("Put the cursor on a conflict first (r shows them).")
+                self.notify("Put the cursor on a conflict first (r shows them).", markup=False)
                 return
             conflicts = [conflict]
         self.settle(way, conflicts)
@@ -280,7 +281,7 @@ operations running. The sub-title names the profile the review plans against (sw
             try:
                 take_theirs(self.editor.session, conflicts, settled)
             except Exception as exc:  # a refused edit (read-only draft, literal secret)
-                self.notify(_problem_text(exc), title="Not settled", severity="error")
+                self.notify(_problem_text(exc), title="Not settled", severity="error", markup=False)
                 return
         else:
             workspace = Workspace(self.editor.path)
@@ -289,9 +290,9 @@ operations running. The sub-title names the profile the review plans against (sw
             for app_id in touched:
                 workspace.write_base_app(app_id, base[app_id])
         for line in settled.refused:
-            self.notify(line, title="Not settled", severity="warning")
+            self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:
-            self.notify(line)
+            self.notify(line, markup=False)
         self.make_plan(online=True)
 
     def action_refresh(self) -> None:
@@ -306,14 +307,14 @@ operations running. The sub-title names the profile the review plans against (sw
         from tenantdeck.tui.confirm import ConfirmScreen
 
         if self.pushing:
-            self.notify("A push is running (c cancels it).")
+            self.notify("A push is running (c cancels it).", markup=False)
             return
         if self.editor.session.read_only or not self.editor.session.validated:
-            self.notify("The draft is not checked yet, or cannot be read (F8).", severity="warning")
+            self.notify("The draft is not checked yet, or cannot be read (F8).", severity="warning", markup=False)
             return
         if self.editor.session.dirty:
             self.notify("Save the draft first (F2): a push sends the saved draft and writes new ids into it.",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         count = len(self.plan.operations) if self.plan else 0
         question = (f"Push the draft to the service{' (deletes included)' if self.allow_delete else ''}? The plan is "
@@ -331,19 +332,20 @@ operations running. The sub-title names the profile the review plans against (sw
         from tenantdeck.sync.remote.engine import unfinished_ops
 
         if self.pushing:
-            self.notify("A push is running (c cancels it).")
+            self.notify("A push is running (c cancels it).", markup=False)
             return
         if self.last_result is None or self.last_result.complete:
-            self.notify("Nothing to retry: the last push finished." if self.last_result else "No push to retry yet.")
+            self.notify("Nothing to retry: the last push finished." if self.last_result else "No push to retry yet.",
+                        markup=False)
             return
         if self.editor.session.dirty:
-            self.notify("Save the draft first (F2): a retry sends the saved draft.", severity="warning")
+            self.notify("Save the draft first (F2): a retry sends the saved draft.", severity="warning", markup=False)
             return
         self._start_push(unfinished_ops(self.last_result))
 
     def action_summary(self) -> None:
         if self.last_result is None:
-            self.notify("No push yet in this session (F7 lists earlier ones).")
+            self.notify("No push yet in this session (F7 lists earlier ones).", markup=False)
             return
         self.show_summary(self.last_result)
 
@@ -386,7 +388,7 @@ operations running. The sub-title names the profile the review plans against (sw
             total = len(prepared.plan.operations)
             bar.update(total=total, progress=0)
             for notice in prepared.notices:
-                self.notify(notice, timeout=10)
+                self.notify(notice, timeout=10, markup=False)
             if not prepared.plan.operations:
                 self._show_status("Nothing to push: the service matches the draft.")
                 return
@@ -408,7 +410,7 @@ operations running. The sub-title names the profile the review plans against (sw
         except Exception as exc:  # the typed ApiError family, ProfileError, OSError
             self._show_status("Not pushed: the service could not be read or written (see the notice); p tries "
                               "again.")
-            self.notify(_problem_text(exc), title="Push failed", severity="error")
+            self.notify(_problem_text(exc), title="Push failed", severity="error", markup=False)
         else:
             self._finish(result)
         finally:
