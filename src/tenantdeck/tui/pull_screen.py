@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -54,6 +54,8 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         Binding("y", "apply", "Write into draft", id="pull.apply"),
         Binding("r", "refresh", "Read again", id="pull.refresh"),
     ]
+    #: client settings (max_retries, retry_base_delay) of every pull screen: tests of failing services keep them short
+    CLIENT_OPTIONS: ClassVar[dict[str, Any]] = {}
     DEFAULT_CSS = """
     PullScreen #status { height: auto; padding: 0 1; }
     PullScreen DataTable { height: 1fr; }
@@ -63,8 +65,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         super().__init__()
         self.result: PullPreviewed | None = None
         self._version = -1
-        #: client settings (max_retries, retry_base_delay): tests of failing services keep them short
-        self.client_options: dict[str, Any] = {}
+        self.client_options: dict[str, Any] = dict(self.CLIENT_OPTIONS)
 
     @property
     def editor(self) -> Editor:
