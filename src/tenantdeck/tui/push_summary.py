@@ -53,6 +53,7 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
     PushSummaryScreen #headline { height: auto; text-style: bold; }
     PushSummaryScreen #hint { height: auto; color: $text-muted; }
     PushSummaryScreen DataTable { height: 1fr; }
+    PushSummaryScreen #reason { height: auto; max-height: 5; border-top: solid $warning; }
     """
     BINDINGS = [
         Binding("escape", "dismiss('')", "Back", id="summary.back"),
@@ -71,17 +72,26 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
                     if left else "Everything was applied.")
             yield Static(hint, id="hint", markup=False)
             yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="reason", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("Result", "App", "Operation", "Reason")
         order = {"failed": 0, "not_attempted": 1, "applied": 2}
+        self._reasons: dict[str, str] = {}
         for n, r in enumerate(sorted(self.result.results, key=lambda r: order.get(r.status, 3))):
             table.add_row(_STATUS.get(r.status, r.status), r.op.app_name, _what(r), r.reason, key=f"r{n}")
+            self._reasons[f"r{n}"] = (f"{_STATUS.get(r.status, r.status)}: {r.op.app_name}: {_what(r)}"
+                                      + (f": {r.reason}" if r.reason else ""))
         for k, warning in enumerate(self.result.warnings):
             table.add_row("warning", "", "", warning, key=f"w{k}")
+            self._reasons[f"w{k}"] = f"warning: {warning}"
         table.focus()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted operation's whole reason and hint, wrapped (the table cuts it at 80 columns)."""
+        self.query_one("#reason", Static).update(self._reasons.get(str(event.row_key.value), ""))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "dismiss" and parameters == ("retry",):

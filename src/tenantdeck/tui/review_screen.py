@@ -68,12 +68,12 @@ operations running. The sub-title names the profile the review plans against (sw
         Binding("escape", "back", "Back", id="review.back"),
         Binding("r", "refresh", "Refresh (live)", id="review.refresh"),
         Binding("p", "push", "Push", id="review.push"),
-        Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
-        Binding("f", "retry", "Retry failed", id="review.retry"),
-        Binding("s", "summary", "Summary", id="review.summary"),
         Binding("t", "settle('theirs')", "Take theirs", id="review.take_theirs"),
         Binding("m", "settle('mine')", "Keep mine", id="review.take_mine"),
+        Binding("f", "retry", "Retry failed", id="review.retry"),
+        Binding("s", "summary", "Summary", id="review.summary"),
+        Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
     ]
     #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
     clock: Callable[[], float] = staticmethod(time.monotonic)
@@ -83,6 +83,7 @@ operations running. The sub-title names the profile the review plans against (sw
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
     ReviewScreen DataTable { height: 1fr; }
+    ReviewScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary; }
     """
 
     def __init__(self) -> None:
@@ -109,6 +110,7 @@ operations running. The sub-title names the profile the review plans against (sw
             yield ProgressBar(id="progress", show_eta=False)
             yield Static("", id="running", markup=False)
         yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -161,7 +163,7 @@ operations running. The sub-title names the profile the review plans against (sw
             first = result.problems[0].render() if result.problems else result.summary
             self.app.call_from_thread(self._show_status, f"The draft has errors (F8): {first}")
             return
-        self.app.call_from_thread(self.show_plan, result, online, target.describe() if target else "")
+        self.app.call_from_thread(self.show_plan, result, online, f"profile {target.name}" if target else "")
 
     def _show_status(self, text: str) -> None:
         self.query_one("#status", Static).update(text)
@@ -215,6 +217,28 @@ operations running. The sub-title names the profile the review plans against (sw
             self.make_plan(online=self.online)
 
     # -- jumping -------------------------------------------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The row under the cursor in full, wrapped (a table cell is cut at 80 columns); a conflict side by
+        side: base, draft (mine) and live (theirs)."""
+        from tenantdeck.sync.render import value_text
+
+        detail = self.query_one("#detail", Static)
+        ref = self._rows.get(str(event.row_key.value), ())
+        if ref and ref[0] == "conflict":
+            c = ref[1]
+            if c.message:
+                detail.update(f"{c.app}: {c.resource}: {c.message}")
+                return
+            detail.update(f"{c.app}: {c.resource}: {c.label} ({c.path})\n"
+                          f"  base  {value_text(c.base)}\n  mine  {value_text(c.draft)}   (m keeps it: the push "
+                          f"sends it)\n  live  {value_text(c.live)}   (t takes it into the draft)")
+            return
+        try:
+            cells = event.data_table.get_row(event.row_key)
+        except Exception:  # the row went away with a new plan
+            return
+        detail.update("  ".join(str(c).strip() for c in cells if str(c).strip()))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         ref = self._rows.get(str(event.row_key.value), ())
@@ -374,7 +398,7 @@ operations running. The sub-title names the profile the review plans against (sw
         result = PushResult()
         try:
             target = resolve_target(self.editor.profile)
-            self._show_status(f"Reading the service ({target.describe()}) ...")
+            self._show_status(f"Reading the service (profile {target.name}) ...")
             request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
                                   **self.request_options)
             prepared = await prepare_push(target, request, os.environ)
@@ -382,7 +406,7 @@ operations running. The sub-title names the profile the review plans against (sw
                 detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
                 self._show_status(f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
                 if prepared.plan is not None:
-                    self.show_plan(prepared.plan, True, target.describe())
+                    self.show_plan(prepared.plan, True, f"profile {target.name}")
                     self._show_status(f"Not pushed: {prepared.summary}")
                 return
             total = len(prepared.plan.operations)
@@ -395,7 +419,7 @@ operations running. The sub-title names the profile the review plans against (sw
             self.progress = progress = PushProgress(total, self.clock)
             running = self.query_one("#running", Static)
             what = "Retrying" if only is not None else "Pushing"
-            self._show_status(f"{what} {total} operation(s) to {target.describe()} (c cancels) ...")
+            self._show_status(f"{what} {total} operation(s) to profile {target.name} (c cancels) ...")
 
             def on_event(event: PushEvent) -> None:
                 progress.feed(event)
