@@ -146,11 +146,12 @@ async def _cancel_then_resume(draft: Path) -> int:
         seen: list[str] = []
 
         def clock() -> float:
-            """The progress line's clock, read at every push event: it presses c once three creates landed."""
+            """The progress line's clock, read at every push event (in the push's thread): it presses c once
+            three creates landed."""
             progress = screen.progress
             if progress is not None and progress.done >= 3 and not seen:
                 seen.append(progress.line())
-                app.simulate_key("c")  # the key, as a user presses it mid-push
+                app.call_from_thread(app.simulate_key, "c")  # the key, as a user presses it mid-push
             return 0.0
 
         screen.clock = clock  # type: ignore[method-assign]

@@ -91,7 +91,8 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted operation's whole reason and hint, wrapped (the table cuts it at 80 columns)."""
-        self.query_one("#reason", Static).update(self._reasons.get(str(event.row_key.value), ""))
+        key = event.row_key.value if event.row_key is not None else None
+        self.query_one("#reason", Static).update(self._reasons.get(str(key), "") if key is not None else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "dismiss" and parameters == ("retry",):

@@ -18,6 +18,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
@@ -31,6 +32,14 @@ if TYPE_CHECKING:
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
+
+
+class PushProgressed(Message):
+    """Posted by the push thread: operations done of total and the progress line to show."""
+
+    def __init__(self, done: int, total: int, line: str) -> None:
+        super().__init__()
+        self.done, self.total, self.line = done, total, line
 
 
 def _problem_text(exc: BaseException) -> str:
@@ -93,6 +102,9 @@ operations running. The sub-title names the profile the review plans against (sw
         self.allow_delete = False
         self._rows: dict[str, tuple[Any, ...]] = {}
         self._push_worker: Any = None
+        self._push_loop: asyncio.AbstractEventLoop | None = None
+        self._cancel_requested = False
+        self._push_task: asyncio.Task[Any] | None = None
         #: extra PushRequest fields (concurrency, max_retries, retry_base_delay): tests and benchmarks
         self.request_options: dict[str, Any] = {}
         self.last_result: PushResult | None = None
@@ -224,6 +236,9 @@ operations running. The sub-title names the profile the review plans against (sw
         from tenantdeck.sync.render import value_text
 
         detail = self.query_one("#detail", Static)
+        if event.row_key is None or event.row_key.value is None:  # the list was just cleared
+            detail.update("")
+            return
         ref = self._rows.get(str(event.row_key.value), ())
         if ref and ref[0] == "conflict":
             c = ref[1]
@@ -346,6 +361,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.app.push_screen(ConfirmScreen(question, yes="Push"), lambda yes: self._start_push() if yes else None)
 
     def _start_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+        self._cancel_requested = False
         self.query_one("#progress-row").add_class("-running")
         self._push_worker = self.run_push(only)
         self.refresh_bindings()
@@ -384,65 +400,88 @@ operations running. The sub-title names the profile the review plans against (sw
 
     def action_cancel_push(self) -> None:
         if self.pushing:
-            self._push_worker.cancel()
+            self._cancel_requested = True
+            if self._push_loop is not None and self._push_task is not None:
+                self._push_loop.call_soon_threadsafe(self._push_task.cancel)
             self._show_status("Cancelling: operations in flight finish and are journalled; push again to resume.")
 
-    @work(exclusive=True, group="push", exit_on_error=False)
-    async def run_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
+    def run_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+        """The push runs in its own thread and event loop: reading the draft, planning, the journal's fsyncs and
+        (for the ``local`` profile) the in-process sandbox never hold up a key press. Progress comes back as
+        messages, at most one per :attr:`PROGRESS_EVERY` seconds; the result when it ends."""
+        from tenantdeck.sync.remote.push import PushResult
+
+        result = PushResult()
+        ui = self.app.call_from_thread
+
+        async def main() -> bool:
+            self._push_loop, self._push_task = asyncio.get_running_loop(), asyncio.current_task()
+            if self._cancel_requested:  # c pressed before the thread got here
+                raise asyncio.CancelledError
+            return await self._push(only, result)
+
+        try:
+            pushed = asyncio.run(main())
+        except asyncio.CancelledError:
+            ui(self._finish, result)
+        except Exception as exc:  # the typed ApiError family, ProfileError, OSError
+            ui(self._show_status, "Not pushed: the service could not be read or written (see the notice); p tries "
+               "again.")
+            ui(self.notify, _problem_text(exc), title="Push failed", severity="error", markup=False)
+        else:
+            if pushed:
+                ui(self._finish, result)
+        finally:
+            self._push_loop = self._push_task = None
+            ui(self.query_one("#progress-row").remove_class, "-running")
+
+    #: seconds between two progress repaints while pushing (the push thread never waits for the screen)
+    PROGRESS_EVERY = 0.05
+
+    async def _push(self, only: frozenset[tuple[str, str, str]] | None, result: PushResult) -> bool:
+        """Prepare and run the push (in the push thread); False when nothing was pushed (refused, in sync)."""
         from tenantdeck.sync.progress import PushProgress
         from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
-        from tenantdeck.sync.remote.push import PushResult
         from tenantdeck.targets import resolve_target
 
-        bar = self.query_one("#progress", ProgressBar)
-        result = PushResult()
-        try:
-            target = resolve_target(self.editor.profile)
-            self._show_status(f"Reading the service (profile {target.name}) ...")
-            request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
-                                  **self.request_options)
-            prepared = await prepare_push(target, request, os.environ)
-            if isinstance(prepared, PushRefused):
-                detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
-                self._show_status(f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
-                if prepared.plan is not None:
-                    self.show_plan(prepared.plan, True, f"profile {target.name}")
-                    self._show_status(f"Not pushed: {prepared.summary}")
-                return
-            total = len(prepared.plan.operations)
-            bar.update(total=total, progress=0)
-            for notice in prepared.notices:
-                self.notify(notice, timeout=10, markup=False)
-            if not prepared.plan.operations:
-                self._show_status("Nothing to push: the service matches the draft.")
-                return
-            self.progress = progress = PushProgress(total, self.clock)
-            running = self.query_one("#running", Static)
-            what = "Retrying" if only is not None else "Pushing"
-            self._show_status(f"{what} {total} operation(s) to profile {target.name} (c cancels) ...")
+        ui = self.app.call_from_thread
+        target = resolve_target(self.editor.profile)
+        ui(self._show_status, f"Reading the service (profile {target.name}) ...")
+        request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
+                              **self.request_options)
+        prepared = await prepare_push(target, request, os.environ)
+        if isinstance(prepared, PushRefused):
+            detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
+            if prepared.plan is not None:
+                ui(self.show_plan, prepared.plan, True, f"profile {target.name}")
+            ui(self._show_status, f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
+            return False
+        total = len(prepared.plan.operations)
+        for notice in prepared.notices:
+            ui(self.notify, notice, timeout=10, markup=False)
+        if not total:
+            ui(self._show_status, "Nothing to push: the service matches the draft.")
+            return False
+        self.progress = progress = PushProgress(total, self.clock)
+        what = "Retrying" if only is not None else "Pushing"
+        ui(self._show_status, f"{what} {total} operation(s) to profile {target.name} (c cancels) ...")
+        self.post_message(PushProgressed(0, total, progress.line()))
+        last = [0.0]
 
-            def on_event(event: PushEvent) -> None:
-                progress.feed(event)
-                if event.kind in ("started", "applied", "failed", "not_attempted"):
-                    bar.update(progress=progress.done)
-                    running.update(progress.line())
+        def on_event(event: PushEvent) -> None:
+            progress.feed(event)
+            now = time.monotonic()
+            if event.kind != "started" and (now - last[0] >= self.PROGRESS_EVERY or progress.done == total):
+                last[0] = now
+                self.post_message(PushProgressed(progress.done, total, progress.line()))  # thread-safe, no wait
 
-            await push(prepared, target, on_event, result=result)
-        except asyncio.CancelledError:
-            self._finish(result)
-            raise
-        except Exception as exc:  # the typed ApiError family, ProfileError, OSError
-            self._show_status("Not pushed: the service could not be read or written (see the notice); p tries "
-                              "again.")
-            self.notify(_problem_text(exc), title="Push failed", severity="error", markup=False)
-        else:
-            self._finish(result)
-        finally:
-            self.query_one("#progress-row").remove_class("-running")
+        await push(prepared, target, on_event, result=result)
+        return True
 
-    def on_worker_state_changed(self, event: Any) -> None:
-        """A push starting or ending changes which keys apply (c, f)."""
-        self.refresh_bindings()
+    def on_push_progressed(self, message: PushProgressed) -> None:
+        self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
+        self.query_one("#running", Static).update(message.line)
 
     def _finish(self, result: PushResult) -> None:
         """The push's headline stays on screen (the plan below is made again from the new base); a push that did
