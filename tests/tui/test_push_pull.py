@@ -313,3 +313,30 @@ async def _switch(draft: Path, monkeypatch: Any = None) -> None:
             assert errors and "could not connect to 127.0.0.1" in errors[0].message, errors
     finally:
         del os.environ["TENANTDECK_KEY"], os.environ["TENANTDECK_SECRET"]
+
+
+def test_palette_refresh_and_push_open_the_review_first(pulled: Path) -> None:
+    asyncio.run(_palette_from_apps(pulled))
+
+
+async def _palette_from_apps(draft: Path) -> None:
+    from tenantdeck.tui.commands import TenantdeckCommands
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
+        assert {"Review changes", "Refresh from the service", "Push", "Pull from the service"} <= set(commands)
+        commands["Refresh from the service"]()
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.online and screen.plan is not None
+        commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
+        commands["Push"]()
+        await settle(app, pilot)
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        assert isinstance(app.screen, ConfirmScreen)  # the push still asks first
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is screen and screen.last_result is None
