@@ -18,16 +18,24 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
+from tests.tui import push_fixtures  # noqa: E402
 from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, scenes  # noqa: E402
 
 
 async def shoot(name: str, out: Path, size: tuple[int, int]) -> Path:
-    draft_name, with_recovery, run_before = scenes()[name]
     with tempfile.TemporaryDirectory(prefix="tenantdeck-shot-") as tmp:
         os.environ.update(env(Path(tmp)))
-        draft = prepare(Path(tmp), draft_name)
-        if with_recovery:
-            leave_recovery(draft)
+        for var in push_fixtures.FAULTS:
+            os.environ.pop(var, None)
+        if name in push_fixtures.scenes():  # scenes that read the sandbox: their own draft and faults
+            scene = push_fixtures.scenes()[name]
+            os.environ.update(scene.env)
+            draft, run_before = await asyncio.to_thread(scene.setup, Path(tmp)), scene.run_before
+        else:
+            draft_name, with_recovery, run_before = scenes()[name]
+            draft = prepare(Path(tmp), draft_name)
+            if with_recovery:
+                leave_recovery(draft)
         app = make_app(draft)
         async with app.run_test(size=size) as pilot:
             await run_before(pilot)
@@ -45,7 +53,7 @@ def main() -> None:
     width, height = (int(n) for n in args.size.split("x"))
     os.environ.pop("NO_COLOR", None)
     args.out.mkdir(parents=True, exist_ok=True)
-    for name in args.names or list(scenes()):
+    for name in args.names or [*scenes(), *push_fixtures.scenes()]:
         print(asyncio.run(shoot(name, args.out, (width, height))).relative_to(ROOT))
 
 

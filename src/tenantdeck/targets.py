@@ -53,6 +53,12 @@ ENV_KEY = "TENANTDECK_KEY"
 ENV_SECRET = "TENANTDECK_SECRET"
 PROFILES_FILE = "profiles.yaml"
 SANDBOX_DB = "sandbox.sqlite3"
+#: fault injection for the ``local`` sandbox (tests and demos of partial failures): fraction of requests failed
+#: with 429/503, the seed that makes those failures repeatable, added latency, and the ``Retry-After`` it sends
+ENV_SANDBOX_FAIL_RATE = "TENANTDECK_SANDBOX_FAIL_RATE"
+ENV_SANDBOX_RNG_SEED = "TENANTDECK_SANDBOX_RNG_SEED"
+ENV_SANDBOX_LATENCY_MS = "TENANTDECK_SANDBOX_LATENCY_MS"
+ENV_SANDBOX_RETRY_AFTER = "TENANTDECK_SANDBOX_RETRY_AFTER"
 
 
 class ProfileError(Exception):
@@ -360,16 +366,43 @@ def local_target(env: Mapping[str, str] | None = None) -> Target:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ProfileError(f"cannot create the sandbox data directory {directory}: {exc.strerror or exc}") from None
-    app = create_app(directory / SANDBOX_DB, key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True)
+    faults = sandbox_faults(env)
+    app = create_app(directory / SANDBOX_DB, key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, **faults)
+    shown = ", ".join(f"{k}={v}" for k, v in faults.items())
     return Target(
         LOCAL,
         LOCAL_BASE_URL,
         DEFAULT_KEY,
         DEFAULT_SECRET,
         httpx.ASGITransport(app=app, raise_app_exceptions=False),
-        source=f"built-in sandbox, data in {directory / SANDBOX_DB}",
+        source=f"built-in sandbox, data in {directory / SANDBOX_DB}" + (f"; faults: {shown}" if shown else ""),
         credentials_source="built-in sandbox credentials",
     )
+
+
+def sandbox_faults(env: Mapping[str, str]) -> dict[str, Any]:
+    """The ``local`` sandbox's fault injection from the environment (``TENANTDECK_SANDBOX_FAIL_RATE``,
+    ``_RNG_SEED``, ``_LATENCY_MS``, ``_RETRY_AFTER``), as keyword arguments of ``create_app``.
+
+    Why the environment: the TUI and every CLI command resolve ``local`` themselves, so a demo of a flaky service
+    (or a test of a partial push) needs no flag on each of them. A bad value is a :class:`ProfileError`.
+    """
+    out: dict[str, Any] = {}
+    for var, key, kind, low, high in ((ENV_SANDBOX_FAIL_RATE, "fail_rate", float, 0.0, 1.0),
+                                      (ENV_SANDBOX_RNG_SEED, "rng_seed", int, None, None),
+                                      (ENV_SANDBOX_LATENCY_MS, "latency_ms", int, 0, 60_000),
+                                      (ENV_SANDBOX_RETRY_AFTER, "retry_after", int, 0, 3600)):
+        text = env.get(var, "").strip()
+        if not text:
+            continue
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ProfileError(f"{var}={text!r} is not {'a number' if kind is float else 'an integer'}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ProfileError(f"{var}={text!r} must be between {low} and {high}")
+        out[key] = value
+    return out
 
 
 def _url_target(url: str, origin: str, insecure: bool, env: Mapping[str, str], ignored_profile: str | None) -> Target:
@@ -409,6 +442,16 @@ def _profile_target(name: str, spec: ProfileSpec, path: Path, insecure: bool, en
         max_rps=spec.max_rps,
         timeout=spec.timeout,
     )
+
+
+def profile_names(env: Mapping[str, str] | None = None) -> list[str]:
+    """Every profile a user can switch to: the built-in ``local``, then those of ``profiles.yaml`` (sorted).
+
+    Raises :class:`ProfileError` for a broken profiles file (the caller shows it, located).
+    """
+    path = profiles_path(os.environ if env is None else env)
+    config = load_profiles(path) if path.exists() else None
+    return [LOCAL, *sorted(config.profiles if config else ())]
 
 
 def resolve_target(
@@ -454,6 +497,8 @@ __all__ = [
     "load_credentials_file",
     "load_profiles",
     "local_target",
+    "profile_names",
     "profiles_path",
     "resolve_target",
+    "sandbox_faults",
 ]

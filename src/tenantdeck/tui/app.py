@@ -32,6 +32,7 @@ class TenantdeckApp(App[None]):
         Binding("f8", "problems", "Problems", show=False, id="problems"),
         Binding("f6", "review", "Review", id="review"),
         Binding("f7", "history", "History", show=False, id="history"),
+        Binding("f5", "pull", "Pull", show=False, id="pull"),
         Binding("f4", "copy_path", "Copy path", id="copy_path", show=False,
                 tooltip="Copy the focused field's key path to the clipboard (OSC 52; works over SSH)"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
@@ -153,6 +154,12 @@ class TenantdeckApp(App[None]):
 
         if not isinstance(self.screen, ReviewScreen):
             self.push_screen(ReviewScreen())
+
+    def action_pull(self) -> None:
+        from tenantdeck.tui.pull_screen import PullScreen
+
+        if not isinstance(self.screen, PullScreen):
+            self.push_screen(PullScreen())
 
     def action_history(self) -> None:
         from tenantdeck.tui.history_screen import HistoryScreen

@@ -3,7 +3,9 @@
 Jump targets: an app by name, region or id; a webhook by id or name (opens its app on the Webhooks tab); a Main
 toggle by key or label (opens the current app, or the one highlighted on the Apps screen, on the Main tab).
 Contextual commands are offered only when they apply: save when there are unsaved edits, undo/redo when there is
-something to take back, reload when the file changed on disk, the themes you are not using.
+something to take back, reload when the file changed on disk, the themes you are not using; review, refresh, push
+and pull; take mine / take theirs for the conflict under the cursor or all of them (on the review screen); retry
+a push that did not finish; switch to another profile (the review then plans against it).
 
 Tabs that can focus a field implement ``focus_path(key_path) -> bool``; a widget that edits one value exposes
 ``key_path`` (a str such as ``apps[0].widgets[0].main.send_gifs``), which is also what F4 copies.
@@ -45,10 +47,50 @@ class TenantdeckCommands(Provider):
         changed = "; it changed on disk" if session.changed_on_disk() else ""
         yield "Reload from disk", f"Read {app.editor.path.name} again{changed}", app.safety.ask_reload
         yield "Copy key path", "Copy the focused field's key path (F4, OSC 52)", app.action_copy_path
+        yield from self.sync_commands()
         for name in sorted(app.appearance_themes):
             if name != app.theme:
                 yield f"Theme: {name}", f"Switch to the {name} theme (remembered)", partial(_set_theme, app, name)
         yield "Help", "Help and keys for what has focus (F1)", app.action_help
+
+    def sync_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        """Review, refresh, push, pull, settle conflicts, retry, switch profile."""
+        from tenantdeck.tui.review_screen import ReviewScreen
+
+        app = self.tapp
+        review = app.screen if isinstance(app.screen, ReviewScreen) else None
+        yield "Review changes", "What a push would change, grouped by app (F6)", app.action_review
+        yield "Refresh from the service", "Read the live service: drift and conflicts (r on the review)", partial(
+            _on_review, app, "refresh")
+        yield "Push", "Push the saved draft to the service, after a confirmation (p on the review)", partial(
+            _on_review, app, "push")
+        yield "Pull from the service", "Show what the service's configuration would change in the draft, then "\
+            "write it on y (F5)", app.action_pull
+        if review is not None and review.plan is not None and review.plan.conflicts:
+            if review.conflict_under_cursor() is not None:
+                yield "Take theirs (this conflict)", "Write the service's value into the draft (t)", partial(
+                    review.action_settle, "theirs")
+                yield "Keep mine (this conflict)", "Push the draft's value over the service's (m)", partial(
+                    review.action_settle, "mine")
+            count = len(review.plan.conflicts)
+            yield f"Take theirs (all {count} conflicts)", "Write every conflicting live value into the draft", partial(
+                review.action_settle, "theirs", True)
+            yield f"Keep mine (all {count} conflicts)", "Push the draft's value of every conflict", partial(
+                review.action_settle, "mine", True)
+        if review is not None and review.last_result is not None and not review.last_result.complete:
+            yield "Retry failed operations", "Push only what the last push did not apply (f)", review.action_retry
+        try:
+            from tenantdeck.targets import profile_names
+
+            names = profile_names()
+        except Exception as exc:  # a broken profiles.yaml: say where, once asked
+            yield "Switch profile", f"profiles.yaml cannot be read: {exc}", partial(
+                app.notify, str(exc), severity="error", markup=False)
+            return
+        current = current_profile(app.editor.profile)
+        for name in names:
+            if name != current:
+                yield f"Profile: {name}", "Plan, push and pull against this profile", partial(switch_profile, app, name)
 
     def targets(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
         app = self.tapp
@@ -96,6 +138,52 @@ class TenantdeckCommands(Provider):
 
 def _set_theme(app: TenantdeckApp, name: str) -> None:
     app.theme = name
+
+
+def _on_review(app: TenantdeckApp, action: str) -> None:
+    """Run a review action, opening the review screen first when it is not on top."""
+    from tenantdeck.tui.review_screen import ReviewScreen
+
+    if not isinstance(app.screen, ReviewScreen):
+        app.action_review()
+    app.call_after_refresh(lambda: getattr(app.screen, f"action_{action}")())
+
+
+def current_profile(profile: str | None) -> str:
+    """The profile name the editor works against: the chosen one, else ``default:`` of profiles.yaml, else local
+    (``custom`` when ``TENANTDECK_BASE_URL`` overrides them all). Never raises: a broken file reads as unknown."""
+    import os
+
+    from tenantdeck.targets import ENV_BASE_URL, LOCAL, load_profiles, profiles_path
+
+    if os.environ.get(ENV_BASE_URL):
+        return "custom"
+    if profile:
+        return profile
+    try:
+        path = profiles_path()
+        config = load_profiles(path) if path.exists() else None
+    except Exception:
+        return "unknown (profiles.yaml cannot be read)"
+    return (config.default if config else None) or LOCAL
+
+
+def profile_subtitle(profile: str | None) -> str:
+    return f"profile: {current_profile(profile)}"
+
+
+def switch_profile(app: TenantdeckApp, name: str) -> None:
+    """Plan, push and pull against ``name`` from now on; an open review plans again against it."""
+    from tenantdeck.tui.review_screen import ReviewScreen
+
+    app.editor.profile = name
+    app.sub_title = profile_subtitle(name)
+    for screen in app.screen_stack:
+        if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
+            screen.sub_title = app.sub_title
+        if isinstance(screen, ReviewScreen) and not screen.pushing:
+            screen.make_plan(online=screen.online)
+    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)
 
 
 def current_app_index(app: TenantdeckApp) -> int | None:

@@ -10,24 +10,38 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, ProgressBar, Static
 
 from tenantdeck.tui.footer import KeyFooter
 
 if TYPE_CHECKING:
+    from tenantdeck.sync.changes import Conflict
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
+    from tenantdeck.sync.progress import PushProgress
+    from tenantdeck.sync.remote.push import PushResult
     from tenantdeck.tui.editor import Editor
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
+
+
+class PushProgressed(Message):
+    """Posted by the push thread: operations done of total and the progress line to show."""
+
+    def __init__(self, done: int, total: int, line: str) -> None:
+        super().__init__()
+        self.done, self.total, self.line = done, total, line
 
 
 def _problem_text(exc: BaseException) -> str:
@@ -51,25 +65,36 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 - `p`: push (asks first; the draft must be saved)
 - `d`: include deletions of what is gone from the draft
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
+- `f`: after a push that did not finish, retry only its failed and not attempted operations (no duplicates: the
+  plan is made again from what the journal and the base recorded)
+- `s`: the last push's summary: applied, failed (the service's reason and a hint), not attempted
 - on a conflict: `t` takes the service's value into the draft (an edit you can undo), `m` keeps yours (the push
-  sends it over the live one)
+  sends it over the live one); the palette (ctrl+p) settles all of them one way
 - `Enter`: go to the field in the editor
+
+While a push runs, the line above the list shows operations done of total, the rate, the time left and the
+operations running. The sub-title names the profile the review plans against (switch it in the palette).
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
         Binding("r", "refresh", "Refresh (live)", id="review.refresh"),
         Binding("p", "push", "Push", id="review.push"),
-        Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
         Binding("t", "settle('theirs')", "Take theirs", id="review.take_theirs"),
         Binding("m", "settle('mine')", "Keep mine", id="review.take_mine"),
+        Binding("f", "retry", "Retry failed", id="review.retry"),
+        Binding("s", "summary", "Summary", id="review.summary"),
+        Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
     ]
+    #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
+    clock: Callable[[], float] = staticmethod(time.monotonic)
     DEFAULT_CSS = """
     ReviewScreen #status { height: auto; padding: 0 1; }
     ReviewScreen #result { height: auto; padding: 0 1; color: $text-muted; }
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
     ReviewScreen DataTable { height: 1fr; }
+    ReviewScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary; }
     """
 
     def __init__(self) -> None:
@@ -79,43 +104,55 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         self.allow_delete = False
         self._rows: dict[str, tuple[Any, ...]] = {}
         self._push_worker: Any = None
+        self._push_loop: asyncio.AbstractEventLoop | None = None
+        self._cancel_requested = False
+        self._push_task: asyncio.Task[Any] | None = None
+        #: extra PushRequest fields (concurrency, max_retries, retry_base_delay): tests and benchmarks
+        self.request_options: dict[str, Any] = {}
+        self.last_result: PushResult | None = None
+        self.progress: PushProgress | None = None
 
     @property
     def editor(self) -> Editor:
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Planning from the base snapshot ...", id="status", markup=False)
+        yield Static("", id="result", markup=False)
+        with Horizontal(id="progress-row"):
+            yield ProgressBar(id="progress", show_eta=False)
+            yield Static("", id="running", markup=False)
+        yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        from tenantdeck.tui.commands import profile_subtitle
+
+        self.sub_title = profile_subtitle(self.editor.profile)
+        self.query_one(DataTable).add_columns("App", "", "What")
+        self.make_plan(online=False)
+
+    def client_options(self) -> dict[str, Any]:
+        """The client settings of :attr:`request_options` (retries), for the reads a refresh makes."""
+        return {k: v for k, v in self.request_options.items() if k in ("max_retries", "retry_base_delay")}
+
     @property
     def pushing(self) -> bool:
         return self._push_worker is not None and not self._push_worker.is_finished
 
-    def on_worker_state_changed(self, event: Any) -> None:
-        if event.worker is self._push_worker:
-            self.refresh_bindings()  # push and cancel swap places in the footer
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The footer lists only the keys that apply now (at 80 columns they would not all fit): cancel while a
-        push runs, push otherwise, take/keep while the plan has conflicts."""
+        """Keys that do nothing right now are left out of the footer (it must fit 80 columns)."""
         if action == "cancel_push":
             return self.pushing
-        if action == "push":
-            return not self.pushing
         if action == "settle":
-            return bool(self.plan is not None and self.plan.conflicts)
+            return bool(self.plan and self.plan.conflicts)
+        if action == "retry":
+            return self.last_result is not None and not self.last_result.complete and not self.pushing
+        if action == "summary":
+            return self.last_result is not None
         return True
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("Planning from the base snapshot ...", id="status")
-        yield Static("", id="result")
-        with Horizontal(id="progress-row"):
-            yield ProgressBar(id="progress", show_eta=True)
-            yield Static("", id="running")
-        yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
-        yield KeyFooter()
-
-    def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("App", "", "What")
-        self.make_plan(online=False)
 
     # -- planning ------------------------------------------------------------------------------------------------
 
@@ -130,15 +167,17 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
                 target = resolve_target(self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
-                                            target=target, allow_delete=self.allow_delete))
+                                            target=target, allow_delete=self.allow_delete,
+                                            client_options=self.client_options()))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
-            self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error")
+            self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error",
+                                      markup=False)
             return
         if isinstance(result, PushRefused):
             first = result.problems[0].render() if result.problems else result.summary
             self.app.call_from_thread(self._show_status, f"The draft has errors (F8): {first}")
             return
-        self.app.call_from_thread(self.show_plan, result, online, target.describe() if target else "")
+        self.app.call_from_thread(self.show_plan, result, online, f"profile {target.name}" if target else "")
 
     def _show_status(self, text: str) -> None:
         self.query_one("#status", Static).update(text)
@@ -147,7 +186,6 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         from tenantdeck.sync.render import change_symbol, summary_line, value_text
 
         self.plan, self.online = plan, online
-        self.refresh_bindings()
         table = self.query_one(DataTable)
         table.clear()
         self._rows = {}
@@ -185,6 +223,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
         self._show_status(status)
+        self.refresh_bindings()
 
     def on_draft_changed(self, message: Any) -> None:
         """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
@@ -192,6 +231,31 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
             self.make_plan(online=self.online)
 
     # -- jumping -------------------------------------------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The row under the cursor in full, wrapped (a table cell is cut at 80 columns); a conflict side by
+        side: base, draft (mine) and live (theirs)."""
+        from tenantdeck.sync.render import value_text
+
+        detail = self.query_one("#detail", Static)
+        if event.row_key is None or event.row_key.value is None:  # the list was just cleared
+            detail.update("")
+            return
+        ref = self._rows.get(str(event.row_key.value), ())
+        if ref and ref[0] == "conflict":
+            c = ref[1]
+            if c.message:
+                detail.update(f"{c.app}: {c.resource}: {c.message}")
+                return
+            detail.update(f"{c.app}: {c.resource}: {c.label} ({c.path})\n"
+                          f"  base  {value_text(c.base)}\n  mine  {value_text(c.draft)}   (m keeps it: the push "
+                          f"sends it)\n  live  {value_text(c.live)}   (t takes it into the draft)")
+            return
+        try:
+            cells = event.data_table.get_row(event.row_key)
+        except Exception:  # the row went away with a new plan
+            return
+        detail.update("  ".join(str(c).strip() for c in cells if str(c).strip()))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         ref = self._rows.get(str(event.row_key.value), ())
@@ -209,7 +273,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
         index = next((i for i, a in enumerate(apps) if is_it(a)), None)
         if index is None:
-            self.notify(f"app {op.app_name!r} is not in the draft (a delete).")
+            self.notify(f"app {op.app_name!r} is not in the draft (a delete).", markup=False)
             return
         kind = op.resource_key.split("/", 1)[1].split(":", 1)[0]
         tab = _TAB_OF.get(kind)
@@ -223,38 +287,53 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def action_settle(self, way: str) -> None:
-        """Settle the conflict under the cursor: theirs edits the draft (undoable), mine records the live value in
-        the base so the draft's value is pushed over it."""
-        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
-        from tenantdeck.sync.workspace.state import Workspace
-
+    def conflict_under_cursor(self) -> Conflict | None:
         table = self.query_one(DataTable)
         if not table.row_count:
-            return
+            return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         ref = self._rows.get(str(key), ())
         if not ref or ref[0] != "conflict" or not ref[1].kind:
-            self.notify("Put the cursor on a conflict first (r shows them).")
-            return
-        conflict = ref[1]
+            return None
+        return ref[1]  # type: ignore[no-any-return]
+
+    def action_settle(self, way: str, everything: bool = False) -> None:
+        """Settle the conflict under the cursor (or all of them): theirs edits the draft (one undoable step), mine
+        records the live value in the base so the draft's value is pushed over it."""
+        if everything:
+            conflicts = [c for c in (self.plan.conflicts if self.plan else []) if c.kind]
+            if not conflicts:
+                self.notify("No conflict to settle (r reads the service and shows them).", markup=False)
+                return
+        else:
+            conflict = self.conflict_under_cursor()
+            if conflict is None:
+                self.notify("Put the cursor on a conflict first (r shows them).", markup=False)
+                return
+            conflicts = [conflict]
+        self.settle(way, conflicts)
+
+    def settle(self, way: str, conflicts: list[Conflict]) -> None:
+        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
+        from tenantdeck.sync.workspace.state import Workspace
+
         settled = Settled()
         if way == "theirs":
             try:
-                take_theirs(self.editor.session, [conflict], settled)
+                take_theirs(self.editor.session, conflicts, settled)
             except Exception as exc:  # a refused edit (read-only draft, literal secret)
-                self.notify(_problem_text(exc), title="Not settled", severity="error")
+                self.notify(_problem_text(exc), title="Not settled", severity="error", markup=False)
                 return
         else:
             workspace = Workspace(self.editor.path)
             base = workspace.load_base()
-            touched = keep_mine(base, [conflict], settled)
+            touched = keep_mine(base, conflicts, settled)
             for app_id in touched:
                 workspace.write_base_app(app_id, base[app_id])
         for line in settled.refused:
-            self.notify(line, title="Not settled", severity="warning")
+            self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:
-            self.notify(line)
+            self.notify(line, markup=False)
         self.make_plan(online=True)
 
     def action_refresh(self) -> None:
@@ -268,77 +347,157 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
     def action_push(self) -> None:
         from tenantdeck.tui.confirm import ConfirmScreen
 
-        if self._push_worker is not None and not self._push_worker.is_finished:
-            self.notify("A push is running (c cancels it).")
+        if self.pushing:
+            self.notify("A push is running (c cancels it).", markup=False)
             return
         if self.editor.session.read_only or not self.editor.session.validated:
-            self.notify("The draft is not checked yet, or cannot be read (F8).", severity="warning")
+            self.notify("The draft is not checked yet, or cannot be read (F8).", severity="warning", markup=False)
             return
         if self.editor.session.dirty:
             self.notify("Save the draft first (F2): a push sends the saved draft and writes new ids into it.",
-                        severity="warning")
+                        severity="warning", markup=False)
             return
         count = len(self.plan.operations) if self.plan else 0
         question = (f"Push the draft to the service{' (deletes included)' if self.allow_delete else ''}? The plan is "
                     f"read again first; {count} operation(s) were planned.")
         self.app.push_screen(ConfirmScreen(question, yes="Push"), lambda yes: self._start_push() if yes else None)
 
-    def _start_push(self) -> None:
+    def _start_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+        self._cancel_requested = False
         self.query_one("#progress-row").add_class("-running")
-        self._push_worker = self.run_push()
+        self._push_worker = self.run_push(only)
         self.refresh_bindings()
 
+    def action_retry(self) -> None:
+        """Push again, only what the last push did not apply: a plan made afresh from the journal and base, cut
+        to those operations (:func:`tenantdeck.sync.remote.engine.retry_scope`)."""
+        from tenantdeck.sync.remote.engine import unfinished_ops
+
+        if self.pushing:
+            self.notify("A push is running (c cancels it).", markup=False)
+            return
+        if self.last_result is None or self.last_result.complete:
+            self.notify("Nothing to retry: the last push finished." if self.last_result else "No push to retry yet.",
+                        markup=False)
+            return
+        if self.editor.session.dirty:
+            self.notify("Save the draft first (F2): a retry sends the saved draft.", severity="warning", markup=False)
+            return
+        self._start_push(unfinished_ops(self.last_result))
+
+    def action_summary(self) -> None:
+        if self.last_result is None:
+            self.notify("No push yet in this session (F7 lists earlier ones).", markup=False)
+            return
+        self.show_summary(self.last_result)
+
+    def show_summary(self, result: PushResult) -> None:
+        from tenantdeck.tui.push_summary import PushSummaryScreen
+
+        def answered(choice: str | None) -> None:
+            if choice == "retry":
+                self.action_retry()
+
+        self.app.push_screen(PushSummaryScreen(result), answered)
+
     def action_cancel_push(self) -> None:
-        if self._push_worker is not None and not self._push_worker.is_finished:
-            self._push_worker.cancel()
+        if self.pushing:
+            self._cancel_requested = True
+            if self._push_loop is not None and self._push_task is not None:
+                self._push_loop.call_soon_threadsafe(self._push_task.cancel)
             self._show_status("Cancelling: operations in flight finish and are journalled; push again to resume.")
 
-    @work(exclusive=True, group="push", exit_on_error=False)
-    async def run_push(self) -> None:
-        from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
+    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
+    def run_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
+        """The push runs in its own thread and event loop: reading the draft, planning, the journal's fsyncs and
+        (for the ``local`` profile) the in-process sandbox never hold up a key press. Progress comes back as
+        messages, at most one per :attr:`PROGRESS_EVERY` seconds; the result when it ends."""
         from tenantdeck.sync.remote.push import PushResult
+
+        result = PushResult()
+        ui = self.app.call_from_thread
+
+        async def main() -> bool:
+            self._push_loop, self._push_task = asyncio.get_running_loop(), asyncio.current_task()
+            if self._cancel_requested:  # c pressed before the thread got here
+                raise asyncio.CancelledError
+            return await self._push(only, result)
+
+        try:
+            pushed = asyncio.run(main())
+        except asyncio.CancelledError:
+            ui(self._finish, result)
+        except Exception as exc:  # the typed ApiError family, ProfileError, OSError
+            ui(self._show_status, "Not pushed: the service could not be read or written (see the notice); p tries "
+               "again.")
+            ui(self.notify, _problem_text(exc), title="Push failed", severity="error", markup=False)
+        else:
+            if pushed:
+                ui(self._finish, result)
+        finally:
+            self._push_loop = self._push_task = None
+            ui(self.query_one("#progress-row").remove_class, "-running")
+
+    #: seconds between two progress repaints while pushing (the push thread never waits for the screen)
+    PROGRESS_EVERY = 0.05
+
+    async def _push(self, only: frozenset[tuple[str, str, str]] | None, result: PushResult) -> bool:
+        """Prepare and run the push (in the push thread); False when nothing was pushed (refused, in sync)."""
+        from tenantdeck.sync.progress import PushProgress
+        from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
         from tenantdeck.targets import resolve_target
 
-        bar = self.query_one("#progress", ProgressBar)
-        result = PushResult()
-        try:
-            target = resolve_target(self.editor.profile)
-            self._show_status(f"Reading the service ({target.describe()}) ...")
-            request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete)
-            prepared = await prepare_push(target, request, os.environ)
-            if isinstance(prepared, PushRefused):
-                detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
-                self._show_status(f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
-                if prepared.plan is not None:
-                    self.show_plan(prepared.plan, True, target.describe())
-                    self._show_status(f"Not pushed: {prepared.summary}")
-                return
-            bar.update(total=len(prepared.plan.operations), progress=0)
-            if not prepared.plan.operations:
-                self._show_status("Nothing to push: the service matches the draft.")
-                return
+        ui = self.app.call_from_thread
+        target = resolve_target(self.editor.profile)
+        ui(self._show_status, f"Reading the service (profile {target.name}) ...")
+        request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
+                              **self.request_options)
+        prepared = await prepare_push(target, request, os.environ)
+        if isinstance(prepared, PushRefused):
+            detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
+            if prepared.plan is not None:
+                ui(self.show_plan, prepared.plan, True, f"profile {target.name}")
+            ui(self._show_status, f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
+            return False
+        total = len(prepared.plan.operations)
+        for notice in prepared.notices:
+            ui(self.notify, notice, timeout=10, markup=False)
+        if not total:
+            ui(self._show_status, "Nothing to push: the service matches the draft.")
+            return False
+        self.progress = progress = PushProgress(total, self.clock)
+        what = "Retrying" if only is not None else "Pushing"
+        ui(self._show_status, f"{what} {total} operation(s) to profile {target.name} (c cancels) ...")
+        self.post_message(PushProgressed(0, total, progress.line()))
+        last = [0.0]
 
-            def on_event(event: PushEvent) -> None:
-                if event.kind in ("applied", "failed", "not_attempted"):
-                    bar.update(progress=event.done)
-                    counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in event.counts.items() if v)
-                    self.query_one("#running", Static).update(counts)
-                elif event.kind == "started" and event.op is not None:
-                    self.query_one("#running", Static).update(f"{event.op.app_name}: {event.op.kind.replace('_', ' ')}")
+        def on_event(event: PushEvent) -> None:
+            progress.feed(event)
+            now = time.monotonic()
+            if event.kind != "started" and (now - last[0] >= self.PROGRESS_EVERY or progress.done == total):
+                last[0] = now
+                self.post_message(PushProgressed(progress.done, total, progress.line()))  # thread-safe, no wait
 
-            await push(prepared, target, on_event, result=result)
-        except asyncio.CancelledError:
-            self._finish(result)
-            raise
-        except Exception as exc:  # the typed ApiError family, ProfileError, OSError
-            self.notify(_problem_text(exc), title="Push failed", severity="error")
-        else:
-            self._finish(result)
+        await push(prepared, target, on_event, result=result)
+        return True
 
-    def _finish(self, result: Any) -> None:
-        """The push's summary stays on screen (the plan below is made again from the new base)."""
+    def on_push_progressed(self, message: PushProgressed) -> None:
+        self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
+        self.query_one("#running", Static).update(message.line)
+
+    def _finish(self, result: PushResult) -> None:
+        """The push's headline stays on screen (the plan below is made again from the new base); a push that did
+        not finish opens its summary, with f to retry what was not applied."""
+        from tenantdeck.tui.push_summary import headline
+
         self.query_one("#progress-row").remove_class("-running")
-        self.query_one("#result", Static).update(result.summary())
+        self.last_result = result
+        left = sum(1 for r in result.results if r.status != "applied")
+        tail = f" f retries the {left} not applied, s shows the summary." if left else ""
+        self.query_one("#result", Static).update(headline(result) + tail)
+        self.refresh_bindings()
+        if not result.complete and result.results and not result.interrupted:
+            self.show_summary(result)
         session = self.editor.session
         if not session.dirty and session.changed_on_disk():
             session.reload()  # the push wrote the new ids into the draft

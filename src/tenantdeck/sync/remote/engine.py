@@ -18,7 +18,7 @@ import asyncio
 import contextvars
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,7 +40,8 @@ from tenantdeck.sync.workspace.state import unwritable
 if TYPE_CHECKING:
     from tenantdeck.targets import Target
 
-__all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "prepare_push", "push"]
+__all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
+           "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
                       "missing_secrets", "refused_secrets"]
@@ -72,6 +73,9 @@ class PushRequest:
     allow_duplicate_names: bool = False  #: create it anyway, beside the one of the same name
     gone_after: int = 3  #: consecutive connection failures after which the service is taken to be gone
     choice: Choice | None = None  #: conflicts settled field by field (--take-mine / --take-theirs)
+    max_retries: int | None = None  #: retries per request (429, 5xx, connection); None: the client's default
+    #: a retry of an earlier push's failures (:func:`retry_scope`): only these operations are sent
+    only: frozenset[tuple[str, str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -98,7 +102,42 @@ def _client_kwargs(request: PushRequest) -> dict[str, Any]:
     kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16)}
     if request.retry_base_delay is not None:
         kw["retry_base_delay"] = request.retry_base_delay
+    if request.max_retries is not None:
+        kw["max_retries"] = request.max_retries
     return kw
+
+
+def op_identity(op: Step) -> tuple[str, str, str]:
+    """What names an operation across two plans of the same draft: its app (by name: a created app's id is new),
+    its kind and its resource id (a widget to create keeps ``new:<name>`` until it exists)."""
+    return (op.app_name, op.kind, op.rid)
+
+
+def unfinished_ops(result: PushResult) -> frozenset[tuple[str, str, str]]:
+    """The identities of the operations a push did not apply (failed or not attempted): what a retry sends."""
+    return frozenset(op_identity(r.op) for r in result.results if r.status != "applied")
+
+
+def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan, int]:
+    """``plan`` (made afresh from the base and journal an earlier push left) cut down to the operations ``only``
+    names, plus what they depend on; returns it and how many other operations were left for a full push.
+
+    Made afresh, not replayed: what the earlier push applied is in the base and on the service, so it is not in
+    the new plan at all, and no create can be sent twice (open intents were resolved first).
+    """
+    keep = {op.key for op in plan.operations if op_identity(op) in only}
+    by_key = {op.key: op for op in plan.operations}
+    todo = list(keep)
+    while todo:
+        for dep in by_key[todo.pop()].depends_on:
+            if dep in by_key and dep not in keep:
+                keep.add(dep)
+                todo.append(dep)
+    ops = [op for op in plan.operations if op.key in keep]
+    scoped = replace(plan, operations=ops,
+                     fingerprints={k: v for k, v in plan.fingerprints.items()
+                                   if any(op.resource_key == k for op in ops)})
+    return scoped, len(plan.operations) - len(ops)
 
 
 def _read_plan(path: Path) -> Plan | PushRefused:
@@ -154,6 +193,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             _settle(local, settled_bases(comparison))
             plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
                               base_url=target.base_url)
+            if request.only is not None:
+                plan, left = retry_scope(plan, request.only)
+                if left:
+                    notices.append(f"{left} other operation(s) of the draft are left for a full push")
             plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
             if found and not request.allow_duplicate_names:
                 plan.conflicts.extend(clash_conflicts(found))
@@ -206,7 +249,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
 
 
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
-                     allow_delete: bool = False, concurrency: int = 16) -> Plan | PushRefused:
+                     allow_delete: bool = False, concurrency: int = 16,
+                     client_options: Mapping[str, Any] | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
@@ -218,7 +262,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
-    async with target.client(concurrency=max(concurrency * 4, 16)) as client:
+    async with target.client(**{"concurrency": max(concurrency * 4, 16), **dict(client_options or {})}) as client:
         listing = await client.list_apps()
         live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
                                 listing=listing)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
 from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
+from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
 from tenantdeck.sync.workspace.state import Workspace
@@ -85,41 +86,6 @@ def _read_existing(path: Path) -> tuple[Draft | None, str | None]:
     return result.draft, result.doc.text
 
 
-def _match_apps(old_apps: list[App], canonicals: list[dict[str, Any]], notes: list[str]) -> dict[str, App]:
-    """remote id -> old draft app: by id, else (an app without id, i.e. not created from this draft yet) by name.
-
-    A match by name adopts the remote app, whose values then replace the draft's. That is only right when the
-    draft's app is that app: the name must be unique on the service and the region the same (the API cannot move
-    an app). Otherwise both are kept, with a note: pull never silently changes a local value.
-    """
-    remote_ids = {c["id"] for c in canonicals}
-    matched = {a.id: a for a in old_apps if a.id in remote_ids}
-    by_name: dict[str, list[dict[str, Any]]] = {}
-    for c in canonicals:
-        by_name.setdefault(c["name"], []).append(c)
-    for app in old_apps:
-        if app.id is not None:
-            continue
-        same = [c for c in by_name.get(app.name, []) if c["id"] not in matched]
-        if not same:
-            continue
-        if len(same) > 1:
-            notes.append(f'app "{app.name}": the service has {len(same)} apps of this name '
-                         f"({', '.join(c['id'] for c in same)}); the draft's app (not created yet) was kept as it is "
-                         "beside them: set `id:` on it to manage one of them")
-            continue
-        remote = same[0]
-        if remote.get("region") != app.region:
-            notes.append(f'app "{app.name}": the draft\'s app (not created yet, region {app.region}) was not matched '
-                         f"to the service's app {remote['id']} of the same name (region {remote.get('region')}): "
-                         "both are kept; remove one, or set `id:` to manage that app")
-            continue
-        matched[remote["id"]] = app
-        notes.append(f'app "{app.name}": matched by name to the service\'s app {remote["id"]}; the draft now has '
-                     "its id and its values (the previous draft is in the .bak file)")
-    return matched
-
-
 def _sort_key(app: App) -> tuple[str, str]:
     return (app.name, app.id or "")
 
@@ -174,7 +140,7 @@ async def pull(
     reserve_draft_references(namer, old_apps)
     remote_ids = [c["id"] for c in canonicals]
     result = PullResult(draft_path=path, workspace=workspace)
-    matched = _match_apps(old_apps, canonicals, result.notes)
+    matched = match_apps(old_apps, canonicals, result.notes)
 
     pulled: list[App] = []
     for canonical in canonicals:
@@ -219,6 +185,75 @@ async def pull(
 
     result.problems = list((await asyncio.to_thread(load_draft, path)).problems)
     return result
+
+
+async def fetch_pull(client: ManagementClient, workspace: Workspace, *,
+                     concurrency: int = DEFAULT_CONCURRENCY) -> list[dict[str, Any]]:
+    """Every app of the service as the canonical apps a pull writes (webhooks' write-only fields from the base)."""
+    remote_apps = await client.list_apps()
+    secret_key = workspace.secret_key()
+    by_app: dict[str, dict[str, Any]] = {}
+
+    def canonicalise(bundle: Any) -> None:
+        by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
+        bundle.sms = None  # the SMS token in clear goes no further than its fingerprint
+
+    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
+    base = workspace.load_base()
+    return [with_last_pushed(by_app[a.id], base.get(a.id)) for a in remote_apps]
+
+
+@dataclass(slots=True)
+class PullPreviewed:
+    """A pull's preview and the live apps it was made from (kept to advance the base once the draft is saved)."""
+
+    preview: PullPreview
+    live: dict[str, dict[str, Any]]
+
+
+async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[str, Any], env: Mapping[str, str], *,
+                              concurrency: int = DEFAULT_CONCURRENCY,
+                              client_options: Mapping[str, Any] | None = None) -> PullPreviewed:
+    """Read the service and say what pulling it would change in ``data`` (the editor's draft): nothing written."""
+    workspace = Workspace(draft_path)
+    async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
+        canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
+    base = workspace.load_base()
+    preview = await asyncio.to_thread(preview_pull, data, canonicals, base, secret_key=workspace.secret_key(), env=env)
+    return PullPreviewed(preview, {c["id"]: c for c in canonicals})
+
+
+def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], env: Mapping[str, str]) -> int:
+    """After the editor saved a pulled draft: advance the base where the saved draft and the pulled live agree.
+
+    Field by field (:func:`~tenantdeck.sync.settle.settle_app`), not wholesale, so a pull taken back with undo
+    before saving advances nothing, and the values it would have brought stay remote changes (drift) rather than
+    turning into local edits that a push would send back. An app the base does not know yet (new on the service)
+    takes the live app as its base once the saved draft has it; an app gone from the service and from the saved
+    draft leaves the base. Returns the number of apps whose base was written.
+    """
+    from tenantdeck.sync.settle import settle_app
+    from tenantdeck.sync.workspace.local import DraftInvalid, load_local
+
+    try:
+        local = load_local(draft_path, env)
+    except DraftInvalid:
+        return 0
+    written = 0
+    in_draft = {a["id"]: a for a in local.apps if a.get("id")}
+    for app_id, live_app in live.items():
+        draft_app = in_draft.get(app_id)
+        if draft_app is None:
+            continue
+        base = local.base.get(app_id)
+        new = dict(live_app) if base is None else settle_app(draft_app, base, live_app)
+        if new is not None:
+            local.workspace.write_base_app(app_id, new)
+            written += 1
+    for app_id in set(local.base) - set(live) - set(in_draft):
+        local.workspace.delete_base_app(app_id)
+        written += 1
+    return written
 
 
 def _has_literal_secret(apps: Iterable[App]) -> bool:

@@ -1,0 +1,205 @@
+"""Pull into the draft from the editor: read the service, show what would change, write only on ``y``.
+
+What would change is the core's (:func:`tenantdeck.sync.pull_preview.preview_pull`): per app and field with the
+catalog's labels, resources and apps added or removed. ``y`` applies its edits through the editor's
+``DraftSession`` as one undo step (ctrl+z takes the whole pull back) that touches only the values that differ, so
+comments elsewhere stay. Nothing is saved: F2 does that, and only then does the base snapshot advance, for the
+values the saved draft took (:func:`tenantdeck.sync.remote.pull.record_pulled_base`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Header, Static
+
+from tenantdeck.tui.footer import KeyFooter
+
+if TYPE_CHECKING:
+    from tenantdeck.draft.session import Change
+    from tenantdeck.sync.remote.pull import PullPreviewed
+    from tenantdeck.tui.editor import Editor
+
+
+def problem_text(exc: BaseException) -> str:
+    """One line for a notification: the typed error's message and hint, never a traceback."""
+    hint = getattr(exc, "hint", "")
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return f"{text}" + (f" ({hint})" if hint and hint not in text else "")
+
+
+class PullScreen(Screen[None]):
+    """``y`` writes the shown changes into the draft (one undo step), ``r`` reads the service again."""
+
+    HELP = """\
+## Pull from the service
+
+What pulling the service's configuration into the draft would change: per app, each field with its label
+(`before -> after`), resources and apps added (`+`) or removed (`-`). Nothing is written until you press `y`.
+
+- `y`: write these changes into the draft, as one edit (ctrl+z takes it back; F2 saves it)
+- `r`: read the service again
+- `Escape`: back, nothing written
+
+Once the pulled draft is saved, the base snapshot records the values it took, so they show as in sync. Values
+you take back with ctrl+z before saving stay changes on the service (drift), never edits a push would send back.
+"""
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="pull.back"),
+        Binding("y", "apply", "Write into draft", id="pull.apply"),
+        Binding("r", "refresh", "Read again", id="pull.refresh"),
+    ]
+    #: client settings (max_retries, retry_base_delay) of every pull screen: tests of failing services keep them short
+    CLIENT_OPTIONS: ClassVar[dict[str, Any]] = {}
+    DEFAULT_CSS = """
+    PullScreen #status { height: auto; padding: 0 1; }
+    PullScreen DataTable { height: 1fr; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: PullPreviewed | None = None
+        self._version = -1
+        self.client_options: dict[str, Any] = dict(self.CLIENT_OPTIONS)
+
+    @property
+    def editor(self) -> Editor:
+        return self.app.editor  # type: ignore[attr-defined,no-any-return]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Reading the service ...", id="status", markup=False)
+        yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        from tenantdeck.tui.commands import profile_subtitle
+
+        self.sub_title = profile_subtitle(self.editor.profile)
+        self.query_one(DataTable).add_columns("App", "", "What the pull changes")
+        self.action_refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "apply":
+            return self.result is not None and not self.result.preview.empty
+        return True
+
+    # -- reading ---------------------------------------------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        session = self.editor.session
+        if session.read_only or not session.validated or any(p.is_error for p in session.problems):
+            self._status("The draft has errors or is not checked yet (F8): a pull needs to know what it means.")
+            return
+        self._status("Reading the service ...")
+        self.result = None
+        self.refresh_bindings()
+        self._version = session.version
+        self.fetch(copy.deepcopy(session.data))
+
+    @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
+    def fetch(self, data: Any) -> None:
+        from tenantdeck.sync.remote.pull import preview_pull_target
+        from tenantdeck.targets import resolve_target
+
+        try:
+            target = resolve_target(self.editor.profile)
+            result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ,
+                                                     client_options=self.client_options))
+        except Exception as exc:  # ApiError, ProfileError, OSError, a draft pydantic refuses: one notification
+            self.app.call_from_thread(self._failed, exc)
+            return
+        self.app.call_from_thread(self.show, result, f"profile {target.name}")
+
+    def _failed(self, exc: BaseException) -> None:
+        self._status("Could not read the service; nothing was changed (r tries again).")
+        self.notify(problem_text(exc), title="Pull failed", severity="error", markup=False)
+
+    def _status(self, text: str) -> None:
+        self.query_one("#status", Static).update(text)
+
+    def show(self, result: PullPreviewed, where: str) -> None:
+        from tenantdeck.sync.render import value_text
+
+        self.result = result
+        preview = result.preview
+        table = self.query_one(DataTable)
+        table.clear()
+        for n, app in enumerate(preview.apps):
+            what = {"new": "new on the service: added to the draft",
+                    "removed": "gone from the service: removed from the draft",
+                    "changed": f"{len(app.changes)} field(s) changed"}[app.status]
+            mark = {"new": "+", "removed": "-", "changed": "~"}[app.status]
+            table.add_row(app.name, mark, what, key=f"app{n}")
+            for m, change in enumerate(app.changes):
+                fromto = (f"{change.before} -> {change.after}" if change.secret
+                          else f"{value_text(change.before)} -> {value_text(change.after)}")
+                table.add_row("", "~", f"  {change.label} ({change.path}): {fromto}", key=f"app{n}.{m}")
+            for m, title in enumerate(app.added):
+                table.add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
+            for m, title in enumerate(app.removed):
+                table.add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
+        for k, note in enumerate(preview.notes):
+            table.add_row("", "*", note, key=f"note{k}")
+        tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
+        self._status(f"{preview.summary()} Read from {where}.{tail}")
+        self.refresh_bindings()
+
+    # -- writing ---------------------------------------------------------------------------------------------------
+
+    def action_apply(self) -> None:
+        if self.result is None or self.result.preview.empty:
+            self.notify("Nothing to pull.", markup=False)
+            return
+        if self.editor.session.version != self._version:
+            self.notify("The draft changed since the service was read; r reads it again.", severity="warning",
+                        markup=False)
+            return
+        preview = self.result.preview
+        outcome = self.editor.apply(preview.edits)
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Not pulled", severity="error", markup=False)
+            return
+        PulledBase(self.app, self.editor, self.result.live)
+        self.notify(f"Pulled into the draft: {preview.summary()} ctrl+z takes it back; F2 saves it.",
+                    title="Pulled", markup=False)
+        self.app.pop_screen()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class PulledBase:
+    """Waits for the next save of the draft, then records in the base what the saved draft took from the pull
+    (in a worker thread: a big draft takes a while to compare)."""
+
+    def __init__(self, app: Any, editor: Editor, live: dict[str, dict[str, Any]]) -> None:
+        self.app = app
+        self.editor = editor
+        self.live = live
+        self._unsubscribe = editor.session.subscribe(self._changed)
+
+    def _changed(self, change: Change) -> None:
+        if change.kind != "save":
+            return
+        self._unsubscribe()
+        self.app.run_worker(self._record, thread=True, group="pulled-base", exit_on_error=False)
+
+    def _record(self) -> None:
+        from tenantdeck.draft.session import Change
+        from tenantdeck.sync.remote.pull import record_pulled_base
+
+        try:
+            record_pulled_base(self.editor.path, self.live, os.environ)
+        except OSError as exc:
+            self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
+                                      f"{exc}", severity="warning", markup=False)
+            return
+        self.app.call_from_thread(self.app.refresh_states, Change(self.editor.session.version, "pull", (), ()))

@@ -1,0 +1,92 @@
+"""What a pull would change, computed before anything is written (the editor's pull): against the real sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.draft.session import DraftSession
+from tenantdeck.sync.remote.pull import preview_pull_target, pull_target, record_pulled_base
+from tenantdeck.sync.workspace.state import Workspace
+from tenantdeck.targets import local_target
+
+
+@pytest.fixture
+def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+def _acme(session: DraftSession) -> tuple[int, str]:
+    apps = session.get("apps")
+    i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
+    return i, apps[i]["id"]
+
+
+async def _flip_remote(app_id: str) -> bool:
+    async with local_target().client() as c:
+        (widget,) = await c.list_widgets(app_id)
+        main = widget.settings["main"]
+        await c.update_widget(app_id, widget.widget_id, {**widget.settings, "main": {**main, "send_gifs": not main[
+            "send_gifs"]}})
+        created = await c.create_app("Pulled In", "eu")
+        assert created.id
+        return bool(not main["send_gifs"])
+
+
+def test_a_fresh_pull_previews_nothing(draft: Path) -> None:
+    session = DraftSession.open(draft)
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    assert result.preview.empty and result.preview.apps == []
+    assert "nothing to pull" in result.preview.summary()
+
+
+def test_the_preview_names_each_field_and_new_app_and_its_edits_write_only_those(draft: Path) -> None:
+    text = draft.read_text(encoding="utf-8")
+    draft.write_text("# my own comment at the top\n" + text, encoding="utf-8")
+    session = DraftSession.open(draft)
+    i, app_id = _acme(session)
+    now = asyncio.run(_flip_remote(app_id))
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    preview = result.preview
+    by_status = {a.status: a for a in preview.apps}
+    changed = by_status["changed"]
+    assert changed.name == "Acme Support"
+    assert [(c.label, c.path, c.before, c.after) for c in changed.changes] == [
+        ("Allow GIFs", "main.send_gifs", not now, now)]
+    assert by_status["new"].name == "Pulled In"
+    assert session.text == draft.read_text(encoding="utf-8")  # nothing written by the preview
+    with session.transaction():
+        for verb, path, value in preview.edits:
+            session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
+    assert session.get(f"apps[{i}].widgets[0].main.send_gifs") is now
+    assert session.get("apps")[-1]["name"] == "Pulled In"
+    assert session.text.startswith("# my own comment at the top\n")
+    assert session.can_undo
+    session.undo()  # one step takes the whole pull back
+    assert session.text == draft.read_text(encoding="utf-8")
+
+
+def test_the_base_advances_only_for_what_the_saved_draft_took(draft: Path) -> None:
+    session = DraftSession.open(draft)
+    _, app_id = _acme(session)
+    asyncio.run(_flip_remote(app_id))
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    before = Workspace(draft).load_base()[app_id]
+    # taken back before saving: the base stays, so the remote change is still drift, not a local edit
+    record_pulled_base(draft, result.live, {})
+    assert Workspace(draft).load_base()[app_id] == before
+    with session.transaction():
+        for verb, path, value in result.preview.edits:
+            session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
+    session.save()
+    assert record_pulled_base(draft, result.live, {}) == 2  # Acme advanced, the new app recorded
+    base = Workspace(draft).load_base()
+    assert base[app_id] == result.live[app_id]
+    again = asyncio.run(preview_pull_target(local_target(), draft, DraftSession.open(draft).data, {}))
+    assert again.preview.empty

@@ -1,0 +1,342 @@
+"""Pull, partial pushes, retries, cancel and resume, settling every conflict, switching profile and every kind of
+network failure, in the editor, against the in-process sandbox (the `local` profile in a temp data dir) or a real
+failing endpoint on 127.0.0.1. Nothing of ours is mocked."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.pull_screen import PullScreen
+from tenantdeck.tui.push_summary import PushSummaryScreen
+from tenantdeck.tui.review_screen import ReviewScreen
+
+BATCH = 12
+
+
+@pytest.fixture
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    for var in ("TENANTDECK_BASE_URL", "TENANTDECK_SANDBOX_FAIL_RATE", "TENANTDECK_SANDBOX_RNG_SEED",
+                "TENANTDECK_SANDBOX_LATENCY_MS", "TENANTDECK_SANDBOX_RETRY_AFTER"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def pulled(isolated: Path) -> Path:
+    path = isolated / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+@pytest.fixture
+def batch(isolated: Path) -> Path:
+    """A draft of new apps only: each is one create, and the plan needs no reads beyond the app list."""
+    path = isolated / "tenantdeck.yaml"
+    apps = "".join(f"  - name: Batch {n:02d}\n    region: us\n" for n in range(BATCH))
+    path.write_text(f"format: 1\napps:\n{apps}", encoding="utf-8")
+    return path
+
+
+async def settle(app: TenantdeckApp, pilot: Any) -> None:
+    """Every worker done and painted; a plan replaced by a newer one (an exclusive worker cancelled) is fine."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(5):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            continue
+        await pilot.pause()
+
+
+def sandbox_names() -> Counter[str]:
+    async def names() -> Counter[str]:
+        async with local_target().client() as c:
+            return Counter(a.name for a in await c.list_apps())
+
+    return asyncio.run(names())
+
+
+async def in_thread(fn: Any) -> Any:
+    return await asyncio.get_running_loop().run_in_executor(None, fn)
+
+
+async def open_review(app: TenantdeckApp, pilot: Any, **options: Any) -> ReviewScreen:
+    await settle(app, pilot)
+    await pilot.press("f6")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    screen.request_options = options
+    return screen
+
+
+# -- push: partial failure, retry, cancel and resume -----------------------------------------------------------
+
+
+def test_a_partial_push_is_summarised_and_retried_to_completion_without_duplicates(
+        batch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENANTDECK_SANDBOX_FAIL_RATE", "0.3")
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RNG_SEED", "11")
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RETRY_AFTER", "0")
+    asyncio.run(_partial_then_retry(batch))
+    names = sandbox_names()
+    assert {n: names[n] for n in names if n.startswith("Batch")} == {f"Batch {n:02d}": 1 for n in range(BATCH)}
+
+
+async def _partial_then_retry(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_review(app, pilot, concurrency=1, max_retries=0, retry_base_delay=0.0)
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        result = screen.last_result
+        assert result is not None
+        counts = result.counts()
+        assert counts["applied"] and counts["failed"], counts  # partial: the seed makes it so on every run
+        summary = app.screen
+        assert isinstance(summary, PushSummaryScreen)
+        table = summary.query_one("DataTable")
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        failed = [r for r in rows if r[0] == "FAILED"]
+        assert len(failed) == counts["failed"] and all("Hint:" in r[3] for r in failed), failed
+        assert "f retries the" in str(summary.query_one("#hint").render())
+        applied_first = {r.op.app_name for r in result.results if r.status == "applied"}
+        rounds = 0
+        while not screen.last_result.complete:
+            rounds += 1
+            assert rounds <= 10, screen.last_result.summary()
+            await pilot.press("f")  # from the summary, then from the review
+            await settle(app, pilot)
+            retried = {r.op.app_name for r in screen.last_result.results}
+            assert not retried & applied_first  # only what was not applied is sent again
+            applied_first |= {r.op.app_name for r in screen.last_result.results if r.status == "applied"}
+        assert "Push complete" in str(screen.query_one("#result").render())
+        if isinstance(app.screen, PushSummaryScreen):
+            await pilot.press("escape")
+        await settle(app, pilot)
+        assert screen.plan is not None and screen.plan.operations == []
+        assert all(a.get("id") for a in app.editor.get("apps"))
+
+
+def test_a_cancelled_push_resumes_with_no_duplicates(batch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENANTDECK_SANDBOX_LATENCY_MS", "30")
+    applied = asyncio.run(_cancel_then_resume(batch))
+    assert 0 < applied < BATCH
+    names = sandbox_names()
+    assert {n: names[n] for n in names if n.startswith("Batch")} == {f"Batch {n:02d}": 1 for n in range(BATCH)}
+
+
+async def _cancel_then_resume(draft: Path) -> int:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_review(app, pilot, concurrency=1)
+        seen: list[str] = []
+
+        def clock() -> float:
+            """The progress line's clock, read at every push event (in the push's thread): it presses c once
+            three creates landed."""
+            progress = screen.progress
+            if progress is not None and progress.done >= 3 and not seen:
+                seen.append(progress.line())
+                app.call_from_thread(app.simulate_key, "c")  # the key, as a user presses it mid-push
+            return 0.0
+
+        screen.clock = clock  # type: ignore[method-assign]
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert seen and "3/12 done" in seen[0]
+        first = screen.last_result
+        assert first is not None and first.interrupted
+        applied = first.counts()["applied"]
+        assert "Push interrupted" in str(screen.query_one("#result").render())
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        second = screen.last_result
+        assert second is not None and second.complete
+        assert second.counts()["applied"] + applied >= BATCH  # an in-flight create is adopted, not sent again
+        return applied
+
+
+# -- conflicts: all of them one way --------------------------------------------------------------------------------
+
+
+def test_every_conflict_is_settled_one_way_from_the_palette_command(pulled: Path) -> None:
+    asyncio.run(_settle_all(pulled))
+
+
+async def _settle_all(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        apps = app.editor.get("apps")
+        i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
+        app_id = apps[i]["id"]
+        prefix = f"apps[{i}].widgets[0].style"
+
+        async def remote() -> None:
+            async with local_target().client() as c:
+                (widget,) = await c.list_widgets(app_id)
+                style = {**widget.settings["style"], "primary_color": "#222222", "background_color": "#FEDCBA"}
+                await c.update_widget(app_id, widget.widget_id, {**widget.settings, "style": style})
+
+        await in_thread(lambda: asyncio.run(remote()))
+        assert app.editor.set_many([(f"{prefix}.primary_color", "#111111"),
+                                    (f"{prefix}.background_color", "#ABCDEF")]).ok
+        screen = await open_review(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert screen.plan is not None and len(screen.plan.conflicts) == 2
+        from tenantdeck.tui.commands import TenantdeckCommands
+
+        provider = TenantdeckCommands(app.screen)
+        commands = {text: run for text, _help, run in provider.sync_commands()}
+        assert "Keep mine (all 2 conflicts)" in commands and "Take theirs (all 2 conflicts)" in commands
+        commands["Take theirs (all 2 conflicts)"]()
+        await settle(app, pilot)
+        assert (app.editor.get(f"{prefix}.primary_color"), app.editor.get(f"{prefix}.background_color")) == (
+            "#222222", "#FEDCBA")
+        assert screen.plan.conflicts == [] and screen.plan.operations == []
+        await pilot.press("ctrl+z")  # one undo step takes both back
+        await settle(app, pilot)
+        assert app.editor.get(f"{prefix}.primary_color") == "#111111"
+        assert len(screen.plan.conflicts) == 2
+        commands = {text: run for text, _help, run in provider.sync_commands()}
+        commands["Keep mine (all 2 conflicts)"]()
+        await settle(app, pilot)
+        assert screen.plan.conflicts == []
+        (op,) = screen.plan.operations
+        assert sorted((c.path, c.after) for c in op.changes) == [("style.background_color", "#ABCDEF"),
+                                                                 ("style.primary_color", "#111111")]
+
+
+# -- pull --------------------------------------------------------------------------------------------------------
+
+
+def test_pull_shows_what_it_changes_and_writes_only_on_y_as_one_undoable_edit(pulled: Path) -> None:
+    asyncio.run(_pull(pulled))
+
+
+async def _pull(draft: Path) -> None:
+    text = "# our notes about this account\n" + draft.read_text(encoding="utf-8")
+    draft.write_text(text, encoding="utf-8")
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        apps = app.editor.get("apps")
+        i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
+        path = f"apps[{i}].widgets[0].main.send_gifs"
+        before = app.editor.get(path)
+
+        async def remote() -> None:
+            async with local_target().client() as c:
+                (widget,) = await c.list_widgets(apps[i]["id"])
+                main = {**widget.settings["main"], "send_gifs": not before}
+                await c.update_widget(apps[i]["id"], widget.widget_id, {**widget.settings, "main": main})
+                await c.create_app("Made Elsewhere", "in")
+
+        await in_thread(lambda: asyncio.run(remote()))
+        await pilot.press("f5")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, PullScreen) and screen.result is not None
+        table = screen.query_one("DataTable")
+        rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
+        assert any(f"Allow GIFs (main.send_gifs): {str(before).lower()} -> {str(not before).lower()}" in r
+                   for r in rows), rows
+        assert any("Made Elsewhere" in r and "added to the draft" in r for r in rows), rows
+        assert app.editor.get(path) is before and not app.editor.session.dirty  # shown, not written
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, PullScreen)
+        assert app.editor.get(path) is (not before)
+        assert app.editor.get("apps")[-1]["name"] == "Made Elsewhere"
+        assert app.editor.session.text.startswith("# our notes about this account\n")
+        assert draft.read_text(encoding="utf-8") == text  # nothing saved until F2
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.editor.session.text == text  # the whole pull was one edit
+        await pilot.press("ctrl+y", "f2")
+        await settle(app, pilot)
+        key = f"apps[{len(app.editor.get('apps')) - 1}]"
+        assert app.editor.app_states[f"apps[{i}]"] == "in sync" and app.editor.app_states[key] == "in sync"
+        await pilot.press("f5")
+        await settle(app, pilot)
+        assert app.screen.result is not None and app.screen.result.preview.empty
+
+
+# -- profiles ---------------------------------------------------------------------------------------------------
+
+
+def test_switching_profile_from_the_palette_plans_against_it(pulled: Path, isolated: Path) -> None:
+    (isolated / "config").mkdir(exist_ok=True)
+    (isolated / "config" / "profiles.yaml").write_text(
+        "profiles:\n  nowhere:\n    base_url: http://127.0.0.1:9\n    timeout: 2\n", encoding="utf-8")
+    asyncio.run(_switch(pulled))
+
+
+async def _switch(draft: Path, monkeypatch: Any = None) -> None:
+    import os
+
+    os.environ["TENANTDECK_KEY"], os.environ["TENANTDECK_SECRET"] = "k", "s"
+    try:
+        app = TenantdeckApp(draft)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_review(app, pilot, max_retries=0)
+            assert screen.sub_title == "profile: local"
+            from tenantdeck.tui.commands import TenantdeckCommands
+
+            commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
+            commands["Profile: nowhere"]()
+            await settle(app, pilot)
+            assert app.editor.profile == "nowhere" and screen.sub_title == "profile: nowhere"
+            app._notifications.clear()
+            await pilot.press("r")
+            await settle(app, pilot)
+            errors = [n for n in app._notifications if n.severity == "error"]
+            assert errors and "could not connect to 127.0.0.1" in errors[0].message, errors
+    finally:
+        del os.environ["TENANTDECK_KEY"], os.environ["TENANTDECK_SECRET"]
+
+
+def test_palette_refresh_and_push_open_the_review_first(pulled: Path) -> None:
+    asyncio.run(_palette_from_apps(pulled))
+
+
+async def _palette_from_apps(draft: Path) -> None:
+    from tenantdeck.tui.commands import TenantdeckCommands
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
+        assert {"Review changes", "Refresh from the service", "Push", "Pull from the service"} <= set(commands)
+        commands["Refresh from the service"]()
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.online and screen.plan is not None
+        commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
+        commands["Push"]()
+        await settle(app, pilot)
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        assert isinstance(app.screen, ConfirmScreen)  # the push still asks first
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.screen is screen and screen.last_result is None
