@@ -23,7 +23,7 @@ import contextlib
 import hmac
 import json
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -55,6 +55,10 @@ class Delivery:
     payload: Any = None
     raw: str | None = None
     remote: str = ""
+    #: ``"ok"`` (required and right), ``"wrong"``, ``"missing"``, or ``"not required"`` (the receiver asks none)
+    auth: str = "not required"
+    #: the username the sender presented (never the password), or None
+    auth_user: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -69,6 +73,7 @@ class Delivery:
             "method": self.method,
             "path": self.path,
             "size": self.size,
+            "auth": self.auth,
         }
         if self.raw is not None:
             out["raw"] = self.raw
@@ -119,6 +124,8 @@ class Receiver:
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)  # never shown: it holds the password
     max_body: int = DEFAULT_MAX_BODY
     keep: int = DEFAULT_KEEP
+    #: when a delivery is stamped as received (tests and pictures inject a fixed clock)
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC), repr=False)
     deliveries: collections.deque[Delivery] = field(init=False, repr=False)
     _subscribers: set[Subscription] = field(init=False, default_factory=set)
     _seq: int = field(init=False, default=0)
@@ -140,6 +147,20 @@ class Receiver:
     def count(self) -> int:
         """Requests recorded since the start (the kept ones are the last :attr:`keep` of them)."""
         return self._seq
+
+    @property
+    def running(self) -> bool:
+        """True between a successful :meth:`start` and :meth:`stop`."""
+        return self._task is not None and not self._task.done()
+
+    @property
+    def requires_auth(self) -> bool:
+        return self._expected is not None
+
+    @property
+    def auth_user(self) -> str | None:
+        """The username deliveries must present (not secret), or None."""
+        return self.basic_auth[0] if self.basic_auth else None
 
     @property
     def url(self) -> str:
@@ -197,9 +218,8 @@ class Receiver:
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 
-    def _authorized(self, headers: list[tuple[bytes, bytes]]) -> bool:
-        if self._expected is None:
-            return True
+    def _check_auth(self, headers: list[tuple[bytes, bytes]]) -> tuple[str, str | None]:
+        """``(verdict, presented username)``: verdict ``ok``/``wrong``/``missing``/``not required``."""
         given = b""
         for name, value in headers:
             if name == b"authorization":
@@ -207,9 +227,17 @@ class Receiver:
         scheme, _, token = given.partition(b" ")
         if scheme.lower() != b"basic":
             token = b""
+        user: str | None = None
         with contextlib.suppress(binascii.Error, ValueError):
-            token = base64.b64encode(base64.b64decode(token.strip(), validate=True))
-        return hmac.compare_digest(token.strip(), self._expected)
+            decoded = base64.b64decode(token.strip(), validate=True)
+            token = base64.b64encode(decoded)
+            if b":" in decoded:
+                user = decoded.split(b":", 1)[0].decode("utf-8", "replace")
+        if self._expected is None:
+            return "not required", user
+        if not token.strip():
+            return "missing", None
+        return ("ok" if hmac.compare_digest(token.strip(), self._expected) else "wrong"), user
 
     async def asgi(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """The receiver as an ASGI app (served by uvicorn; tests may also call it through httpx.ASGITransport)."""
@@ -221,7 +249,8 @@ class Receiver:
         if method != "POST":
             await _answer(send, 405, {"error": "POST only"}, [(b"allow", b"POST")])
             return
-        if not self._authorized(scope.get("headers", [])):
+        auth, auth_user = self._check_auth(scope.get("headers", []))
+        if auth in ("missing", "wrong"):
             await _answer(
                 send,
                 401,
@@ -235,10 +264,12 @@ class Receiver:
                 False,
                 0,
                 None,
-                ["rejected: missing or wrong Basic Auth (answered 401)"],
+                [f"rejected: {auth} Basic Auth (answered 401)"],
                 None,
                 None,
                 remote,
+                auth,
+                auth_user,
             )
             return
         body, size, complete = await _read_body(receive, self.max_body)
@@ -255,6 +286,8 @@ class Receiver:
                 None,
                 None,
                 remote,
+                auth,
+                auth_user,
             )
             return
         await _answer(send, 200, {"received": True})
@@ -263,10 +296,13 @@ class Receiver:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             raw = body[:RAW_PREVIEW].decode("utf-8", "replace")
-            self._record(method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote)
+            self._record(
+                method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote,
+                auth, auth_user,
+            )
             return
         trigger, problems = check_delivery(payload)
-        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote)
+        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote, auth, auth_user)
 
     def _record(
         self,
@@ -280,11 +316,13 @@ class Receiver:
         payload: Any,
         raw: str | None,
         remote: str,
+        auth: str = "not required",
+        auth_user: str | None = None,
     ) -> None:
         self._seq += 1
         delivery = Delivery(
             seq=self._seq,
-            received_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            received_at=self.clock().astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             method=method,
             path=path,
             status=status,
@@ -296,6 +334,8 @@ class Receiver:
             payload=payload,
             raw=raw,
             remote=remote,
+            auth=auth,
+            auth_user=auth_user,
         )
         self.deliveries.append(delivery)
         for sub in list(self._subscribers):
