@@ -12,9 +12,10 @@ receiver (``tenantdeck listen``, the Events screen) can be the target.
 
 from __future__ import annotations
 
+import os
 import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -164,11 +165,13 @@ async def send_test_event(
     timeout: float = DEFAULT_TIMEOUT,
     transport: httpx.AsyncBaseTransport | None = None,
     now: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SendResult:
     """POST a sample ``trigger`` delivery to ``target`` and return the answer; :class:`SendError` otherwise.
 
     The body is what the service sends (compact JSON envelope) with ``Content-Type: application/json``; redirects
-    are not followed (the service does not follow them either, and a 3xx is worth seeing).
+    are not followed (the service does not follow them either, and a 3xx is worth seeing). ``transport`` and
+    ``clock`` (seconds, for the latency) are for pictures and tests that must not depend on a network or on time.
     """
     from tenantdeck.models.event_samples import sample_payload
 
@@ -180,9 +183,9 @@ async def send_test_event(
     try:
         async with httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False,
                                      trust_env=False) as client:
-            started = time.perf_counter()
+            started = clock()
             response = await client.post(target.url, content=body, headers=headers, auth=target.auth)
-            latency = (time.perf_counter() - started) * 1000
+            latency = (clock() - started) * 1000
     except httpx.TimeoutException:
         raise TimedOut(f"{host} did not answer within {timeout:g} s") from None
     except httpx.ConnectError as exc:
@@ -216,13 +219,16 @@ def _is_tls(exc: BaseException) -> bool:
 
 
 def _reason(exc: BaseException) -> str:
-    """The innermost readable reason (``[Errno 111] Connection refused`` -> ``connection refused``)."""
+    """The innermost readable reason: an OS error by its errno (``connection refused``), else the message."""
     seen: BaseException | None = exc
     text = ""
     while seen is not None:
-        if isinstance(seen, OSError) and seen.strerror:
+        if isinstance(seen, OSError) and isinstance(seen.errno, int) and seen.errno > 0:
+            text = os.strerror(seen.errno)
+        elif isinstance(seen, OSError) and seen.strerror:
             text = seen.strerror
         elif str(seen) and not text:
             text = str(seen)
         seen = seen.__cause__ or seen.__context__
-    return text or type(exc).__name__
+    text = text or type(exc).__name__
+    return text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else text

@@ -6,7 +6,8 @@ Used by ``tenantdeck listen`` and meant for the TUI's Events screen, so it is a 
   loopback by default, and keeps the last ``keep`` deliveries (:attr:`Receiver.deliveries`); each is at most
   ``max_body`` bytes, so memory is bounded.
 - :meth:`Receiver.subscribe` yields every new :class:`Delivery` as it arrives (each subscriber has a bounded
-  queue; a subscriber that falls behind loses the oldest and :attr:`Subscription.missed` counts them).
+  queue; a subscriber that falls behind loses the oldest and :attr:`Subscription.missed` counts them);
+  :meth:`Receiver.add_listener` calls a function instead (the TUI's Events screen).
 
 Protocol: POST on any path; 401 (``WWW-Authenticate: Basic``) for missing or wrong Basic Auth, compared in
 constant time; 413 above ``max_body``; otherwise **200 at once**, and validation runs after the answer. Nothing a
@@ -128,6 +129,7 @@ class Receiver:
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC), repr=False)
     deliveries: collections.deque[Delivery] = field(init=False, repr=False)
     _subscribers: set[Subscription] = field(init=False, default_factory=set)
+    _listeners: list[Callable[[Delivery], None]] = field(init=False, default_factory=list)
     _seq: int = field(init=False, default=0)
     _server: Any = field(init=False, default=None)
     _task: asyncio.Task[None] | None = field(init=False, default=None)
@@ -215,6 +217,18 @@ class Receiver:
             yield sub
         finally:
             self._subscribers.discard(sub)
+
+    def add_listener(self, callback: Callable[[Delivery], None]) -> Callable[[], None]:
+        """Call ``callback(delivery)`` for every new delivery, on the receiver's event loop; returns the function
+        that removes it. For a UI that must not park a never-ending task on :meth:`subscribe` (a test waiting for
+        "all work done" would wait forever). A callback that raises is removed; the receiver goes on."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return remove
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 
@@ -340,6 +354,11 @@ class Receiver:
         self.deliveries.append(delivery)
         for sub in list(self._subscribers):
             sub.push(delivery)
+        for callback in list(self._listeners):
+            try:
+                callback(delivery)
+            except Exception:  # a listener's bug must not cost the sender its delivery or the others theirs
+                self._listeners.remove(callback)
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -85,6 +85,11 @@ class TenantdeckApp(App[None]):
             self._event_lab = EventLab(load(config_dir()).events_port)
         return self._event_lab
 
+    @event_lab.setter
+    def event_lab(self, lab: EventLab) -> None:
+        """Replace it before the Events screen is first shown (pictures inject a stopped one with a fixed clock)."""
+        self._event_lab = lab
+
     def _offer_unfinished_push(self) -> None:
         """A push cut off by a crash or a dropped session is said at the next start, with how to finish it."""
         from tenantdeck.sync.workspace.journal import unfinished_push

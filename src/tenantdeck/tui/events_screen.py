@@ -9,10 +9,10 @@ unparseable, oversized and unauthorised requests are rows too, flagged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -92,6 +92,8 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         super().__init__()
         self._shown: list[Delivery] = []  #: the table's rows, newest first
         self._detail_seq: int | None = None  #: the delivery the tree shows (not rebuilt while it stays)
+        self._pending = False  #: a redraw for new deliveries is queued
+        self._unlisten: Callable[[], None] = lambda: None
 
     @property
     def lab(self) -> EventLab:
@@ -111,7 +113,7 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         self.sub_title = "Events"
         self.refresh_rows()
         self.query_one(DataTable).focus()
-        self.listen()
+        self._unlisten = self.lab.receiver.add_listener(self._arrived)
         if self.lab.autostart and not self.lab.running:
             await self._start()
         self._show_status()
@@ -132,13 +134,19 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
             self.notify(outcome.notice, title="Receiver", severity="warning" if outcome.running else "error",
                         timeout=20, markup=False)
 
-    @work(exclusive=True, group="events-listen", exit_on_error=False)
-    async def listen(self) -> None:
-        """Every new delivery, for as long as the screen exists (its workers are cancelled with it)."""
-        with self.lab.receiver.subscribe() as live:
-            async for _delivery in live:
-                self.refresh_rows()
-                self._show_status()
+    def on_unmount(self) -> None:
+        self._unlisten()
+
+    def _arrived(self, delivery: Delivery) -> None:
+        """A new delivery (called by the receiver on this loop): redraw once for a burst, not once per request."""
+        if not self._pending:
+            self._pending = True
+            self.call_later(self._flush)
+
+    def _flush(self) -> None:
+        self._pending = False
+        self.refresh_rows()
+        self._show_status()
 
     def _show_status(self) -> None:
         receiver = self.lab.receiver
@@ -206,6 +214,8 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
             options.add_option(Option(Text("valid: no problems", style="green"), disabled=True))
         for i, item in enumerate(tree.located):
             options.add_option(Option(Text(f"⚠ {item.text}", style="red"), id=f"p{i}"))
+        if tree.located:
+            tree.jump_to(tree.located[0], focus=False)  # the first problem in view, where the eye goes
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail(self.current())

@@ -147,8 +147,13 @@ class PayloadTree(Tree[tuple[PathPart, ...]]):
         text.append(" ⚠ " + "; ".join(p.message for p in problems if not p.missing), style="red")
         return text
 
-    def jump_to(self, item: Located) -> None:
+    def jump_to(self, item: Located, *, focus: bool = True) -> None:
         """Move the cursor to the node of ``item`` (its missing-key child when there is one)."""
         node = self._by_path.get(item.path + item.missing) or self._by_path.get(item.path) or self.root
-        self.focus()
+        if focus:
+            self.focus()
         self.call_after_refresh(self.move_cursor, node)  # lines are laid out at the next refresh
+
+    def node_at(self, path: tuple[PathPart, ...]) -> TreeNode[tuple[PathPart, ...]] | None:
+        """The node drawn for ``path`` (a missing key's red node too), if any."""
+        return self._by_path.get(path)

@@ -63,11 +63,14 @@ as the Events screen's receiver (F3).
     SendTestEvent #st-scroll { height: 1fr; min-height: 4; border-top: solid $primary; }
     """
 
-    def __init__(self, hook: dict[str, Any], target: Target, *, app_id: str, region: str) -> None:
+    def __init__(self, hook: dict[str, Any], target: Target, *, app_id: str, region: str,
+                 **send_options: Any) -> None:
         super().__init__()
         self.hook = hook
         self.target = target
         self.app_id, self.app_region = app_id, region
+        #: extra arguments of ``send_test_event`` (``transport``, ``clock``): pictures that need no network or time
+        self.send_options = send_options
         self.result: SendResult | None = None
         self.error: str | None = None
 
@@ -80,7 +83,7 @@ as the Events screen's receiver (F3).
                 options += [Option(f"  {t}", id=f"{len(options)}:{t}") for t in ids]
             yield OptionList(*options, id="st-triggers")
             with VerticalScroll(id="st-scroll"):
-                yield Static(Text("Enter sends the highlighted trigger.", style="dim"), id="st-result")
+                yield Static(Text("Nothing sent yet.", style="dim"), id="st-result")
 
     def _head(self) -> Text:
         hook_id = str(self.hook.get("id", "?"))
@@ -92,6 +95,7 @@ as the Events screen's receiver (F3).
             head.append(f"Basic Auth as {self.target.username}{source}")
         else:
             head.append("No Basic Auth")
+        head.append("\nEnter sends the highlighted trigger · F3 Events screen · Escape closes", style="dim")
         return head
 
     def on_mount(self) -> None:
@@ -118,7 +122,8 @@ as the Events screen's receiver (F3).
         self.result, self.error = None, None
         try:
             self.result = await send_test_event(self.target, trigger, app_id=self.app_id, region=self.app_region,
-                                                webhook_id=str(self.hook.get("id", "samplehook")))
+                                                webhook_id=str(self.hook.get("id", "samplehook")),
+                                                **self.send_options)
         except SendError as exc:
             self.error = f"Not delivered: {exc}."
         except Exception as exc:  # never a traceback on screen: a sender bug is still one plain line
