@@ -179,3 +179,17 @@ def test_events_port_in_settings_is_read_checked_and_kept(tmp_path: object) -> N
     assert bad.events_port is None and "events_port must be a port number" in bad.problem
     settings.save(config, bad)
     assert "events_port: lots" in (config / "settings.yaml").read_text(encoding="utf-8")  # the user's line kept
+
+
+async def test_an_echoing_receiver_never_gets_the_password_onto_the_screen() -> None:
+    """httpbin-style receivers echo the request; the body shown hides the password and its Basic token."""
+    import httpx
+
+    def echo(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"headers": dict(request.headers), "note": "your password is s3cret-pw"})
+
+    target = Target("https://echo.example/post", "hook", "s3cret-pw")
+    result = await send_test_event(target, "message_sent", transport=httpx.MockTransport(echo))
+    assert result.status == 200 and "authorization" in result.body
+    assert "s3cret-pw" not in result.body and "aG9vazpzM2NyZXQtcHc" not in result.body
+    assert "Basic ***" in result.body and "your password is ***" in result.body

@@ -12,6 +12,7 @@ receiver (``tenantdeck listen``, the Events screen) can be the target.
 
 from __future__ import annotations
 
+import base64
 import os
 import ssl
 import time
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from tenantdeck.api.redact import Redactor
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import catalog
 from tenantdeck.models.events import dumps
@@ -179,7 +181,8 @@ async def send_test_event(
     payload = sample_payload(trigger, app_id=app_id, region=region, webhook_id=webhook_id, now=now)
     body = dumps(payload).encode("utf-8")
     headers = {"content-type": "application/json", "user-agent": "tenantdeck-test-event"}
-    host = urlsplit(target.url).netloc
+    parts = urlsplit(target.url)
+    host = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)  # never user:password@
     try:
         async with httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False,
                                      trust_env=False) as client:
@@ -194,7 +197,7 @@ async def send_test_event(
         raise Unreachable(f"cannot connect to {host}: {_reason(exc)}") from None
     except httpx.HTTPError as exc:
         raise Unreachable(f"sending to {host} failed: {_reason(exc)}") from None
-    text, truncated = printable(response.text)
+    text, truncated = printable(_redactor(target)(response.text))
     return SendResult(
         trigger=trigger,
         url=target.url,
@@ -207,6 +210,17 @@ async def send_test_event(
         sent_bytes=len(body),
         with_auth=target.auth is not None,
     )
+
+
+def _redactor(target: Target) -> Redactor:
+    """A receiver may echo the request (httpbin-style): hide the password and the Basic token it came in."""
+    values: list[str] = []
+    if target.password:
+        values.append(target.password)
+    if target.auth is not None:
+        token = base64.b64encode(f"{target.username}:{target.password}".encode()).decode()
+        values += [token, token.rstrip("=")]
+    return Redactor(values)
 
 
 def _is_tls(exc: BaseException) -> bool:
