@@ -13,13 +13,21 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
 from tests.tui import push_fixtures  # noqa: E402
-from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, scenes  # noqa: E402
+from tests.tui.events_fixtures import scenes as events_scenes  # noqa: E402
+from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare  # noqa: E402
+from tests.tui.safety_fixtures import scenes as safety_scenes  # noqa: E402
+
+
+def scenes() -> dict[str, Any]:
+    """Every scene: the safety fixtures' and the Events screen's (``tests/tui/events_fixtures.py``)."""
+    return {**safety_scenes(), **events_scenes()}
 
 
 async def shoot(name: str, out: Path, size: tuple[int, int]) -> Path:

@@ -6,7 +6,8 @@ Used by ``tenantdeck listen`` and meant for the TUI's Events screen, so it is a 
   loopback by default, and keeps the last ``keep`` deliveries (:attr:`Receiver.deliveries`); each is at most
   ``max_body`` bytes, so memory is bounded.
 - :meth:`Receiver.subscribe` yields every new :class:`Delivery` as it arrives (each subscriber has a bounded
-  queue; a subscriber that falls behind loses the oldest and :attr:`Subscription.missed` counts them).
+  queue; a subscriber that falls behind loses the oldest and :attr:`Subscription.missed` counts them);
+  :meth:`Receiver.add_listener` calls a function instead (the TUI's Events screen).
 
 Protocol: POST on any path; 401 (``WWW-Authenticate: Basic``) for missing or wrong Basic Auth, compared in
 constant time; 413 above ``max_body``; otherwise **200 at once**, and validation runs after the answer. Nothing a
@@ -23,7 +24,7 @@ import contextlib
 import hmac
 import json
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -55,6 +56,10 @@ class Delivery:
     payload: Any = None
     raw: str | None = None
     remote: str = ""
+    #: ``"ok"`` (required and right), ``"wrong"``, ``"missing"``, or ``"not required"`` (the receiver asks none)
+    auth: str = "not required"
+    #: the username the sender presented (never the password), or None
+    auth_user: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -69,6 +74,7 @@ class Delivery:
             "method": self.method,
             "path": self.path,
             "size": self.size,
+            "auth": self.auth,
         }
         if self.raw is not None:
             out["raw"] = self.raw
@@ -119,8 +125,11 @@ class Receiver:
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)  # never shown: it holds the password
     max_body: int = DEFAULT_MAX_BODY
     keep: int = DEFAULT_KEEP
+    #: when a delivery is stamped as received (tests and pictures inject a fixed clock)
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC), repr=False)
     deliveries: collections.deque[Delivery] = field(init=False, repr=False)
     _subscribers: set[Subscription] = field(init=False, default_factory=set)
+    _listeners: list[Callable[[Delivery], None]] = field(init=False, default_factory=list)
     _seq: int = field(init=False, default=0)
     _server: Any = field(init=False, default=None)
     _task: asyncio.Task[None] | None = field(init=False, default=None)
@@ -140,6 +149,20 @@ class Receiver:
     def count(self) -> int:
         """Requests recorded since the start (the kept ones are the last :attr:`keep` of them)."""
         return self._seq
+
+    @property
+    def running(self) -> bool:
+        """True between a successful :meth:`start` and :meth:`stop`."""
+        return self._task is not None and not self._task.done()
+
+    @property
+    def requires_auth(self) -> bool:
+        return self._expected is not None
+
+    @property
+    def auth_user(self) -> str | None:
+        """The username deliveries must present (not secret), or None."""
+        return self.basic_auth[0] if self.basic_auth else None
 
     @property
     def url(self) -> str:
@@ -195,11 +218,22 @@ class Receiver:
         finally:
             self._subscribers.discard(sub)
 
+    def add_listener(self, callback: Callable[[Delivery], None]) -> Callable[[], None]:
+        """Call ``callback(delivery)`` for every new delivery, on the receiver's event loop; returns the function
+        that removes it. For a UI that must not park a never-ending task on :meth:`subscribe` (a test waiting for
+        "all work done" would wait forever). A callback that raises is removed; the receiver goes on."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return remove
+
     # -- HTTP -----------------------------------------------------------------------------------------------
 
-    def _authorized(self, headers: list[tuple[bytes, bytes]]) -> bool:
-        if self._expected is None:
-            return True
+    def _check_auth(self, headers: list[tuple[bytes, bytes]]) -> tuple[str, str | None]:
+        """``(verdict, presented username)``: verdict ``ok``/``wrong``/``missing``/``not required``."""
         given = b""
         for name, value in headers:
             if name == b"authorization":
@@ -207,9 +241,17 @@ class Receiver:
         scheme, _, token = given.partition(b" ")
         if scheme.lower() != b"basic":
             token = b""
+        user: str | None = None
         with contextlib.suppress(binascii.Error, ValueError):
-            token = base64.b64encode(base64.b64decode(token.strip(), validate=True))
-        return hmac.compare_digest(token.strip(), self._expected)
+            decoded = base64.b64decode(token.strip(), validate=True)
+            token = base64.b64encode(decoded)
+            if b":" in decoded:
+                user = decoded.split(b":", 1)[0].decode("utf-8", "replace")
+        if self._expected is None:
+            return "not required", user
+        if not token.strip():
+            return "missing", None
+        return ("ok" if hmac.compare_digest(token.strip(), self._expected) else "wrong"), user
 
     async def asgi(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """The receiver as an ASGI app (served by uvicorn; tests may also call it through httpx.ASGITransport)."""
@@ -221,7 +263,8 @@ class Receiver:
         if method != "POST":
             await _answer(send, 405, {"error": "POST only"}, [(b"allow", b"POST")])
             return
-        if not self._authorized(scope.get("headers", [])):
+        auth, auth_user = self._check_auth(scope.get("headers", []))
+        if auth in ("missing", "wrong"):
             await _answer(
                 send,
                 401,
@@ -235,10 +278,12 @@ class Receiver:
                 False,
                 0,
                 None,
-                ["rejected: missing or wrong Basic Auth (answered 401)"],
+                [f"rejected: {auth} Basic Auth (answered 401)"],
                 None,
                 None,
                 remote,
+                auth,
+                auth_user,
             )
             return
         body, size, complete = await _read_body(receive, self.max_body)
@@ -255,6 +300,8 @@ class Receiver:
                 None,
                 None,
                 remote,
+                auth,
+                auth_user,
             )
             return
         await _answer(send, 200, {"received": True})
@@ -263,10 +310,13 @@ class Receiver:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             raw = body[:RAW_PREVIEW].decode("utf-8", "replace")
-            self._record(method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote)
+            self._record(
+                method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote,
+                auth, auth_user,
+            )
             return
         trigger, problems = check_delivery(payload)
-        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote)
+        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote, auth, auth_user)
 
     def _record(
         self,
@@ -280,11 +330,13 @@ class Receiver:
         payload: Any,
         raw: str | None,
         remote: str,
+        auth: str = "not required",
+        auth_user: str | None = None,
     ) -> None:
         self._seq += 1
         delivery = Delivery(
             seq=self._seq,
-            received_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            received_at=self.clock().astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             method=method,
             path=path,
             status=status,
@@ -296,10 +348,17 @@ class Receiver:
             payload=payload,
             raw=raw,
             remote=remote,
+            auth=auth,
+            auth_user=auth_user,
         )
         self.deliveries.append(delivery)
         for sub in list(self._subscribers):
             sub.push(delivery)
+        for callback in list(self._listeners):
+            try:
+                callback(delivery)
+            except Exception:  # a listener's bug must not cost the sender its delivery or the others theirs
+                self._listeners.remove(callback)
 
 
 def _bind(host: str, port: int) -> socket.socket:

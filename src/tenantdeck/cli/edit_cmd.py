@@ -19,8 +19,18 @@ from tenantdeck.cli.options import draft_input
 @click.command("edit")
 @draft_input("The draft to open (created from the sample if it does not exist and you agree).")
 @click.option("--demo", is_flag=True, help="Open the embedded sandbox's demo account (what `make run` shows).")
-def command(draft_path: Path, demo: bool) -> None:
+@click.option("--events-port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Port of the Events screen's receiver on 127.0.0.1 (default: events_port in settings.yaml, "
+                   "else 8788; 0 picks a free one).")
+@click.option("--events-basic-auth", metavar="USER:${ENV_VAR}", default=None,
+              help="Make the Events screen's receiver require this Basic Auth (password from the variable).")
+def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_auth: str | None) -> None:
     """Open the draft in the terminal editor."""
+    credentials = None
+    if events_basic_auth is not None:
+        from tenantdeck.cli.listen_cmd import parse_basic_auth
+
+        credentials = parse_basic_auth(events_basic_auth)
     if demo:
         draft_path = _demo_draft()
     elif not draft_path.exists():
@@ -34,7 +44,15 @@ def command(draft_path: Path, demo: bool) -> None:
             return
     from tenantdeck.tui.app import TenantdeckApp
 
-    TenantdeckApp(draft_path).run()
+    lab = None
+    if events_port is not None or credentials is not None:
+        from tenantdeck.locations import config_dir
+        from tenantdeck.prefs.settings import load
+        from tenantdeck.tui.event_lab import EventLab
+
+        port = events_port if events_port is not None else load(config_dir()).events_port
+        lab = EventLab(port, basic_auth=credentials)
+    TenantdeckApp(draft_path, event_lab=lab).run()
 
 
 def _demo_draft() -> Path:

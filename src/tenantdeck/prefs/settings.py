@@ -1,4 +1,5 @@
-"""The editor's remembered choices (``settings.yaml`` in the config directory): for now, the theme.
+"""The editor's remembered choices (``settings.yaml`` in the config directory): the theme, and the Events
+screen's receiver port (``events_port``).
 
 Read leniently (a missing, empty or hand-broken file means the defaults, with the problem reported) and written
 atomically, keeping any keys this version does not know so a newer version's settings survive an older editor.
@@ -18,6 +19,8 @@ SETTINGS_FILE = "settings.yaml"
 @dataclass(slots=True)
 class Settings:
     theme: str | None = None
+    #: the Events screen's receiver port (``events_port:``; 0 picks a free one); None: the default, 8788
+    events_port: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     problem: str = ""
 
@@ -43,16 +46,25 @@ def load(config: Path) -> Settings:
     if not isinstance(doc, dict):
         return Settings(problem=f"{path}: expected a mapping such as `theme: tenantdeck-dark`; using the defaults")
     theme = doc.get("theme")
-    extra = {k: v for k, v in doc.items() if k != "theme"}
+    port = doc.get("events_port")
+    extra = {k: v for k, v in doc.items() if k not in ("theme", "events_port")}
+    problem = ""
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535):
+        extra["events_port"] = port  # kept as written, so saving the theme does not lose the user's line
+        port = None
+        problem = f"{path}: events_port must be a port number from 0 to 65535; using 8788"
     if theme is not None and not isinstance(theme, str):
-        return Settings(extra=extra, problem=f"{path}: theme must be a theme's name; using the default")
-    return Settings(theme, extra)
+        return Settings(events_port=port, extra=extra,
+                        problem=f"{path}: theme must be a theme's name; using the default")
+    return Settings(theme, port, extra, problem)
 
 
 def save(config: Path, settings: Settings) -> None:
     from tenantdeck.atomic import atomic_write_text
 
     doc = {**settings.extra, "theme": settings.theme}
+    if settings.events_port is not None:
+        doc["events_port"] = settings.events_port
     text = "# tenantdeck editor settings (written by the editor; safe to edit)\n" + yaml.safe_dump(
         doc, sort_keys=False, allow_unicode=True)
     atomic_write_text(settings_path(config), text, make_parents=True)

@@ -4,7 +4,7 @@ their own modules, and every decision about the draft is the core's (:mod:`tenan
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -16,6 +16,9 @@ from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.safety import SafetyNet
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.event_lab import EventLab
 
 
 class TenantdeckApp(App[None]):
@@ -33,13 +36,17 @@ class TenantdeckApp(App[None]):
         Binding("f6", "review", "Review", id="review"),
         Binding("f7", "history", "History", show=False, id="history"),
         Binding("f5", "pull", "Pull", show=False, id="pull"),
+        Binding("f3", "events", "Events", show=False, id="events",
+                tooltip="Webhook deliveries received on 127.0.0.1, each checked against the event models"),
         Binding("f4", "copy_path", "Copy path", id="copy_path", show=False,
                 tooltip="Copy the focused field's key path to the clipboard (OSC 52; works over SSH)"),
         Binding("ctrl+q", "quit", "Quit", id="quit", priority=True),
     ]
 
-    def __init__(self, draft: Path, *, profile: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, draft: Path, *, profile: str | None = None, event_lab: EventLab | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._event_lab = event_lab
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)
         self.editor.subscribe(self._changed_in_any_thread)
@@ -68,8 +75,26 @@ class TenantdeckApp(App[None]):
             self.validate_in_background()
         self._offer_unfinished_push()
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
         self.safety.remove_signals()
+        if self._event_lab is not None:
+            await self._event_lab.stop()
+
+    @property
+    def event_lab(self) -> EventLab:
+        """The Events screen's receiver, created on first use (on the configured port) and kept for the session."""
+        if self._event_lab is None:
+            from tenantdeck.locations import config_dir
+            from tenantdeck.prefs.settings import load
+            from tenantdeck.tui.event_lab import EventLab
+
+            self._event_lab = EventLab(load(config_dir()).events_port)
+        return self._event_lab
+
+    @event_lab.setter
+    def event_lab(self, lab: EventLab) -> None:
+        """Replace it before the Events screen is first shown (pictures inject a stopped one with a fixed clock)."""
+        self._event_lab = lab
 
     def _offer_unfinished_push(self) -> None:
         """A push cut off by a crash or a dropped session is said at the next start, with how to finish it."""
@@ -166,6 +191,12 @@ class TenantdeckApp(App[None]):
 
         if not isinstance(self.screen, HistoryScreen):
             self.push_screen(HistoryScreen())
+
+    def action_events(self) -> None:
+        from tenantdeck.tui.events_screen import EventsScreen
+
+        if not isinstance(self.screen, EventsScreen):
+            self.push_screen(EventsScreen())
 
     def action_undo(self) -> None:
         outcome = self.editor.undo()

@@ -46,6 +46,8 @@ class TenantdeckCommands(Provider):
         yield "Problems", f"Every validation problem ({count}) with a jump to its field (F8)", app.action_problems
         changed = "; it changed on disk" if session.changed_on_disk() else ""
         yield "Reload from disk", f"Read {app.editor.path.name} again{changed}", app.safety.ask_reload
+        yield ("Events", "Webhook deliveries received on 127.0.0.1, checked against the event models (F3)",
+               app.action_events)
         yield "Copy key path", "Copy the focused field's key path (F4, OSC 52)", app.action_copy_path
         yield from self.sync_commands()
         for name in sorted(app.appearance_themes):

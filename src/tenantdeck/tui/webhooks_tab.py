@@ -40,11 +40,15 @@ the password and retry are never reported by the service, so a pulled draft may 
 them as they are.
 
 - `a`: add a webhook · `e` or `Enter`: edit it · `d` or `Delete`: delete it (asks first) · `Ctrl+Z`: undo
+- `t`: **send a test event** to the webhook's URL (a trigger's sample delivery, with its Basic Auth; the password
+  from its `${VAR}`); `F3` shows what the editor's own receiver got
 """
     BINDINGS = [
         Binding("a", "add", "Add", id="webhooks.add", tooltip="Add a webhook"),
         Binding("e", "edit", "Edit", id="webhooks.edit", tooltip="Edit the webhook under the cursor"),
         Binding("d,delete", "delete", "Delete", id="webhooks.delete", tooltip="Delete the webhook (asks first)"),
+        Binding("t", "send_test", "Test event", id="webhooks.send_test",
+                tooltip="POST a trigger's sample delivery to the webhook's URL with its Basic Auth"),
     ]
     DEFAULT_CSS = """
     WebhooksTab { height: 1fr; }
@@ -210,6 +214,30 @@ them as they are.
 
         self.app.push_screen(ConfirmScreen(f"Delete webhook {hook_id!s} from the draft? A push with deletes allowed "
                                            "then deletes it on the service.", yes="Delete"), answered)
+
+    def action_send_test(self) -> None:
+        from tenantdeck.events_send import NotSendable, target_for
+        from tenantdeck.tui.send_test_event import SendTestEvent
+
+        j = self._current()
+        if j is None:
+            self.notify("No webhook to send to: `a` adds one.", markup=False)
+            return
+        hook = self.hooks()[j]
+        if not isinstance(hook, dict):
+            self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
+                        severity="error", markup=False)
+            return
+        try:
+            target = target_for(hook)
+        except NotSendable as exc:
+            self.notify(f"Not sent: {exc}.", title=f"Test event to {hook.get('id', '?')}", severity="error",
+                        timeout=15, markup=False)
+            return
+        app = self.editor.get(f"apps[{self.app_index}]", {}) or {}
+        app_id = str(app.get("id") or "sampleapp") if isinstance(app, dict) else "sampleapp"
+        region = str(app.get("region") or "us") if isinstance(app, dict) else "us"
+        self.app.push_screen(SendTestEvent(hook, target, app_id=app_id, region=region))
 
     def _report(self, outcome: Any, done: str) -> None:
         if not outcome.ok:
