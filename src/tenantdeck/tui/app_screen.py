@@ -65,12 +65,12 @@ class AppScreen(Screen[None]):
 The tabs edit one app of the draft; every change is validated at once and shown where it is (F8 lists all).
 
 - `1`-`7` or `[` / `]`: switch tabs
-- `w`: the app's next widget (the widget tabs edit one widget at a time)
+- `w`: the app's next widget, when it has more than one (the widget tabs edit one widget at a time)
 - `Escape`: back to the apps list
 """
     BINDINGS = [
         Binding("escape", "back", "Apps", id="app.back"),
-        Binding("w", "next_widget", "Next widget", id="app.next_widget"),
+        Binding("w", "next_widget", "Widget", id="app.next_widget"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="app.prev_tab"),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="app.next_tab"),
         *[Binding(str(i), f"show_tab('{tab[0]}')", tab[1], show=False, id=f"app.tab_{tab[0]}")
@@ -117,6 +117,14 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix):
             self._retitle()
+            self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``w`` (next widget) is listed only for an app with more than one widget: the footer has 80 columns."""
+        if action == "next_widget":
+            widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
+            return isinstance(widgets, list) and len(widgets) > 1
+        return True
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -151,7 +159,6 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def action_next_widget(self) -> None:
         widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
         if len(widgets) < 2:
-            self.notify("This app has one widget." if widgets else "This app has no widget.")
             return
         self.widget_index = (self.widget_index + 1) % len(widgets)
         self._retitle()
