@@ -18,7 +18,7 @@ from tenantdeck.tui.messages import DraftChanged
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
 
-COLUMNS = ("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 
 
 class AppsScreen(Screen[None]):
@@ -35,12 +35,18 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 - `/`: filter by name, region or id (Escape clears)
 - `n`: add an app
 - `Delete`: remove the app from the draft (a push with deletes allowed then deletes it on the service)
+- `Space`: mark or unmark the app (marked apps can be bulk edited together)
+- `b`: bulk edit: set one value on many apps (filtered, by region or preset, or the marked ones)
+- `p`: presets: the apps that extend each preset, and what a preset edit reaches
 """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="apps.filter"),
         Binding("n", "new_app", "New app", id="apps.new"),
         Binding("delete", "delete_app", "Delete app", id="apps.delete"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="apps.clear_filter"),
+        Binding("space", "mark", "Mark", show=False, id="apps.mark"),
+        Binding("b", "bulk_edit", "Bulk edit", id="apps.bulk"),
+        Binding("p", "presets", "Presets", show=False, id="apps.presets"),
     ]
     DEFAULT_CSS = """
     AppsScreen #filter { margin: 0 1; }
@@ -51,6 +57,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         super().__init__()
         self._filter = ""
         self._timer: Any = None
+        self.marked: set[int] = set()  #: indexes of the apps marked with Space (for a bulk edit)
 
     @property
     def editor(self) -> Editor:
@@ -85,8 +92,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         else:
             shown = "checking"
         state = self.editor.app_states.get(f"apps[{index}]", "new" if not data.get("id") else "…")
-        return (str(data.get("name", "?")), str(data.get("region", "?")), str(len(widgets)), str(len(hooks)),
-                shown, state)
+        return ("✓" if index in self.marked else "", str(data.get("name", "?")), str(data.get("region", "?")),
+                str(len(widgets)), str(len(hooks)), shown, state)
 
     def _matches(self, app: Any) -> bool:
         if not self._filter:
@@ -105,7 +112,10 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
                 table.add_row(*self.row(i, app), key=str(i))
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
+        self.marked = {i for i in self.marked if i < len(apps)}
         self.sub_title = f"{table.row_count} of {len(apps)} apps" if self._filter else f"{len(apps)} apps"
+        if self.marked:
+            self.sub_title += f" · {len(self.marked)} marked"
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         """Redraw what changed: nothing while another screen is on top (once it is back), one row for an edit
@@ -185,6 +195,25 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted app and move down, so Space Space Space marks a run of apps."""
+        index = self.selected_index()
+        if index is None:
+            return
+        self.marked ^= {index}
+        table = self.query_one(DataTable)
+        table.update_cell(str(index), table.ordered_columns[0].key, "✓" if index in self.marked else "")
+        apps = self.editor.get("apps", []) or []
+        self.sub_title = (f"{table.row_count} of {len(apps)} apps" if self._filter else f"{len(apps)} apps") + (
+            f" · {len(self.marked)} marked" if self.marked else "")
+        table.action_cursor_down()
+
+    def action_bulk_edit(self) -> None:
+        self.app.action_bulk_edit()  # type: ignore[attr-defined]
+
+    def action_presets(self) -> None:
+        self.app.action_presets()  # type: ignore[attr-defined]
 
     def action_new_app(self) -> None:
         from tenantdeck.tui.new_app import NewAppScreen
