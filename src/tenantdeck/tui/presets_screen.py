@@ -54,6 +54,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         self.preset: str | None = None
         self._fields: list[preset_view.PresetField] = []
         self._apps: list[int] = []
+        self._stale = False
 
     @property
     def editor(self) -> Editor:
@@ -145,7 +146,18 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
             self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
 
     def on_draft_changed(self, message: DraftChanged) -> None:
-        if message.change.kind != "validate":
+        """Redraw now when visible; when an App screen opened from here is on top, once it is back (counting the
+        overrides of 5,000 apps on every key pressed in another screen would slow that screen down)."""
+        if message.change.kind == "validate":
+            return
+        if self.app.screen is not self and not isinstance(self.app.screen, ModalScreen):
+            self._stale = True
+            return
+        self.refresh_presets()
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
             self.refresh_presets()
 
     # -- editing --------------------------------------------------------------------------------------------------
