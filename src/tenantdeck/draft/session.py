@@ -159,12 +159,14 @@ class _DataOp:
 
 @dataclass(slots=True)
 class _TextOp:
-    kind: str  # region | insert_region | delete_region | whole
+    kind: str  # region | insert_region | delete_region | whole | regions
     section: str  # apps | presets | ""
     index: int
     old: str
     new: str
     at: int = 0  # where a region was inserted or removed
+    #: kind "regions" (a bulk edit): (app index, old text, new text, refresh its YAML-level problems) per app
+    batch: list[tuple[int, str, str, bool]] | None = None
 
 
 @dataclass(slots=True)
@@ -751,11 +753,159 @@ class DraftSession:
         return self._edit("delete", parse_path(path), None)
 
     def set_many(self, edits: Sequence[tuple[PathLike, Any]]) -> list[Problem]:
-        """Several ``set``s as one undo step, validated once (a bulk edit across many apps)."""
+        """Several ``set``s as one undo step, validated once (a bulk edit across many apps).
+
+        Edits inside apps are written in one pass: each one rewrites only the few lines of its entry (found by
+        :func:`splice.locate`, checked to read back as the data), and the text is assembled once at the end, so
+        5,000 edits cost 5,000 small splices, not 5,000 copies of the draft. Anything else (a preset, the app list
+        itself, a draft not laid out in blocks) takes the general path, one edit at a time.
+        """
+        parsed = [(parse_path(path), value) for path, value in edits]
+        with self._lock:
+            self._writable()
+            if self._tx is None and self._layout is not None and self._layout.apps is not None and all(
+                len(parts) >= 3 and parts[0] == "apps" and isinstance(parts[1], int) and not isinstance(parts[1], bool)
+                and 0 <= parts[1] < len(self._layout.apps)
+                for parts, _ in parsed
+            ):
+                entry = _Entry()
+                try:
+                    self._bulk(entry, parsed)
+                    done = True
+                except (splice.CannotSplice, DraftSessionError):
+                    self._unapply(entry)  # the general path below says what is wrong, or writes it another way
+                    done = False
+                except BaseException:
+                    self._unapply(entry)
+                    raise
+                if done:
+                    if not entry.data:
+                        return []
+                    self._push_undo(entry)
+                    problems = self._revalidate(entry.touched)
+                    self._bump("transaction", entry.paths, problems)
+                    return problems
         with self.transaction() as tx:
-            for path, value in edits:
-                self.set(path, value)
+            for parts, value in parsed:
+                self.set(parts, value)
         return tx.problems
+
+    def _bulk(self, entry: _Entry, edits: list[tuple[tuple[PathPart, ...], Any]]) -> None:
+        """Data and text of a bulk edit inside apps; raises CannotSplice (``entry`` says what to take back)."""
+        layout = self._layout
+        assert layout is not None and layout.apps is not None
+        pending: dict[int, str] = {}
+        refresh: set[int] = set()
+        for parts, value in edits:
+            op = self._data_change("set", parts, copy.deepcopy(value))
+            full = (*op.parent, op.key)
+            if len(full) < 3 or op.kind == "delete":
+                raise splice.CannotSplice("not an edit inside an app")
+            if op.kind == "set" and _same(op.old, op.new):
+                continue
+            self._refuse_literal_secrets(op)
+            entry.data.append(op)
+            _do(self.data, op)
+            entry.touched.add(("app", full[1]))
+            entry.paths.append(format_path(full))
+            index = int(full[1])
+            if index not in pending:
+                r = layout.apps[index]
+                pending[index] = self.text[r[0] : r[1]]
+                if self._apps[index].text:
+                    refresh.add(index)
+            pending[index], surprised = self._splice_small(index, pending[index], op)
+            if surprised:
+                refresh.add(index)
+        if not pending:
+            return
+        batch = [(i, self._region_text_at("apps", i), text, i in refresh) for i, text in sorted(pending.items())]
+        self._replace_app_regions([(i, new) for i, _, new, _ in batch])
+        entry.text.append(_TextOp("regions", "apps", 0, "", "", batch=batch))
+        for i in refresh:
+            self._refresh_text_problems("apps", i, self._region_text_at("apps", i))
+
+    def _splice_small(self, index: int, region: str, op: _DataOp) -> tuple[str, bool]:
+        """``region`` (app ``index``'s text) with ``op`` written into the smallest entry around it; and whether
+        the new lines read with a YAML 1.1 surprise (then the app's YAML-level problems are worked out again)."""
+        full = (*op.parent, op.key)
+        rel = (0, *full[2:])
+        target = rel if op.kind == "set" else rel[:-1]
+        span = splice.locate(region, target)
+        if span is None:
+            raise splice.CannotSplice("the app's text does not start as an item")
+        root = ("apps", index, *rel[1 : span.depth])  # the data path of the span's node
+        snippet = splice.dedent(region[span.start : span.end], span.col)
+        if snippet is None:
+            span = splice.Span(0, len(region), 0, 1, True)
+            root = ("apps", index)
+            snippet = region
+        head: PathPart = 0 if span.item else root[-1]
+
+        def new(rel_path: Sequence[PathPart]) -> Any:
+            return _walk(self.data, (*root, *rel_path[1:]))
+
+        edit = splice.Region(snippet, self._indent, new)
+        rel_parent = (head, *op.parent[len(root) :])
+        if op.kind == "set":
+            text = edit.set_scalar((head, *full[len(root) :]), op.new)
+        elif isinstance(op.key, str):
+            keys = list(_walk(self.data, op.parent))
+            after = keys[keys.index(op.key) - 1] if keys.index(op.key) > 0 else None
+            text = edit.insert_key(rel_parent, op.key, after)
+        else:
+            text = edit.insert_item(rel_parent, int(op.key))
+        value = _walk(self.data, root)
+        expected = [value] if span.item else {head: value}
+        parsed = yamlsource.parse(text, self.file)
+        if parsed.fatal or parsed.empty or parsed.problems or not _same(parsed.data, expected):
+            raise splice.CannotSplice("the spliced lines do not read back as the data")
+        prefix = region[span.start : span.start + span.col]
+        return region[: span.start] + splice.reindent(text, prefix) + region[span.end :], bool(parsed.surprises)
+
+    def _replace_app_regions(self, changes: list[tuple[int, str]]) -> None:
+        """Put new texts in place of several app regions (in index order) in one pass over the text."""
+        import bisect
+
+        layout = self._layout
+        assert layout is not None and layout.apps is not None
+        regions = layout.apps
+        pieces: list[str] = []
+        pos = 0
+        ends: list[int] = []  # old end of each changed region
+        moved: list[tuple[int, int]] = []  # cumulative (chars, lines) after it
+        chars = lines = 0
+        for i, new in changes:
+            a, b, _ = regions[i]
+            pieces.append(self.text[pos:a])
+            pieces.append(new)
+            pos = b
+            chars += len(new) - (b - a)
+            lines += new.count("\n") - self.text.count("\n", a, b)
+            ends.append(b)
+            moved.append((chars, lines))
+        pieces.append(self.text[pos:])
+
+        def shift(p: int) -> tuple[int, int]:
+            k = bisect.bisect_right(ends, p)
+            return moved[k - 1] if k else (0, 0)
+
+        lengths = {i: len(new) for i, new in changes}
+        for i, r in enumerate(regions):
+            dc, dl = shift(r[0])
+            r[0] += dc
+            r[2] += dl
+            r[1] = r[0] + lengths[i] if i in lengths else r[1] + dc
+        for key, p in list(layout.keys.items()):
+            layout.keys[key] = p + shift(p)[0]
+        for key, (a, b) in list(layout.flow_empty.items()):
+            layout.flow_empty[key] = (a + shift(a)[0], b + shift(a)[0])
+        for r in layout.presets or []:
+            dc, dl = shift(r[0])
+            r[0] += dc
+            r[1] += dc
+            r[2] += dl
+        self.text = "".join(pieces)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -1215,6 +1365,16 @@ class DraftSession:
 
     def _text_apply(self, t: _TextOp, *, forward: bool) -> None:
         """Replay one region change of an undo step, forwards or backwards."""
+        if t.kind == "regions":
+            assert t.batch is not None
+            for i, old_text, new_text, _ in t.batch:
+                assert self._region_text_at("apps", i) == (old_text if forward else new_text), (
+                    "undo found the text in an unexpected state")
+            self._replace_app_regions([(i, n if forward else o) for i, o, n, _ in t.batch])
+            for i, _, _, refresh in t.batch:
+                if refresh:
+                    self._refresh_text_problems("apps", i, self._region_text_at("apps", i))
+            return
         old, new = (t.old, t.new) if forward else (t.new, t.old)
         layout = self._layout
         assert layout is not None, "a region change is only recorded while the draft has a layout"

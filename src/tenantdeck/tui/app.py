@@ -198,6 +198,21 @@ class TenantdeckApp(App[None]):
         if not isinstance(self.screen, EventsScreen):
             self.push_screen(EventsScreen())
 
+    def action_bulk_edit(self) -> None:
+        """The bulk edit screen, with the apps marked (and the filter typed) on the Apps screen."""
+        from tenantdeck.tui.apps_screen import AppsScreen
+        from tenantdeck.tui.bulk_edit import BulkEditScreen
+
+        apps = next((s for s in self.screen_stack if isinstance(s, AppsScreen)), None)
+        if not isinstance(self.screen, BulkEditScreen):
+            self.push_screen(BulkEditScreen(apps.marked if apps else set(), text=apps._filter if apps else ""))
+
+    def action_presets(self) -> None:
+        from tenantdeck.tui.presets_screen import PresetsScreen
+
+        if not isinstance(self.screen, PresetsScreen):
+            self.push_screen(PresetsScreen())
+
     def action_undo(self) -> None:
         outcome = self.editor.undo()
         if not outcome.ok:

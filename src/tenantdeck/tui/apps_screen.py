@@ -26,7 +26,8 @@ from tenantdeck.tui.messages import DraftChanged
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
 
-COLUMNS = ("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
 FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
@@ -45,12 +46,18 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 - `/`: filter by name, region or id (Escape clears)
 - `n`: add an app
 - `Delete`: remove the app from the draft (a push with deletes allowed then deletes it on the service)
+- `Space`: mark or unmark the app (marked apps can be bulk edited together)
+- `b`: bulk edit: set one value on many apps (filtered, by region or preset, or the marked ones)
+- `p`: presets: the apps that extend each preset, and what a preset edit reaches
 """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="apps.filter"),
         Binding("n", "new_app", "New app", id="apps.new"),
         Binding("delete", "delete_app", "Delete app", id="apps.delete"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="apps.clear_filter"),
+        Binding("space", "mark", "Mark", show=False, id="apps.mark"),
+        Binding("b", "bulk_edit", "Bulk edit", id="apps.bulk"),
+        Binding("p", "presets", "Presets", show=False, id="apps.presets"),
     ]
     DEFAULT_CSS = """
     AppsScreen #filter { margin: 0 1; }
@@ -67,6 +74,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._fill_generation = 0  #: bumped by every rebuild, so a fill step of an older one stops
         self._want_cursor: str | None = None  #: the row to put the cursor on once it is added
         self._counts: tuple[int, dict[int, tuple[int, int]]] | None = None
+        self.marked: set[int] = set()  #: indexes of the apps marked with Space (for a bulk edit)
 
     @property
     def editor(self) -> Editor:
@@ -115,8 +123,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         if app is None:
             app = self.editor.session.app_row(index) or AppRow(index, None, None, None)
         shown, state = self._status(index, bool(app.id))
-        return (str("?" if app.name is None else app.name), str("?" if app.region is None else app.region),
-                str(app.widgets), str(app.webhooks), shown, state)
+        return ("✓" if index in self.marked else "", str("?" if app.name is None else app.name),
+                str("?" if app.region is None else app.region), str(app.widgets), str(app.webhooks), shown, state)
 
     def _matches(self, app: AppRow) -> bool:
         if not self._filter:
@@ -143,7 +151,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             table.move_cursor(row=table.get_row_index(current))
         elif current is not None and current.isdigit() and int(current) in self._pending_set:
             self._want_cursor = current
-        self.sub_title = f"{len(matching)} of {len(rows)} apps" if self._filter else f"{len(rows)} apps"
+        self.marked = {i for i in self.marked if i < len(rows)}
+        self._retitle(len(rows))
         if self._pending:
             self.call_after_refresh(self._fill, self._fill_generation)
 
@@ -180,7 +189,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             return
         self._stale_status = False
         table = self.query_one(DataTable)
-        columns = list(table.columns)[4:6]
+        columns = list(table.columns)[STATUS_COLUMNS]
         for key in list(table.rows):
             if key.value is None:
                 continue
@@ -284,6 +293,29 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
+
+    def _retitle(self, total: int | None = None) -> None:
+        if total is None:
+            total = len(self.editor.session.app_rows())
+        title = f"{self._matching} of {total} apps" if self._filter else f"{total} apps"
+        self.sub_title = title + (f" · {len(self.marked)} marked" if self.marked else "")
+
+    def action_mark(self) -> None:
+        """Mark or unmark the highlighted app and move down, so Space Space Space marks a run of apps."""
+        index = self.selected_index()
+        if index is None:
+            return
+        self.marked ^= {index}
+        table = self.query_one(DataTable)
+        table.update_cell(str(index), table.ordered_columns[0].key, "✓" if index in self.marked else "")
+        self._retitle()
+        table.action_cursor_down()
+
+    def action_bulk_edit(self) -> None:
+        self.app.action_bulk_edit()  # type: ignore[attr-defined]
+
+    def action_presets(self) -> None:
+        self.app.action_presets()  # type: ignore[attr-defined]
 
     def action_new_app(self) -> None:
         from tenantdeck.tui.new_app import NewAppScreen

@@ -42,6 +42,9 @@ class TenantdeckCommands(Provider):
             yield "Undo", "Take back the last edit (ctrl+z)", app.action_undo
         if session.can_redo:
             yield "Redo", "Make the undone edit again (ctrl+y)", app.action_redo
+        yield ("Bulk edit", "Set one toggle, colour, listing or trigger on many apps as one step (b on Apps)",
+               app.action_bulk_edit)
+        yield "Presets", "Each preset, the apps extending it, and what an edit reaches (p on Apps)", app.action_presets
         count = len(session.problems) if session.validated else 0
         yield "Problems", f"Every validation problem ({count}) with a jump to its field (F8)", app.action_problems
         changed = "; it changed on disk" if session.changed_on_disk() else ""

@@ -9,6 +9,8 @@ literal secret, a read-only draft) becomes a notification, and the draft is unch
 from __future__ import annotations
 
 import os
+import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,9 @@ class Editor:
         self.session.subscribe(self._changed)
         self._by_path: dict[str, list[Problem]] | None = None
         self.app_states: dict[str, str] = {}  #: app key path -> "new" | "modified" | "in sync" | "no base"
+        self._states: Any = None  # sync.workspace.offline.AppStates, made on first use (imports pydantic)
+        self._stale_apps: set[int] | None = None  # apps edited since the states were computed; None: all
+        self._stale_lock = threading.Lock()
 
     # -- listening ---------------------------------------------------------------------------------------------
 
@@ -49,6 +54,7 @@ class Editor:
 
     def _changed(self, change: Change) -> None:
         self._by_path = None
+        self._note_stale(change)
         for listener in list(self._listeners):
             listener(change)
 
@@ -109,13 +115,45 @@ class Editor:
         """Each app's state against the base snapshot: new (no id), no base, in sync or modified.
 
         Runs the offline comparison of the CLI's ``diff --offline`` on the session's in-memory data; slow on big
-        drafts (canonicalising every app), so the app calls it in a worker thread.
+        drafts (canonicalising every app), so the app calls it in a worker thread. Only the apps edited since the
+        last call are compared again (the comparison and the base snapshot are kept in
+        :class:`~tenantdeck.sync.workspace.offline.AppStates`), so a bulk edit refreshes its apps only.
         """
-        from tenantdeck.sync.workspace.offline import app_states
+        from tenantdeck.sync.workspace.offline import AppStates
 
-        states = app_states(self.session.data, self.path, env=os.environ)
+        with self._stale_lock:
+            stale, self._stale_apps = self._stale_apps, set()
+        if self._states is None:
+            self._states = AppStates(self.path)
+            stale = None
+        try:
+            states = self._states.compute(self.session.data, env=os.environ, only=stale)
+        except BaseException:
+            with self._stale_lock:
+                self._stale_apps = None  # whatever failed, the next call compares everything
+            raise
         self.app_states = states
         return states
+
+    def _note_stale(self, change: Change) -> None:
+        """Remember which apps a change edited (all of them for a preset, the app list, a reload)."""
+        if change.kind in ("validate", "save"):
+            return
+        indexes: set[int] = set()
+        for path in change.paths:
+            m = _APP_PATH.match(path)
+            if m is None:
+                indexes = set()
+                break
+            indexes.add(int(m.group(1)))
+        with self._stale_lock:
+            if not indexes or self._stale_apps is None:
+                self._stale_apps = None
+            else:
+                self._stale_apps |= indexes
+
+
+_APP_PATH = re.compile(r"apps\[(\d+)\][.\[]")
 
 
 def _apply_all(session: DraftSession, edits: Sequence[tuple[str, PathLike, Any]]) -> list[Problem]:

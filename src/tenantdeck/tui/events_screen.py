@@ -17,11 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, OptionList, Static
+from textual.widgets import DataTable, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tenantdeck.models import catalog
 from tenantdeck.receiver import Delivery
+from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.payload_tree import PayloadTree
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
             yield PayloadTree(id="ev-tree")
             with Vertical(id="ev-problems"):
                 yield OptionList(id="ev-problem-list")
-        yield Footer()
+        yield KeyFooter()
 
     async def on_mount(self) -> None:
         self.sub_title = "Events"

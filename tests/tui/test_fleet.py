@@ -1,0 +1,191 @@
+"""Fleet edits in the TUI: a bulk edit of 500 apps is one undo step and the change states follow; a trigger added
+to a webhook on a selection; a preset edit says how many apps it reaches and changes only those that do not
+override it; Enter on an app of the Presets screen opens it. Real drafts, real sessions, no mocks."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Input, Select, Static
+
+from tenantdeck.draft import widget_view
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.app_screen import AppScreen
+from tenantdeck.tui.apps_screen import AppsScreen
+from tenantdeck.tui.bulk_edit import TRIGGER, BulkEditScreen
+from tenantdeck.tui.presets_screen import PresetsScreen, PresetValueScreen
+from tests.tui.fleet_fixtures import DRAFTS, FLEET, big_fleet, settle, write_base
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+
+
+def fleet(tmp_path: Path) -> Path:
+    target = tmp_path / f"{FLEET}.yaml"
+    shutil.copyfile(DRAFTS / f"{FLEET}.yaml", target)
+    return target
+
+
+def effective(app: TenantdeckApp, index: int, section: str, key: str) -> Any:
+    widget = app.editor.get(("apps", index, "widgets", 0))
+    preset = app.editor.get(("presets", widget["extends"])) if widget.get("extends") else None
+    return widget_view.resolve(widget, preset, section, key).value
+
+
+def test_bulk_edit_of_500_apps_is_one_undo_step_and_the_states_follow(tmp_path: Path) -> None:
+    draft = big_fleet(tmp_path / "big.yaml", 500)
+    write_base(draft)
+    asyncio.run(_bulk_500(draft))
+
+
+async def _bulk_500(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert set(app.editor.app_states.values()) == {"in sync"} and len(app.editor.app_states) == 500
+        original = app.editor.session.text
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        screen.query_one("#target", Input).focus()
+        await pilot.press(*"allow", "space", "g", "i", "f", "s", "tab", "o", "n")
+        await settle(pilot)
+        summary = str(screen.query_one("#summary", Static).render())
+        assert "500 apps selected. Allow GIFs (main.send_gifs) = on: 500 apps will change, 0 already so." in summary
+        await pilot.press("f5")
+        await settle(pilot)
+        assert isinstance(app.screen, AppsScreen)
+        assert all(app.editor.get(("apps", i, "widgets", 0, "main", "send_gifs")) is True for i in range(500))
+        assert len(app.editor.session._undo) == 1  # one step
+        assert set(app.editor.app_states.values()) == {"modified"}
+        table = app.screen.query_one(DataTable)
+        assert table.get_row("499")[-1] == "modified"
+
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.editor.session.text == original
+        assert all(app.editor.get(("apps", i, "widgets", 0, "main", "send_gifs")) is False for i in range(500))
+        assert not app.editor.session.can_undo
+        assert set(app.editor.app_states.values()) == {"in sync"}
+        assert table.get_row("0")[-1] == "in sync"
+
+
+def test_bulk_add_trigger_to_marked_apps(tmp_path: Path) -> None:
+    asyncio.run(_bulk_trigger(fleet(tmp_path)))
+
+
+async def _bulk_trigger(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space", "space")  # Acme EU, Acme US, Globex
+        assert app.screen.marked == {0, 1, 2}  # type: ignore[attr-defined]
+        assert "3 marked" in app.screen.sub_title
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        screen.query_one("#kind", Select).value = TRIGGER
+        await settle(pilot)
+        screen.query_one("#target", Input).value = "events"
+        screen.query_one("#value", Input).value = "group_creatd"  # a typo: said, nothing applied
+        await settle(pilot)
+        screen.recompute()
+        assert "not a known trigger id" in str(screen.query_one("#summary", Static).render())
+        await pilot.press("f5")
+        assert app.screen is screen and not app.editor.session.dirty
+        screen.query_one("#value", Input).value = "group_created"
+        screen.recompute()
+        # the marked apps: 0 and 2 lack it, 1 has it
+        assert "2 apps will change, 1 already so." in str(screen.query_one("#summary", Static).render())
+        await pilot.press("f5")
+        await settle(pilot)
+        triggers = [app.editor.get(("apps", i, "webhooks", 0, "triggers")) for i in range(6)]
+        assert triggers[0] == ["message_sent", "group_created"] and triggers[2] == ["message_sent", "group_created"]
+        assert triggers[1] == ["message_sent", "group_created"]
+        assert triggers[4] == ["message_sent"]  # not marked: untouched
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert app.editor.get(("apps", 0, "webhooks", 0, "triggers")) == ["message_sent"]
+
+
+def test_a_preset_edit_says_its_reach_and_changes_only_apps_that_do_not_override(tmp_path: Path) -> None:
+    asyncio.run(_preset_edit(fleet(tmp_path)))
+
+
+async def _preset_edit(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        before = {i: effective(app, i, "style", "primary_color") for i in range(4)}
+        own = app.editor.get(("apps", 4, "widgets", 0))
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PresetsScreen)
+        presets = screen.query_one("#presets", DataTable)
+        assert presets.get_row("support") == ["support", "4"]
+        await pilot.press("enter")  # into the fields
+        fields = screen.query_one("#fields", DataTable)
+        assert app.focused is fields
+        fields.move_cursor(row=fields.get_row_index("style.primary_color"))
+        assert fields.get_row("style.primary_color")[1:] == ["#03A9F4", "1"]
+        await pilot.press("enter")
+        await settle(pilot)
+        modal = app.screen
+        assert isinstance(modal, PresetValueScreen)
+        reach = str(modal.query_one("#reach", Static).render())
+        assert "4 widgets in 4 apps extend preset 'support'; 1 of them overrides this value, so an edit changes 3" \
+            in reach
+        await pilot.press("ctrl+u", *"red", "enter")  # not a colour: said, not saved
+        assert app.screen is modal and "red" not in str(app.editor.get(("presets", "support", "style")))
+        await pilot.press("ctrl+u", "#", *"112233", "enter")
+        await settle(pilot)
+        assert app.screen is screen
+        assert app.editor.get(("presets", "support", "style", "primary_color")) == "#112233"
+        after = {i: effective(app, i, "style", "primary_color") for i in range(4)}
+        assert after[2] == before[2] == "#FF5722"  # overrides it: unchanged
+        assert all(after[i] == "#112233" != before[i] for i in (0, 1, 3))
+        assert app.editor.get(("apps", 4, "widgets", 0)) == own  # extends nothing: untouched
+        assert fields.get_row("style.primary_color")[1] == "#112233"
+
+        await pilot.press("tab")
+        apps = screen.query_one("#apps-of", DataTable)
+        assert app.focused is apps
+        apps.move_cursor(row=2)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 2
+
+
+def test_palette_offers_bulk_edit_and_presets(tmp_path: Path) -> None:
+    asyncio.run(_palette(fleet(tmp_path)))
+
+
+async def _palette(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        from tenantdeck.tui.commands import TenantdeckCommands
+
+        provider = TenantdeckCommands(app.screen)
+        offered = {text: command for text, _help, command in provider.contextual()}
+        offered["Presets"]()
+        await settle(pilot)
+        assert isinstance(app.screen, PresetsScreen)
+        await pilot.press("escape")
+        offered["Bulk edit"]()
+        await settle(pilot)
+        assert isinstance(app.screen, BulkEditScreen)
+        await pilot.press("f1")
+        await settle(pilot)
+        text = app.screen.text  # type: ignore[attr-defined]
+        assert "## Bulk edit" in text and "`f5` | Apply" in text
