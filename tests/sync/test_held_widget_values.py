@@ -21,10 +21,11 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
+from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, make_sandbox
 
-LONG_WIDGET = "Support widget for the " + "very " * 20 + "long-named team"  # 124 characters
-LONG_APP = "Acme Holdings " + "International " * 7 + "Subsidiary"  # 122 characters
+LONG_WIDGET = "Support widget for the " + "very " * 20 + "long-named team"
+LONG_APP = "Acme Holdings " + "International " * 7 + "Subsidiary"
 HELD_SIDEBAR = {"user_listing": "everyone", "group_listing": "open_groups"}
 
 
@@ -92,7 +93,8 @@ def test_pull_keeps_held_values_validate_warns_and_nothing_is_planned(served: An
     assert by_path[f"apps[{a}].widgets[0].sidebar.user_listing"] == (
         "'everyone' is not one of all_users, friends, none: kept as the service holds it, but a push refuses to "
         "create or set such a value")
-    assert by_path[f"apps[{long_app}].name"].startswith("app name is 122 characters; at most 100 may be sent: kept")
+    assert by_path[f"apps[{long_app}].name"].startswith(
+        f"app name is {len(LONG_APP)} characters; at most 100 may be sent: kept")
 
     for args in (("diff",), ("diff", "--allow-delete")):
         result = run(served, tmp_path, *args)
@@ -149,22 +151,19 @@ def test_moving_a_held_value_back_inside_the_rules_is_pushed(served: Any, pulled
 def test_values_outside_the_rules_are_errors_where_the_draft_creates_them(tmp_path: Path) -> None:
     path = tmp_path / "new.yaml"
     widget = {"name": LONG_WIDGET, "extends": "base", "sidebar": {"user_listing": "everyone"}}
-    preset = {"name": "Base", "style": {"docked_layout_icon_background": "#03a9f4",
-                                        "docked_layout_icon_close": "https://e.example/c.svg",
-                                        "docked_layout_icon_open": "https://e.example/o.svg"},
-              "sidebar": {"users": True, "groups": True, "calls": True, "recent_chat_listing": "all_chats",
-                          "user_listing": "all_users", "group_listing": "open_groups",
-                          "sidebar_navigation_sequence": ["chats", "users", "groups", "calls", "settings"]},
-              "main": {}}
+    preset = factories.full_settings("Base")
+    preset["sidebar"]["group_listing"] = "open_groups"
     path.write_text(yaml.safe_dump({"format": 1, "presets": {"base": preset},
                                     "apps": [{"name": LONG_APP, "region": "eu", "widgets": [widget]}]}))
     checked = validate(path)
     assert checked.exit_code == exitcodes.ERROR, checked.output
     errors = {(p["path"], p["code"]): p["message"] for p in json.loads(checked.stdout) if p["severity"] == "error"}
-    assert errors[("apps[0].name", "string_too_long")] == "too long: at most 100 characters (this one has 122)"
+    assert errors[("apps[0].name", "string_too_long")] == (
+        f"too long: at most 100 characters (this one has {len(LONG_APP)})")
     assert errors[("apps[0].widgets[0].name", "string_too_long")] == (
-        "too long: at most 100 characters (this one has 124)")
+        f"too long: at most 100 characters (this one has {len(LONG_WIDGET)})")
     assert errors[("apps[0].widgets[0].sidebar.user_listing", "literal_error")] == (
         "`everyone` is not one of all_users, friends, none")
     assert errors[("presets.base.sidebar.group_listing", "literal_error")] == (
-        "`open_groups` is not one of public_and_password_protected_groups, public_groups, password_protected_groups")
+        "`open_groups` is not one of public_and_password_protected_groups, public_groups, password_protected_groups; "
+        "did you mean `public_groups`?")

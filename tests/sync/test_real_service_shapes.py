@@ -145,17 +145,19 @@ def test_listing_values_and_long_names_the_service_holds_are_kept_and_sent_back_
     service.apps[1]["name"] = "A" * 120
     path = tmp_path / "tenantdeck.yaml"
     assert run(served, tmp_path, "pull").exit_code == 0
-    pulled = yaml.safe_load(path.read_text())
-    [widget] = pulled["apps"][0]["widgets"]
+    pulled = {app["id"]: app for app in yaml.safe_load(path.read_text())["apps"]}
+    [widget] = pulled["app0000"]["widgets"]
     assert widget["name"] == "W" * 120 and widget["sidebar"]["user_listing"] == "everyone"
-    assert widget["sidebar"]["recent_chat_listing"] == "favourites" and pulled["apps"][1]["name"] == "A" * 120
+    assert widget["sidebar"]["recent_chat_listing"] == "favourites" and pulled["app0001"]["name"] == "A" * 120
+    at = {app_id: i for i, app_id in enumerate(pulled)}
 
     validate = CliRunner().invoke(cli, ["validate", str(path)])
     assert validate.exit_code == 0, validate.output
-    for where in ("apps[0].widgets[0].name", "apps[0].widgets[0].sidebar.user_listing",
-                  "apps[0].widgets[0].sidebar.recent_chat_listing", "apps[1].name"):
+    main, long_named = at["app0000"], at["app0001"]
+    for where in (f"apps[{main}].widgets[0].name", f"apps[{main}].widgets[0].sidebar.user_listing",
+                  f"apps[{main}].widgets[0].sidebar.recent_chat_listing", f"apps[{long_named}].name"):
         assert f"warning: {where}: " in validate.output, validate.output
-    assert "error" not in validate.output
+    assert ": error: " not in validate.output
 
     result = run(served, tmp_path, "diff", "--allow-delete", "--format", "json")
     assert result.exit_code == exitcodes.OK, result.output

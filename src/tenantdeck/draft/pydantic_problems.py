@@ -14,13 +14,13 @@ from __future__ import annotations
 import datetime as _dt
 import types
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.draft.yamlsource import STR_TAG, construct_scalar, quote, scalar_reading
-from tenantdeck.problems import PathPart, Problem, Severity, closest
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 
 #: Returns the raw text and style of the scalar written at a path, if it is one (``style`` "" = plain).
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
@@ -107,15 +107,32 @@ def field_names(root: Any, path: Sequence[PathPart]) -> list[str]:
 
 
 def literal_choices(root: Any, path: Sequence[PathPart]) -> list[Any]:
-    """The allowed values of a ``Literal`` (or Enum) at ``path``, in declaration order."""
+    """The allowed values of a ``Literal`` (or Enum, or :class:`~tenantdeck.models.base.Held` choices) at
+    ``path``, in declaration order."""
     tp = type_at(root, path)
-    choices: list[Any] = []
+    choices: list[Any] = list(_held_choices(tp))
     for arm in _arms(tp) if tp is not None else []:
         if typing.get_origin(arm) is typing.Literal:
             choices.extend(typing.get_args(arm))
         elif isinstance(arm, type) and issubclass(arm, _enum_base()):
             choices.extend(m.value for m in arm)
     return choices
+
+
+def _held_choices(tp: Any) -> tuple[Any, ...]:
+    """The documented values of a ``Held`` text field (a listing), looked for through optionals."""
+    from tenantdeck.models.base import Held
+
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in typing.get_args(tp)[1:]:
+            if isinstance(meta, Held) and meta.choices:
+                return meta.choices
+        return _held_choices(typing.get_args(tp)[0])
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            if found := _held_choices(arg):
+                return found
+    return ()
 
 
 def _enum_base() -> type:
@@ -138,12 +155,6 @@ def _shown_choices(choices: Sequence[object]) -> str:
     if len(choices) > _MAX_LISTED:
         return f"the {len(choices)} accepted values ({_FULL_LIST})"
     return ", ".join(_show_choice(c) for c in choices)
-
-
-def did_you_mean(word: object, choices: Iterable[object]) -> str:
-    """``; did you mean `x`?`` or an empty string."""
-    match = closest(word, choices)
-    return f"; did you mean `{match}`?" if match else ""
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -324,6 +335,9 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
             return made(f"{reading}; expected one of {shown}", code="yaml-implicit-type")
         return made(f"expected one of {shown}, got {describe(value)}")
     if kind in _TEXT_WANTED and reading and raw is not None:
+        choices = literal_choices(root, path)
+        if choices and raw[0] not in choices:  # `user_listing: off`: quoting would not help
+            return made(f"{reading}; expected one of {_shown_choices(choices)}", code="yaml-implicit-type")
         return made(f"{reading}; quote it: {quote(raw[0])}", code="yaml-implicit-type")
     if kind in _TEXT_WANTED and value is None:
         return made("this key has no value; write the text, or remove the key if it is optional")

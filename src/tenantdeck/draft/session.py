@@ -435,6 +435,8 @@ class DraftSession:
             for i in range(len(self._apps)):
                 self._validate_app_model(i)
         self._checker = None
+        for name in self._presets:
+            self._check_preset_rules(name)
         for i in range(len(self._apps)):
             self._check_app_rules(i)
         self._check_unique()
@@ -481,7 +483,15 @@ class DraftSession:
             self._preset_objs.pop(name, None)
             found = self._converter()(exc, ())
             scope.model = [_strip(p, ("presets", name)) for p in found]
+        self._check_preset_rules(name)
         scope.clear_placed()
+
+    def _check_preset_rules(self, name: str) -> None:
+        from tenantdeck.rules import check_preset
+
+        preset = self._preset_objs.get(name)
+        found = check_preset(name, preset) if preset is not None else []
+        self._presets[name].rules = [_strip(p, ("presets", name)) for p in found]
 
     def _validate_app_model(self, i: int) -> None:
         from pydantic import ValidationError

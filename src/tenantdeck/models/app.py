@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field
 
 from tenantdeck.models import catalog
-from tenantdeck.models.base import AppName, StrictModel
+from tenantdeck.models.base import AppName, HeldAppName, StrictModel
 from tenantdeck.models.sms import SmsSettings
 from tenantdeck.models.webhook import Webhook, _unique
 from tenantdeck.models.widget import WidgetDraft
@@ -41,7 +41,9 @@ class App(StrictModel):
     """One tenant app and everything tenantdeck manages in it."""
 
     id: str | None = Field(None, description="appId on the service; absent = to be created")
-    name: AppName = Field(description="App name, at most 100 characters")
+    name: HeldAppName = Field(
+        description="App name, at most 100 characters (a longer one the service holds is kept, with a warning)"
+    )
     region: Region = Field(description="Data region: us, eu or in")
     version: Literal["3"] = Field("3", description='App version: the string "3"')
     extensions: Extensions | None = Field(None, description="Extensions enabled and disabled in this app")

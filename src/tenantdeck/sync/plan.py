@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tenantdeck.models import Draft, catalog
-from tenantdeck.rules import unknown_triggers, webhook_id_breaks_rule, webhook_name_breaks_rule
+from tenantdeck.rules import (
+    app_name_breaks_rule,
+    unknown_triggers,
+    webhook_id_breaks_rule,
+    webhook_name_breaks_rule,
+    widget_value_breaks_rule,
+)
 from tenantdeck.sync.canonical import is_unknown
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, Note
 from tenantdeck.sync.compare import (
@@ -257,6 +263,9 @@ class _AppPlanner:
                 return
         if app.status == "create":
             assert app.draft is not None
+            if (why := app_name_breaks_rule(str(app.draft["name"]))) is not None:
+                self._refuse(None, f"{why}; a new app must follow it (shorten it in the draft)")
+                return
             payload = {"name": app.draft["name"], "region": app.draft["region"], "version": app.draft["version"]}
             res = app.resource("app")
             op = self._op("create_app", None, changes=self._changes(res) if res else [], payload=payload)
@@ -282,6 +291,16 @@ class _AppPlanner:
 
     def _widget(self, res: ResourceDiff) -> None:
         deps = [self.ext_key] if self.ext_key else []
+        if res.status in ("create", "update"):
+            # a value outside the documented rules is sent only as the service already holds it (an update lays
+            # the local changes on the live widget); creating or setting one is refused
+            sets = (res.draft or {}) if res.status == "create" else {
+                leaf.path: leaf.draft for leaf in res.by_state("local") if leaf.draft is not ABSENT}
+            broken = [why for path, value in sets.items() if (why := widget_value_breaks_rule(path, value))]
+            if broken:
+                verb = "a new widget" if res.status == "create" else "a widget's changed values"
+                self._refuse(res, f"{'; '.join(broken)}; {verb} must follow the documented rules")
+                return
         if res.status == "create":
             self._op("create_widget", res, res.rid, changes=self._changes(res), depends_on=deps,
                      payload={"settings": unflatten(res.draft or {})})
@@ -308,9 +327,10 @@ class _AppPlanner:
             else:
                 self._skip_delete("SMS settings")
 
-    def _refuse(self, res: ResourceDiff, message: str) -> None:
+    def _refuse(self, res: ResourceDiff | None, message: str) -> None:
         """A value outside the documented rules that the draft would send: refused like a conflict (push stops)."""
-        self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, res.title, "", res.title, "", "", "",
+        title = res.title if res is not None else f'app "{self.app.name}"'
+        self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, title, "", title, "", "", "",
                                             False, f"refused: {message}"))
 
     def _webhook(self, res: ResourceDiff) -> None:
