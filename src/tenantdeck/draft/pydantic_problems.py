@@ -25,7 +25,6 @@ from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 #: Returns the raw text and style of the scalar written at a path, if it is one (``style`` "" = plain).
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
-_SECRET_NAMES = frozenset({"password", "secret", "token", "twilioAuthToken", "apiKey", "api_key"})
 _MAX_LISTED = 8
 #: where a list too long for a message (46 trigger ids) is found in full
 _FULL_LIST = "`tenantdeck schema` lists them all"
@@ -142,12 +141,27 @@ def _enum_base() -> type:
 
 
 def is_secret(root: Any, path: Sequence[PathPart]) -> bool:
-    """True for fields holding secrets: their values are never quoted in a message."""
-    if path and isinstance(path[-1], str) and path[-1] in _SECRET_NAMES:
-        return True
+    """True for fields holding secrets (marked ``SECRET`` on the model): their values are never quoted.
+
+    A place the model does not know (data of the wrong shape: a mapping where a list belongs) is judged by its key:
+    the name of a marked field anywhere in an app (``models.app.app_secret_fields``)."""
     tp = type_at(root, path)
-    text = repr(tp) if tp is not None else ""
-    return "check_secret" in text or "SecretValue" in text
+    if tp is not None:
+        return _marked_secret(tp)
+    from tenantdeck.models.app import app_secret_fields
+
+    return bool(path) and path[-1] in {f.name for f in app_secret_fields()}
+
+
+def _marked_secret(tp: Any) -> bool:
+    from tenantdeck.models.secrets import Secret
+
+    if typing.get_origin(tp) is typing.Annotated:
+        args = typing.get_args(tp)
+        return any(isinstance(meta, Secret) for meta in args[1:]) or _marked_secret(args[0])
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(_marked_secret(arg) for arg in typing.get_args(tp))
+    return False
 
 
 def _shown_choices(choices: Sequence[object]) -> str:

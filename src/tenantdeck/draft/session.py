@@ -878,11 +878,11 @@ class DraftSession:
         from tenantdeck.models.secrets import is_reference
 
         full = (*op.parent, op.key)
-        found = _secret_paths({"_": op.new}) if not isinstance(op.new, str) else [(("_",), op.new)]
-        for rel, value in found:
-            path = (*full, *rel[1:])
-            if isinstance(op.new, str) and not _is_secret_path(path):
-                continue
+        if isinstance(op.new, str):
+            found = [(full, op.new)] if _is_secret_path(full) else []
+        else:  # a new object: its secrets are found by their place in the draft (the models' SECRET marks)
+            found = _secret_paths(op.new, full)
+        for path, value in found:
             if is_reference(value) or _get(self.data, path) == value:
                 continue
             raise DraftSessionError(

@@ -212,6 +212,10 @@ class Kind:
         """Perform ``step`` with a payload whose secrets are resolved; returns the ids the service assigned."""
         raise ValueError(f"unknown step kind {step.kind!r}")  # pragma: no cover - plans are built from the kinds
 
+    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
+        """The service's current value of secret field ``name``, when the service reports it (else None)."""
+        return None
+
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         """The app's base (a copy, None before ``create_app``) after ``step`` succeeded: its resource replaced by

@@ -62,6 +62,11 @@ class Sms(Kind):
             await client.delete_sms(app_id)
         return {}
 
+    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
+        """The SMS API reports the token in clear (it is fingerprinted at once, never stored or shown)."""
+        value = (await client.get_sms(app_id) or {}).get(name)
+        return value if isinstance(value, str) and value else None
+
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
