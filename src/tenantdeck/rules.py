@@ -19,16 +19,9 @@ from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
-from tenantdeck.problems import PathPart, Problem, Severity, closest, error, warning
-from tenantdeck.problems import did_you_mean as value_hint
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
-
-
-def did_you_mean(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` or an empty string."""
-    match = closest(word, choices)
-    return f" (did you mean {match!r}?)" if match else ""
 
 
 def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:
@@ -234,7 +227,7 @@ def _check_widget(
     if widget.extends is not None and widget.extends not in checker.known:
         known = ", ".join(sorted(checker.known)) or "none are defined under presets:"
         yield error(
-            f"no preset named {widget.extends!r}{did_you_mean(widget.extends, checker.known)}; presets: {known}",
+            f"no preset named {widget.extends!r}; presets: {known}{did_you_mean(widget.extends, checker.known)}",
             (*path, "extends"),
             "unknown_preset",
         )
@@ -312,7 +305,7 @@ def _held_problems(obj: Any, path: tuple[PathPart, ...], *, created: bool) -> It
         if name not in written or value is None or not mark.breaks(value):
             continue
         where = (*path, name)
-        hint = value_hint(value, mark.choices) if mark.choices else ""
+        hint = did_you_mean(value, mark.choices) if mark.choices else ""
         if not created:
             why = held_breaks_rule(mark, value, _NAMED.get(type(obj).__name__, "name"))
             yield warning(f"{why}: {_HELD}{hint}", where, "held_listing" if mark.choices else "held_name")
@@ -377,7 +370,7 @@ def _held_values(hook: Any, path: tuple[PathPart, ...]) -> Iterator[Problem]:
     for k, trigger in enumerate(hook.triggers):
         if trigger not in _KNOWN_TRIGGERS:
             yield warning(
-                f"{trigger!r} is not a documented trigger id{did_you_mean(trigger, catalog.TRIGGER_IDS)}: {_HELD}",
+                f"{trigger!r} is not a documented trigger id: {_HELD}{did_you_mean(trigger, catalog.TRIGGER_IDS)}",
                 (*path, "triggers", k),
                 "held_trigger",
             )
