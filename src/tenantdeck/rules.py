@@ -7,7 +7,6 @@ unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -118,7 +117,7 @@ class WidgetChecker:
         #: again (the preset's own problems say why), one that extends a missing preset is
         self.known = known if known is not None else presets
         self._dumps: dict[str, dict[str, Any]] = {}
-        self._memo: dict[tuple[str, str], WidgetSettings | ValidationError] = {}
+        self._memo: dict[tuple[str, Any], WidgetSettings | ValidationError] = {}
 
     def forget(self, preset: str | None = None) -> None:
         if preset is None:
@@ -141,7 +140,7 @@ class WidgetChecker:
         if preset is None:
             return None
         overrides = widget.overrides()
-        key = (name, json.dumps({k: v for k, v in overrides.items() if k != "name"}, sort_keys=True))
+        key = (name, _frozen({k: v for k, v in overrides.items() if k != "name"}))
         hit = self._memo.get(key)
         if hit is None:
             base = self._dumps.get(name)
@@ -156,6 +155,15 @@ class WidgetChecker:
                 hit = exc
             self._memo[key] = hit
         return hit
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable copy of plain data (a memo key; cheaper than ``json.dumps(sort_keys=True)`` of each widget)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("[", *(_frozen(v) for v in value))
+    return value
 
 
 def check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> list[Problem]:
@@ -296,13 +304,12 @@ def _held_problems(obj: Any, path: tuple[PathPart, ...], *, created: bool) -> It
     from the draft and is an error, in the words validation always used; otherwise the service may hold it, and
     it is kept with a warning (the plan refuses to *set* one: :func:`widget_value_breaks_rule`).
     """
-    marks = held_marks(type(obj))
-    if not marks:
-        return
-    written = obj.model_fields_set
-    for name, mark in marks.items():
+    marks = _MARKS.get(type(obj))
+    if marks is None:
+        marks = _MARKS[type(obj)] = tuple(held_marks(type(obj)).items())
+    for name, mark in marks:  # called for every app and widget: kept to a loop over the few marked fields
         value = getattr(obj, name)
-        if name not in written or value is None or not mark.breaks(value):
+        if value is None or not mark.breaks(value):
             continue
         where = (*path, name)
         hint = did_you_mean(value, mark.choices) if mark.choices else ""
@@ -314,6 +321,9 @@ def _held_problems(obj: Any, path: tuple[PathPart, ...], *, created: bool) -> It
         else:
             yield error(f"too long: at most {mark.max_length} characters (this one has {len(value)})", where,
                         "string_too_long")
+
+
+_MARKS: dict[type, tuple[tuple[str, Held], ...]] = {}
 
 
 def _widget_marks() -> dict[str, Held]:
