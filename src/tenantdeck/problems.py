@@ -28,6 +28,12 @@ def closest(word: object, choices: Iterable[object]) -> str | None:
     return close[0] if close else None
 
 
+def did_you_mean(word: object, choices: Iterable[object]) -> str:
+    """``; did you mean `x`?`` or an empty string: the end of a message about a value or key ``word``."""
+    match = closest(word, choices)
+    return f"; did you mean `{match}`?" if match else ""
+
+
 def format_path(loc: Sequence[PathPart]) -> str:
     """Render a key path the way users write it: ``apps[3].widgets[0].main.send_gifs``."""
     out: list[str] = []

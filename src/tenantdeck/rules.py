@@ -7,7 +7,6 @@ unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -16,17 +15,12 @@ from pydantic import ValidationError
 
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
+from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.secrets import is_reference, secret_fields
-from tenantdeck.models.widget import SECTIONS
-from tenantdeck.problems import PathPart, Problem, Severity, closest, error, warning
+from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
-
-
-def did_you_mean(word: str, choices: Any) -> str:
-    """`` (did you mean 'x'?)`` or an empty string."""
-    match = closest(word, choices)
-    return f" (did you mean {match!r}?)" if match else ""
 
 
 def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:
@@ -61,8 +55,19 @@ def check_draft(draft: Draft, convert: Converter = basic_problems) -> list[Probl
     """Every cross-object problem of a parsed draft (errors and warnings), with key paths."""
     checker = WidgetChecker(draft.presets)
     problems = unique_names_and_ids(draft.apps)
+    for name, preset in draft.presets.items():
+        problems.extend(check_preset(name, preset))
     for i, app in enumerate(draft.apps):
         problems.extend(check_app(checker, app, ("apps", i), convert))
+    return problems
+
+
+def check_preset(name: str, preset: WidgetSettings) -> list[Problem]:
+    """A preset's values outside the documented rules: errors, as a preset is the draft's own (the service never
+    holds one), and every widget that extends it would send them."""
+    problems = list(_held_problems(preset, ("presets", name), created=True))
+    for section in SECTIONS:
+        problems.extend(_held_problems(getattr(preset, section), ("presets", name, section), created=True))
     return problems
 
 
@@ -112,7 +117,7 @@ class WidgetChecker:
         #: again (the preset's own problems say why), one that extends a missing preset is
         self.known = known if known is not None else presets
         self._dumps: dict[str, dict[str, Any]] = {}
-        self._memo: dict[tuple[str, str], WidgetSettings | ValidationError] = {}
+        self._memo: dict[tuple[str, Any], WidgetSettings | ValidationError] = {}
 
     def forget(self, preset: str | None = None) -> None:
         if preset is None:
@@ -135,7 +140,7 @@ class WidgetChecker:
         if preset is None:
             return None
         overrides = widget.overrides()
-        key = (name, json.dumps({k: v for k, v in overrides.items() if k != "name"}, sort_keys=True))
+        key = (name, _frozen({k: v for k, v in overrides.items() if k != "name"}))
         hit = self._memo.get(key)
         if hit is None:
             base = self._dumps.get(name)
@@ -152,12 +157,22 @@ class WidgetChecker:
         return hit
 
 
+def _frozen(value: Any) -> Any:
+    """A hashable copy of plain data (a memo key; cheaper than ``json.dumps(sort_keys=True)`` of each widget)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("[", *(_frozen(v) for v in value))
+    return value
+
+
 def check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> list[Problem]:
     """The cross-object problems of one app (its widgets against the presets, extensions, webhooks, secrets)."""
     return list(_check_app(checker, app, base, convert))
 
 
 def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
+    yield from _held_problems(app, base, created=app.id is None)
     if app.extensions is not None:
         enabled = set(app.extensions.enabled)
         for k, ext in enumerate(app.extensions.disabled):
@@ -199,6 +214,12 @@ def _secrets(obj: Any) -> Iterator[tuple[str, str | None]]:
 def _check_widget(
     checker: WidgetChecker, app: App, widget: WidgetDraft, path: tuple[PathPart, ...], convert: Converter
 ) -> Iterator[Problem]:
+    created = app.id is None or widget.id is None
+    yield from _held_problems(widget, path, created=created)
+    for section in SECTIONS:
+        patch = getattr(widget, section)
+        if patch is not None:
+            yield from _held_problems(patch, (*path, section), created=created)
     for section in SECTIONS:
         patch = getattr(widget, section)
         if patch is None:
@@ -214,7 +235,7 @@ def _check_widget(
     if widget.extends is not None and widget.extends not in checker.known:
         known = ", ".join(sorted(checker.known)) or "none are defined under presets:"
         yield error(
-            f"no preset named {widget.extends!r}{did_you_mean(widget.extends, checker.known)}; presets: {known}",
+            f"no preset named {widget.extends!r}; presets: {known}{did_you_mean(widget.extends, checker.known)}",
             (*path, "extends"),
             "unknown_preset",
         )
@@ -260,6 +281,74 @@ _KNOWN_TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 _HELD = "kept as the service holds it, but a push refuses to create or set such a value"
 
 
+#: what a :class:`Held` name is called in messages, by the model that holds it
+_NAMED = {"App": "app name", "WidgetDraft": "widget name", "WidgetSettings": "widget name"}
+
+
+def held_breaks_rule(mark: Held, value: object, what: str = "name") -> str | None:
+    """Why ``value`` may not be *sent* for a field marked ``mark`` (the documented rule), or None.
+
+    ``what`` names the value in a length message ("widget name is 124 characters; ...").
+    """
+    if not mark.breaks(value):
+        return None
+    if mark.choices:
+        return f"{value!r} is not one of {', '.join(mark.choices)}"
+    return f"{what} is {len(str(value))} characters; at most {mark.max_length} may be sent"
+
+
+def _held_problems(obj: Any, path: tuple[PathPart, ...], *, created: bool) -> Iterator[Problem]:
+    """The values of ``obj`` (a model instance) outside the documented rules of its :class:`Held` fields.
+
+    ``created``: the draft creates the object (an app or widget without id, a preset), so the value can only come
+    from the draft and is an error, in the words validation always used; otherwise the service may hold it, and
+    it is kept with a warning (the plan refuses to *set* one: :func:`widget_value_breaks_rule`).
+    """
+    marks = _MARKS.get(type(obj))
+    if marks is None:
+        marks = _MARKS[type(obj)] = tuple(held_marks(type(obj)).items())
+    for name, mark in marks:  # called for every app and widget: kept to a loop over the few marked fields
+        value = getattr(obj, name)
+        if value is None or not mark.breaks(value):
+            continue
+        where = (*path, name)
+        hint = did_you_mean(value, mark.choices) if mark.choices else ""
+        if not created:
+            why = held_breaks_rule(mark, value, _NAMED.get(type(obj).__name__, "name"))
+            yield warning(f"{why}: {_HELD}{hint}", where, "held_listing" if mark.choices else "held_name")
+        elif mark.choices:
+            yield error(f"`{value}` is not one of {', '.join(mark.choices)}{hint}", where, "literal_error")
+        else:
+            yield error(f"too long: at most {mark.max_length} characters (this one has {len(value)})", where,
+                        "string_too_long")
+
+
+_MARKS: dict[type, tuple[tuple[str, Held], ...]] = {}
+
+
+def _widget_marks() -> dict[str, Held]:
+    """Leaf path of a widget's settings (``sidebar.user_listing``, ``name``) -> its :class:`Held` rule."""
+    if not _WIDGET_MARKS:
+        _WIDGET_MARKS.update(held_marks(WidgetSettings))
+        for section, model in SECTION_MODELS.items():
+            _WIDGET_MARKS.update({f"{section}.{key}": mark for key, mark in held_marks(model).items()})
+    return _WIDGET_MARKS
+
+
+_WIDGET_MARKS: dict[str, Held] = {}
+
+
+def widget_value_breaks_rule(path: str, value: object) -> str | None:
+    """Why a widget may not be *sent* with ``value`` at leaf ``path`` (created, or changed to it), or None."""
+    mark = _widget_marks().get(path)
+    return None if mark is None else held_breaks_rule(mark, value, "widget name" if path == "name" else path)
+
+
+def app_name_breaks_rule(name: str) -> str | None:
+    """Why a new app may not be created with ``name`` (the documented bound), or None."""
+    return held_breaks_rule(held_marks(App)["name"], name, "app name")
+
+
 def webhook_id_breaks_rule(hook_id: str) -> str | None:
     """Why ``hook_id`` may not be used for a *new* webhook (the documented rule), or None."""
     if _NEW_WEBHOOK_ID.fullmatch(hook_id):
@@ -291,7 +380,7 @@ def _held_values(hook: Any, path: tuple[PathPart, ...]) -> Iterator[Problem]:
     for k, trigger in enumerate(hook.triggers):
         if trigger not in _KNOWN_TRIGGERS:
             yield warning(
-                f"{trigger!r} is not a documented trigger id{did_you_mean(trigger, catalog.TRIGGER_IDS)}: {_HELD}",
+                f"{trigger!r} is not a documented trigger id: {_HELD}{did_you_mean(trigger, catalog.TRIGGER_IDS)}",
                 (*path, "triggers", k),
                 "held_trigger",
             )

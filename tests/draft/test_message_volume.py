@@ -63,7 +63,7 @@ def test_an_unknown_trigger_is_one_warning_line_with_a_suggestion(tmp_path: Path
     result = CliRunner().invoke(cli, ["validate", str(draft)])
     assert result.exit_code == 0
     (line,) = result.stdout.splitlines()
-    assert "warning:" in line and "did you mean 'message_sent'?" in line
+    assert "warning:" in line and line.endswith("; did you mean `message_sent`?")
     assert "group_member_kicked" not in line and len(line.split(": warning: ", 1)[1]) < 250, line
 
 

@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from tenantdeck.models import App, AppCreate, Draft, Main, Sidebar, SmsSettings, Style, Webhook, WidgetSettings, catalog
+from tenantdeck.models.base import held_marks
 from tests.models.factories import app, draft, full_main, full_settings, webhook
 
 
@@ -142,10 +143,16 @@ def test_sidebar_six_required_fields() -> None:
     }
 
 
-def test_listing_values_are_checked_and_listed() -> None:
+def test_listing_values_outside_the_documented_ones_are_held_not_refused() -> None:
+    """Issue 8: the service may hold another value; the model keeps it, the Held mark carries the rule."""
     data = full_settings()["sidebar"] | {"user_listing": "everyone"}
-    errs = errors_of(Sidebar, data)
-    assert errs[0][1] == "literal_error" and "'all_users', 'friends' or 'none'" in errs[0][2]
+    assert Sidebar.model_validate(data).user_listing == "everyone"
+    marks = held_marks(Sidebar)
+    assert {k: m.choices for k, m in marks.items()} == catalog.LISTING_VALUES
+    assert marks["user_listing"].breaks("everyone") and not marks["user_listing"].breaks("friends")
+    assert errors_of(Sidebar, data | {"user_listing": False})[0][1] == "string_type"  # still text
+    schema = Sidebar.model_json_schema()["properties"]["user_listing"]
+    assert schema["enum"] == ["all_users", "friends", "none"]  # editors still offer the documented values
 
 
 def test_navigation_may_reorder_and_omit() -> None:
@@ -166,7 +173,10 @@ def test_navigation_may_not_repeat() -> None:
 
 def test_widget_name_single_line_and_bounded() -> None:
     assert errors_of(WidgetSettings, full_settings(name="a\nb"))[0][1] == "single_line"
-    assert errors_of(WidgetSettings, full_settings(name="x" * 101))[0][1] == "string_too_long"
+    # the bound is a Held rule (the service may hold a longer name): checked by rules.py, the plan, the sandbox
+    assert WidgetSettings.model_validate(full_settings(name="x" * 101)).name == "x" * 101
+    assert held_marks(WidgetSettings)["name"].max_length == 100
+    assert WidgetSettings.model_json_schema()["properties"]["name"]["maxLength"] == 100
 
 
 def test_widget_version_is_always_v2() -> None:

@@ -3,7 +3,8 @@
 Source: ``management-apis.json`` in the public repository cometchat/docs at commit
 c72c11fb088d443ac6a899e0abfabea14fb059cf (the newer "MA-c" of ``management-api-facts.md``): the examples of
 list-apps (no ``meta``), list-extensions, list-chat-widget, list-webhooks, get-webhook, update-webhook and
-list-triggers. Only ids, names and the number of apps are varied; the shapes are the examples' own, including what
+list-triggers (update-chat-widget answers ``data.body.data.success`` as facts §8 says). Only ids, names, the number of
+apps and, where a test says so, the widget's listing values are varied; the shapes are the examples' own, including what
 they leave out: a webhook answer never carries ``useBasicAuth``, ``username``, ``password``, ``retryOnFailure`` (or
 even ``enabled``), and the apps list has no ``meta``.
 
@@ -141,6 +142,9 @@ TRIGGERS_EXAMPLE: dict[str, Any] = {
     ],
     "meta": {"pagination": {"total": 2, "count": 2, "per_page": 100, "current_page": 1, "total_pages": 1}},
 }
+#: update-chat-widget answer (``data.body.data.success``, facts §8).
+WIDGET_UPDATED: dict[str, Any] = {"data": {"statusCode": 200, "success": True, "body": {"data": {"success": True}},
+                                           "responseTime": 0.11409401893615723}}
 #: delete-webhook example.
 DELETED: dict[str, Any] = {"data": {"success": True, "message": "Deleted Webhook successfully."}}
 NO_SMS: dict[str, Any] = {"error": {"code": "ERR_SETTINGS_NOT_FOUND", "message": "No settings are stored."}}
@@ -166,6 +170,8 @@ class FixtureService:
 
     apps: list[dict[str, Any]]
     webhook: dict[str, Any] = field(default_factory=lambda: {**copy.deepcopy(WEBHOOK_EXAMPLE), **HIDDEN})
+    #: the first app's widget, ``{"configuration": ..., "widgetId": ...}`` (the list-chat-widget example's record)
+    widget: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(WIDGETS_EXAMPLE["data"]["body"]["data"][0]))
     requests: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
 
     def sent(self, method: str, path_end: str = "") -> list[Any]:
@@ -204,7 +210,19 @@ def create_fixture_app(service: FixtureService) -> FastAPI:
 
     @app.get("/apps/{app_id}/extensions/widget/v2/settings")
     async def list_widgets(app_id: str) -> Any:
-        return WIDGETS_EXAMPLE if app_id == main_app else NO_WIDGETS
+        if app_id != main_app:
+            return NO_WIDGETS
+        answer = copy.deepcopy(WIDGETS_EXAMPLE)
+        answer["data"]["body"]["data"] = [copy.deepcopy(service.widget)]
+        return answer
+
+    @app.put("/apps/{app_id}/extensions/widget/v2/settings")
+    async def update_widget(app_id: str, request: Request) -> Any:
+        settings = dict((await request.json())["settings"])
+        widget_id = settings.pop("widgetId")
+        if app_id == main_app and widget_id == service.widget["widgetId"]:
+            service.widget["configuration"] = {**settings, "appId": service.widget["configuration"]["appId"]}
+        return WIDGET_UPDATED
 
     @app.get("/apps/{app_id}/extensions/sms-notification/v1/settings")
     async def get_sms(app_id: str) -> Any:

@@ -46,3 +46,18 @@ def test_modules_directly_in_sync_do_no_io() -> None:
 def test_io_lives_in_the_two_io_packages() -> None:
     root = Path(tenantdeck.sync.__file__).parent
     assert (root / "workspace" / "state.py").is_file() and (root / "remote" / "push.py").is_file()
+
+
+def test_the_plan_asks_each_kind_for_its_steps() -> None:
+    """Adding a kind is one module and one registry entry: the generic plan names no resource kind's step; only
+    the app's own create and delete (which every kind's steps depend on) are planned there."""
+    from tenantdeck.sync.kinds import KINDS, STEPS
+    from tenantdeck.sync.kinds.base import Kind
+
+    source = (Path(tenantdeck.sync.__file__).parent / "plan.py").read_text(encoding="utf-8")
+    strings = {n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    assert strings & set(STEPS) == {"create_app", "delete_app"}
+    assert not strings & {k.name for k in KINDS} - {"app"}
+    for found in KINDS:
+        if found.steps and found.name != "app":
+            assert type(found).plan is not Kind.plan, f"{found.name} plans no steps of its own"

@@ -7,6 +7,7 @@ switched on where nobody can see them.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +20,7 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
-from tests.sync.openapi_fixture import HIDDEN, FixtureService, apps, create_fixture_app
+from tests.sync.openapi_fixture import HIDDEN, WIDGETS_EXAMPLE, FixtureService, apps, create_fixture_app
 
 APPS = 250
 WRITE_ONLY = {"useBasicAuth", "username", "password", "retryOnFailure"}
@@ -37,6 +38,8 @@ def service(served: tuple[FixtureService, str]) -> FixtureService:
     svc = served[0]
     svc.requests.clear()
     svc.webhook = {**svc.webhook, "name": "test_webhook201", **HIDDEN}
+    svc.widget = copy.deepcopy(WIDGETS_EXAMPLE["data"]["body"]["data"][0])
+    svc.apps[1]["name"] = "Test App 0001"
     return svc
 
 
@@ -129,3 +132,41 @@ def test_a_write_only_field_the_draft_sets_is_sent_and_remembered(
     text = path.read_text()
     assert "        retryOnFailure: false\n" in text and "retryOnFailure as last pushed by tenantdeck" in text
     assert run(served, tmp_path, "diff").exit_code == exitcodes.OK
+
+
+def test_listing_values_and_long_names_the_service_holds_are_kept_and_sent_back_as_they_are(
+    served: Any, service: FixtureService, tmp_path: Path
+) -> None:
+    """A widget holding listing values outside the documented ones and a 120-character name, and an app whose name
+    is longer than 100: pulled, shown, warned about, never planned; an unrelated change sends them back unchanged."""
+    config = service.widget["configuration"]
+    config["name"] = "W" * 120
+    config["sidebar"].update(user_listing="everyone", recent_chat_listing="favourites")
+    service.apps[1]["name"] = "A" * 120
+    path = tmp_path / "tenantdeck.yaml"
+    assert run(served, tmp_path, "pull").exit_code == 0
+    pulled = {app["id"]: app for app in yaml.safe_load(path.read_text())["apps"]}
+    [widget] = pulled["app0000"]["widgets"]
+    assert widget["name"] == "W" * 120 and widget["sidebar"]["user_listing"] == "everyone"
+    assert widget["sidebar"]["recent_chat_listing"] == "favourites" and pulled["app0001"]["name"] == "A" * 120
+    at = {app_id: i for i, app_id in enumerate(pulled)}
+
+    validate = CliRunner().invoke(cli, ["validate", str(path)])
+    assert validate.exit_code == 0, validate.output
+    main, long_named = at["app0000"], at["app0001"]
+    for where in (f"apps[{main}].widgets[0].name", f"apps[{main}].widgets[0].sidebar.user_listing",
+                  f"apps[{main}].widgets[0].sidebar.recent_chat_listing", f"apps[{long_named}].name"):
+        assert f"warning: {where}: " in validate.output, validate.output
+    assert ": error: " not in validate.output
+
+    result = run(served, tmp_path, "diff", "--allow-delete", "--format", "json")
+    assert result.exit_code == exitcodes.OK, result.output
+    assert json.loads(result.stdout)["operations"] == []
+
+    path.write_text(path.read_text().replace("send_gifs: false", "send_gifs: true", 1))
+    push = run(served, tmp_path, "push", "--yes")
+    assert push.exit_code == exitcodes.OK, push.output
+    [body] = service.sent("PUT", "/widget/v2/settings")
+    sent = body["settings"]
+    assert sent["main"]["send_gifs"] is True and sent["name"] == "W" * 120
+    assert sent["sidebar"] == {k: v for k, v in config["sidebar"].items()}  # as held, nothing invented

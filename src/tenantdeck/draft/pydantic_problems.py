@@ -14,18 +14,17 @@ from __future__ import annotations
 import datetime as _dt
 import types
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.draft.yamlsource import STR_TAG, construct_scalar, quote, scalar_reading
-from tenantdeck.problems import PathPart, Problem, Severity, closest
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 
 #: Returns the raw text and style of the scalar written at a path, if it is one (``style`` "" = plain).
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
-_SECRET_NAMES = frozenset({"password", "secret", "token", "twilioAuthToken", "apiKey", "api_key"})
 _MAX_LISTED = 8
 #: where a list too long for a message (46 trigger ids) is found in full
 _FULL_LIST = "`tenantdeck schema` lists them all"
@@ -107,15 +106,32 @@ def field_names(root: Any, path: Sequence[PathPart]) -> list[str]:
 
 
 def literal_choices(root: Any, path: Sequence[PathPart]) -> list[Any]:
-    """The allowed values of a ``Literal`` (or Enum) at ``path``, in declaration order."""
+    """The allowed values of a ``Literal`` (or Enum, or :class:`~tenantdeck.models.base.Held` choices) at
+    ``path``, in declaration order."""
     tp = type_at(root, path)
-    choices: list[Any] = []
+    choices: list[Any] = list(_held_choices(tp))
     for arm in _arms(tp) if tp is not None else []:
         if typing.get_origin(arm) is typing.Literal:
             choices.extend(typing.get_args(arm))
         elif isinstance(arm, type) and issubclass(arm, _enum_base()):
             choices.extend(m.value for m in arm)
     return choices
+
+
+def _held_choices(tp: Any) -> tuple[Any, ...]:
+    """The documented values of a ``Held`` text field (a listing), looked for through optionals."""
+    from tenantdeck.models.base import Held
+
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in typing.get_args(tp)[1:]:
+            if isinstance(meta, Held) and meta.choices:
+                return meta.choices
+        return _held_choices(typing.get_args(tp)[0])
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            if found := _held_choices(arg):
+                return found
+    return ()
 
 
 def _enum_base() -> type:
@@ -125,12 +141,27 @@ def _enum_base() -> type:
 
 
 def is_secret(root: Any, path: Sequence[PathPart]) -> bool:
-    """True for fields holding secrets: their values are never quoted in a message."""
-    if path and isinstance(path[-1], str) and path[-1] in _SECRET_NAMES:
-        return True
+    """True for fields holding secrets (marked ``SECRET`` on the model): their values are never quoted.
+
+    A place the model does not know (data of the wrong shape: a mapping where a list belongs) is judged by its key:
+    the name of a marked field anywhere in an app (``models.app.app_secret_fields``)."""
     tp = type_at(root, path)
-    text = repr(tp) if tp is not None else ""
-    return "check_secret" in text or "SecretValue" in text
+    if tp is not None:
+        return _marked_secret(tp)
+    from tenantdeck.models.app import app_secret_fields
+
+    return bool(path) and path[-1] in {f.name for f in app_secret_fields()}
+
+
+def _marked_secret(tp: Any) -> bool:
+    from tenantdeck.models.secrets import Secret
+
+    if typing.get_origin(tp) is typing.Annotated:
+        args = typing.get_args(tp)
+        return any(isinstance(meta, Secret) for meta in args[1:]) or _marked_secret(args[0])
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
+        return any(_marked_secret(arg) for arg in typing.get_args(tp))
+    return False
 
 
 def _shown_choices(choices: Sequence[object]) -> str:
@@ -138,12 +169,6 @@ def _shown_choices(choices: Sequence[object]) -> str:
     if len(choices) > _MAX_LISTED:
         return f"the {len(choices)} accepted values ({_FULL_LIST})"
     return ", ".join(_show_choice(c) for c in choices)
-
-
-def did_you_mean(word: object, choices: Iterable[object]) -> str:
-    """``; did you mean `x`?`` or an empty string."""
-    match = closest(word, choices)
-    return f"; did you mean `{match}`?" if match else ""
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -324,6 +349,9 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
             return made(f"{reading}; expected one of {shown}", code="yaml-implicit-type")
         return made(f"expected one of {shown}, got {describe(value)}")
     if kind in _TEXT_WANTED and reading and raw is not None:
+        choices = literal_choices(root, path)
+        if choices and raw[0] not in choices:  # `user_listing: off`: quoting would not help
+            return made(f"{reading}; expected one of {_shown_choices(choices)}", code="yaml-implicit-type")
         return made(f"{reading}; quote it: {quote(raw[0])}", code="yaml-implicit-type")
     if kind in _TEXT_WANTED and value is None:
         return made("this key has no value; write the text, or remove the key if it is optional")

@@ -475,6 +475,8 @@ class DraftSession:
             for i in range(len(self._apps)):
                 self._validate_app_model(i)
         self._checker = None
+        for name in self._presets:
+            self._check_preset_rules(name)
         for i in range(len(self._apps)):
             self._check_app_rules(i)
         self._check_unique()
@@ -521,7 +523,15 @@ class DraftSession:
             self._preset_objs.pop(name, None)
             found = self._converter()(exc, ())
             scope.model = [_strip(p, ("presets", name)) for p in found]
+        self._check_preset_rules(name)
         scope.clear_placed()
+
+    def _check_preset_rules(self, name: str) -> None:
+        from tenantdeck.rules import check_preset
+
+        preset = self._preset_objs.get(name)
+        found = check_preset(name, preset) if preset is not None else []
+        self._presets[name].rules = [_strip(p, ("presets", name)) for p in found]
 
     def _validate_app_model(self, i: int) -> None:
         from pydantic import ValidationError
@@ -1072,11 +1082,11 @@ class DraftSession:
         from tenantdeck.models.secrets import is_reference
 
         full = (*op.parent, op.key)
-        found = _secret_paths({"_": op.new}) if not isinstance(op.new, str) else [(("_",), op.new)]
-        for rel, value in found:
-            path = (*full, *rel[1:])
-            if isinstance(op.new, str) and not _is_secret_path(path):
-                continue
+        if isinstance(op.new, str):
+            found = [(full, op.new)] if _is_secret_path(full) else []
+        else:  # a new object: its secrets are found by their place in the draft (the models' SECRET marks)
+            found = _secret_paths(op.new, full)
+        for path, value in found:
             if is_reference(value) or _get(self.data, path) == value:
                 continue
             raise DraftSessionError(

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import types
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from tenantdeck.models import catalog
-from tenantdeck.models.base import AppName, StrictModel
+from tenantdeck.models.base import AppName, HeldAppName, StrictModel
+from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
 from tenantdeck.models.webhook import Webhook, _unique
 from tenantdeck.models.widget import WidgetDraft
@@ -41,7 +45,9 @@ class App(StrictModel):
     """One tenant app and everything tenantdeck manages in it."""
 
     id: str | None = Field(None, description="appId on the service; absent = to be created")
-    name: AppName = Field(description="App name, at most 100 characters")
+    name: HeldAppName = Field(
+        description="App name, at most 100 characters (a longer one the service holds is kept, with a warning)"
+    )
     region: Region = Field(description="Data region: us, eu or in")
     version: Literal["3"] = Field("3", description='App version: the string "3"')
     extensions: Extensions | None = Field(None, description="Extensions enabled and disabled in this app")
@@ -52,3 +58,64 @@ class App(StrictModel):
     webhooks: list[Webhook] = Field(
         default_factory=list, max_length=catalog.WEBHOOKS_PER_APP, description="Webhooks (at most 25)"
     )
+
+
+@dataclass(frozen=True, slots=True)
+class SecretField:
+    """One secret field of a draft app, found from the models' ``SECRET`` marks (:func:`app_secret_fields`).
+
+    ``section`` is the :class:`App` field that holds it (``sms``, ``webhooks``), ``keyed`` says the section is a
+    list of objects with ids (a plan then names the field with the object's id: ``webhooks.<id>.password``).
+    """
+
+    section: str
+    name: str
+    model: type[BaseModel]
+    keyed: bool
+
+    def field(self, rid: str = "") -> str:
+        """How a plan names it: ``sms.twilioAuthToken``, ``webhooks.<id>.password``."""
+        return f"{self.section}.{rid}.{self.name}" if self.keyed else f"{self.section}.{self.name}"
+
+    def locate(self, app: App, rid: str = "") -> tuple[Any, tuple[str | int, ...]] | None:
+        """(the draft's value, its key path inside the app), or None when the app has no such object."""
+        holder = getattr(app, self.section)
+        if not self.keyed:
+            return (getattr(holder, self.name) if holder is not None else None), (self.section, self.name)
+        for j, item in enumerate(holder):
+            if item.id == rid:
+                return getattr(item, self.name), (self.section, j, self.name)
+        return None
+
+
+def app_secret_fields() -> tuple[SecretField, ...]:
+    """Every secret field a draft app can hold, each once: read off the ``SECRET`` marks of the models that
+    :class:`App`'s fields hold (``SmsSettings.twilioAuthToken``, ``Webhook.password``). Placeholders, preflight,
+    the push's live reads and the draft's messages all ask this; none spells a secret's name."""
+    if not _SECRET_FIELDS:
+        for section, info in App.model_fields.items():
+            union = typing.get_origin(info.annotation) in (typing.Union, types.UnionType)
+            for tp in typing.get_args(info.annotation) if union else (info.annotation,):
+                keyed = typing.get_origin(tp) is list
+                model = typing.get_args(tp)[0] if keyed else tp
+                if isinstance(model, type) and issubclass(model, BaseModel):
+                    _SECRET_FIELDS.extend(SecretField(section, name, model, keyed) for name in secret_fields(model))
+    return tuple(_SECRET_FIELDS)
+
+
+_SECRET_FIELDS: list[SecretField] = []
+
+
+def secret_field_of(field: str) -> tuple[SecretField, str] | None:
+    """The secret a plan's field path names, and the object id in it (``""`` when unkeyed); None: not a secret."""
+    for found in app_secret_fields():
+        head, _, rest = field.partition(".")
+        if head != found.section:
+            continue
+        if found.keyed:
+            rid, _, name = rest.rpartition(".")
+            if rid and name == found.name:
+                return found, rid
+        elif rest == found.name:
+            return found, ""
+    return None

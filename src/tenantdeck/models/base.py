@@ -8,10 +8,19 @@ ignored.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+import typing
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, StringConstraints
 from pydantic_core import PydanticCustomError
+
+from tenantdeck.models import catalog
+
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic.json_schema import JsonSchemaValue
+    from pydantic_core import CoreSchema
 
 
 class StrictModel(BaseModel):
@@ -53,10 +62,74 @@ Colour = Annotated[str, AfterValidator(_colour)]
 NonEmptyStr = Annotated[str, AfterValidator(_not_blank)]
 
 
+class Held:
+    """The mark of a field whose documented rule binds what a draft *sends*, not what the service may hold.
+
+    ``name: Annotated[str, Held(max_length=100)]``, ``user_listing: Annotated[str, Held(choices=(...))]``. The
+    model accepts any such value, because a value the service returned must survive pull, diff and push of the
+    resource that holds it (dropping it would plan its deletion, or a widget's loss from the draft). The rule is
+    read off this mark wherever it applies: :mod:`tenantdeck.rules` reports a value outside it (a warning on an
+    existing resource, an error where the draft creates it), the plan refuses to create or set one, the sandbox
+    refuses one being sent. The JSON Schema keeps the rule (``enum``, ``maxLength``), so editors offer the
+    documented values.
+    """
+
+    __slots__ = ("choices", "max_length")
+
+    def __init__(self, *, choices: Sequence[str] = (), max_length: int | None = None) -> None:
+        self.choices = tuple(choices)
+        self.max_length = max_length
+
+    def __repr__(self) -> str:
+        return f"Held(choices={self.choices!r}, max_length={self.max_length!r})"
+
+    def breaks(self, value: object) -> bool:
+        """True when ``value`` is outside the documented rule."""
+        if self.choices and value not in self.choices:
+            return True
+        return self.max_length is not None and isinstance(value, str) and len(value) > self.max_length
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema: dict[str, Any] = dict(handler(core_schema))
+        if self.choices:
+            schema["enum"] = list(self.choices)
+        if self.max_length is not None:
+            schema["maxLength"] = self.max_length
+        return schema
+
+
+def held_marks(model: type[BaseModel]) -> dict[str, Held]:
+    """The fields of ``model`` marked :class:`Held`, with their marks (cached per model class)."""
+    found = _HELD_MARKS.get(model)
+    if found is None:
+        found = _HELD_MARKS[model] = {}
+        for name, info in model.model_fields.items():
+            # the mark is the field's own metadata, or inside an optional (``Annotated[str, Held(...)] | None``)
+            metadata = [*info.metadata, *(m for arm in typing.get_args(info.annotation) for m in _metadata(arm))]
+            for meta in metadata:
+                if isinstance(meta, Held):
+                    found[name] = meta
+    return found
+
+
+def _metadata(tp: Any) -> tuple[Any, ...]:
+    return typing.get_args(tp)[1:] if typing.get_origin(tp) is Annotated else ()
+
+
+_HELD_MARKS: dict[type[BaseModel], dict[str, Held]] = {}
+
 #: Display names: required, single line, non-blank, bounded (facts: app 100, widget 100, webhook 50).
-AppName = Annotated[str, StringConstraints(max_length=100), AfterValidator(_not_blank), AfterValidator(_single_line)]
-WidgetName = AppName
+AppName = Annotated[
+    str, StringConstraints(max_length=catalog.APP_NAME_MAX), AfterValidator(_not_blank), AfterValidator(_single_line)
+]
 WebhookName = Annotated[str, StringConstraints(max_length=50), AfterValidator(_not_blank), AfterValidator(_single_line)]
 #: A display name as the service may hold it: non-blank, single line, but no length bound. The bounds above are the
 #: documented rules for what we *send*; a value the service already holds is kept and only warned about (rules.py).
 HeldName = Annotated[str, AfterValidator(_not_blank), AfterValidator(_single_line)]
+#: An app's or widget's name as the service may hold it: the documented bound (100) is a :class:`Held` rule.
+HeldAppName = Annotated[
+    str, AfterValidator(_not_blank), AfterValidator(_single_line), Held(max_length=catalog.APP_NAME_MAX)
+]
+WidgetName = Annotated[
+    str, AfterValidator(_not_blank), AfterValidator(_single_line), Held(max_length=catalog.WIDGET_NAME_MAX)
+]

@@ -13,12 +13,15 @@ from pydantic import AfterValidator, Field, create_model
 from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import catalog
-from tenantdeck.models.base import Colour, NonEmptyStr, StrictModel, WidgetName
+from tenantdeck.models.base import Colour, Held, NonEmptyStr, StrictModel, WidgetName
 
-RecentChatListing = Literal["all_chats", "users", "groups"]
-UserListing = Literal["all_users", "friends", "none"]
-GroupListing = Literal["public_and_password_protected_groups", "public_groups", "password_protected_groups"]
-StartConversation = Literal["all_chats", "users", "groups"]
+#: The sidebar's listing strings. The spec gives no enum; the documented values (``catalog.LISTING_VALUES``, from
+#: the clients that read them) bind what a draft sends, but the service may hold others, which are kept: a
+#: :class:`~tenantdeck.models.base.Held` rule (rules.py warns, the plan refuses to set one, docs/real-service.md).
+RecentChatListing = Annotated[str, Held(choices=catalog.LISTING_VALUES["recent_chat_listing"])]
+UserListing = Annotated[str, Held(choices=catalog.LISTING_VALUES["user_listing"])]
+GroupListing = Annotated[str, Held(choices=catalog.LISTING_VALUES["group_listing"])]
+StartConversation = Annotated[str, Held(choices=catalog.LISTING_VALUES["start_a_new_conversation"])]
 NavigationSection = Literal["chats", "users", "groups", "calls", "settings"]
 
 
@@ -93,7 +96,9 @@ Main = create_model(
 class WidgetSettings(StrictModel):
     """The ``settings`` object of a chat widget v2 (create/update body); also the shape of a preset."""
 
-    name: WidgetName = Field(description="Name of the widget (at most 100 characters, one line)")
+    name: WidgetName = Field(
+        description="Name of the widget (at most 100 characters, one line; a longer one the service holds is kept)"
+    )
     version: Literal["v2"] = Field("v2", description="Always v2")
     style: Style
     sidebar: Sidebar

@@ -185,6 +185,14 @@ class Store:
                     404, errors.WIDGET_NOT_FOUND, f"The chat widget {widget_id!r} does not exist in this app."
                 )
 
+    def widget_configuration(self, app_id: str, widget_id: str) -> dict[str, Any] | None:
+        """One widget's stored configuration, or None (no such app or widget)."""
+        with self._tx(write=False) as conn:
+            row = conn.execute(
+                "SELECT configuration FROM widgets WHERE app_id = ? AND widget_id = ?", (app_id, widget_id)
+            ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
     def list_widgets(self, app_id: str) -> list[tuple[str, dict[str, Any]]]:
         with self._tx(write=False) as conn:
             self._require_app(conn, app_id)

@@ -9,13 +9,14 @@ references, mismatched ids, unknown extension ids reported with the API's own co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
 from tenantdeck.models.secrets import is_reference, secret_fields
-from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
+from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule, widget_value_breaks_rule
 from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.store import KEEP_PASSWORD
 
@@ -89,11 +90,15 @@ def parse_app_create(body: Any) -> AppCreate:
     return _validate(AppCreate, _object(body, "body"), ())
 
 
-def parse_widget(body: Any, app_id: str, *, update: bool) -> tuple[str | None, dict[str, Any]]:
+def parse_widget(
+    body: Any, app_id: str, *, update: bool, stored: Callable[[str], dict[str, Any] | None] | None = None
+) -> tuple[str | None, dict[str, Any]]:
     """Widget create/update body -> (widgetId for updates, configuration to store).
 
     ``settings.widgetId`` is required on update and refused on create; ``settings.appId`` (present in what GET
-    returns, so a client may echo it) is accepted when it names this app and then dropped.
+    returns, so a client may echo it) is accepted when it names this app and then dropped. ``stored(widgetId)``
+    gives an updated widget's stored configuration: a value outside the documented rules (a listing value, a
+    long name) that it already holds may be sent back unchanged, as on the real service; a new one is refused.
     """
     settings = _settings_of(body)
     widget_id = settings.pop("widgetId", None)
@@ -104,7 +109,30 @@ def parse_widget(body: Any, app_id: str, *, update: bool) -> tuple[str | None, d
     if "appId" in settings and settings.pop("appId") != app_id:
         raise errors.validation_error({"settings.appId": ["does not match the app in the path"]})
     model = _validate(WidgetSettings, settings, ("settings",))
-    return widget_id, model.model_dump(mode="json", exclude_none=True)
+    doc = model.model_dump(mode="json", exclude_none=True)
+    held = (stored(widget_id) if stored is not None and isinstance(widget_id, str) else None) or {}
+    if update and not held:
+        return widget_id, doc  # an unknown widget: the store answers 404
+    kept = _leaves(held)
+    details = {
+        f"settings.{path}": [why]
+        for path, value in _leaves(doc).items()
+        if kept.get(path) != value and (why := widget_value_breaks_rule(path, value)) is not None
+    }
+    if details:
+        raise errors.validation_error(details)
+    return widget_id, doc
+
+
+def _leaves(doc: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"sidebar": {"user_listing": x}}`` -> ``{"sidebar.user_listing": x}`` (the paths the rules name)."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            out.update(_leaves(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def parse_sms(body: Any) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.models import Draft, WidgetSettings, catalog
-from tenantdeck.models.secrets import fingerprint, reference_name
+from tenantdeck.models import Draft, SmsSettings, WebhookBody, WidgetSettings, catalog
+from tenantdeck.models.secrets import fingerprint, reference_name, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.rules import merge_settings
 
@@ -36,9 +36,13 @@ if TYPE_CHECKING:
 UNKNOWN: dict[str, bool] = {"unknown": True}
 
 COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color", "docked_layout_icon_background"})
-WEBHOOK_FIELDS = ("name", "webhookURL", "useBasicAuth", "username", "enabled", "retryOnFailure")
-_WEBHOOK_REQUIRED = frozenset({"name", "webhookURL"})
-SMS_FIELDS = ("fromMobileNo", "messageDelay", "twilioAccountSid", "websiteURL")
+#: The plain (compared) fields of a webhook and of SMS settings, in the models' order: every field but the id and
+#: the secrets (``SECRET`` on the model), which are fingerprinted instead.
+WEBHOOK_SECRETS = secret_fields(WebhookBody)
+WEBHOOK_FIELDS = tuple(k for k in WebhookBody.model_fields if k != "id" and k not in WEBHOOK_SECRETS)
+_WEBHOOK_REQUIRED = frozenset(k for k in WEBHOOK_FIELDS if WebhookBody.model_fields[k].is_required())
+SMS_SECRETS = secret_fields(SmsSettings)
+SMS_FIELDS = tuple(k for k in SmsSettings.model_fields if k not in SMS_SECRETS)
 
 _SECTION_DEFAULTS: dict[str, Mapping[str, object]] = {
     "style": catalog.STYLE_DEFAULTS,
@@ -155,7 +159,8 @@ def _draft_webhook(hook: Webhook, *, secret_key: bytes, env: Mapping[str, str]) 
     out: dict[str, Any] = {
         key: getattr(hook, key) for key in WEBHOOK_FIELDS if key in _WEBHOOK_REQUIRED or key in written
     }
-    out["password"] = secret_state_of_draft(hook.password, secret_key=secret_key, env=env)
+    for name in WEBHOOK_SECRETS:
+        out[name] = secret_state_of_draft(getattr(hook, name), secret_key=secret_key, env=env)
     out["triggers"] = sorted(hook.triggers)
     return out
 
@@ -174,7 +179,8 @@ def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env
     sms: dict[str, Any] | None = None
     if app.sms is not None:
         sms = {key: _number(getattr(app.sms, key)) for key in SMS_FIELDS}
-        sms["twilioAuthToken"] = secret_state_of_draft(app.sms.twilioAuthToken, secret_key=secret_key, env=env)
+        for name in SMS_SECRETS:
+            sms[name] = secret_state_of_draft(getattr(app.sms, name), secret_key=secret_key, env=env)
     return {
         "id": app.id,
         "name": app.name,
@@ -213,10 +219,11 @@ def _remote_sms(sms: Mapping[str, Any] | None, *, secret_key: bytes) -> dict[str
         if value is None:
             value = catalog.SMS_DEFAULTS.get(key)
         out[key] = UNKNOWN if value is None else _number(value)
-    token = sms.get("twilioAuthToken")
-    out["twilioAuthToken"] = (
-        secret_state_of_value(token, secret_key=secret_key) if isinstance(token, str) and token else dict(UNKNOWN)
-    )
+    for name in SMS_SECRETS:  # the SMS API reports its token: fingerprinted here, never kept
+        token = sms.get(name)
+        out[name] = (
+            secret_state_of_value(token, secret_key=secret_key) if isinstance(token, str) and token else dict(UNKNOWN)
+        )
     return out
 
 
@@ -224,12 +231,13 @@ def _remote_webhook(hook: Mapping[str, Any], *, secret_key: bytes) -> dict[str, 
     out: dict[str, Any] = {}
     for key in WEBHOOK_FIELDS:
         out[key] = hook[key] if key in hook else dict(UNKNOWN)
-    if "password" not in hook:
-        out["password"] = dict(UNKNOWN)  # the API never returns it; only its absence on our side is known
-    elif isinstance(hook["password"], str) and hook["password"]:
-        out["password"] = secret_state_of_value(hook["password"], secret_key=secret_key)
-    else:
-        out["password"] = None
+    for name in WEBHOOK_SECRETS:
+        if name not in hook:
+            out[name] = dict(UNKNOWN)  # the API never returns it; only its absence on our side is known
+        elif isinstance(hook[name], str) and hook[name]:
+            out[name] = secret_state_of_value(hook[name], secret_key=secret_key)
+        else:
+            out[name] = None
     triggers = hook.get("triggers")
     out["triggers"] = sorted(str(t) for t in triggers) if isinstance(triggers, list) else dict(UNKNOWN)
     return out

@@ -40,13 +40,16 @@ def _locate(draft: Draft | None, app_name: str, field: str, app_id: str | None =
     else:
         named = [(i, a) for i, a in enumerate(draft.apps) if a.name == app_name]
         candidates = [(i, a) for i, a in named if a.id is None] or named
+    from tenantdeck.models.app import secret_field_of
+
+    secret = secret_field_of(field)
+    if secret is None:
+        return None, field
+    found, rid = secret
     for i, app in candidates:
-        if field == "sms.twilioAuthToken":
-            return (app.sms.twilioAuthToken if app.sms else None), format_path(("apps", i, "sms", "twilioAuthToken"))
-        _, hook_id, _ = field.split(".", 2)
-        for j, hook in enumerate(app.webhooks):
-            if hook.id == hook_id:
-                return hook.password, format_path(("apps", i, "webhooks", j, "password"))
+        hit = found.locate(app, rid)
+        if hit is not None:
+            return hit[0], format_path(("apps", i, *hit[1]))
     return None, field
 
 

@@ -18,9 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tenantdeck.models import Draft, catalog
-from tenantdeck.rules import unknown_triggers, webhook_id_breaks_rule, webhook_name_breaks_rule
-from tenantdeck.sync.canonical import is_unknown
+from tenantdeck.models import Draft
+from tenantdeck.rules import app_name_breaks_rule
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, Note
 from tenantdeck.sync.compare import (
     AppDiff,
@@ -31,8 +30,7 @@ from tenantdeck.sync.compare import (
     conflicts_of,
     drift_of,
 )
-from tenantdeck.sync.kinds import STEPS, is_secret, kind_of_step
-from tenantdeck.sync.kinds.base import unflatten
+from tenantdeck.sync.kinds import STEPS, kind, kind_of_step
 from tenantdeck.sync.placeholders import secret_placeholder
 
 FORMAT_VERSION = 1
@@ -184,7 +182,9 @@ def fingerprint_leaves(leaves: Leaves | None) -> str:
 
 
 class _AppPlanner:
-    """Operations of one app, in order, with their dependencies."""
+    """Steps of one app, in order, with their dependencies. The app's own create and delete are planned here;
+    every resource is planned by its kind (``Kind.plan``, :mod:`tenantdeck.sync.kinds`), which this object serves
+    as :class:`~tenantdeck.sync.kinds.base.Planner`."""
 
     def __init__(self, app: AppDiff, draft: Draft | None, allow_delete: bool, plan: Plan) -> None:
         self.app = app
@@ -198,12 +198,12 @@ class _AppPlanner:
         self.hook_keys: dict[str, str] = {}
         self.refused: set[str] = set()  #: webhooks whose create was refused (their triggers wait too)
 
-    # helpers
-    def _op(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Step:
+    # the Planner protocol
+    def step(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Step:
         app = self.app
         title = res.title if res is not None else f'app "{app.name}"'
         op = Step(key=f"{app.key}/{kind}/{rid}".rstrip("/"), kind=kind, app_id=app.app_id, app_name=app.name,
-                       resource=title, app_key=app.key, rid=rid, destructive=kind in DESTRUCTIVE_KINDS, **kw)
+                  resource=title, app_key=app.key, rid=rid, destructive=kind in DESTRUCTIVE_KINDS, **kw)
         if self.create_key and kind != "create_app":
             op.depends_on.append(self.create_key)
         if res is not None and app.live is not None and kind != "create_app":
@@ -212,25 +212,28 @@ class _AppPlanner:
         (self.destructive if op.destructive else self.ops).append(op)
         return op
 
-    def _skip_delete(self, what: str) -> None:
+    def skip_delete(self, what: str) -> None:
         self.plan.skipped_deletions += 1
-        self.plan.notes.append(Note(self.app.name, f"{what} is not in the draft: delete skipped", "delete_skipped"))
+        self.note(f"{what} is not in the draft: delete skipped", "delete_skipped")
 
-    def _changes(self, res: ResourceDiff) -> list[FieldChange]:
+    def note(self, message: str, code: str) -> None:
+        self.plan.notes.append(Note(self.app.name, message, code))
+
+    def changes(self, res: ResourceDiff) -> list[FieldChange]:
         return [change_of(res, leaf, self.app.name) for leaf in res.by_state("local")]
 
-    def _secretise(self, res: ResourceDiff, leaves: Leaves, *, local_paths: set[str]) -> Leaves:
+    def secretise(self, res: ResourceDiff, leaves: Leaves, *, local_paths: set[str]) -> Leaves:
+        found = kind(res.kind)
         out = dict(leaves)
         for path, value in leaves.items():
-            if is_secret(res.kind, path) and value is not ABSENT:
-                field_path = f"webhooks.{res.rid}.{path}" if res.kind == "webhook" else f"sms.{path}"
-                source = "draft" if path in local_paths or res.kind == "webhook" else "live"
+            if found.is_secret(path) and value is not ABSENT:
+                field_path = found.secret_path.format(rid=res.rid, path=path)
+                source = "draft" if path in local_paths or found.secrets_from_draft else "live"
                 out[path] = secret_placeholder(self.draft, self.app.name, field_path, source=source,
                                                app_id=self.app.app_id)
         return out
 
-    def _merged(self, res: ResourceDiff) -> Leaves:
-        """Live leaves with the local changes laid on top: what a whole-object update sends."""
+    def merged(self, res: ResourceDiff) -> Leaves:
         merged = dict(res.live or {})
         for leaf in res.by_state("local"):
             if leaf.draft is ABSENT:
@@ -239,133 +242,37 @@ class _AppPlanner:
                 merged[leaf.path] = leaf.draft
         return merged
 
-    # per resource
+    def refuse(self, res: ResourceDiff | None, message: str) -> None:
+        title = res.title if res is not None else f'app "{self.app.name}"'
+        self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, title, "", title, "", "", "",
+                                            False, f"refused: {message}"))
+
     def build(self) -> None:
         app = self.app
         if app.status == "delete":
             if self.allow_delete:
-                op = self._op("delete_app", None, changes=[FieldChange("", "App", app.name, "(deleted)", "local")])
+                op = self.step("delete_app", None, changes=[FieldChange("", "App", app.name, "(deleted)", "local")])
                 op.resource = f'app "{app.name}" ({app.app_id})'
             else:
-                self._skip_delete(f'app "{app.name}" ({app.app_id})')
+                self.skip_delete(f'app "{app.name}" ({app.app_id})')
             return
         if app.status in ("in_sync", "drift", "conflict", "remote_deleted", "no_base"):
             if app.status == "no_base":
-                self.plan.notes.append(Note(app.name, f"app {app.app_id} has no base snapshot: run tenantdeck pull "
-                                                      "(an offline diff cannot compare it)", "no_base"))
+                self.note(f"app {app.app_id} has no base snapshot: run tenantdeck pull (an offline diff cannot "
+                          "compare it)", "no_base")
             if app.status != "drift":
                 return
         if app.status == "create":
             assert app.draft is not None
+            if (why := app_name_breaks_rule(str(app.draft["name"]))) is not None:
+                self.refuse(None, f"{why}; a new app must follow it (shorten it in the draft)")
+                return
             payload = {"name": app.draft["name"], "region": app.draft["region"], "version": app.draft["version"]}
             res = app.resource("app")
-            op = self._op("create_app", None, changes=self._changes(res) if res else [], payload=payload)
+            op = self.step("create_app", None, changes=self.changes(res) if res else [], payload=payload)
             self.create_key = op.key
         for res in app.resources:
-            getattr(self, f"_{res.kind}")(res)
-
-    def _app(self, res: ResourceDiff) -> None:
-        if self.app.status != "create" and res.by_state("local"):
-            fields = ", ".join(leaf.path for leaf in res.by_state("local"))
-            self.plan.notes.append(Note(self.app.name, f"cannot change {fields} of an existing app (the API has no "
-                                                       "update-app call); left as it is", "unsupported"))
-
-    def _extensions(self, res: ResourceDiff) -> None:
-        local = res.by_state("local")
-        if not local:
-            return
-        enabled = sorted(leaf.path for leaf in local if leaf.draft is True)
-        disabled = sorted(leaf.path for leaf in local if leaf.draft is False)
-        op = self._op("set_extensions", res, changes=self._changes(res),
-                      payload={"enabled": enabled, "disabled": disabled}, unchanged=res.unchanged)
-        self.ext_key = op.key
-
-    def _widget(self, res: ResourceDiff) -> None:
-        deps = [self.ext_key] if self.ext_key else []
-        if res.status == "create":
-            self._op("create_widget", res, res.rid, changes=self._changes(res), depends_on=deps,
-                     payload={"settings": unflatten(res.draft or {})})
-        elif res.status == "update":
-            self._op("update_widget", res, res.rid, changes=self._changes(res), depends_on=deps,
-                     payload={"settings": unflatten(self._merged(res))}, unchanged=res.unchanged)
-        elif res.status == "delete":
-            self.plan.notes.append(Note(self.app.name, f"{res.title} is gone from the draft, but the API has no "
-                                        "widget delete: it stays on the service (remove it in the dashboard)",
-                                        "widget_delete_unsupported"))
-
-    def _sms(self, res: ResourceDiff) -> None:
-        if res.status == "create":
-            leaves = self._secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
-            self._op("store_sms", res, changes=self._changes(res), payload={"settings": unflatten(leaves)})
-        elif res.status == "update":
-            local = {leaf.path for leaf in res.by_state("local")}
-            leaves = self._secretise(res, self._merged(res), local_paths=local)
-            self._op("update_sms", res, changes=self._changes(res), payload={"settings": unflatten(leaves)},
-                     unchanged=res.unchanged)
-        elif res.status == "delete":
-            if self.allow_delete:
-                self._op("delete_sms", res, changes=[FieldChange("", "SMS settings", "set", "(deleted)", "local")])
-            else:
-                self._skip_delete("SMS settings")
-
-    def _refuse(self, res: ResourceDiff, message: str) -> None:
-        """A value outside the documented rules that the draft would send: refused like a conflict (push stops)."""
-        self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, res.title, "", res.title, "", "", "",
-                                            False, f"refused: {message}"))
-
-    def _webhook(self, res: ResourceDiff) -> None:
-        if res.status == "create":
-            why = webhook_id_breaks_rule(res.rid) or webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))
-            if why is not None:
-                self.refused.add(res.rid)
-                self._refuse(res, f"{why}; a new webhook must follow it (rename it in the draft)")
-                return
-            leaves = self._secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
-            op = self._op("create_webhook", res, res.rid, changes=self._changes(res),
-                          payload={"id": res.rid, **catalog.WEBHOOK_CREATE_DEFAULTS, **unflatten(leaves)})
-            self.hook_keys[res.rid] = op.key
-        elif res.status == "update":
-            local = {leaf.path for leaf in res.by_state("local")}
-            if "name" in local and (why := webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))):
-                self._refuse(res, why)
-                return
-            merged = self._merged(res)
-            for key in [k for k, v in merged.items() if k not in local]:
-                if is_unknown(merged[key]) or key in catalog.WEBHOOK_WRITE_ONLY:
-                    del merged[key]  # not sent: the service keeps what it has (an update keeps omitted fields)
-            leaves = self._secretise(res, merged, local_paths=local)
-            op = self._op("update_webhook", res, res.rid, changes=self._changes(res), payload=unflatten(leaves),
-                          unchanged=res.unchanged)
-            self.hook_keys[res.rid] = op.key
-        elif res.status == "delete":
-            if self.allow_delete:
-                self._op("delete_webhook", res, res.rid,
-                         changes=[FieldChange("", res.title, "present", "(deleted)", "local")])
-            else:
-                self._skip_delete(res.title)
-
-    def _triggers(self, res: ResourceDiff) -> None:
-        if res.status not in ("create", "update"):
-            return
-        if res.rid in self.refused:
-            return
-        local = res.by_state("local")
-        add = sorted(leaf.path for leaf in local if leaf.draft is True)
-        if unknown := unknown_triggers(add):
-            self._refuse(res, f"{', '.join(unknown)}: not documented trigger id(s); only documented ones can be added")
-            add = [t for t in add if t not in unknown]
-        remove = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
-        deps = [self.hook_keys[res.rid]] if res.rid in self.hook_keys else []
-        changes = {c.path: c for c in self._changes(res)}
-        if remove:
-            if self.allow_delete:
-                self._op("remove_triggers", res, res.rid, payload={"ids": remove},
-                         changes=[changes[t] for t in remove])
-            else:
-                self._skip_delete(f"{len(remove)} trigger(s) of webhook {res.rid}")
-        if add:
-            self._op("add_triggers", res, res.rid, payload={"ids": add}, depends_on=deps,
-                     changes=[changes[t] for t in add])
+            kind(res.kind).plan(self, res)
 
 
 def build_plan(

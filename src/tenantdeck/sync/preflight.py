@@ -23,16 +23,13 @@ if TYPE_CHECKING:
 
 
 @cache
-def _adapter(field: str) -> Any:
+def _adapter(model: type, name: str) -> Any:
     """A pydantic validator of one secret field, built from the model's own annotation (one source of the rules)."""
     from typing import Annotated
 
     from pydantic import TypeAdapter
 
-    from tenantdeck.models import SmsSettings, WebhookBody
-
-    model, name = (SmsSettings, "twilioAuthToken") if field == "sms.twilioAuthToken" else (WebhookBody, "password")
-    info = model.model_fields[name]
+    info = model.model_fields[name]  # type: ignore[attr-defined]
     annotation = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
     return TypeAdapter(annotation)
 
@@ -40,6 +37,8 @@ def _adapter(field: str) -> Any:
 def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
     """Problems (key paths of the ``${VAR}`` references) for values the service would refuse; no value shown."""
     from pydantic import ValidationError
+
+    from tenantdeck.models.app import secret_field_of
 
     out: list[Problem] = []
     seen: set[tuple[str, str]] = set()
@@ -49,12 +48,12 @@ def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
             if spec.get("source") != "env" or not isinstance(var, str) or var not in env:
                 continue
             path, field = str(spec.get("path") or ""), str(spec.get("field") or "")
-            if (path, var) in seen:
+            secret = secret_field_of(field)
+            if (path, var) in seen or secret is None:
                 continue
             seen.add((path, var))
             try:
-                _adapter("sms.twilioAuthToken" if field == "sms.twilioAuthToken" else "password").validate_python(
-                    env[var])
+                _adapter(secret[0].model, secret[0].name).validate_python(env[var])
             except ValidationError as exc:
                 reasons = "; ".join(dict.fromkeys(str(e.get("msg", "")) for e in exc.errors(include_input=False)))
                 problem = error(f"the value of ${{{var}}} would be refused by the service: {reasons}",

@@ -56,7 +56,9 @@ async def create_widget(request: Request, appId: AppIdParam, db: StoreDep) -> JS
 )
 async def update_widget(request: Request, appId: AppIdParam, db: StoreDep) -> JSONResponse:
     started = time.perf_counter()
-    widget_id, configuration = validation.parse_widget(await json_body(request), appId, update=True)
+    widget_id, configuration = validation.parse_widget(
+        await json_body(request), appId, update=True, stored=lambda wid: db.widget_configuration(appId, wid)
+    )
     assert widget_id is not None
     db.update_widget(appId, widget_id, configuration)
     return extension_reply({"data": {"success": True}}, started)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds.base import Kind, Leaves, StepKind
+from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 FIELDS = ("name", "region", "version")
@@ -31,6 +32,14 @@ class App(Kind):
 
     def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
         app.update(leaves)
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        """``create_app`` and ``delete_app`` are planned with the app itself (``plan._AppPlanner.build``); a local
+        change of an existing app's fields can only be noted."""
+        if planner.app.status != "create" and res.by_state("local"):
+            fields = ", ".join(leaf.path for leaf in res.by_state("local"))
+            planner.note(f"cannot change {fields} of an existing app (the API has no update-app call); left as it is",
+                         "unsupported")
 
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from tenantdeck.sync.changes import ABSENT
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.changes import FieldChange
+    from tenantdeck.sync.compare import AppDiff, ResourceDiff
     from tenantdeck.sync.plan import Step
 
 Leaves = dict[str, Any]
@@ -106,6 +108,45 @@ class StepKind:
         return self.shown_as or self.effect
 
 
+class Planner(Protocol):
+    """What a kind's :meth:`Kind.plan` gets to build the steps of one resource (``sync.plan._AppPlanner``):
+    the app's comparison, the options, what earlier kinds planned, and the helpers every kind shares."""
+
+    app: AppDiff
+    allow_delete: bool
+    ext_key: str | None  #: the app's set_extensions step, which widgets wait for
+    hook_keys: dict[str, str]  #: webhook id -> its create/update step, which its triggers wait for
+    refused: set[str]  #: webhooks whose create was refused (their triggers wait too)
+
+    def step(self, kind: str, res: ResourceDiff | None, rid: str = "", **kw: Any) -> Step:
+        """Add one step (its fingerprint, dependencies on ``create_app``) and return it."""
+        ...
+
+    def changes(self, res: ResourceDiff) -> list[FieldChange]:
+        """The local changes of ``res``, as the plan shows them."""
+        ...
+
+    def merged(self, res: ResourceDiff) -> Leaves:
+        """Live leaves with the local changes laid on top: what a whole-object update sends."""
+        ...
+
+    def secretise(self, res: ResourceDiff, leaves: Leaves, *, local_paths: set[str]) -> Leaves:
+        """``leaves`` with each secret replaced by its placeholder (resolved at push time)."""
+        ...
+
+    def refuse(self, res: ResourceDiff | None, message: str) -> None:
+        """A value outside the documented rules the draft would send: a ``refused:`` conflict (push stops)."""
+        ...
+
+    def skip_delete(self, what: str) -> None:
+        """A deletion not planned (no ``--allow-delete``): counted and noted."""
+        ...
+
+    def note(self, message: str, code: str) -> None:
+        """A note about this app in the plan."""
+        ...
+
+
 class Kind:
     """One kind of resource of a canonical app. Subclasses override what differs; the defaults fit a kind held as
     one nested object (SMS)."""
@@ -155,11 +196,25 @@ class Kind:
         assert self.section is not None
         app[self.section] = unflatten(leaves)
 
+    #: where a secret of this kind sits in a draft app (``webhooks.{rid}.password``), for its placeholder
+    secret_path: ClassVar[str] = "{path}"
+    #: a secret an update sends unchanged is read from the draft (else from the service: ``source="live"``)
+    secrets_from_draft: ClassVar[bool] = False
+
+    # -- planning
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        """Add the steps that bring ``res`` (one resource of this kind) to the draft: the kind's half of
+        :func:`tenantdeck.sync.plan.build_plan`. Default: nothing to do."""
+
     # -- the service
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:
         """Perform ``step`` with a payload whose secrets are resolved; returns the ids the service assigned."""
         raise ValueError(f"unknown step kind {step.kind!r}")  # pragma: no cover - plans are built from the kinds
+
+    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
+        """The service's current value of secret field ``name``, when the service reports it (else None)."""
+        return None
 
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:

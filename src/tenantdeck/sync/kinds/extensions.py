@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds.base import Kind, Leaves, StepFailed, StepKind
+from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepFailed, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 
@@ -30,6 +31,16 @@ class Extensions(Kind):
 
     def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
         app["extensions"] = dict(sorted({**(app.get("extensions") or {}), **leaves}.items()))
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        local = res.by_state("local")
+        if not local:
+            return
+        enabled = sorted(leaf.path for leaf in local if leaf.draft is True)
+        disabled = sorted(leaf.path for leaf in local if leaf.draft is False)
+        step = planner.step("set_extensions", res, changes=planner.changes(res),
+                            payload={"enabled": enabled, "disabled": disabled}, unchanged=res.unchanged)
+        planner.ext_key = step.key
 
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:

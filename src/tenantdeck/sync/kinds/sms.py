@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
-from tenantdeck.sync.kinds.base import Kind, StepKind, with_changes
+from tenantdeck.sync.changes import FieldChange
+from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 
@@ -19,6 +21,7 @@ class Sms(Kind):
     section = "sms"
     empty = {"sms": None}
     secret_fields = frozenset(secret_fields(SmsSettings))
+    secret_path = "sms.{path}"
     steps = (StepKind("store_sms", "store", "create"), StepKind("update_sms", "update", "update"),
              StepKind("delete_sms", "delete", "delete"))
     labels = {
@@ -32,6 +35,22 @@ class Sms(Kind):
     def title(self, rid: str, name: str | None) -> str:
         return "SMS settings"
 
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        if res.status == "create":
+            leaves = planner.secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
+            planner.step("store_sms", res, changes=planner.changes(res), payload={"settings": unflatten(leaves)})
+        elif res.status == "update":
+            local = {leaf.path for leaf in res.by_state("local")}
+            leaves = planner.secretise(res, planner.merged(res), local_paths=local)
+            planner.step("update_sms", res, changes=planner.changes(res), payload={"settings": unflatten(leaves)},
+                         unchanged=res.unchanged)
+        elif res.status == "delete":
+            if planner.allow_delete:
+                planner.step("delete_sms", res,
+                             changes=[FieldChange("", "SMS settings", "set", "(deleted)", "local")])
+            else:
+                planner.skip_delete("SMS settings")
+
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:
         assert app_id is not None, f"{step.key}: no app id"
@@ -42,6 +61,11 @@ class Sms(Kind):
         else:
             await client.delete_sms(app_id)
         return {}
+
+    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
+        """The SMS API reports the token in clear (it is fingerprinted at once, never stored or shown)."""
+        value = (await client.get_sms(app_id) or {}).get(name)
+        return value if isinstance(value, str) and value else None
 
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Kind, Leaves, StepFailed, StepKind
+from tenantdeck.rules import unknown_triggers
+from tenantdeck.sync.changes import ABSENT
+from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Kind, Leaves, Planner, StepFailed, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 
@@ -47,6 +50,28 @@ class Triggers(Kind):
         hook["triggers"] = sorted(t for t, on in leaves.items() if on)
         hooks[rid] = hook
         app["webhooks"] = hooks
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        if res.status not in ("create", "update") or res.rid in planner.refused:
+            return
+        local = res.by_state("local")
+        add = sorted(leaf.path for leaf in local if leaf.draft is True)
+        if unknown := unknown_triggers(add):
+            planner.refuse(res, f"{', '.join(unknown)}: not documented trigger id(s); only documented ones can be "
+                                "added")
+            add = [t for t in add if t not in unknown]
+        remove = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
+        deps = [planner.hook_keys[res.rid]] if res.rid in planner.hook_keys else []
+        changes = {c.path: c for c in planner.changes(res)}
+        if remove:
+            if planner.allow_delete:
+                planner.step("remove_triggers", res, res.rid, payload={"ids": remove},
+                             changes=[changes[t] for t in remove])
+            else:
+                planner.skip_delete(f"{len(remove)} trigger(s) of webhook {res.rid}")
+        if add:
+            planner.step("add_triggers", res, res.rid, payload={"ids": add}, depends_on=deps,
+                         changes=[changes[t] for t in add])
 
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:

@@ -7,12 +7,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.models import catalog
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.webhook import WebhookBody
-from tenantdeck.sync.kinds.base import Kind, StepKind, unflatten, with_changes
+from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
+from tenantdeck.sync.canonical import is_unknown
+from tenantdeck.sync.changes import FieldChange
+from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 
@@ -21,6 +26,8 @@ class Webhook(Kind):
     section = "webhooks"
     empty = {"webhooks": {}}
     secret_fields = frozenset(secret_fields(WebhookBody))
+    secret_path = "webhooks.{rid}.{path}"
+    secrets_from_draft = True  # the service never reports a webhook's password: only the draft can say it
     steps = (StepKind("create_webhook", "create", "create"), StepKind("update_webhook", "update", "update"),
              StepKind("delete_webhook", "delete", "delete"))
     labels = {
@@ -50,6 +57,37 @@ class Webhook(Kind):
         kept = {k: old[k] for k in ("id", "triggers") if k in old}
         hooks[rid] = {**unflatten(leaves), **kept}
         app["webhooks"] = hooks
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        if res.status == "create":
+            why = webhook_id_breaks_rule(res.rid) or webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))
+            if why is not None:
+                planner.refused.add(res.rid)
+                planner.refuse(res, f"{why}; a new webhook must follow it (rename it in the draft)")
+                return
+            leaves = planner.secretise(res, res.draft or {}, local_paths=set(res.draft or {}))
+            step = planner.step("create_webhook", res, res.rid, changes=planner.changes(res),
+                                payload={"id": res.rid, **catalog.WEBHOOK_CREATE_DEFAULTS, **unflatten(leaves)})
+            planner.hook_keys[res.rid] = step.key
+        elif res.status == "update":
+            local = {leaf.path for leaf in res.by_state("local")}
+            if "name" in local and (why := webhook_name_breaks_rule(str((res.draft or {}).get("name", "")))):
+                planner.refuse(res, why)
+                return
+            merged = planner.merged(res)
+            for key in [k for k, v in merged.items() if k not in local]:
+                if is_unknown(merged[key]) or key in catalog.WEBHOOK_WRITE_ONLY:
+                    del merged[key]  # not sent: the service keeps what it has (an update keeps omitted fields)
+            leaves = planner.secretise(res, merged, local_paths=local)
+            step = planner.step("update_webhook", res, res.rid, changes=planner.changes(res),
+                                payload=unflatten(leaves), unchanged=res.unchanged)
+            planner.hook_keys[res.rid] = step.key
+        elif res.status == "delete":
+            if planner.allow_delete:
+                planner.step("delete_webhook", res, res.rid,
+                             changes=[FieldChange("", res.title, "present", "(deleted)", "local")])
+            else:
+                planner.skip_delete(res.title)
 
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:

@@ -9,10 +9,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
-from tenantdeck.sync.kinds.base import Kind, StepKind, unflatten, with_changes
+from tenantdeck.rules import widget_value_breaks_rule
+from tenantdeck.sync.changes import ABSENT
+from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
 
 
@@ -49,6 +52,28 @@ class Widget(Kind):
 
     def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
         app["widgets"] = {**(app.get("widgets") or {}), rid: unflatten(leaves)}
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        deps = [planner.ext_key] if planner.ext_key else []
+        if res.status in ("create", "update"):
+            # a value outside the documented rules is sent only as the service already holds it (an update lays
+            # the local changes on the live widget); creating or setting one is refused
+            sets = (res.draft or {}) if res.status == "create" else {
+                leaf.path: leaf.draft for leaf in res.by_state("local") if leaf.draft is not ABSENT}
+            broken = [why for path, value in sets.items() if (why := widget_value_breaks_rule(path, value))]
+            if broken:
+                verb = "a new widget" if res.status == "create" else "a widget's changed values"
+                planner.refuse(res, f"{'; '.join(broken)}; {verb} must follow the documented rules")
+                return
+        if res.status == "create":
+            planner.step("create_widget", res, res.rid, changes=planner.changes(res), depends_on=deps,
+                         payload={"settings": unflatten(res.draft or {})})
+        elif res.status == "update":
+            planner.step("update_widget", res, res.rid, changes=planner.changes(res), depends_on=deps,
+                         payload={"settings": unflatten(planner.merged(res))}, unchanged=res.unchanged)
+        elif res.status == "delete":
+            planner.note(f"{res.title} is gone from the draft, but the API has no widget delete: it stays on the "
+                         "service (remove it in the dashboard)", "widget_delete_unsupported")
 
     async def call(self, client: ManagementClient, step: Step, app_id: str | None,
                    payload: dict[str, Any]) -> dict[str, Any]:

@@ -354,11 +354,16 @@ class Executor:
         return app_id, new_state
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
-        if field_path == "sms.twilioAuthToken":
-            sms = await self.client.get_sms(app_id)
-            token = (sms or {}).get("twilioAuthToken")
-            return token if isinstance(token, str) and token else None
-        return None
+        """The service's current value of a secret an update sends unchanged: asked of the kind that holds it
+        (the SMS API reports its token; a webhook's password is never reported)."""
+        from tenantdeck.models.app import secret_field_of
+        from tenantdeck.sync.kinds import KINDS
+
+        secret = secret_field_of(field_path)
+        if secret is None:
+            return None
+        found = next((k for k in KINDS if k.section == secret[0].section and k.secret_fields), None)
+        return None if found is None else await found.live_secret(self.client, app_id, secret[0].name)
 
     def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
                 error: BaseException | None = None) -> None:

@@ -1,0 +1,56 @@
+"""Issue 9: which fields are secret is said once, on the models (``SECRET``); everything else derives from it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import tenantdeck
+from tenantdeck.draft.pydantic_problems import is_secret
+from tenantdeck.models import Draft, SmsSettings, WebhookBody
+from tenantdeck.models.app import app_secret_fields, secret_field_of
+from tenantdeck.sandbox.validation import SECRET_FIELDS
+from tenantdeck.sync import canonical
+from tenantdeck.sync.kinds import BY_NAME
+
+SRC = Path(tenantdeck.__file__).parent
+
+
+def test_every_secret_field_is_listed_once() -> None:
+    fields = [(f.section, f.name, f.model.__name__, f.keyed) for f in app_secret_fields()]
+    assert fields == [("sms", "twilioAuthToken", "SmsSettings", False), ("webhooks", "password", "Webhook", True)]
+    assert len({(s, n) for s, n, _, _ in fields}) == len(fields)
+
+
+def test_the_rest_derives_from_the_marks() -> None:
+    assert BY_NAME["sms"].secret_fields == {"twilioAuthToken"}
+    assert BY_NAME["webhook"].secret_fields == {"password"}
+    assert {k.name for k in BY_NAME.values() if k.secret_fields} == {"sms", "webhook"}
+    assert set(SECRET_FIELDS) == {"twilioAuthToken", "password"}
+    assert "password" not in canonical.WEBHOOK_FIELDS and "twilioAuthToken" not in canonical.SMS_FIELDS
+    assert set(canonical.WEBHOOK_FIELDS) == set(WebhookBody.model_fields) - {"id", "password"}
+    assert set(canonical.SMS_FIELDS) == set(SmsSettings.model_fields) - {"twilioAuthToken"}
+    for field in app_secret_fields():
+        rid = "hook1" if field.keyed else ""
+        assert secret_field_of(field.field(rid)) == (field, rid)
+        path = ("apps", 0, field.section, *((0,) if field.keyed else ()), field.name)
+        assert is_secret(Draft, path), path
+    assert secret_field_of("webhooks.hook1.username") is None and secret_field_of("sms.fromMobileNo") is None
+    assert not is_secret(Draft, ("apps", 0, "webhooks", 0, "username"))
+    assert not is_secret(Draft, ("apps", 0, "sms", "twilioAccountSid"))
+
+
+def test_no_module_spells_a_secret_field_out() -> None:
+    """The modules that used to list the secret fields by name (placeholders, preflight, the push, the draft's
+    messages, canonical) hold no such string any more: a new secret field needs only its mark. (The sandbox's
+    store keeps a webhook's password in a column of its own: that is the service's storage, not a list of secrets.)"""
+    names = {f.name for f in app_secret_fields()} | {f.field() for f in app_secret_fields() if not f.keyed}
+    for module in ("sync/placeholders.py", "sync/preflight.py", "sync/remote/push.py", "draft/pydantic_problems.py",
+                   "sync/canonical.py", "rules.py"):
+        tree = ast.parse((SRC / module).read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                      and n.body and isinstance(n.body[0], ast.Expr)}
+        strings = {n.value for n in ast.walk(tree)
+                   if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings}
+        assert not strings & names, f"{module} spells out {strings & names}"
