@@ -3,7 +3,6 @@ receiver's Basic Auth verdicts and listeners that the Events screen shows."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
 from collections.abc import Iterator
 
@@ -24,6 +23,7 @@ from tenantdeck.events_send import (
 from tenantdeck.models import catalog
 from tenantdeck.prefs import settings
 from tenantdeck.receiver import Delivery, Receiver
+from tests.test_receiver import settle
 
 pytestmark = pytest.mark.anyio
 
@@ -32,13 +32,6 @@ pytestmark = pytest.mark.anyio
 def anyio_backend() -> str:
     return "asyncio"
 
-
-async def settle(receiver: Receiver, count: int) -> None:
-    for _ in range(500):
-        if receiver.count >= count:
-            return
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"only {receiver.count} deliveries recorded")
 
 
 def hook(url: str, **extra: object) -> dict[str, object]:

@@ -21,18 +21,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
     from tenantdeck.sync.remote.pull import PullPreviewed
     from tenantdeck.tui.editor import Editor
-
-
-def problem_text(exc: BaseException) -> str:
-    """One line for a notification: the typed error's message and hint, never a traceback."""
-    hint = getattr(exc, "hint", "")
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"{text}" + (f" ({hint})" if hint and hint not in text else "")
 
 
 class PullScreen(Screen[None]):

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, ProgressBar, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.sync.changes import Conflict
@@ -42,13 +43,6 @@ class PushProgressed(Message):
     def __init__(self, done: int, total: int, line: str) -> None:
         super().__init__()
         self.done, self.total, self.line = done, total, line
-
-
-def _problem_text(exc: BaseException) -> str:
-    """One line for a notification: the typed error's message and hint, never a traceback."""
-    hint = getattr(exc, "hint", "")
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return f"{text}" + (f" ({hint})" if hint and hint not in text else "")
 
 
 class ReviewScreen(Screen[None]):
@@ -170,7 +164,7 @@ operations running. The sub-title names the profile the review plans against (sw
                                             target=target, allow_delete=self.allow_delete,
                                             client_options=self.client_options()))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
-            self.app.call_from_thread(self.notify, _problem_text(exc), title="Could not plan", severity="error",
+            self.app.call_from_thread(self.notify, problem_text(exc), title="Could not plan", severity="error",
                                       markup=False)
             return
         if isinstance(result, PushRefused):
@@ -322,7 +316,7 @@ operations running. The sub-title names the profile the review plans against (sw
             try:
                 take_theirs(self.editor.session, conflicts, settled)
             except Exception as exc:  # a refused edit (read-only draft, literal secret)
-                self.notify(_problem_text(exc), title="Not settled", severity="error", markup=False)
+                self.notify(problem_text(exc), title="Not settled", severity="error", markup=False)
                 return
         else:
             workspace = Workspace(self.editor.path)
@@ -430,7 +424,7 @@ operations running. The sub-title names the profile the review plans against (sw
         except Exception as exc:  # the typed ApiError family, ProfileError, OSError
             ui(self._show_status, "Not pushed: the service could not be read or written (see the notice); p tries "
                "again.")
-            ui(self.notify, _problem_text(exc), title="Push failed", severity="error", markup=False)
+            ui(self.notify, problem_text(exc), title="Push failed", severity="error", markup=False)
         else:
             if pushed:
                 ui(self._finish, result)
