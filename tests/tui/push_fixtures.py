@@ -88,6 +88,11 @@ async def partial_push_scene(pilot: Pilot[None]) -> None:
     await pilot.press("y")
     await settle(pilot)
     assert screen.last_result is not None and screen.last_result.counts()["failed"]
+    for _ in range(50):  # the plan made again after the push (a thread) is on screen behind the summary
+        if str(screen.query_one("#status").render()).startswith("Plan:"):
+            break
+        await settle(pilot)
+    assert str(screen.query_one("#status").render()).startswith("Plan:"), screen.query_one("#status").render()
     app.clear_notifications()
     await settle(pilot)
 

@@ -174,6 +174,14 @@ class TenantdeckApp(App[None]):
         if not isinstance(self.screen, ProblemsScreen):
             self.push_screen(ProblemsScreen())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """F6 is not listed on the review screen itself (its footer needs the room at 80 columns)."""
+        if action == "review":
+            from tenantdeck.tui.review_screen import ReviewScreen
+
+            return not isinstance(self.screen, ReviewScreen)
+        return True
+
     def action_review(self) -> None:
         from tenantdeck.tui.review_screen import ReviewScreen
 

@@ -71,14 +71,14 @@ operations running. The sub-title names the profile the review plans against (sw
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
-        Binding("r", "refresh", "Refresh (live)", id="review.refresh"),
+        Binding("r", "refresh", "Refresh", id="review.refresh"),
         Binding("p", "push", "Push", id="review.push"),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
-        Binding("t", "settle('theirs')", "Take theirs", id="review.take_theirs"),
-        Binding("m", "settle('mine')", "Keep mine", id="review.take_mine"),
-        Binding("f", "retry", "Retry failed", id="review.retry"),
-        Binding("s", "summary", "Summary", id="review.summary"),
-        Binding("d", "toggle_deletes", "Deletes on/off", id="review.deletes"),
+        Binding("t", "settle('theirs')", "Theirs", id="review.take_theirs"),
+        Binding("m", "settle('mine')", "Mine", id="review.take_mine"),
+        Binding("f", "retry", "Retry", id="review.retry"),
+        Binding("s", "summary", "Summary", show=False, id="review.summary"),
+        Binding("d", "toggle_deletes", "Deletes", id="review.deletes"),
     ]
     #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
     clock: Callable[[], float] = staticmethod(time.monotonic)
