@@ -189,3 +189,23 @@ async def _palette(draft: Path) -> None:
         await settle(pilot)
         text = app.screen.text  # type: ignore[attr-defined]
         assert "## Bulk edit" in text and "`f5` | Apply" in text
+
+
+def test_marks_are_dropped_not_moved_when_the_apps_list_changes(tmp_path: Path) -> None:
+    asyncio.run(_marks_follow_apps(fleet(tmp_path)))
+
+
+async def _marks_follow_apps(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("down", "space", "space")  # apps 1 and 2
+        assert screen.marked == {1, 2}  # type: ignore[attr-defined]
+        assert app.editor.insert("apps", {"name": "Zeta", "region": "us"}).ok  # appended: indexes 1, 2 unchanged
+        await settle(pilot)
+        assert screen.marked == {1, 2}  # type: ignore[attr-defined]
+        assert app.editor.delete("apps[0]").ok  # every later app moves up one index
+        await settle(pilot)
+        assert screen.marked == set()  # type: ignore[attr-defined]  # never the apps now at 1 and 2
+        assert any("mark(s) cleared" in n.message for n in app._notifications)

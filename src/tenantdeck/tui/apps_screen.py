@@ -75,6 +75,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._want_cursor: str | None = None  #: the row to put the cursor on once it is added
         self._counts: tuple[int, dict[int, tuple[int, int]]] | None = None
         self.marked: set[int] = set()  #: indexes of the apps marked with Space (for a bulk edit)
+        self._marked_as: dict[int, tuple[Any, ...]] = {}  #: what each marked index held when it was marked
 
     @property
     def editor(self) -> Editor:
@@ -151,7 +152,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             table.move_cursor(row=table.get_row_index(current))
         elif current is not None and current.isdigit() and int(current) in self._pending_set:
             self._want_cursor = current
-        self.marked = {i for i in self.marked if i < len(rows)}
+        self._keep_marks(rows)
         self._retitle(len(rows))
         if self._pending:
             self.call_after_refresh(self._fill, self._fill_generation)
@@ -294,6 +295,19 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         if event.row_key.value is not None:
             self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
 
+    def _keep_marks(self, rows: list[AppRow]) -> None:
+        """Marks are indexes: when apps are added, removed or reloaded, a mark whose index now holds another app is
+        dropped (and said), never moved to that other app, so a bulk edit reaches only apps the user marked."""
+        if not self.marked:
+            return
+        kept = {i for i in self.marked if i < len(rows) and _identity(rows[i]) == self._marked_as.get(i)}
+        lost = len(self.marked) - len(kept)
+        self.marked = kept
+        self._marked_as = {i: self._marked_as[i] for i in kept}
+        if lost:
+            self.notify(f"{lost} mark(s) cleared: the apps list changed and those rows now hold other apps.",
+                        severity="warning", markup=False)
+
     def _retitle(self, total: int | None = None) -> None:
         if total is None:
             total = len(self.editor.session.app_rows())
@@ -306,6 +320,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         if index is None:
             return
         self.marked ^= {index}
+        row = self.editor.session.app_row(index)
+        self._marked_as[index] = _identity(row)
         table = self.query_one(DataTable)
         table.update_cell(str(index), table.ordered_columns[0].key, "✓" if index in self.marked else "")
         self._retitle()
@@ -354,3 +370,10 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
         self.app.push_screen(ConfirmScreen(f"Remove app {name!r} from the draft? ({where})", yes="Remove"),
                              answered)
+
+
+def _identity(row: AppRow | None) -> tuple[Any, ...]:
+    """What tells one app from another across a change of the list: its id, or its name and region before it has one."""
+    if row is None:
+        return ()
+    return ("id", row.id) if row.id else ("new", row.name, row.region)
