@@ -57,6 +57,7 @@ async def _bulk_500(draft: Path) -> None:
         assert isinstance(screen, BulkEditScreen)
         screen.query_one("#target", Input).focus()
         await pilot.press(*"allow", "space", "g", "i", "f", "s", "tab", "o", "n")
+        screen.recompute()  # what the 0.12 s debounce timer calls (settle waits for workers, not timers)
         await settle(pilot)
         summary = str(screen.query_one("#summary", Static).render())
         assert "500 apps selected. Allow GIFs (main.send_gifs) = on: 500 apps will change, 0 already so." in summary
