@@ -13,7 +13,7 @@ selected, and only those.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,6 +166,25 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _classify(what: str, indexes: Sequence[int], edits_of: Callable[[int], list[Edit] | str]) -> BulkEdit:
+    """The bulk edit of ``edits_of`` over the selected apps: an app whose edits are empty already holds the value,
+    one for which it returns a string is skipped for that reason."""
+    edits: list[Edit] = []
+    changed: list[int] = []
+    already: list[int] = []
+    skipped: list[tuple[int, str]] = []
+    for i in indexes:
+        mine = edits_of(i)
+        if isinstance(mine, str):
+            skipped.append((i, mine))
+        elif mine:
+            edits += mine
+            changed.append(i)
+        else:
+            already.append(i)
+    return BulkEdit(what, tuple(edits), tuple(changed), tuple(already), tuple(skipped))
+
+
 def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> BulkEdit:
     """Edits that make ``field`` hold ``value`` in every widget of the selected apps.
 
@@ -174,15 +193,11 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
     presets = data.get("presets") if isinstance(data, Mapping) else None
     presets = presets if isinstance(presets, Mapping) else {}
     apps = _apps(data)
-    edits: list[Edit] = []
-    changed: list[int] = []
-    already: list[int] = []
-    skipped: list[tuple[int, str]] = []
-    for i in indexes:
+
+    def edits_of(i: int) -> list[Edit] | str:
         widgets = _widgets(apps[i]) if 0 <= i < len(apps) else []
         if not any(isinstance(w, Mapping) for w in widgets):
-            skipped.append((i, "no widget"))
-            continue
+            return "no widget"
         mine: list[Edit] = []
         for j, widget in enumerate(widgets):
             if not isinstance(widget, Mapping):
@@ -193,42 +208,32 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
                                           field.key)
             if not _same(current.value, value):
                 mine.append((widget_view.Target(app=i, widget=j).path(field.section, field.key), value))
-        if mine:
-            edits += mine
-            changed.append(i)
-        else:
-            already.append(i)
+        return mine
+
     shown = value if not isinstance(value, bool) else ("on" if value else "off")
-    return BulkEdit(f"{field.label} ({field.name}) = {shown}", tuple(edits), tuple(changed), tuple(already),
-                    tuple(skipped))
+    return _classify(f"{field.label} ({field.name}) = {shown}", indexes, edits_of)
 
 
 def add_trigger(data: Any, indexes: Sequence[int], webhook_id: str, trigger: str) -> BulkEdit:
     """Edits that add ``trigger`` to the webhook with id ``webhook_id`` in each selected app (appended to its
     triggers). An app without that webhook is skipped; one whose webhook has the trigger is already so."""
     apps = _apps(data)
-    edits: list[Edit] = []
-    changed: list[int] = []
-    already: list[int] = []
-    skipped: list[tuple[int, str]] = []
-    for i in indexes:
+
+    def edits_of(i: int) -> list[Edit] | str:
         app = apps[i] if 0 <= i < len(apps) else None
         hooks = app.get("webhooks") if isinstance(app, Mapping) else None
         found = next((j for j, h in enumerate(hooks if isinstance(hooks, list) else [])
                       if isinstance(h, Mapping) and h.get("id") == webhook_id), None)
         if found is None:
-            skipped.append((i, f"no webhook {webhook_id!r}"))
-            continue
+            return f"no webhook {webhook_id!r}"
         assert isinstance(hooks, list)
         triggers = hooks[found].get("triggers")
         triggers = list(triggers) if isinstance(triggers, list) else []
         if trigger in triggers:
-            already.append(i)
-            continue
-        edits.append((("apps", i, "webhooks", found, "triggers"), [*triggers, trigger]))
-        changed.append(i)
-    return BulkEdit(f"add trigger {trigger} to webhook {webhook_id}", tuple(edits), tuple(changed), tuple(already),
-                    tuple(skipped))
+            return []
+        return [(("apps", i, "webhooks", found, "triggers"), [*triggers, trigger])]
+
+    return _classify(f"add trigger {trigger} to webhook {webhook_id}", indexes, edits_of)
 
 
 def trigger_problem(trigger: str) -> str | None:
