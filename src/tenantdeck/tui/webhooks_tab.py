@@ -177,15 +177,10 @@ them as they are.
     def action_edit(self) -> None:
         from tenantdeck.tui.webhook_form import WebhookForm
 
-        j = self._current()
-        if j is None:
-            self.notify("No webhook to edit: `a` adds one.", markup=False)
+        picked = self._current_hook("No webhook to edit: `a` adds one.")
+        if picked is None:
             return
-        original = self.hooks()[j]
-        if not isinstance(original, dict):
-            self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
-                        severity="error", markup=False)
-            return
+        j, original = picked
 
         def done(result: dict[str, Any] | None) -> None:
             if result is None:
@@ -219,15 +214,10 @@ them as they are.
         from tenantdeck.events_send import NotSendable, target_for
         from tenantdeck.tui.send_test_event import SendTestEvent
 
-        j = self._current()
-        if j is None:
-            self.notify("No webhook to send to: `a` adds one.", markup=False)
+        picked = self._current_hook("No webhook to send to: `a` adds one.")
+        if picked is None:
             return
-        hook = self.hooks()[j]
-        if not isinstance(hook, dict):
-            self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
-                        severity="error", markup=False)
-            return
+        hook = picked[1]
         try:
             target = target_for(hook)
         except NotSendable as exc:
@@ -238,6 +228,19 @@ them as they are.
         app_id = str(app.get("id") or "sampleapp") if isinstance(app, dict) else "sampleapp"
         region = str(app.get("region") or "us") if isinstance(app, dict) else "us"
         self.app.push_screen(SendTestEvent(hook, target, app_id=app_id, region=region))
+
+    def _current_hook(self, none: str) -> tuple[int, dict[str, Any]] | None:
+        """The webhook under the cursor and its index, or None after saying why (``none`` when there is none)."""
+        j = self._current()
+        if j is None:
+            self.notify(none, markup=False)
+            return None
+        hook = self.hooks()[j]
+        if not isinstance(hook, dict):
+            self.notify(f"webhooks[{j}] is not a mapping in the draft; fix it there (F8 lists the problem).",
+                        severity="error", markup=False)
+            return None
+        return j, hook
 
     def _report(self, outcome: Any, done: str) -> None:
         if not outcome.ok:
