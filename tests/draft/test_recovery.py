@@ -7,6 +7,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tenantdeck.draft import recovery
 from tenantdeck.draft.session import DraftSession, DraftSessionError
@@ -58,6 +60,15 @@ def test_checkpointer_never_deletes_a_file_it_did_not_write(draft: Path) -> None
 
 def test_text_with_odd_characters_round_trips(draft: Path) -> None:
     text = "a: 'x'  \n\tb: \"é\\n\"\r\nc: |\n  trailing   \n\n\n"
+    path = recovery.recovery_path(draft)
+    recovery.write(path, recovery.render(draft, text, DRAFT))
+    assert recovery.read(path).text == text
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_any_text_round_trips_through_the_recovery_file(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    """Whatever the session holds comes back exactly (libyaml picks another style where a ``|`` block cannot)."""
+    draft = tmp_path_factory.mktemp("rt") / "team.yaml"
     path = recovery.recovery_path(draft)
     recovery.write(path, recovery.render(draft, text, DRAFT))
     assert recovery.read(path).text == text
