@@ -355,10 +355,16 @@ async def test_an_app_without_a_widget_offers_to_add_one(draft: Path) -> None:
         assert app.editor.get(f"apps[{GLOBEX}].widgets") == [{"extends": "support", "name": "Chat widget"}]
         assert tab.query_one("#fields").display
         main = app.screen.query_one(MainTab)
+        assert main._stale, "a hidden tab repaints when it is shown, not on every edit"
+        await pilot.press("3")
+        await pilot.pause()
         assert main.query_one("#fields").display  # the other tabs follow
         await pilot.press("ctrl+z")
         await pilot.pause()
         assert app.editor.get(f"apps[{GLOBEX}].widgets", None) is None
+        assert not main.query_one("#fields").display
+        await pilot.press("1")
+        await pilot.pause()
         assert not tab.query_one("#fields").display
 
 

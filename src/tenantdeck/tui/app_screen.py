@@ -13,9 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Header, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -55,6 +56,15 @@ class AppTabs(TabbedContent):
             event.stop()
             event.prevent_default()
 
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tab_refresh`): catch up before the pane is drawn,
+        rather than on its Show event, which comes after a frame of the old values."""
+        from tenantdeck.tui.tab_refresh import RefreshWhenShown
+
+        for widget in event.pane.walk_children():
+            if isinstance(widget, RefreshWhenShown):
+                widget.refresh_if_stale()
+
 
 class AppScreen(Screen[None]):
     """``1``-``7`` jump to a tab; ``w`` shows the app's next widget; Escape goes back to the apps."""
@@ -93,7 +103,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def compose(self) -> ComposeResult:
         import importlib
 
-        yield Header()
+        yield TitleHeader()
         with AppTabs(id="tabs"):
             for tab_id, title, module, cls in TABS:
                 widget_class = getattr(importlib.import_module(module), cls)
@@ -103,6 +113,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
 
     def on_mount(self) -> None:
         self._retitle()
+        self._many_widgets = self.check_action("next_widget", ())
 
     def _retitle(self) -> None:
         app = self.editor.get(self.prefix, {}) or {}
@@ -117,7 +128,10 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix):
             self._retitle()
-            self.refresh_bindings()
+            many = self.check_action("next_widget", ())
+            if many != getattr(self, "_many_widgets", None):  # the footer recomposes every key on a refresh
+                self._many_widgets = many
+                self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``w`` (next widget) is listed only for an app with more than one widget: the footer has 80 columns."""

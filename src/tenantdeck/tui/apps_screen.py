@@ -17,10 +17,11 @@ from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input
+from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Input(placeholder="Filter apps: name, region or id  (/)", id="filter")
         table: DataTable[str] = DataTable(id="apps", cursor_type="row", zebra_stripes=True)
         yield table

@@ -17,11 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import Checkbox, Header, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -82,7 +83,7 @@ The line below says how many apps will change before anything is written.
         data = self.editor.session.data
         presets = data.get("presets") if isinstance(data, dict) else None
         names = [str(n) for n in presets] if isinstance(presets, dict) else []
-        yield Header()
+        yield TitleHeader()
         with VerticalScroll():
             yield Label("Apps", classes="heading")
             yield Input(self.initial_text, placeholder="Filter: words of the name, region or id", id="filter")

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tenantdeck.models import catalog
 from tenantdeck.receiver import Delivery
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.payload_tree import PayloadTree
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         return self.app.event_lab  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static("", id="ev-status", markup=False)
         yield DataTable(id="ev-table", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="ev-detail"):

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
+from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))
 
 
-class ExtensionsTab(Vertical):
+class ExtensionsTab(RefreshWhenShown, Vertical):
     """``e`` enables, ``d`` disables, ``u`` stops managing the extension under the cursor."""
 
     HELP = """\
@@ -141,7 +142,10 @@ below the table, the widgets of this app where such a toggle is on.
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or message.touches("presets"):
-            self.refresh_rows()
+            self.refresh_or_defer()
+
+    def refresh_content(self) -> None:
+        self.refresh_rows()
 
     # -- actions -----------------------------------------------------------------------------------------------
 

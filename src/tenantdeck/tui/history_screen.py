@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -52,7 +53,7 @@ Every push made from this draft's workspace (newest first): when, who, where to,
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         with Vertical():
             yield Static("", id="empty")
             yield DataTable(id="pushes", cursor_type="row", zebra_stripes=True)

@@ -7,10 +7,12 @@ from textual.message import Message
 from tenantdeck.draft.session import Change
 
 
-class DraftChanged(Message):
+class DraftChanged(Message, bubble=False):
     """The draft changed (an edit, undo, redo, save, reload or a finished validation); ``change.paths`` says where.
 
     Widgets refresh only when a path they show is among ``change.paths`` (or when the kind is reload/validate).
+    The app posts one to every screen and to every widget that handles it, so it does not bubble: bubbling handed
+    the App screen eight copies of each edit (one per tab widget), each refreshing the footer.
     """
 
     def __init__(self, change: Change) -> None:

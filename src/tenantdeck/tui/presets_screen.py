@@ -16,10 +16,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.suggester import SuggestFromList
-from textual.widgets import DataTable, Header, Input, Label, Static
+from textual.widgets import DataTable, Input, Label, Static
 
 from tenantdeck.draft import bulk, preset_view, widget_view
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         with Horizontal():
             presets: DataTable[str] = DataTable(id="presets", cursor_type="row")
             yield presets

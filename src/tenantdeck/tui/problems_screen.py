@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ Every validation problem, errors first at each place, in line order. The list fo
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static("", id="summary")
         yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()

@@ -18,9 +18,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static("Reading the service ...", id="status", markup=False)
         yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()

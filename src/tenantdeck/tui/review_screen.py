@@ -20,9 +20,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, ProgressBar, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ operations running. The sub-title names the profile the review plans against (sw
         return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         yield Static("Planning from the base snapshot ...", id="status", markup=False)
         yield Static("", id="result", markup=False)
         with Horizontal(id="progress-row"):

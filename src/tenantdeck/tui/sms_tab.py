@@ -18,12 +18,13 @@ from tenantdeck.draft import extension_view as ev
 from tenantdeck.draft import sms_view as sv
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
+from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
 
 
-class SmsTab(VerticalScroll):
+class SmsTab(RefreshWhenShown, VerticalScroll):
     """Each field is saved to the draft on Enter or when focus leaves it; ``ctrl+n`` adds settings, ``ctrl+r``
     removes them."""
 
@@ -138,7 +139,10 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             changed = frozenset(keys)
         else:
             changed = frozenset(p[len(self.prefix) + 1:] for p in change.paths if p.startswith(self.prefix + "."))
-        self.refresh_fields(changed=changed)
+        self.refresh_or_defer(lambda: self.refresh_fields(changed=changed))
+
+    def refresh_content(self) -> None:
+        self.refresh_fields(changed=frozenset(k for k, _ in sv.sms_fields()))
 
     # -- editing -----------------------------------------------------------------------------------------------
 

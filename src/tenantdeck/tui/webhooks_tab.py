@@ -19,6 +19,7 @@ from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
+from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
@@ -28,7 +29,7 @@ COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry
            ("Problems", 9))
 
 
-class WebhooksTab(Vertical):
+class WebhooksTab(RefreshWhenShown, Vertical):
     """``a`` adds, ``e`` or Enter edits, ``d`` or Delete deletes (after a confirm) the webhook under the cursor."""
 
     HELP = """\
@@ -146,7 +147,10 @@ them as they are.
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(f"apps[{self.app_index}]"):
-            self.refresh_rows()
+            self.refresh_or_defer()
+
+    def refresh_content(self) -> None:
+        self.refresh_rows()
 
     # -- actions -----------------------------------------------------------------------------------------------
 

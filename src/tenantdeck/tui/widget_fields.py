@@ -30,6 +30,7 @@ from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
+from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -522,7 +523,7 @@ else it is written with the catalog's default settings.
         self.query_ancestor(WidgetTab).action_add_widget()
 
 
-class WidgetTab(VerticalScroll, can_focus=False):
+class WidgetTab(RefreshWhenShown, VerticalScroll, can_focus=False):
     """Base of the Style, Sidebar and Main tabs: which widget (or preset) they edit, the banner that says so,
     presets (``r`` reset, ``p`` edit the preset), adding a widget (``a``), and repainting the rows on change."""
 
@@ -692,7 +693,10 @@ class WidgetTab(VerticalScroll, can_focus=False):
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or any(p.startswith("presets") for p in message.change.paths):
-            self.refresh_all()
+            self.refresh_or_defer()
+
+    def refresh_content(self) -> None:
+        self.refresh_all()
 
     def on_widget_switched(self, message: Any) -> None:
         self.commit_pending()

@@ -1,0 +1,29 @@
+"""The header every screen uses: Textual's, except that a new title repaints it without a relayout.
+
+Textual's header updates its title with ``Static.update``, which lays the whole screen out again; the title changes
+on the first edit after a save (the dirty marker) and the App screen has a few hundred widgets, so that layout was a
+third of a toggle's key-to-frame time at 1,000 apps (bench/tui_latency.py). The title's box is the header's width
+and one line whatever the text (``width: 100%``, no wrapping), so a repaint is all a new title needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Header
+from textual.widgets._header import HeaderClockSpace, HeaderIcon, HeaderTitle  # not re-exported by textual.widgets
+
+
+class _Title(HeaderTitle):
+    def update(self, content: Any = "", *, layout: bool = False) -> None:
+        super().update(content, layout=False)
+
+
+class TitleHeader(Header):
+    """Textual's header (icon, title and sub-title, no clock) whose title updates without a relayout."""
+
+    def compose(self) -> ComposeResult:
+        yield HeaderIcon().data_bind(Header.icon)
+        yield _Title()
+        yield HeaderClockSpace()
