@@ -186,6 +186,20 @@ def test_edit_returns_problems_of_what_it_touched(sample: Path) -> None:
     assert session.problems == []
 
 
+def test_problems_under_a_path_are_those_of_the_whole_list_under_it(sample: Path) -> None:
+    session = DraftSession.open(sample)
+    session.set("apps[0].widgets[0].main.send_gifs", "yes")
+    session.set("apps[1].webhooks[0].webhookURL", "ftp://nowhere")
+    session.set("apps[1].name", session.get("apps[0].name"))  # a cross-app problem (the same name twice)
+    session.set("presets.support.style.primary_color", "red")
+    everything = session.problems
+    assert len({p.path[:2] for p in everything}) >= 3
+    for path in ("apps[0]", "apps[0].widgets[0]", "apps[0].widgets[0].main.send_gifs", "apps[1]",
+                 "apps[1].webhooks", "apps[1].name", "presets.support", "presets", "apps", "", "apps[0].sms"):
+        n = len(parse_path(path))
+        assert session.problems_under(path) == [p for p in everything if tuple(p.path[:n]) == parse_path(path)], path
+
+
 def test_problems_move_with_the_lines_above_them(sample: Path) -> None:
     session = DraftSession.open(sample)
     session.set("apps[1].webhooks[0].webhookURL", "ftp://nowhere")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck.draft.session import Change, DraftSession, DraftSessionError, PathLike
-from tenantdeck.problems import Problem, format_path
+from tenantdeck.problems import Problem
 
 
 @dataclass(slots=True)
@@ -41,7 +41,6 @@ class Editor:
         self.session = DraftSession.open(path, validate=False)
         self._listeners: list[Callable[[Change], None]] = []
         self.session.subscribe(self._changed)
-        self._by_path: dict[str, list[Problem]] | None = None
         self.app_states: dict[str, str] = {}  #: app key path -> "new" | "modified" | "in sync" | "no base"
         self._states: Any = None  # sync.workspace.offline.AppStates, made on first use (imports pydantic)
         self._stale_apps: set[int] | None = None  # apps edited since the states were computed; None: all
@@ -53,7 +52,6 @@ class Editor:
         self._listeners.append(listener)
 
     def _changed(self, change: Change) -> None:
-        self._by_path = None
         self._note_stale(change)
         for listener in list(self._listeners):
             listener(change)
@@ -70,14 +68,7 @@ class Editor:
 
     def problems_at(self, path: PathLike) -> list[Problem]:
         """The problems whose key path is ``path`` or lies under it."""
-        key = path if isinstance(path, str) else format_path(path)
-        if self._by_path is None:
-            index: dict[str, list[Problem]] = {}
-            for p in self.session.problems:
-                index.setdefault(p.key_path, []).append(p)
-            self._by_path = index
-        return [p for k, ps in self._by_path.items() if k == key or k.startswith(key + ".") or k.startswith(key + "[")
-                for p in ps]
+        return self.session.problems_under(path)
 
     # -- editing -----------------------------------------------------------------------------------------------
 
