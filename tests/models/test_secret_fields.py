@@ -1,4 +1,4 @@
-"""Issue 9: which fields are secret is said once, on the models (``SECRET``); everything else derives from it."""
+"""Issue 9: which fields are secret is said once, on the models (``Secret``); everything else derives from it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import tenantdeck
 from tenantdeck.draft.pydantic_problems import is_secret
 from tenantdeck.models import Draft, SmsSettings, WebhookBody
 from tenantdeck.models.app import app_secret_fields, secret_field_of
+from tenantdeck.models.secrets import secret_env_name
 from tenantdeck.sandbox.validation import SECRET_FIELDS
 from tenantdeck.sync import canonical
 from tenantdeck.sync.kinds import BY_NAME
@@ -38,6 +39,19 @@ def test_the_rest_derives_from_the_marks() -> None:
     assert secret_field_of("webhooks.hook1.username") is None and secret_field_of("sms.fromMobileNo") is None
     assert not is_secret(Draft, ("apps", 0, "webhooks", 0, "username"))
     assert not is_secret(Draft, ("apps", 0, "sms", "twilioAccountSid"))
+
+
+def test_derived_reference_names_end_with_the_marks_env_name() -> None:
+    """pull and the SMS and webhook forms derive ``${TENANTDECK_<APP>_..._<ENV_NAME>}`` from the mark alone."""
+    from tenantdeck.draft.sms_view import token_reference
+    from tenantdeck.draft.webhook_view import password_reference
+
+    assert secret_env_name(SmsSettings, "twilioAuthToken") == "TWILIO_AUTH_TOKEN"
+    assert token_reference("Acme Inc.") == "${TENANTDECK_ACME_INC_TWILIO_AUTH_TOKEN}"
+    assert password_reference("Acme", "hook-1") == "${TENANTDECK_ACME_HOOK_1_PASSWORD}"
+    for module in ("sync/remote_to_draft.py", "draft/sms_view.py", "draft/webhook_view.py"):
+        text = (SRC / module).read_text(encoding="utf-8")
+        assert '"TWILIO_AUTH_TOKEN"' not in text and "'PASSWORD'" not in text and '"PASSWORD"' not in text, module
 
 
 def test_no_module_spells_a_secret_field_out() -> None:

@@ -12,7 +12,7 @@ import hmac
 import os
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Final
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, StringConstraints
 from pydantic_core import PydanticCustomError
@@ -49,27 +49,36 @@ SecretValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(che
 
 
 class Secret:
-    """The mark of a model field that holds a secret: ``password: Annotated[Password | None, SECRET]``.
+    """The mark of a model field that holds a secret: ``password: Annotated[Password | None, Secret("PASSWORD")]``.
 
     This is the one place a field is declared secret. Everything else asks :func:`secret_fields`: which fields are
     fingerprinted instead of compared, sent as placeholders in a plan, warned about when written literally, scrubbed
-    from the sandbox's error messages, never quoted in a problem. pydantic ignores the mark (it is not a
-    constraint), so it changes neither validation nor the JSON Schema.
+    from the sandbox's error messages, never quoted in a problem. ``env_name`` ends the name of the ``${VAR}``
+    reference tenantdeck derives for it (``TENANTDECK_<APP>_..._PASSWORD``: pull, and the forms that suggest one).
+    pydantic ignores the mark (it is not a constraint), so it changes neither validation nor the JSON Schema.
     """
 
-    __slots__ = ()
+    __slots__ = ("env_name",)
+
+    def __init__(self, env_name: str) -> None:
+        self.env_name = env_name
 
     def __repr__(self) -> str:
-        return "SECRET"
-
-
-SECRET: Final = Secret()
+        return f"Secret({self.env_name!r})"
 
 
 def secret_fields(model: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of ``model`` marked :data:`SECRET`, in declaration order."""
+    """The fields of ``model`` marked :class:`Secret`, in declaration order."""
     return tuple(name for name, info in model.model_fields.items()
                  if any(isinstance(meta, Secret) for meta in info.metadata))
+
+
+def secret_env_name(model: type[BaseModel], field: str) -> str:
+    """The last part of the reference name derived for ``model.field`` (its :class:`Secret` mark's ``env_name``)."""
+    mark = next((m for m in model.model_fields[field].metadata if isinstance(m, Secret)), None)
+    if mark is None:
+        raise KeyError(f"{model.__name__}.{field} is not marked secret")
+    return mark.env_name
 
 
 class MissingSecret(LookupError):

@@ -9,7 +9,7 @@ from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from tenantdeck.models.base import NonEmptyStr, StrictModel
-from tenantdeck.models.secrets import SECRET, SecretValue
+from tenantdeck.models.secrets import Secret, SecretValue
 
 
 def _number(value: object) -> object:
@@ -30,7 +30,7 @@ class SmsSettings(StrictModel):
         ge=0, description="Send an SMS if a message has not been read after this many seconds (default 60)"
     )
     twilioAccountSid: NonEmptyStr = Field(description="Twilio account SID (from the Twilio console)")
-    twilioAuthToken: Annotated[SecretValue, SECRET] = Field(
+    twilioAuthToken: Annotated[SecretValue, Secret("TWILIO_AUTH_TOKEN")] = Field(
         description="Twilio auth token (secret): write ${ENV_VAR} in a draft"
     )
     websiteURL: NonEmptyStr = Field(description="A website URL included in the notification")

@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import catalog
 from tenantdeck.models.base import HeldName, StrictModel
-from tenantdeck.models.secrets import SECRET, check_secret, is_reference
+from tenantdeck.models.secrets import Secret, check_secret, is_reference
 
 #: One of the documented trigger ids (what a draft may *add*; see ``tenantdeck.rules`` and the plan).
 TriggerId = Literal[catalog.TRIGGER_IDS]  # type: ignore[valid-type]
@@ -82,7 +82,7 @@ class WebhookBody(StrictModel):
         "Left out: left as it is (a new webhook: false)"
     )
     username: Username | None = Field(None, description="Basic Auth username: letters and digits, at most 50")
-    password: Annotated[Password | None, SECRET] = Field(
+    password: Annotated[Password | None, Secret("PASSWORD")] = Field(
         None, description="Basic Auth password (secret): write ${ENV_VAR} in a draft; at most 100 letters and digits"
     )
     enabled: bool | None = Field(

@@ -27,7 +27,7 @@ WEBHOOKS_PER_APP: int = catalog.WEBHOOKS_PER_APP
 
 M = TypeVar("M", bound=BaseModel)
 
-#: Fields whose values must never appear in an error message (the models mark them: ``models.secrets.SECRET``).
+#: Fields whose values must never appear in an error message (the models mark them: ``models.secrets.Secret``).
 SECRET_FIELDS = frozenset(name for model in (SmsSettings, WebhookBody) for name in secret_fields(model))
 
 

@@ -28,7 +28,7 @@ from tenantdeck.models import (
     WidgetSettings,
     catalog,
 )
-from tenantdeck.models.secrets import reference_name
+from tenantdeck.models.secrets import reference_name, secret_env_name
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
@@ -209,7 +209,8 @@ def webhook_from_canonical(
         wants_password = False
     if wants_password:
         owner = f"{app_id or 'name:' + app_name}/webhook/{hook_id}"
-        data["password"] = namer.name_for(owner, old_password, app_name, app_id, hook_id, "PASSWORD")
+        suffix = secret_env_name(Webhook, "password")
+        data["password"] = namer.name_for(owner, old_password, app_name, app_id, hook_id, suffix)
     triggers = state.get("triggers")
     if is_unknown(triggers):
         triggers = list(existing.triggers) if existing is not None else []
@@ -265,7 +266,8 @@ def sms_from_canonical(
             data[key] = value
     old_token = existing.twilioAuthToken if existing is not None else None
     owner = f"{app_id or 'name:' + app_name}/sms"
-    data["twilioAuthToken"] = namer.name_for(owner, old_token, app_name, app_id, "TWILIO_AUTH_TOKEN")
+    suffix = secret_env_name(SmsSettings, "twilioAuthToken")
+    data["twilioAuthToken"] = namer.name_for(owner, old_token, app_name, app_id, suffix)
     return SmsSettings.model_validate(data)
 
 
