@@ -131,3 +131,59 @@ def test_an_edit_of_a_row_not_added_yet_shows_once_it_is(big_draft: Path, monkey
 
     app = make_app(big_draft)
     run(app, body)
+
+
+def test_a_big_draft_opens_on_its_first_apps_while_the_rest_is_read(
+    big_draft: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 10, 5,000 apps opened for the first time: the first frame shows the first apps, read from the start of
+    the file, while a worker reads the whole draft; then the list, problems and edits are the whole draft's."""
+    import threading
+
+    from tenantdeck.draft.session import DraftSession
+    from tenantdeck.tui import editor as editor_module
+
+    monkeypatch.setattr(editor_module, "PROGRESSIVE_MIN_BYTES", 0)
+    gate = threading.Event()
+    real_open = DraftSession.open.__func__  # type: ignore[attr-defined]
+
+    def held_open(cls: type[DraftSession], *args: object, **kwargs: object) -> DraftSession:
+        if threading.current_thread() is not threading.main_thread():
+            assert gate.wait(30), "the test never let the worker read"
+        return real_open(cls, *args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(DraftSession, "open", classmethod(held_open))
+    app = make_app(big_draft)
+    assert not app.editor.loaded and app.editor.preview is not None
+    assert len(app.editor.preview) == editor_module.PREVIEW_APPS
+
+    async def body(pilot: Pilot[None], screen: AppsScreen, table: DataTable[str]) -> None:
+        assert not app.editor.loaded, "the first frame does not wait for the whole draft"
+        assert table.row_count == editor_module.PREVIEW_APPS
+        assert table.get_row_at(0)[1:3] == ["Tenant 00000", "us"] and table.get_row_at(0)[5] == "reading"
+        assert "reading big.yaml" in screen.sub_title
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.editor.loaded and app.editor.preview is None
+        assert screen.sub_title == f"{APPS} apps" and screen._matching == APPS
+        assert table.get_row_at(0)[5] == "ok", "validated once read"
+        app.editor.set("apps[3].name", "Renamed")
+        await pilot.pause()
+        assert table.get_row_at(3)[1] == "Renamed"
+
+    run(app, body)
+
+
+def test_using_the_draft_before_the_worker_has_read_it_reads_it(
+    big_draft: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tenantdeck.tui import editor as editor_module
+
+    monkeypatch.setattr(editor_module, "PROGRESSIVE_MIN_BYTES", 0)
+    editor = editor_module.Editor(big_draft)
+    assert not editor.loaded and editor.title == "big.yaml"
+    assert editor.get("apps[4999].name") == "Tenant 04999"  # reads it now, never half of it
+    assert editor.loaded and editor.preview is None and not editor.load()

@@ -298,7 +298,7 @@ def test_palette_jumps_to_an_app_a_webhook_and_a_toggle(tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, AppScreen) and app.screen.app_index == 1
         assert str(app.screen.query_one("TabbedContent").active) == "main"
-        assert len(app.screen_stack) == 3, "no App screen piled on another"
+        assert len(app.screen_stack) == 2, "no App screen piled on another"
         discovered = [h.text async for h in TenantdeckCommands(app.screen, None).discover()]
         assert "Save the draft" not in discovered and "Theme: tenantdeck-light" in discovered
         app.editor.set(GLOBEX_REGION, "us")

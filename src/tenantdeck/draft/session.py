@@ -109,6 +109,14 @@ def _app_row(index: int, app: Any) -> AppRow:
                   len(widgets) if isinstance(widgets, list) else 0, len(hooks) if isinstance(hooks, list) else 0)
 
 
+def peek_app_rows(text: str, count: int) -> list[AppRow] | None:
+    """The :meth:`DraftSession.app_rows` of the first ``count`` apps of ``text``, read from its start only, for a
+    list to show while a big draft is read; None when the text does not read that far as a draft (see
+    :func:`~tenantdeck.draft.yamlsource.peek_apps`)."""
+    apps = yamlsource.peek_apps(text, count)
+    return None if apps is None else [_app_row(i, a) for i, a in enumerate(apps)]
+
+
 def parse_path(path: PathLike) -> tuple[PathPart, ...]:
     """``"apps[3].widgets[0].main.send_gifs"`` -> ``("apps", 3, "widgets", 0, "main", "send_gifs")``.
 

@@ -282,6 +282,39 @@ def parse(text: str, file: str = "") -> Parsed:
     return out
 
 
+def peek_apps(text: str, count: int) -> list[Any] | None:
+    """The first ``count`` items of the top-level ``apps`` list (all of them if there are fewer), read without
+    parsing the rest: what a list of apps can show while a big draft is still being read.
+
+    None when the text does not read that far the way a draft does (a syntax error or an alias before them, no
+    ``apps`` list at the top): the caller then waits for the whole parse, which says what is wrong.
+    """
+    out = Parsed()
+    loader = _EventLoader(text)
+    try:
+        _build(loader, text, "", out, stop_after_apps=max(count, 1))
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    if out.fatal or out.aliases or any(p.code == "yaml-alias" for p in out.problems):
+        return None
+    data = out.data
+    if isinstance(data, _Peeked):
+        return list(data.apps)
+    apps = data.get("apps") if isinstance(data, dict) else None
+    return apps[:count] if isinstance(apps, list) else None
+
+
+class _Peeked:
+    """What :func:`_build` leaves in ``out.data`` when it stopped early for :func:`peek_apps`."""
+
+    __slots__ = ("apps",)
+
+    def __init__(self, apps: list[Any]) -> None:
+        self.apps = apps
+
+
 def _path(stack: list[list[Any]]) -> tuple[PathPart, ...]:
     """Key path of the value being built, from the builder's stack (only computed when something is reported)."""
     parts: list[PathPart] = []
@@ -293,8 +326,12 @@ def _path(stack: list[list[Any]]) -> tuple[PathPart, ...]:
     return tuple(parts)
 
 
-def _build(loader: Any, text: str, file: str, out: Parsed) -> None:
-    """The hot loop. Frames are ``[container, pending_key, is_mapping, start_mark]``."""
+def _build(loader: Any, text: str, file: str, out: Parsed, *, stop_after_apps: int | None = None) -> None:
+    """The hot loop. Frames are ``[container, pending_key, is_mapping, start_mark]``.
+
+    ``stop_after_apps``: return as soon as the top-level ``apps`` list has that many items, leaving them in
+    ``out.data`` as a :class:`_Peeked` (checked only when a container ends, so a whole parse does not pay for it).
+    """
     get_event = loader.get_event
     cache: dict[str, Any] = {}
     cache_get = cache.get
@@ -352,6 +389,10 @@ def _build(loader: Any, text: str, file: str, out: Parsed) -> None:
             continue
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
             value = stack.pop()[0]
+            if (stop_after_apps is not None and len(stack) == 2 and stack[0][1] == "apps" and not stack[1][2]
+                    and len(stack[1][0]) + 1 >= stop_after_apps):
+                out.data = _Peeked([*stack[1][0], value])
+                return
         elif kind is AliasEvent:
             _alias_problem(out, file, ev, stack, anchor=False)
             value = None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widget import Widget
 
 from tenantdeck.draft.session import Change
@@ -55,25 +56,50 @@ class TenantdeckApp(App[None]):
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The Apps screen is the bottom of the stack, not pushed over Textual's blank default: then the first
+        frame written to the terminal is the apps list (one frame, about 50 ms, sooner; bench/tui_startup.py)."""
+        from tenantdeck.tui.apps_screen import AppsScreen
+
+        return AppsScreen()
+
     def on_mount(self) -> None:
         from tenantdeck.tui import appearance
-        from tenantdeck.tui.apps_screen import AppsScreen
 
         self._ui_thread = _current_thread_id()
         self._retitle()
         self.appearance_themes = appearance.setup(self)  # themes, remembered theme, keymap (tui/appearance.py)
-        self.push_screen(AppsScreen())
+        if self.editor.loaded:
+            self._draft_read()
+        # After the first paint: the worker thread imports pydantic and validates (or reads a big draft first),
+        # holding the GIL most of the time, so started here it delays the first frame by about as long as it runs.
+        self.call_after_refresh(self._after_first_paint)
+
+    def _draft_read(self) -> None:
+        """What needs the whole draft: recovery and disk watch, and the Problems screen for one that cannot be
+        edited. At once for a small draft; for a big one when the worker has read it."""
         self.safety.start()
         if self.editor.session.read_only:
             self.action_problems()
-        # After the first paint: the worker thread imports pydantic and validates, holding the GIL most of the
-        # time, so started here it delays the first frame by about as long as it runs.
-        self.call_after_refresh(self._after_first_paint)
 
     def _after_first_paint(self) -> None:
+        if not self.editor.loaded:
+            self.read_in_background()
+            return
         if not self.editor.session.read_only:
             self.validate_in_background()
         self._offer_unfinished_push()
+
+    @work(thread=True, exclusive=True, group="read", exit_on_error=False)
+    def read_in_background(self) -> None:
+        """A big draft: the Apps screen shows its first apps (tui/editor.py) while this reads all of it."""
+        self.editor.load()
+        self.call_from_thread(self._read_in_background_done)
+
+    def _read_in_background_done(self) -> None:
+        self._draft_read()
+        self._broadcast(Change(self.editor.session.version, "reload", (), ()))
+        self._after_first_paint()
 
     async def on_unmount(self) -> None:
         self.safety.remove_signals()

@@ -111,6 +111,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def _status(self, index: int, has_id: bool) -> tuple[str, str]:
         """The Problems and Change cells of an app."""
+        if not self.editor.loaded:
+            return "reading", "…"
         if self.editor.session.validated:
             errors, warnings = self._problem_counts().get(index, (0, 0))
             shown = "ok" if not errors + warnings else ", ".join(
@@ -140,7 +142,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         current = self._want_cursor
         if current is None and table.row_count:
             current = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        rows = self.editor.session.app_rows()
+        preview = self.editor.preview
+        rows = preview if preview is not None else self.editor.session.app_rows()
         matching = [r.index for r in rows if self._matches(r)]
         self._matching = len(matching)
         self._fill_generation += 1
@@ -153,7 +156,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             table.move_cursor(row=table.get_row_index(current))
         elif current is not None and current.isdigit() and int(current) in self._pending_set:
             self._want_cursor = current
-        self._keep_marks(rows)
+        if preview is None:
+            self._keep_marks(rows)
         self._retitle(len(rows))
         if self._pending:
             self.call_after_refresh(self._fill, self._fill_generation)
@@ -310,6 +314,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
                         severity="warning", markup=False)
 
     def _retitle(self, total: int | None = None) -> None:
+        if not self.editor.loaded:
+            self.sub_title = f"reading {self.editor.path.name}: the first {total} apps so far"
+            return
         if total is None:
             total = len(self.editor.session.app_rows())
         title = f"{self._matching} of {total} apps" if self._filter else f"{total} apps"

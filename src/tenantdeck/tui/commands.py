@@ -213,7 +213,7 @@ def jump(app: TenantdeckApp, index: int, tab: str | None, path: str | None = Non
         if tab:
             top.action_show_tab(tab)
     else:
-        while len(app.screen_stack) > 2:
+        while len(app.screen_stack) > 1:
             app.pop_screen()
         app.open_app(index, tab)
     if path:

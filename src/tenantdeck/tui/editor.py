@@ -16,8 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tenantdeck.draft.session import Change, DraftSession, DraftSessionError, PathLike
+from tenantdeck.draft.session import AppRow, Change, DraftSession, DraftSessionError, PathLike, peek_app_rows
 from tenantdeck.problems import Problem
+
+#: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
+#: apps (7.7 MB) take 0.8 s to parse, which held back the first frame (bench/tui_startup.py).
+PROGRESSIVE_MIN_BYTES = 1_000_000
+#: how many apps that first frame shows (more than a terminal has lines)
+PREVIEW_APPS = 80
 
 
 @dataclass(slots=True)
@@ -38,13 +44,54 @@ class Editor:
     def __init__(self, path: Path, *, profile: str | None = None) -> None:
         self.path = path
         self.profile = profile
-        self.session = DraftSession.open(path, validate=False)
         self._listeners: list[Callable[[Change], None]] = []
-        self.session.subscribe(self._changed)
+        self._session: DraftSession | None = None
+        self._load_lock = threading.Lock()
+        #: the first apps of a big draft, shown while the rest is read (None once it is, or for a small draft)
+        self.preview: list[AppRow] | None = self._peek()
+        if self.preview is None:
+            self.load()
         self.app_states: dict[str, str] = {}  #: app key path -> "new" | "modified" | "in sync" | "no base"
         self._states: Any = None  # sync.workspace.offline.AppStates, made on first use (imports pydantic)
         self._stale_apps: set[int] | None = None  # apps edited since the states were computed; None: all
         self._stale_lock = threading.Lock()
+
+    # -- opening -----------------------------------------------------------------------------------------------
+
+    def _peek(self) -> list[AppRow] | None:
+        """The first rows of a big draft, without parsing the rest; None for a small one (read at once)."""
+        try:
+            if self.path.stat().st_size < PROGRESSIVE_MIN_BYTES:
+                return None
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None  # the session says what is wrong with the file
+        return peek_app_rows(text, PREVIEW_APPS)
+
+    @property
+    def loaded(self) -> bool:
+        """The whole draft has been read (always, except for a big one in its first second)."""
+        return self._session is not None
+
+    @property
+    def session(self) -> DraftSession:
+        """The open draft. Reading a big one is the app's worker's job; a use before it is done reads it (or waits
+        for the worker), so nothing ever sees a half-read draft."""
+        if self._session is None:
+            self.load()
+        assert self._session is not None
+        return self._session
+
+    def load(self) -> bool:
+        """Read the whole draft; True when this call did it (False: it was already read)."""
+        with self._load_lock:
+            if self._session is not None:
+                return False
+            session = DraftSession.open(self.path, validate=False)
+            session.subscribe(self._changed)
+            self._session = session
+            self.preview = None
+            return True
 
     # -- listening ---------------------------------------------------------------------------------------------
 
@@ -61,7 +108,7 @@ class Editor:
     @property
     def title(self) -> str:
         """The draft's name, with a ``*`` while it has unsaved edits."""
-        return f"{self.path.name}{' *' if self.session.dirty else ''}"
+        return f"{self.path.name}{' *' if self._session is not None and self._session.dirty else ''}"
 
     def get(self, path: PathLike, default: Any = None) -> Any:
         return self.session.get(path, default)

@@ -103,7 +103,7 @@ Every validation problem, errors first at each place, in line order. The list fo
         self.app.open_app(target[0], target[1])  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
     def action_external_editor(self) -> None:
