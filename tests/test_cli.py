@@ -34,3 +34,35 @@ def test_every_registered_command_exists_and_has_help() -> None:
         result = runner.invoke(cli, [name, "--help"])
         assert result.exit_code == 0, (name, result.output)
         assert "Usage: " in result.output
+
+
+def test_the_console_script_opens_an_existing_draft_without_click(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``tenantdeck`` and ``tenantdeck edit DRAFT`` skip click (tenantdeck.launch); every other form is click's."""
+    import subprocess
+    import sys
+    import tomllib
+
+    from tenantdeck import launch
+    from tenantdeck.cli.options import DEFAULT_DRAFT
+
+    assert launch.DEFAULT_DRAFT == DEFAULT_DRAFT
+    root = Path(__file__).resolve().parent.parent
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["tenantdeck"] == "tenantdeck.launch:main"
+    monkeypatch.chdir(tmp_path)
+    draft = tmp_path / "team.yaml"
+    draft.write_text("format: 1\napps: []\n")
+    assert launch.direct_edit(["edit", "team.yaml"]) == Path("team.yaml")
+    assert launch.direct_edit([]) is None and launch.direct_edit(["edit"]) is None  # no ./tenantdeck.yaml: the prompt
+    (tmp_path / DEFAULT_DRAFT).write_text("format: 1\napps: []\n")
+    assert launch.direct_edit([]) == Path(DEFAULT_DRAFT) == launch.direct_edit(["edit"])
+    for other in (["edit", "--demo"], ["edit", "missing.yaml"], ["edit", "team.yaml", "--events-port", "0"],
+                  ["edit", "--help"], ["validate", "team.yaml"], ["--version"], ["edit", "--draft", "team.yaml"]):
+        assert launch.direct_edit(other) is None, other
+    # what is not taken goes to the command line as before, with its exit codes
+    out = subprocess.run([sys.executable, "-m", "tenantdeck", "validate", "team.yaml"], capture_output=True,
+                         text=True, check=False)
+    assert out.returncode == exitcodes.OK and "team.yaml: valid" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "tenantdeck", "frobnicate"], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == exitcodes.USAGE
