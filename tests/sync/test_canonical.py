@@ -100,6 +100,15 @@ def test_draft_and_remote_of_the_same_app_are_equal() -> None:
     assert remote == local
     json.dumps(remote)  # plain JSON
 
+    # each kind builds its own part, from both sides, and no two kinds claim the same key (issue 9)
+    from tenantdeck.sync.kinds import KINDS
+
+    for side in ("draft", "remote"):
+        parts = [k.from_draft(draft, draft.apps[0], secret_key=KEY, env=env) if side == "draft"
+                 else k.from_remote(bundle, secret_key=KEY) for k in KINDS]
+        keys = [key for part in parts for key in part]
+        assert len(keys) == len(set(keys)) and set(keys) == set(local), side
+
 
 def test_remote_sms_token_is_only_a_fingerprint() -> None:
     remote = canonical_app_from_remote(

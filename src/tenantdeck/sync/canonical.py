@@ -20,16 +20,14 @@ draft writes it: left out means "left as it is on the service" (see ``docs/real-
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import Draft, SmsSettings, WebhookBody, WidgetSettings, catalog
 from tenantdeck.models.secrets import fingerprint, reference_name, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
-from tenantdeck.rules import merge_settings
 
 if TYPE_CHECKING:
-    from tenantdeck.models import App, Webhook, WidgetDraft
     from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 #: The marker of a value the service did not tell us (also the "unknown" :data:`SecretState`).
@@ -40,7 +38,7 @@ COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color"
 #: the secrets (``SECRET`` on the model), which are fingerprinted instead.
 WEBHOOK_SECRETS = secret_fields(WebhookBody)
 WEBHOOK_FIELDS = tuple(k for k in WebhookBody.model_fields if k != "id" and k not in WEBHOOK_SECRETS)
-_WEBHOOK_REQUIRED = frozenset(k for k in WEBHOOK_FIELDS if WebhookBody.model_fields[k].is_required())
+WEBHOOK_REQUIRED = frozenset(k for k in WEBHOOK_FIELDS if WebhookBody.model_fields[k].is_required())
 SMS_SECRETS = secret_fields(SmsSettings)
 SMS_FIELDS = tuple(k for k in SmsSettings.model_fields if k not in SMS_SECRETS)
 
@@ -65,7 +63,7 @@ def new_widget_key(name: str) -> str:
 # --- scalars and secrets ----------------------------------------------------------------------------------------
 
 
-def _number(value: Any) -> Any:
+def number(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -129,141 +127,36 @@ def canonical_preset(preset: WidgetSettings) -> dict[str, Any]:
     return normalise_widget_settings(preset.model_dump(mode="json", exclude_none=True))
 
 
-def _draft_widget(draft: Draft, widget: WidgetDraft) -> dict[str, Any]:
-    preset = draft.presets.get(widget.extends) if widget.extends else None
-    return normalise_widget_settings(merge_settings(preset, widget))
-
-
-def _widget_key(widget: WidgetDraft, settings: Mapping[str, Any], index: int) -> str:
-    if widget.id:
-        return widget.id
-    name = settings.get("name")
-    return new_widget_key(name if isinstance(name, str) else f"#{index}")
-
-
-# --- draft side -------------------------------------------------------------------------------------------------
-
-
-def _draft_extensions(app: App) -> dict[str, bool] | None:
-    if app.extensions is None:
-        return None
-    states = {ext: False for ext in app.extensions.disabled}
-    states.update({ext: True for ext in app.extensions.enabled})
-    return dict(sorted(states.items()))
-
-
-def _draft_webhook(hook: Webhook, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
-    """Only what the draft writes: a model default for a field the draft leaves out is not the admin's wish, and
-    for a write-only field it would overwrite a value nobody can see (a rename switching Basic Auth off)."""
-    written = hook.model_fields_set
-    out: dict[str, Any] = {
-        key: getattr(hook, key) for key in WEBHOOK_FIELDS if key in _WEBHOOK_REQUIRED or key in written
-    }
-    for name in WEBHOOK_SECRETS:
-        out[name] = secret_state_of_draft(getattr(hook, name), secret_key=secret_key, env=env)
-    out["triggers"] = sorted(hook.triggers)
-    return out
-
-
 def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
     """The canonical form of ``draft.apps[index]``: widgets resolved against their presets, defaults filled,
     secrets fingerprinted (reference resolved from ``env``) or recorded as an unresolved ``{"ref": VAR}``.
 
-    Call it on a draft that validated; an invalid widget is still normalised as far as its values go.
+    Each kind builds its own part (``Kind.from_draft`` in :mod:`tenantdeck.sync.kinds`, beside its
+    ``from_remote``, so both sides of one kind are normalised in one place). Call it on a draft that validated; an
+    invalid widget is still normalised as far as its values go.
     """
+    from tenantdeck.sync.kinds import KINDS
+
     app = draft.apps[index]
-    widgets: dict[str, Any] = {}
-    for j, widget in enumerate(app.widgets):
-        settings = _draft_widget(draft, widget)
-        widgets[_widget_key(widget, settings, j)] = settings
-    sms: dict[str, Any] | None = None
-    if app.sms is not None:
-        sms = {key: _number(getattr(app.sms, key)) for key in SMS_FIELDS}
-        for name in SMS_SECRETS:
-            sms[name] = secret_state_of_draft(getattr(app.sms, name), secret_key=secret_key, env=env)
-    return {
-        "id": app.id,
-        "name": app.name,
-        "region": app.region,
-        "version": app.version,
-        "extensions": _draft_extensions(app),
-        "widgets": widgets,
-        "sms": sms,
-        "webhooks": {
-            hook.id: _draft_webhook(hook, secret_key=secret_key, env=env) for hook in app.webhooks
-        },
-    }
-
-
-# --- remote side ------------------------------------------------------------------------------------------------
-
-
-def _remote_extensions(extensions: Iterable[Any] | None) -> dict[str, bool] | None:
-    """Per-extension state, or None when the service does not say (the real API never does)."""
-    if extensions is None:
-        return None
-    states: dict[str, bool] = {}
-    for ext in extensions:
-        if ext.enabled is None:
-            return None
-        states[str(ext.id)] = bool(ext.enabled)
-    return dict(sorted(states.items()))
-
-
-def _remote_sms(sms: Mapping[str, Any] | None, *, secret_key: bytes) -> dict[str, Any] | None:
-    if sms is None:
-        return None
     out: dict[str, Any] = {}
-    for key in SMS_FIELDS:
-        value = sms.get(key)
-        if value is None:
-            value = catalog.SMS_DEFAULTS.get(key)
-        out[key] = UNKNOWN if value is None else _number(value)
-    for name in SMS_SECRETS:  # the SMS API reports its token: fingerprinted here, never kept
-        token = sms.get(name)
-        out[name] = (
-            secret_state_of_value(token, secret_key=secret_key) if isinstance(token, str) and token else dict(UNKNOWN)
-        )
-    return out
-
-
-def _remote_webhook(hook: Mapping[str, Any], *, secret_key: bytes) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key in WEBHOOK_FIELDS:
-        out[key] = hook[key] if key in hook else dict(UNKNOWN)
-    for name in WEBHOOK_SECRETS:
-        if name not in hook:
-            out[name] = dict(UNKNOWN)  # the API never returns it; only its absence on our side is known
-        elif isinstance(hook[name], str) and hook[name]:
-            out[name] = secret_state_of_value(hook[name], secret_key=secret_key)
-        else:
-            out[name] = None
-    triggers = hook.get("triggers")
-    out["triggers"] = sorted(str(t) for t in triggers) if isinstance(triggers, list) else dict(UNKNOWN)
+    for kind in KINDS:
+        out.update(kind.from_draft(draft, app, secret_key=secret_key, env=env))
     return out
 
 
 def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
-    """The canonical form of what the service holds for one app.
+    """The canonical form of what the service holds for one app, each kind building its part
+    (``Kind.from_remote``).
 
-    The SMS auth token arrives in clear and is fingerprinted here with ``secret_key``; nothing downstream ever
-    sees the value. A webhook password is never returned, so it is :data:`UNKNOWN`.
+    The SMS auth token arrives in clear and is fingerprinted with ``secret_key``; nothing downstream ever sees the
+    value. A webhook password is never returned, so it is :data:`UNKNOWN`.
     """
-    app = remote.app
-    widgets = {w.widget_id: normalise_widget_settings(w.settings) for w in remote.widgets}
-    webhooks: dict[str, Any] = {}
-    for hook in remote.webhooks:
-        webhooks[str(hook["id"])] = _remote_webhook(hook, secret_key=secret_key)
-    return {
-        "id": app.id,
-        "name": app.name,
-        "region": app.region,
-        "version": app.version or catalog.APP_VERSION,
-        "extensions": _remote_extensions(remote.extensions),
-        "widgets": widgets,
-        "sms": _remote_sms(remote.sms, secret_key=secret_key),
-        "webhooks": webhooks,
-    }
+    from tenantdeck.sync.kinds import KINDS
+
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        out.update(kind.from_remote(remote, secret_key=secret_key))
+    return out
 
 
 def with_last_pushed(live: Mapping[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:

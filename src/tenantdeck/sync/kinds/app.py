@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.models import catalog
 from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App as DraftApp
+    from tenantdeck.models import Draft
     from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 FIELDS = ("name", "region", "version")
 
@@ -20,6 +24,14 @@ class App(Kind):
     steps = (StepKind("create_app", "create app", "create", assigns_id=True),
              StepKind("delete_app", "delete app", "delete"))
     labels = {"name": "App name", "region": "Region", "version": "App version"}
+
+    def from_draft(self, draft: Draft, app: DraftApp, *, secret_key: bytes,
+                   env: Mapping[str, str]) -> dict[str, Any]:
+        return {"id": app.id, "name": app.name, "region": app.region, "version": app.version}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        app = remote.app
+        return {"id": app.id, "name": app.name, "region": app.region, "version": app.version or catalog.APP_VERSION}
 
     def title(self, rid: str, name: str | None) -> str:
         return "app"

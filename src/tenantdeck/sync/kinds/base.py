@@ -16,9 +16,11 @@ from tenantdeck.sync.changes import ABSENT
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App, Draft
     from tenantdeck.sync.changes import FieldChange
     from tenantdeck.sync.compare import AppDiff, ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 Leaves = dict[str, Any]
 #: A resource the service does not report (e.g. triggers, on an API that does not list them): base stands in.
@@ -164,6 +166,17 @@ class Kind:
     parent: ClassVar[str | None] = None
     #: leaf path -> the value a new resource has when the draft leaves it out (see ``StepKind.folds_defaults``)
     defaults: ClassVar[Mapping[str, Any]] = {}
+
+    # -- the canonical form, from either side (tenantdeck.sync.canonical assembles an app from these)
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        """This kind's part of the canonical form of ``app`` (a validated draft app): the canonical app's keys it
+        holds. Default: nothing (a kind held inside another's resources, such as a webhook's triggers)."""
+        return {}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        """This kind's part of the canonical form of what the service holds, normalised exactly like
+        :meth:`from_draft` (secrets fingerprinted with ``secret_key``, unreported values :data:`UNKNOWN`)."""
+        return {}
 
     # -- naming
     def label(self, path: str) -> str:

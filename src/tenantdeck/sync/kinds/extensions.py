@@ -9,8 +9,10 @@ from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepFailed, StepKi
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App, Draft
     from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 
 class Extensions(Kind):
@@ -19,6 +21,25 @@ class Extensions(Kind):
     empty = {"extensions": None}
     partial = True
     steps = (StepKind("set_extensions", "switch", "update"),)
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        """Per-extension state, or None when the draft has no extensions block (it manages none)."""
+        if app.extensions is None:
+            return {"extensions": None}
+        states = {ext: False for ext in app.extensions.disabled}
+        states.update({ext: True for ext in app.extensions.enabled})
+        return {"extensions": dict(sorted(states.items()))}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        """Per-extension state, or None when the service does not say (the real API never does)."""
+        if remote.extensions is None:
+            return {"extensions": None}
+        states: dict[str, bool] = {}
+        for ext in remote.extensions:
+            if ext.enabled is None:
+                return {"extensions": None}
+            states[str(ext.id)] = bool(ext.enabled)
+        return {"extensions": dict(sorted(states.items()))}
 
     def label(self, path: str) -> str:
         return f"Extension {path}"

@@ -5,15 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.models import catalog
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
+from tenantdeck.sync.canonical import (
+    SMS_FIELDS,
+    SMS_SECRETS,
+    UNKNOWN,
+    number,
+    secret_state_of_draft,
+    secret_state_of_value,
+)
 from tenantdeck.sync.changes import FieldChange
 from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App, Draft
     from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 
 class Sms(Kind):
@@ -31,6 +42,31 @@ class Sms(Kind):
         "twilioAuthToken": "Twilio auth token",
         "websiteURL": "Website URL",
     }
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        if app.sms is None:
+            return {"sms": None}
+        sms = {key: number(getattr(app.sms, key)) for key in SMS_FIELDS}
+        for name in SMS_SECRETS:
+            sms[name] = secret_state_of_draft(getattr(app.sms, name), secret_key=secret_key, env=env)
+        return {"sms": sms}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        """The SMS API reports its token: fingerprinted here, never kept."""
+        sms = remote.sms
+        if sms is None:
+            return {"sms": None}
+        out: dict[str, Any] = {}
+        for key in SMS_FIELDS:
+            value = sms.get(key)
+            if value is None:
+                value = catalog.SMS_DEFAULTS.get(key)
+            out[key] = dict(UNKNOWN) if value is None else number(value)
+        for name in SMS_SECRETS:
+            token = sms.get(name)
+            out[name] = (secret_state_of_value(token, secret_key=secret_key) if isinstance(token, str) and token
+                         else dict(UNKNOWN))
+        return {"sms": out}
 
     def title(self, rid: str, name: str | None) -> str:
         return "SMS settings"

@@ -21,6 +21,17 @@ def cannot_tell(value: Any) -> bool:
     return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
 
 
+def draft_triggers(hook: Any) -> list[str]:
+    """A webhook's triggers in the canonical form (a sorted list; the webhook kind puts it in the webhook's)."""
+    return sorted(hook.triggers)
+
+
+def remote_triggers(hook: Mapping[str, Any]) -> list[str] | dict[str, bool]:
+    """The service's triggers of a webhook, sorted; :data:`UNKNOWN` when it does not list them."""
+    found = hook.get("triggers")
+    return sorted(str(t) for t in found) if isinstance(found, list) else dict(UNKNOWN_RESOURCE)
+
+
 class Triggers(Kind):
     name = "triggers"
     section = "webhooks"

@@ -11,14 +11,25 @@ from tenantdeck.models import catalog
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.webhook import WebhookBody
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
-from tenantdeck.sync.canonical import is_unknown
+from tenantdeck.sync.canonical import (
+    UNKNOWN,
+    WEBHOOK_FIELDS,
+    WEBHOOK_REQUIRED,
+    WEBHOOK_SECRETS,
+    is_unknown,
+    secret_state_of_draft,
+    secret_state_of_value,
+)
 from tenantdeck.sync.changes import FieldChange
+from tenantdeck.sync.kinds import triggers
 from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App, Draft
     from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 
 class Webhook(Kind):
@@ -39,6 +50,35 @@ class Webhook(Kind):
         "enabled": "Enabled",
         "retryOnFailure": "Retry on failure",
     }
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        """Only what the draft writes: a model default for a field the draft leaves out is not the admin's wish,
+        and for a write-only field it would overwrite a value nobody can see (a rename switching Basic Auth off)."""
+        hooks: dict[str, Any] = {}
+        for hook in app.webhooks:
+            written = hook.model_fields_set
+            out: dict[str, Any] = {key: getattr(hook, key) for key in WEBHOOK_FIELDS
+                                   if key in WEBHOOK_REQUIRED or key in written}
+            for name in WEBHOOK_SECRETS:
+                out[name] = secret_state_of_draft(getattr(hook, name), secret_key=secret_key, env=env)
+            out["triggers"] = triggers.draft_triggers(hook)
+            hooks[hook.id] = out
+        return {"webhooks": hooks}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        hooks: dict[str, Any] = {}
+        for hook in remote.webhooks:
+            out: dict[str, Any] = {key: hook[key] if key in hook else dict(UNKNOWN) for key in WEBHOOK_FIELDS}
+            for name in WEBHOOK_SECRETS:
+                if name not in hook:
+                    out[name] = dict(UNKNOWN)  # the API never returns it; only its absence on our side is known
+                elif isinstance(hook[name], str) and hook[name]:
+                    out[name] = secret_state_of_value(hook[name], secret_key=secret_key)
+                else:
+                    out[name] = None
+            out["triggers"] = triggers.remote_triggers(hook)
+            hooks[str(hook["id"])] = out
+        return {"webhooks": hooks}
 
     def title(self, rid: str, name: str | None) -> str:
         return f'webhook "{name or rid}" ({rid})'

@@ -9,14 +9,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
-from tenantdeck.rules import widget_value_breaks_rule
+from tenantdeck.rules import merge_settings, widget_value_breaks_rule
+from tenantdeck.sync.canonical import new_widget_key, normalise_widget_settings
 from tenantdeck.sync.changes import ABSENT
 from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
+    from tenantdeck.models import App, Draft
     from tenantdeck.sync.compare import ResourceDiff
     from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.remote.fetch import RemoteAppBundle
 
 
 class Widget(Kind):
@@ -32,6 +35,24 @@ class Widget(Kind):
         **{f"main.{k}": v for k, v in catalog.MAIN_DEFAULTS.items()},
         "version": catalog.WIDGET_VERSION,
     }
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        """Each widget resolved against its preset and normalised, keyed by its id (by its name before it has
+        one)."""
+        widgets: dict[str, Any] = {}
+        for j, widget in enumerate(app.widgets):
+            preset = draft.presets.get(widget.extends) if widget.extends else None
+            settings = normalise_widget_settings(merge_settings(preset, widget))
+            if widget.id:
+                key = widget.id
+            else:
+                name = settings.get("name")
+                key = new_widget_key(name if isinstance(name, str) else f"#{j}")
+            widgets[key] = settings
+        return {"widgets": widgets}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        return {"widgets": {w.widget_id: normalise_widget_settings(w.settings) for w in remote.widgets}}
 
     def label(self, path: str) -> str:
         section, _, key = path.partition(".")
