@@ -72,6 +72,25 @@ async def test_toggle_a_main_toggle_and_save_is_a_one_line_diff_with_comments_ke
     assert "# Allow GIFs" in after
 
 
+async def test_a_digit_leaves_the_main_tab_for_a_tab_that_starts_with_a_text_field(draft: Path) -> None:
+    """"1" on the Main tab, a toggle focused, shows Style (its first field takes text, so the tab bar gets the
+    focus); the focus used to stay on the hidden toggle and TabbedContent switched straight back to Main."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_tab(app, pilot, ACME, "main")
+        row(app, MainTab, "main", "send_gifs").focus()
+        await pilot.press("1")
+        await pilot.pause()
+        await pilot.pause()
+        tabs = app.screen.query_one("TabbedContent")
+        assert tabs.active == "style"  # type: ignore[attr-defined]
+        assert type(app.focused).__name__ == "ContentTabs"
+        await pilot.press("3")
+        await pilot.pause()
+        await pilot.pause()
+        assert tabs.active == "main"  # type: ignore[attr-defined]
+
+
 async def test_flipping_a_toggle_repaints_only_its_row(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -149,20 +149,22 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.call_after_refresh(self._focus_into, tab)
 
     def _focus_into(self, tab: str) -> None:
-        """Focus the tab's first focusable widget, unless it takes text: then the tab bar keeps the focus, so the
-        digits and brackets that switch tabs are not typed into a field (Tab moves into it)."""
-        from textual.widgets import Input, TextArea
+        """Focus the tab's first focusable widget, unless it takes text: then the tab bar takes the focus, so the
+        digits and brackets that switch tabs are not typed into a field (Tab moves into it). Never left where it
+        was: a focus inside the pane just hidden made TabbedContent switch straight back to it ("1" on the Main tab
+        did nothing)."""
+        from textual.widgets import Input, Tabs, TextArea
 
         if self.query_one(TabbedContent).active != tab:
             # another tab was chosen since (a quick second digit): focusing into this one now would switch back,
             # because TabbedContent activates the pane that receives focus
             return
         pane = self.query_one(f"#{tab}", TabPane)
-        for widget in pane.query("*"):
-            if widget.focusable and widget.display:
-                if not isinstance(widget, Input | TextArea):
-                    widget.focus()
-                return
+        first = next((w for w in pane.query("*") if w.focusable and w.display), None)
+        if first is None or isinstance(first, Input | TextArea):
+            self.query_one(TabbedContent).query_one(Tabs).focus()
+        else:
+            first.focus()
 
     def action_tab(self, step: int) -> None:
         ids = [t[0] for t in TABS]

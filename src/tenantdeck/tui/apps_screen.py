@@ -315,7 +315,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def _retitle(self, total: int | None = None) -> None:
         if not self.editor.loaded:
-            self.sub_title = f"reading {self.editor.path.name}: the first {total} apps so far"
+            self.sub_title = f"reading · first {total} apps"
             return
         if total is None:
             total = len(self.editor.session.app_rows())
