@@ -71,9 +71,10 @@ class Hello(App):
 
 Hello().run()
 """
-# The floor for tenantdeck's Apps screen: the same four widgets (Header, filter Input, a DataTable with 100 rows of
-# the same columns, Footer) in a plain Textual app, without tenantdeck. Printed as a reference, not a target.
-WIDGETS = """\
+# The Apps screen's four widgets (Header, filter Input, a DataTable of the same columns, Footer) in a plain Textual
+# app, filled from ROWS, which the two scripts below define.
+_FOUR_WIDGETS = """\
+
 from textual.app import App
 from textual.widgets import DataTable, Footer, Header, Input
 
@@ -88,44 +89,27 @@ class Widgets(App):
     def on_mount(self):
         table = self.query_one(DataTable)
         table.add_columns("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
-        for i in range(100):
-            table.add_row(f"Tenant {i:05d}", ("us", "eu", "in")[i % 3], "1", "2", "checking", "…")
+        for name, region in ROWS:
+            table.add_row(name, region, "1", "2", "checking", "…")
         table.focus()
 
 
 Widgets().run()
 """
+# The floor for tenantdeck's Apps screen: the four widgets with 100 rows, without tenantdeck. A reference, not a target.
+WIDGETS = """\
+ROWS = [(f"Tenant {i:05d}", ("us", "eu", "in")[i % 3]) for i in range(100)]
+""" + _FOUR_WIDGETS
 # The floor for any editor that reads the whole draft before painting: the same four widgets, after reading the draft
 # with tenantdeck's own parser (libyaml events; 4-7x faster than yaml.CSafeLoader here) and nothing else of tenantdeck.
 READ_THEN_PAINT = """\
 import sys
 
-from textual.app import App
-from textual.widgets import DataTable, Footer, Header, Input
-
 from tenantdeck.draft import yamlsource
 
 with open(sys.argv[1], encoding="utf-8") as fh:
-    APPS = yamlsource.parse(fh.read()).data["apps"]
-
-
-class Widgets(App):
-    def compose(self):
-        yield Header()
-        yield Input(placeholder="Filter apps: name, region or id  (/)")
-        yield DataTable(cursor_type="row", zebra_stripes=True)
-        yield Footer()
-
-    def on_mount(self):
-        table = self.query_one(DataTable)
-        table.add_columns("Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
-        for app in APPS[:80]:
-            table.add_row(app["name"], app["region"], "1", "2", "checking", "…")
-        table.focus()
-
-
-Widgets().run()
-"""
+    ROWS = [(app["name"], app["region"]) for app in yamlsource.parse(fh.read()).data["apps"][:80]]
+""" + _FOUR_WIDGETS
 # CSI sequences (cursor moves, colours), charset selections, keypad modes, OSC strings: stripped so that the
 # markers are found in the text even when a colour change splits them.
 _ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
