@@ -16,10 +16,6 @@ SIZES = [(80, 24), (120, 40)]
 @pytest.mark.parametrize("name", ["review-conflict", "push-summary"])
 def test_push_screen(name: str, size: tuple[int, int], snap_compare, tmp_path: Path,  # type: ignore[no-untyped-def]
                      monkeypatch: pytest.MonkeyPatch) -> None:
-    if name == "push-summary" and size == (80, 24):
-        pytest.skip("known order dependence: passes alone and in every subset tried, but in the whole tests/tui run "
-                    "the review screen behind the summary has a one-line status; the 120x40 picture and the pilot "
-                    "tests in test_push_pull.py cover the summary meanwhile (noted at stop 7)")
     scene = scenes()[name]
     for key, value in {**env(tmp_path), **scene.env}.items():
         monkeypatch.setenv(key, value)
