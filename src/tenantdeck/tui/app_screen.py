@@ -15,12 +15,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
 TABS = (
@@ -66,7 +67,7 @@ class AppTabs(TabbedContent):
                 widget.refresh_if_stale()
 
 
-class AppScreen(Screen[None]):
+class AppScreen(UsesEditor, Screen[None]):
     """``1``-``7`` jump to a tab; ``w`` shows the app's next widget; Escape goes back to the apps."""
 
     HELP = """\
@@ -92,9 +93,6 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.app_index = app_index
         self.widget_index = 0
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def prefix(self) -> str:
@@ -144,8 +142,15 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:
-        """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it)."""
-        self.query_one(TabbedContent).active = tab
+        """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it).
+
+        The tab bar takes the focus at once, until the new pane is laid out and its first widget can take it: a
+        focus left in the pane being hidden lets a late "this pane got focus" message switch straight back."""
+        from textual.widgets import Tabs
+
+        tabs = self.query_one(TabbedContent)
+        tabs.active = tab
+        tabs.query_one(Tabs).focus()
         self.call_after_refresh(self._focus_into, tab)
 
     def _focus_into(self, tab: str) -> None:

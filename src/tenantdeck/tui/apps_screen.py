@@ -20,12 +20,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
@@ -33,7 +34,7 @@ FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal sh
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
 
-class AppsScreen(Screen[None]):
+class AppsScreen(UsesEditor, Screen[None]):
     """Enter opens an app; ``/`` filters; ``n`` adds an app; ``delete`` removes one from the draft."""
 
     HELP = """\
@@ -78,9 +79,6 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self.marked: set[int] = set()  #: indexes of the apps marked with Space (for a bulk edit)
         self._marked_as: dict[int, tuple[Any, ...]] = {}  #: what each marked index held when it was marked
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

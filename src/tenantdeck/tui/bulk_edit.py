@@ -21,16 +21,17 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 FIELD, TRIGGER = "field", "trigger"
 
 
-class BulkEditScreen(Screen[None]):
+class BulkEditScreen(UsesEditor, Screen[None]):
     """Choose apps, choose a value, see how many apps change, F5 applies (one undo step)."""
 
     HELP = """\
@@ -75,9 +76,6 @@ The line below says how many apps will change before anything is written.
         self.message = ""
         self._timer: Any = None
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         data = self.editor.session.data

@@ -16,18 +16,19 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import extension_view as ev
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 #: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it)
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))
 
 
-class ExtensionsTab(RefreshWhenShown, Vertical):
+class ExtensionsTab(UsesEditor, RefreshWhenShown, Vertical):
     """``e`` enables, ``d`` disables, ``u`` stops managing the extension under the cursor."""
 
     HELP = """\
@@ -64,9 +65,6 @@ below the table, the widgets of this app where such a toggle is on.
         self.app_index = app_index
         self._rows: list[ev.ExtensionRow] = []
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def prefix(self) -> str:

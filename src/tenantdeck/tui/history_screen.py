@@ -12,11 +12,12 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 
 def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
@@ -32,7 +33,7 @@ def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(UsesEditor, Screen[None]):
     """Enter shows the selected push's operations; Escape goes back."""
 
     HELP = """\
@@ -48,9 +49,6 @@ Every push made from this draft's workspace (newest first): when, who, where to,
     HistoryScreen #empty { padding: 1 2; }
     """
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

@@ -19,15 +19,16 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Input, Label, Static
 
 from tenantdeck.draft import bulk, preset_view, widget_view
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 
-class PresetsScreen(Screen[None]):
+class PresetsScreen(UsesEditor, Screen[None]):
     """Presets on the left; the chosen preset's fields and the apps extending it on the right."""
 
     HELP = """\
@@ -58,9 +59,6 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         self._apps: list[int] = []
         self._stale = False
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

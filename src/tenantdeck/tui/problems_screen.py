@@ -16,13 +16,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
-    from tenantdeck.tui.editor import Editor
 
 
 def jump_target(problem: Problem) -> tuple[int, str | None] | None:
@@ -37,7 +37,7 @@ def jump_target(problem: Problem) -> tuple[int, str | None] | None:
     return path[1], tab
 
 
-class ProblemsScreen(Screen[None]):
+class ProblemsScreen(UsesEditor, Screen[None]):
     """Enter jumps to the problem's field; ``e`` opens the draft in ``$EDITOR`` at its line."""
 
     HELP = """\
@@ -54,9 +54,6 @@ Every validation problem, errors first at each place, in line order. The list fo
         Binding("e", "external_editor", "Open $EDITOR", id="problems.editor"),
     ]
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.notices import problem_text
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from tenantdeck.tui.editor import Editor
 
 
-class PullScreen(Screen[None]):
+class PullScreen(UsesEditor, Screen[None]):
     """``y`` writes the shown changes into the draft (one undo step), ``r`` reads the service again."""
 
     HELP = """\
@@ -64,9 +65,6 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self._version = -1
         self.client_options: dict[str, Any] = dict(self.CLIENT_OPTIONS)
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

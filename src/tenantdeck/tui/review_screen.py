@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.notices import problem_text
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.progress import PushProgress
     from tenantdeck.sync.remote.push import PushResult
-    from tenantdeck.tui.editor import Editor
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
@@ -46,7 +46,7 @@ class PushProgressed(Message):
         self.done, self.total, self.line = done, total, line
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(UsesEditor, Screen[None]):
     """``r`` reads the live service, ``p`` pushes, ``d`` turns deletes on or off, ``c`` cancels a running push."""
 
     HELP = """\
@@ -107,9 +107,6 @@ operations running. The sub-title names the profile the review plans against (sw
         self.last_result: PushResult | None = None
         self.progress: PushProgress | None = None
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

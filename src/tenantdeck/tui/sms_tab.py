@@ -16,15 +16,16 @@ from textual.widgets import Button, Input, Label, Static
 
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.draft import sms_view as sv
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 
-class SmsTab(RefreshWhenShown, VerticalScroll):
+class SmsTab(UsesEditor, RefreshWhenShown, VerticalScroll):
     """Each field is saved to the draft on Enter or when focus leaves it; ``ctrl+n`` adds settings, ``ctrl+r``
     removes them."""
 
@@ -61,9 +62,6 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         self.app_index = app_index
         self._refused: dict[str, str] = {}
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def prefix(self) -> str:

@@ -17,19 +17,20 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.editor import Editor
+    pass
 
 #: (label, width); the URL takes what is left (at least 12), the detail below the table shows it in full
 COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry", 5), ("Trig", 4),
            ("Problems", 9))
 
 
-class WebhooksTab(RefreshWhenShown, Vertical):
+class WebhooksTab(UsesEditor, RefreshWhenShown, Vertical):
     """``a`` adds, ``e`` or Enter edits, ``d`` or Delete deletes (after a confirm) the webhook under the cursor."""
 
     HELP = """\
@@ -63,9 +64,6 @@ them as they are.
         self.app_index = app_index
         self._want_row: int | None = None  #: where the cursor goes at the next refresh (a webhook just added)
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def prefix(self) -> str:

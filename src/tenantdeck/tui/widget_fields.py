@@ -28,13 +28,13 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
-    from tenantdeck.tui.editor import Editor
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -523,7 +523,7 @@ else it is written with the catalog's default settings.
         self.query_ancestor(WidgetTab).action_add_widget()
 
 
-class WidgetTab(RefreshWhenShown, VerticalScroll, can_focus=False):
+class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
     """Base of the Style, Sidebar and Main tabs: which widget (or preset) they edit, the banner that says so,
     presets (``r`` reset, ``p`` edit the preset), adding a widget (``a``), and repainting the rows on change."""
 
@@ -563,9 +563,6 @@ class WidgetTab(RefreshWhenShown, VerticalScroll, can_focus=False):
 
     # -- reading ---------------------------------------------------------------------------------------------------
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def prefix(self) -> str:

@@ -30,11 +30,11 @@ from textual.widgets import Tabs
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
 from tenantdeck.models import catalog
+from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
     from tenantdeck.tui.app_screen import WidgetSwitched
-    from tenantdeck.tui.editor import Editor
 
 RGB = tuple[int, int, int]
 
@@ -51,7 +51,7 @@ MIN_FIELD = 9
 HATCH = "\u2573"
 
 
-class PreviewTab(VerticalScroll):
+class PreviewTab(UsesEditor, VerticalScroll):
     """Scrolls the picture; ``o`` shows the widget open or closed (the docked icon's two images)."""
 
     HELP = """\
@@ -91,9 +91,6 @@ what neither writes), redrawn on every change.
         self._stale = False
         self._drawn: tuple[int, str] | None = None  #: (draft version, widget path) the scene was built from
 
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
     @property
     def widget_index(self) -> int:
