@@ -68,6 +68,7 @@ async def _review_and_push(draft: Path) -> None:
         await settle(app, pilot)
         assert "Push complete: 1 applied" in str(screen.query_one("#result").render())
         assert screen.plan is not None and screen.plan.operations == []
+        assert str(screen.query_one("#detail").render()) == "", "the pushed row is not shown as still to do"
         assert app.editor.app_states[path.split(".")[0]] == "in sync"
 
         await pilot.press("f7")  # the history lists the push, and its journal the operation

@@ -181,6 +181,9 @@ operations running. The sub-title names the profile the review plans against (sw
         table = self.query_one(DataTable)
         table.clear()
         self._rows = {}
+        # the row under the cursor says itself again (RowHighlighted) if the new plan has one; an empty plan would
+        # leave the last plan's row there, as if it were still to do
+        self.query_one("#detail", Static).update("")
 
         def add(key: str, *cells: str, ref: tuple[Any, ...] = ()) -> None:
             table.add_row(*cells, key=key)
