@@ -7,8 +7,6 @@ Each tab is its own widget module. They all read and edit the draft through the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -19,9 +17,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
-
-if TYPE_CHECKING:
-    pass
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
 TABS = (
@@ -92,7 +87,6 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         super().__init__()
         self.app_index = app_index
         self.widget_index = 0
-
 
     @property
     def prefix(self) -> str:

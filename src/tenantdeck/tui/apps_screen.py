@@ -11,7 +11,7 @@ responsive at 5,000 apps.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
@@ -24,9 +24,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
-
-if TYPE_CHECKING:
-    pass
 
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
@@ -78,7 +75,6 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._counts: tuple[int, dict[int, tuple[int, int]]] | None = None
         self.marked: set[int] = set()  #: indexes of the apps marked with Space (for a bulk edit)
         self._marked_as: dict[int, tuple[Any, ...]] = {}  #: what each marked index held when it was marked
-
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

@@ -10,7 +10,7 @@ back), and the Apps list's change states follow. All decisions are :mod:`tenantd
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,9 +24,6 @@ from tenantdeck.models import catalog
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
-
-if TYPE_CHECKING:
-    pass
 
 FIELD, TRIGGER = "field", "trigger"
 
@@ -75,7 +72,6 @@ The line below says how many apps will change before anything is written.
         self.pending: bulk.BulkEdit | None = None
         self.message = ""
         self._timer: Any = None
-
 
     def compose(self) -> ComposeResult:
         data = self.editor.session.data

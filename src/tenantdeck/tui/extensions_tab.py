@@ -7,7 +7,7 @@ dependents come from :mod:`tenantdeck.draft.extension_view`; this widget only re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,9 +20,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
-
-if TYPE_CHECKING:
-    pass
 
 #: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it)
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))
@@ -64,7 +61,6 @@ below the table, the widgets of this app where such a toggle is on.
         super().__init__()
         self.app_index = app_index
         self._rows: list[ev.ExtensionRow] = []
-
 
     @property
     def prefix(self) -> str:

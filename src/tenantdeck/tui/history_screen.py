@@ -4,7 +4,7 @@ operations as its journal recorded them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,9 +15,6 @@ from textual.widgets import DataTable, Static
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
-
-if TYPE_CHECKING:
-    pass
 
 
 def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
@@ -48,7 +45,6 @@ Every push made from this draft's workspace (newest first): when, who, where to,
     HistoryScreen #operations { height: 1fr; }
     HistoryScreen #empty { padding: 1 2; }
     """
-
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

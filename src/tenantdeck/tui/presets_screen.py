@@ -9,7 +9,7 @@ counts are :mod:`tenantdeck.draft.preset_view`'s; the reach sentence is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,9 +23,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.messages import DraftChanged
-
-if TYPE_CHECKING:
-    pass
 
 
 class PresetsScreen(UsesEditor, Screen[None]):
@@ -58,7 +55,6 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         self._fields: list[preset_view.PresetField] = []
         self._apps: list[int] = []
         self._stale = False
-
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()

@@ -54,7 +54,6 @@ Every validation problem, errors first at each place, in line order. The list fo
         Binding("e", "external_editor", "Open $EDITOR", id="problems.editor"),
     ]
 
-
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("", id="summary")

@@ -65,7 +65,6 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self._version = -1
         self.client_options: dict[str, Any] = dict(self.CLIENT_OPTIONS)
 
-
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("Reading the service ...", id="status", markup=False)

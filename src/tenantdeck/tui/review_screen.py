@@ -107,7 +107,6 @@ operations running. The sub-title names the profile the review plans against (sw
         self.last_result: PushResult | None = None
         self.progress: PushProgress | None = None
 
-
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("Planning from the base snapshot ...", id="status", markup=False)

@@ -7,7 +7,7 @@ refusal is shown under the field and the field goes back to the draft's referenc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,9 +20,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
-
-if TYPE_CHECKING:
-    pass
 
 
 class SmsTab(UsesEditor, RefreshWhenShown, VerticalScroll):
@@ -61,7 +58,6 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         super().__init__()
         self.app_index = app_index
         self._refused: dict[str, str] = {}
-
 
     @property
     def prefix(self) -> str:

@@ -7,7 +7,7 @@ unset are removed), in one undo step, so the lines the edit did not touch, and t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,9 +21,6 @@ from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
-
-if TYPE_CHECKING:
-    pass
 
 #: (label, width); the URL takes what is left (at least 12), the detail below the table shows it in full
 COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry", 5), ("Trig", 4),
@@ -63,7 +60,6 @@ them as they are.
         super().__init__()
         self.app_index = app_index
         self._want_row: int | None = None  #: where the cursor goes at the next refresh (a webhook just added)
-
 
     @property
     def prefix(self) -> str:

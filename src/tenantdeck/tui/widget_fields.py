@@ -563,7 +563,6 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
 
     # -- reading ---------------------------------------------------------------------------------------------------
 
-
     @property
     def prefix(self) -> str:
         return f"apps[{self.app_index}]"

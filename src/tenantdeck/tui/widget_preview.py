@@ -91,7 +91,6 @@ what neither writes), redrawn on every change.
         self._stale = False
         self._drawn: tuple[int, str] | None = None  #: (draft version, widget path) the scene was built from
 
-
     @property
     def widget_index(self) -> int:
         return int(getattr(self.screen, "widget_index", 0))
