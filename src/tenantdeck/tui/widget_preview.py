@@ -32,6 +32,7 @@ from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, 
 from tenantdeck.models import catalog
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
     from tenantdeck.tui.app_screen import WidgetSwitched
@@ -51,7 +52,7 @@ MIN_FIELD = 9
 HATCH = "\u2573"
 
 
-class PreviewTab(UsesEditor, VerticalScroll):
+class PreviewTab(UsesEditor, RefreshWhenShown, VerticalScroll):
     """Scrolls the picture; ``o`` shows the widget open or closed (the docked icon's two images)."""
 
     HELP = """\
@@ -88,7 +89,6 @@ what neither writes), redrawn on every change.
         super().__init__()
         self.app_index = app_index
         self.scene: Scene | None = None
-        self._stale = False
         self._drawn: tuple[int, str] | None = None  #: (draft version, widget path) the scene was built from
 
     @property
@@ -116,29 +116,15 @@ what neither writes), redrawn on every change.
     # -- keeping up with the draft -------------------------------------------------------------------------
 
     def on_draft_changed(self, message: DraftChanged) -> None:
+        # a keystroke in another tab never pays for re-laying out a picture nobody sees (tui/tab_refresh.py)
         if message.touches(f"apps[{self.app_index}].widgets") or message.touches("presets"):
-            self.redraw_when_shown()
+            self.refresh_or_defer()
 
     def on_widget_switched(self, message: WidgetSwitched) -> None:
-        self.redraw_when_shown()
+        self.refresh_or_defer()
 
-    def redraw_when_shown(self) -> None:
-        """Redraw now if the tab is on screen; otherwise when it is shown, so that a keystroke in another tab never
-        pays for re-laying out a picture nobody sees."""
-        if self.is_on_screen or self._active_tab():
-            self.redraw()
-        else:
-            self._stale = True
-
-    def _active_tab(self) -> bool:
-        """The preview's tab is the one selected (it may not be laid out yet: a change that arrives between the
-        switch and the first paint must not be left for the next switch)."""
-        from textual.widgets import TabbedContent
-
-        try:
-            return self.screen.query_one(TabbedContent).active == "preview"
-        except Exception:  # not inside the App screen's tabs (a test mounts it alone)
-            return False
+    def refresh_content(self) -> None:
+        self.redraw()
 
     def watch_show_open(self, show_open: bool) -> None:
         self.query_one(PreviewPicture).refresh(layout=True)
