@@ -425,13 +425,10 @@ class DraftSession:
         """
         with self._lock:
             parts = parse_path(path)
-            scoped = (not self.read_only and len(parts) >= 2
-                      and ((parts[0] == "apps" and isinstance(parts[1], int) and 0 <= parts[1] < len(self._apps))
-                           or (parts[0] == "presets" and parts[1] in self._presets)))
-            if not scoped:
+            scope, prefix, _ = self._scope_of(parts)
+            if self.read_only or not prefix:  # not inside one app or preset
                 candidates = self.problems
             else:
-                scope, prefix, _ = self._scope_of(parts)
                 candidates = self._placed_root() + self._placed_scope(scope, prefix)
                 candidates += [self._place_absolute(p) for p in self._unique if p.path[:2] == prefix]
             n = len(parts)

@@ -297,7 +297,7 @@ def peek_apps(text: str, count: int) -> list[Any] | None:
         return None
     finally:
         loader.dispose()
-    if out.fatal or out.aliases or any(p.code == "yaml-alias" for p in out.problems):
+    if out.fatal or any(p.code == "yaml-alias" for p in out.problems):
         return None
     data = out.data
     if isinstance(data, _Peeked):
