@@ -1,7 +1,8 @@
 """Canonical app state: one plain, JSON-able dict per app, built the same way from the draft and from the service.
 
 Diffing, hashing and storing a base snapshot are only trustworthy when both sides are normalised identically, so
-every normalisation lives here and nowhere else:
+the normalisations live here, and each kind's module (:mod:`tenantdeck.sync.kinds`, ``from_draft`` beside
+``from_remote``) applies them to its resources from both sides:
 
 * optional fields the service fills in when they are left out are filled from :mod:`tenantdeck.models.catalog`'s
   defaults on *both* sides, so "unset in the draft" and "default on the service" never show as a change;
