@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from tenantdeck import exitcodes
 from tenantdeck.cli import COMMANDS, cli
 from tenantdeck.cli.output import color_enabled, style_line
+from tests import procs
 
 ROOT = Path(__file__).resolve().parents[1]
 DRAFT_COMMANDS = ("validate", "init", "pull", "diff", "plan", "history")
@@ -167,7 +168,7 @@ def run_on_a_terminal(args: list[str], extra_env: dict[str, str]) -> str:
     pty = pytest.importorskip("pty")
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"PYTHONPATH": str(ROOT / "src")} | extra_env
-    proc = subprocess.Popen([sys.executable, "-m", "tenantdeck", *args], stdout=follower, stderr=follower,
+    proc = procs.tenantdeck(*args, stdout=follower, stderr=follower,
                             stdin=subprocess.DEVNULL, env=env)
     os.close(follower)
     chunks = []

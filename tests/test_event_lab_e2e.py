@@ -22,7 +22,9 @@ from typing import IO
 import httpx
 import pytest
 
+from tenantdeck import exitcodes
 from tenantdeck.sandbox import create_app
+from tests import procs
 from tests.loopback import serve_on_loopback
 
 KEY, SECRET, PASSWORD = "e2e-key", "e2e-secret", "HookPw55"
@@ -53,10 +55,9 @@ def env() -> dict[str, str]:
 
 @pytest.mark.e2e
 def test_pushed_webhook_fires_and_listen_receives_a_valid_message_sent(sandbox: str, tmp_path: Path) -> None:
-    listen = subprocess.Popen(
-        [sys.executable, "-m", "tenantdeck", "listen", "--port", "0", "--json", "--basic-auth", "hook:${HOOK_PW}"],
-        env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    listen = procs.tenantdeck("listen", "--port", "0", "--json", "--basic-auth", "hook:${HOOK_PW}",
+                              env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stopped = False
     try:
         assert listen.stderr is not None and listen.stdout is not None
         banner = listen.stderr.readline()
@@ -106,8 +107,38 @@ def test_pushed_webhook_fires_and_listen_receives_a_valid_message_sent(sandbox: 
                 time.sleep(0.02)
                 log = admin.get(f"/apps/{app['id']}/webhook-deliveries").json()["data"]
             assert [(d["trigger"], d["status"], d["attempts"]) for d in log] == [("message_sent", "delivered", 1)]
+        out, err = procs.stop(listen)
+        stopped = True
     finally:
-        listen.send_signal(signal.SIGINT)
-        out, err = listen.communicate(timeout=30)
-    assert listen.returncode == 130
+        if not stopped:
+            listen.kill()
+            listen.communicate(timeout=10)
+    assert listen.returncode == exitcodes.TERMINATED, err
+    assert "stopped; 1 deliveries printed, 0 invalid" in err
     assert "Traceback" not in err and PASSWORD not in out + err + banner
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["background-job", "terminal"])
+def test_listen_stops_cleanly_on_sigterm_and_on_ctrl_c_only_where_ctrl_c_reaches_it(ctrl_c: bool) -> None:
+    """As a background job (SIGINT ignored, as CI runners and `&` start it) SIGINT leaves it running and SIGTERM
+    stops it; on a terminal Ctrl-C stops it. Either way it prints its summary and names the signal in its code."""
+    listen = procs.tenantdeck("listen", "--port", "0", env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, ctrl_c=ctrl_c)
+    try:
+        assert listen.stderr is not None
+        assert "receiving on http://127.0.0.1:" in listen.stderr.readline()
+        listen.send_signal(signal.SIGINT)
+        if ctrl_c:
+            _, err = listen.communicate(timeout=20)
+            assert listen.returncode == exitcodes.INTERRUPTED, err
+        else:
+            with pytest.raises(subprocess.TimeoutExpired):
+                listen.wait(1.0)
+            _, err = procs.stop(listen)
+            assert listen.returncode == exitcodes.TERMINATED, err
+    finally:
+        if listen.poll() is None:
+            listen.kill()
+            listen.communicate(timeout=10)
+    assert "stopped; 0 deliveries printed, 0 invalid" in err and "Traceback" not in err

@@ -9,4 +9,5 @@ CHANGES = 2  #: `diff`: there are changes to push
 CONFLICT = 3  #: `diff`/`push`: the draft and the remote changed the same field differently, or a stale plan
 PARTIAL = 4  #: `push`: some operations applied, some failed or were not attempted
 USAGE = 64  #: bad command line (EX_USAGE)
-INTERRUPTED = 130  #: Ctrl-C
+INTERRUPTED = 130  #: Ctrl-C (SIGINT)
+TERMINATED = 143  #: SIGTERM (a CI runner's or `kill`'s stop): `listen` prints what it had and its summary first

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tenantdeck.draft import load_draft, load_text
+from tenantdeck.draft import load_draft, load_text, yamlsource
 from tenantdeck.problems import Severity
 from tests.draft.conftest import MINIMAL, load, only
 
@@ -292,6 +292,25 @@ def test_multiple_documents() -> None:
 def test_deep_nesting_is_refused_not_crashed() -> None:
     p = only(load_text("a: " + "[" * 200_000, "deep.yaml"))
     assert p.code == "too-deep"
+    assert (p.line, p.column) == (1, 4 + yamlsource.MAX_DEPTH)  # 1-based: the first bracket too many
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 200_000, "a: " + "{b: " * 5_000, "a:\n" + "  [\n" * 3_000])
+def test_too_deep_does_not_depend_on_which_parser_gives_up_first(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyYAML 6.0.4's libyaml stops at its own nesting limit (a syntax error); 6.0.3's hands every event over and the
+    builder's guard stops it; the pure-Python parser fails at the end of the stream. Each answers "too-deep"."""
+    import yaml
+
+    for loader in (yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        monkeypatch.setattr(yamlsource, "_EventLoader", loader)
+        assert only(load_text(text, "deep.yaml")).code == "too-deep", loader
+
+
+def test_brackets_in_quotes_and_comments_are_not_nesting() -> None:
+    opened = "[" * 100
+    assert yamlsource.flow_too_deep(f"a: '{opened}'\nb: \"{opened}\" # {opened}\n") is None
+    assert yamlsource.flow_too_deep("a: " + opened) == (0, 3 + yamlsource.MAX_DEPTH)
 
 
 def test_rules_problems_are_located() -> None:

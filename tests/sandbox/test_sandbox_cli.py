@@ -8,7 +8,6 @@ import shlex
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from tenantdeck.cli import sandbox_cmd
+from tests import procs
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "example.com", "::"])
@@ -126,10 +126,8 @@ def test_reset_with_no_seed_leaves_an_empty_account_that_stays_empty(tmp_path: P
 def _start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """Start `tenantdeck sandbox` on a free port; returns the process and the variables of its export line."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tenantdeck", "sandbox", "--port", "0", "--db", str(db), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )
+    proc = procs.tenantdeck("sandbox", "--port", "0", "--db", str(db), *extra,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], 30)
     if not ready:
@@ -144,8 +142,8 @@ def _start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]
 
 
 def _stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    out, err = procs.stop(proc)
+    assert proc.returncode == -signal.SIGTERM, err  # uvicorn shuts down gracefully, then re-raises the signal
     return out, err
 
 

@@ -25,6 +25,7 @@ from tenantdeck.sync.remote.fetch import fetch_live
 from tenantdeck.sync.remote.pull import pull
 from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
 from tenantdeck.sync.workspace.state import Workspace
+from tests import procs
 from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, edit_draft
@@ -104,7 +105,7 @@ def test_push_killed_then_rerun_converges_without_duplicates(server: str, tmp_pa
     prepare(server, draft)
     journal_dir = Workspace(draft).journal_dir
 
-    proc = subprocess.Popen(push_cmd(server, draft), env=push_env(), stdout=subprocess.PIPE,
+    proc = procs.start(push_cmd(server, draft), env=push_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while journal_lines(journal_dir) < kill_after and proc.poll() is None and time.monotonic() < deadline:

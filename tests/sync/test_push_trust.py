@@ -28,6 +28,7 @@ from tenantdeck.draft import load_draft
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sandbox import create_app
 from tenantdeck.sync.workspace.state import Workspace
+from tests import procs
 from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
@@ -259,7 +260,7 @@ def test_an_interrupted_saved_plan_is_finished_by_the_same_command(slow_server: 
     journal_dir = Workspace(draft).journal_dir
     cmd = [sys.executable, "-m", "tenantdeck", "push", str(plan_file), "--yes", "--base-url", url,
            "--concurrency", "1"]
-    proc = subprocess.Popen(cmd, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = procs.start(cmd, ctrl_c=True, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while _journal_lines(journal_dir) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)

@@ -103,6 +103,12 @@ async def partial_push_scene(pilot: Pilot[None]) -> None:
             if planned():
                 break
     assert planned(), screen.query_one("#status").render()
+    # Where a table's cursor and scroll end up depends on when the re-plan's rows arrived relative to the summary:
+    # pin both tables (the review's behind the modal, the summary's) to their first row, then paint.
+    for table in [*screen.query("DataTable"), *app.screen_stack[-1].query("DataTable")]:
+        table.move_cursor(row=0, animate=False)
+        table.scroll_home(animate=False, immediate=True)
+    await settle(pilot)
 
 
 #: a fail rate and seed under which the eight creates, sent one by one, partly fail

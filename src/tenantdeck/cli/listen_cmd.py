@@ -8,12 +8,15 @@ command line would sit in shell history and ``ps`` output. It is never printed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
+import signal
 
 import click
 
+from tenantdeck import exitcodes
 from tenantdeck.hosts import is_loopback_host
 
 _BASIC = re.compile(r"^([^:]+):\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -66,6 +69,7 @@ def command(host: str, port: int, basic_auth: str | None, as_json: bool, max_bod
 
     Accepts POST on any path and answers 200 at once (401 for wrong or missing Basic Auth); each delivery is
     then validated and printed: unknown triggers and invalid or unparseable payloads are flagged, never dropped.
+    Ctrl-C or SIGTERM stops it: what was accepted is printed, then a summary on stderr; exit 130 or 143.
     """
     if not is_loopback_host(host):
         raise click.UsageError(f"refusing to listen on {host!r}: listen serves loopback only (127.0.0.1, ::1)")
@@ -75,21 +79,61 @@ def command(host: str, port: int, basic_auth: str | None, as_json: bool, max_bod
 
     receiver = Receiver(host=host, port=port, basic_auth=credentials, max_body=max_body, keep=keep)
 
+    stopped_by: list[int] = []
+
     async def run() -> None:
         try:
             await receiver.start()
         except OSError as exc:
             raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in stop_signals():
+            loop.add_signal_handler(signum, lambda s=signum: (stopped_by.append(s), stop.set()))
         auth = f" (Basic Auth as {credentials[0]})" if credentials else ""
         click.echo(f"tenantdeck listen: receiving on {receiver.url}{auth}; Ctrl-C stops", err=True)
+        shown = invalid = 0
         try:
             with receiver.subscribe() as deliveries:
-                async for delivery in deliveries:
-                    if as_json:
-                        click.echo(json.dumps(delivery.to_json(), ensure_ascii=False, separators=(",", ":")))
-                    else:
-                        click.echo(delivery.line())
-        finally:
-            await receiver.stop()
+                async def show() -> None:
+                    nonlocal shown, invalid
+                    async for delivery in deliveries:
+                        if as_json:
+                            click.echo(json.dumps(delivery.to_json(), ensure_ascii=False, separators=(",", ":")))
+                        else:
+                            click.echo(delivery.line())
+                        shown += 1
+                        invalid += not delivery.valid
+                        if deliveries.queue.empty() and stop.is_set():
+                            return
 
-    asyncio.run(run())
+                printer = asyncio.create_task(show())
+                await stop.wait()
+                await receiver.stop()  # no new delivery; print what was accepted before the stop
+                if deliveries.queue.empty():
+                    printer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await printer
+                missed = deliveries.missed
+        finally:
+            for signum in stop_signals():
+                loop.remove_signal_handler(signum)
+            await receiver.stop()
+        lost = f", {missed} not printed (the output fell behind)" if missed else ""
+        click.echo(f"tenantdeck listen: stopped; {shown} deliveries printed, {invalid} invalid{lost}", err=True)
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:  # Ctrl-C before the handlers were installed
+        stopped_by.append(signal.SIGINT)
+    if stopped_by:
+        raise SystemExit(exitcodes.TERMINATED if stopped_by[0] == signal.SIGTERM else exitcodes.INTERRUPTED)
+
+
+def stop_signals() -> list[signal.Signals]:
+    """SIGTERM always stops cleanly (what CI runners, ``kill`` and tests send); SIGINT too, unless it was ignored
+    when we started: a background job (``&``, ``nohup``, a CI step) ignores Ctrl-C on purpose, so we keep it so."""
+    wanted = [signal.SIGTERM]
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        wanted.append(signal.SIGINT)
+    return wanted

@@ -46,6 +46,7 @@ MAX_BYTES: Final = 32 * 1024 * 1024
 #: Deeper nesting than this is refused (a draft is about 6 levels deep); it also keeps the C composer, which
 #: recurses per level, far away from the stack limit when positions are composed later.
 MAX_DEPTH: Final = 64
+TOO_DEEP: Final = f"nested more than {MAX_DEPTH} levels deep; a draft is far shallower"
 
 HAVE_LIBYAML: Final[bool] = bool(getattr(yaml, "__with_libyaml__", False))
 if HAVE_LIBYAML:
@@ -378,7 +379,7 @@ def _build(loader: Any, text: str, file: str, out: Parsed, *, stop_after_apps: i
                         file,
                         ev.start_mark.line,
                         ev.start_mark.column,
-                        f"nested more than {MAX_DEPTH} levels deep; a draft is far shallower",
+                        TOO_DEEP,
                         code="too-deep",
                     )
                 )
@@ -601,12 +602,59 @@ def _count_aliases(out: Parsed) -> None:
 # --------------------------------------------------------------------------------------------------------------
 
 
+def flow_too_deep(text: str, end: int | None = None) -> tuple[int, int] | None:
+    """Where the flow brackets (``[``, ``{``) of ``text[:end]`` first nest more than :data:`MAX_DEPTH` deep.
+
+    Called only when the parser gave up, because whether it gives up first depends on the release: PyYAML 6.0.4's
+    libyaml stops at its own flow-nesting limit (a syntax error, before the builder's depth guard sees an event),
+    earlier releases hand the events over. The answer to a too-deep draft must not depend on that, so a parse
+    error is checked against the same limit here. Quoted text and comments are skipped; a bracket inside a plain
+    value could count too, which takes more than 64 unclosed ones in a file that failed to parse anyway.
+    """
+    depth = 0
+    line = col = 0
+    quote_char = ""
+    comment = False
+    prev = "\n"
+    for ch in text[:end]:
+        if ch == "\n":
+            line += 1
+            col = 0
+            comment = False
+            prev = ch
+            continue
+        if comment:
+            pass
+        elif quote_char:
+            if ch == quote_char:
+                quote_char = ""
+        elif ch in "'\"" and (depth or prev in " \t:[{,-\n"):
+            quote_char = ch
+        elif ch == "#" and prev in " \t\n":
+            comment = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return line, col
+        elif ch in "]}" and depth:
+            depth -= 1
+        prev = ch
+        col += 1
+    return None
+
+
 def syntax_problem(exc: yaml.MarkedYAMLError, text: str, file: str) -> Problem:
     """One located problem, in plain words, for a libyaml (or PyYAML) syntax error."""
     problem = (exc.problem or "").strip()
     context = (exc.context or "").strip()
     mark = exc.problem_mark or exc.context_mark
     line, col = (mark.line, mark.column) if mark is not None else (0, 0)
+    deep = flow_too_deep(text, mark.index + 1 if mark is not None else None)
+    if deep is not None:
+        return _problem(
+            file, deep[0], deep[1], TOO_DEEP,
+            code="too-deep",
+        )
     lines = text.split("\n")
     line_text = lines[line] if 0 <= line < len(lines) else ""
     at_end = not text[mark.index :].strip() if mark is not None else False
