@@ -8,6 +8,12 @@ ERROR = 1  #: invalid draft, or an error talking to the service (message on stde
 CHANGES = 2  #: `diff`: there are changes to push
 CONFLICT = 3  #: `diff`/`push`: the draft and the remote changed the same field differently, or a stale plan
 PARTIAL = 4  #: `push`: some operations applied, some failed or were not attempted
+#: another tenantdeck process (a push, a pull, an editor saving) holds the draft's workspace lock and did not let go
+#: within ``--lock-timeout`` seconds; the message names it (pid, command, since when). Nothing was changed.
+LOCKED = 5
+#: a local file (journal, base snapshot, history, draft) could not be written: disk full, quota, I/O error. A push
+#: stops before its next request, so nothing was sent that is not recorded; free space and push again.
+WRITE_FAILED = 6
 USAGE = 64  #: bad command line (EX_USAGE)
 INTERRUPTED = 130  #: Ctrl-C (SIGINT)
 TERMINATED = 143  #: SIGTERM (a CI runner's or `kill`'s stop): `listen` prints what it had and its summary first
