@@ -3,6 +3,17 @@
 A crash, Ctrl-C or ``kill -9`` at any moment must leave either the old or the new file, never a mix: the data goes
 to a temporary file in the same directory, is flushed and fsync'd, takes the target's permissions, and replaces the
 target with ``os.replace``; the directory is then fsync'd so the rename itself survives a power loss.
+
+A path that is a symbolic link is resolved first and its target is replaced (in the target's directory): a draft
+the user keeps elsewhere and links into a project stays a link (its ``.bak``, beside the link, is a regular file).
+
+``expect`` makes a write a compare-and-swap: it is called with the file's current content and the write happens
+only when it says the file still holds what the caller read (:class:`ChangedSinceRead` otherwise). Within this
+process the check and the replace run under one lock per file; across processes the caller holds the workspace
+lock (:mod:`tenantdeck.sync.workspace.lock`), so no other tenantdeck writes between the two.
+
+A full disk, a quota or an I/O error is raised as :class:`WriteFailed` (an ``OSError``) naming the file, never half
+a record: appends (:func:`append_durably`) loop on short writes and cut a partial record back off.
 """
 
 from __future__ import annotations
@@ -13,10 +24,89 @@ import json
 import os
 import stat
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 NEW_FILE_MODE = 0o644
+
+#: errors that mean "the storage is full or failing": the message says so and tells the user to free space
+STORAGE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EIO, errno.EFBIG,
+                                       errno.EROFS) if e is not None)
+
+
+class WriteFailed(OSError):
+    """A local file could not be written completely (disk full, quota, I/O error); nothing of it is half there.
+
+    ``str()`` is one line: ``disk full writing FILE: No space left on device``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror or str(cause), os.fspath(path))
+        self.path = Path(path)
+        self.cause = cause
+
+    def __str__(self) -> str:
+        what = {errno.ENOSPC: "disk full", errno.EIO: "I/O error", errno.EROFS: "read-only file system",
+                errno.EFBIG: "file too large"}.get(self.errno or 0)
+        if what is None and self.errno == getattr(errno, "EDQUOT", -1):
+            what = "disk quota exceeded"
+        return f"{what or 'cannot write'} writing {self.path}: {self.strerror}"
+
+
+class ChangedSinceRead(Exception):
+    """The file no longer holds what the caller read (someone else wrote it); nothing was written."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(f"{os.fspath(path)} changed on disk since it was read; nothing was written")
+        self.path = Path(path)
+
+
+_FILE_LOCKS: dict[str, threading.Lock] = {}
+_FILE_LOCKS_GUARD = threading.Lock()
+
+
+def _file_lock(path: Path) -> threading.Lock:
+    """One lock per file within this process: a compare-and-swap's check and replace are one step for its threads."""
+    with _FILE_LOCKS_GUARD:
+        return _FILE_LOCKS.setdefault(str(path), threading.Lock())
+
+
+def resolve_link(path: str | os.PathLike[str]) -> Path:
+    """The file a write of ``path`` must replace: ``path`` itself, or the end of its chain of symbolic links."""
+    target = Path(path)
+    if target.is_symlink():
+        return Path(os.path.realpath(target))
+    return target
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written: a short write (a nearly full disk, a signal) is not an error,
+    but ignoring its count leaves half a record on disk that reads back as nothing."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
+def append_durably(fd: int, data: bytes, path: str | os.PathLike[str]) -> None:
+    """Append one whole record to the file open at ``fd`` (``O_APPEND``) and fsync it; on failure cut the partial
+    record back off (best effort) and raise :class:`WriteFailed` naming ``path``."""
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+    except OSError:
+        start = -1
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    except OSError as exc:
+        if start >= 0:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+        raise WriteFailed(path, exc) from exc
 
 
 def atomic_write_bytes(
@@ -28,8 +118,9 @@ def atomic_write_bytes(
     sync_dir: bool = True,
     make_parents: bool = False,
     backup_data: bytes | None = None,
+    expect: Callable[[bytes | None], bool] | None = None,
 ) -> None:
-    """Replace ``path`` with ``data`` atomically.
+    """Replace ``path`` with ``data`` atomically (its target, when ``path`` is a symbolic link).
 
     ``mode`` None keeps the existing file's permissions (a new file gets 0644 less the umask). ``backup`` keeps the
     previous version as ``<name>.bak``, made before the replace so the old content always exists under one of the
@@ -40,7 +131,8 @@ def atomic_write_bytes(
     A file the user may not write (``chmod a-w``, ``chattr +i``) is refused with ``PermissionError`` before
     anything is written: renaming over it would succeed in a writable directory and silently undo the protection.
     """
-    target = Path(path)
+    named = Path(path)
+    target = resolve_link(named)
     directory = target.parent if str(target.parent) else Path(".")
     if make_parents:
         directory.mkdir(parents=True, exist_ok=True)
@@ -54,20 +146,37 @@ def atomic_write_bytes(
         mode = existing_mode if existing_mode is not None else NEW_FILE_MODE & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            if exc.errno in STORAGE_ERRNOS:
+                raise WriteFailed(named, exc) from exc
+            raise
         os.chmod(tmp, mode)
-        if backup and existing_mode is not None:
-            _backup(target, backup_data, existing_mode)
-        os.replace(tmp, target)
+        with _file_lock(target):
+            if expect is not None and not expect(_current(target)):
+                raise ChangedSinceRead(named)
+            if backup and existing_mode is not None:
+                _backup(target, backup_data, existing_mode, named.with_name(named.name + ".bak"))
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
     if sync_dir:
         fsync_dir(directory)
+
+
+def _current(path: Path) -> bytes | None:
+    """The file's content now (None when there is none), for a compare-and-swap's ``expect``."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, **options: Any) -> None:
@@ -94,9 +203,9 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
-def _backup(target: Path, data: bytes | None, mode: int) -> None:
-    bak = target.with_name(target.name + ".bak")
-    tmp_bak = target.with_name(f".{target.name}.bak.tmp")
+def _backup(target: Path, data: bytes | None, mode: int, bak: Path) -> None:
+    """Keep ``target``'s content as ``bak`` (a regular file, even when the draft is reached through a link)."""
+    tmp_bak = bak.with_name(f".{bak.name}.tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp_bak)
     if data is None:

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tenantdeck.atomic import WriteFailed, append_durably
+
 
 def current_user() -> str:
     """``$USER``, else the login name, else "unknown" (CI containers may have neither)."""
@@ -30,12 +32,14 @@ def append_record(path: Path, **fields: Any) -> dict[str, Any]:
     """Append one audit record (fsync'd) and return it."""
     record = {"who": current_user(), "when": datetime.now(UTC).isoformat(timespec="seconds"),
               "ts": round(time.time(), 3), **fields}
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    except OSError as exc:
+        raise WriteFailed(path, exc) from exc
+    try:
+        append_durably(fd, data, path)  # the whole record or none of it (WriteFailed)
     finally:
         os.close(fd)
     return record

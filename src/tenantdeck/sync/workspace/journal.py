@@ -22,14 +22,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tenantdeck.atomic import WriteFailed, append_durably
+
 
 class Journal:
-    """Append-only JSONL file; every :meth:`write` is durable when it returns."""
+    """Append-only JSONL file; every :meth:`write` is durable when it returns.
+
+    A write that cannot complete (disk full, quota, I/O error) raises :class:`~tenantdeck.atomic.WriteFailed` and
+    leaves no partial line: a half-written ``intent`` reads back as nothing, and a push resumed after it would not
+    know to look for the object that create may have made. The push stops there, before the request it guards.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        except OSError as exc:
+            raise WriteFailed(path, exc) from exc
         self._lock = threading.Lock()
         self.lines = 0
 
@@ -42,8 +52,7 @@ class Journal:
         record = {"ts": round(time.time(), 3), "event": event, **fields}
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         with self._lock:
-            os.write(self._fd, data)
-            os.fsync(self._fd)
+            append_durably(self._fd, data, self.path)  # whole line and fsync'd, or WriteFailed and no half line
             self.lines += 1
 
     def close(self) -> None:

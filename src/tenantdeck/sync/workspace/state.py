@@ -19,13 +19,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from tenantdeck.atomic import atomic_write_bytes, atomic_write_json, fsync_dir
+from tenantdeck.atomic import append_durably, atomic_write_bytes, atomic_write_json, fsync_dir
 
 WORKSPACE_DIR = ".tenantdeck"
 KEY_BYTES = 32
@@ -121,6 +122,8 @@ class Workspace:
         for name in names:
             path = self.base_dir / name
             doc = self._read_json(path)
+            if isinstance(doc, dict) and isinstance(doc.get("format"), int) and doc["format"] > BASE_FORMAT:
+                raise newer_format(path, doc["format"])
             app = doc.get("app") if isinstance(doc, dict) else None
             if not isinstance(app, dict) or not isinstance(app.get("id"), str):
                 raise WorkspaceError(f"{path} is not a base snapshot file; delete it and run `tenantdeck pull`")
@@ -197,8 +200,7 @@ class Workspace:
         line = json.dumps({"before": before_sha256, "after": after_sha256}) + "\n"
         fd = os.open(self.draft_writes_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            os.write(fd, line.encode())
-            os.fsync(fd)
+            append_durably(fd, line.encode(), self.draft_writes_path)
         finally:
             os.close(fd)
 
@@ -266,3 +268,48 @@ def unwritable(draft_path: Path, workspace: Workspace) -> list[str]:
     except OSError as exc:
         out.append(f"cannot create the workspace {workspace.root}: {exc.strerror or exc}")
     return out
+
+
+# --- a workspace that is not one: clear errors instead of tracebacks ----------------------------------------------
+
+
+def newer_format(path: Path, found: int) -> WorkspaceError:
+    """A file written by a newer tenantdeck: reading it as ours could push the wrong thing, so nothing is read."""
+    return WorkspaceError(f"{path} was written by a newer tenantdeck (format {found}; this one reads format "
+                          f"{BASE_FORMAT}); upgrade tenantdeck, or move the workspace aside and run `tenantdeck pull`")
+
+
+def workspace_error(workspace: Workspace, exc: OSError) -> WorkspaceError:
+    """``exc`` (from creating or reading the workspace) as one line naming the file and what to do."""
+    where = Path(exc.filename) if exc.filename else workspace.root
+    reason = exc.strerror or type(exc).__name__
+    return WorkspaceError(f"cannot use the workspace {where}: {reason}; tenantdeck keeps its base snapshot and "
+                          f"push journal in {workspace.root} (a directory); fix or move it aside, then run the "
+                          "command again")
+
+
+def check_workspace(workspace: Workspace) -> None:
+    """Raise :class:`WorkspaceError` when the workspace beside the draft cannot be what it must be: ``.tenantdeck``
+    (or ``.tenantdeck/<stem>``) a plain file, a dangling symbolic link, or a directory we may not read or enter.
+
+    A missing workspace is fine (nothing pulled yet). Without this check such a workspace read as "no base" (every
+    app unknown) or ended in a traceback from the first ``open`` under it.
+    """
+    for where in (workspace.container, workspace.root):
+        try:
+            st = os.stat(where)
+        except FileNotFoundError:
+            if os.path.islink(where):
+                raise WorkspaceError(f"cannot use the workspace {where}: it is a symbolic link to "
+                                     f"{os.readlink(where)}, which does not exist; create that directory or remove "
+                                     "the link, then run the command again") from None
+            return
+        except OSError as exc:
+            raise workspace_error(workspace, exc) from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise WorkspaceError(f"cannot use the workspace {where}: it is a file, not a directory; tenantdeck keeps "
+                                 "its base snapshot and push journal there: move the file aside, then run the "
+                                 "command again")
+        if not os.access(where, os.R_OK | os.X_OK):
+            raise WorkspaceError(f"cannot use the workspace {where}: permission denied (it cannot be read); fix its "
+                                 "permissions (chmod u+rwx), then run the command again")
