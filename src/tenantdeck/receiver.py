@@ -11,7 +11,12 @@ Used by ``tenantdeck listen`` and meant for the TUI's Events screen, so it is a 
 
 Protocol: POST on any path; 401 (``WWW-Authenticate: Basic``) for missing or wrong Basic Auth, compared in
 constant time; 413 above ``max_body``; otherwise **200 at once**, and validation runs after the answer. Nothing a
-sender can send makes it fail: unparseable, invalid and unknown-trigger deliveries are kept and flagged.
+sender can send makes it fail: unparseable, invalid, too deeply nested and unknown-trigger deliveries are kept and
+flagged.
+
+Slow clients (slowloris) are cut without holding anyone up: a connection whose request headers are not complete
+within ``header_timeout`` seconds is closed, and a body that has not fully arrived within ``body_timeout`` is
+answered 408 (and recorded). Each connection waits on its own; the event loop never blocks on one.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tenantdeck.jsonlimits import MAX_JSON_DEPTH, too_deep, too_deep_message
 from tenantdeck.models.events import check_delivery
 
 DEFAULT_HOST = "127.0.0.1"
@@ -37,6 +43,12 @@ DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_KEEP = 500
 #: How much of an unparseable body is kept (as text) for display.
 RAW_PREVIEW = 4096
+#: Seconds a client may take to send its request headers, and then its body (slowloris defence).
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 10.0
+#: Connections the kernel queues before the receiver accepts them: a burst of a thousand deliveries at once is
+#: accepted at once instead of waiting on SYN retransmits (the kernel caps it at ``somaxconn``).
+BACKLOG = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +137,8 @@ class Receiver:
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)  # never shown: it holds the password
     max_body: int = DEFAULT_MAX_BODY
     keep: int = DEFAULT_KEEP
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
     #: when a delivery is stamped as received (tests and pictures inject a fixed clock)
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC), repr=False)
     deliveries: collections.deque[Delivery] = field(init=False, repr=False)
@@ -138,6 +152,8 @@ class Receiver:
     def __post_init__(self) -> None:
         if self.keep < 1 or self.max_body < 1:
             raise ValueError("keep and max_body must be positive")
+        if self.header_timeout <= 0 or self.body_timeout <= 0:
+            raise ValueError("header_timeout and body_timeout must be positive")
         self.deliveries = collections.deque(maxlen=self.keep)
         if self.basic_auth is not None:
             user, password = self.basic_auth
@@ -181,7 +197,13 @@ class Receiver:
         sock = _bind(self.host, self.port)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.asgi, log_level="warning", access_log=False, lifespan="off", interface="asgi3", timeout_keep_alive=30
+            self.asgi,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            interface="asgi3",
+            http=_protocol_class(self.header_timeout),
+            timeout_keep_alive=min(30.0, self.header_timeout),
         )
         self._server = _server_class()(config)
         self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
@@ -286,9 +308,28 @@ class Receiver:
                 auth_user,
             )
             return
-        body, size, complete = await _read_body(receive, self.max_body)
+        try:
+            body, size, complete = await asyncio.wait_for(_read_body(receive, self.max_body), self.body_timeout)
+        except TimeoutError:
+            seconds = f"{self.body_timeout:g}"
+            await _answer(send, 408, {"error": f"the body did not arrive within {seconds} s"}, [_CLOSE])
+            self._record(
+                method,
+                path,
+                408,
+                True,
+                0,
+                None,
+                [f"the body did not arrive within {seconds} s (answered 408); not kept"],
+                None,
+                None,
+                remote,
+                auth,
+                auth_user,
+            )
+            return
         if not complete:
-            await _answer(send, 413, {"error": f"payload larger than {self.max_body} bytes"})
+            await _answer(send, 413, {"error": f"payload larger than {self.max_body} bytes"}, [_CLOSE])
             self._record(
                 method,
                 path,
@@ -305,18 +346,9 @@ class Receiver:
             )
             return
         await _answer(send, 200, {"received": True})
-        # validation happens after the answer, as the spec asks of a receiver
-        try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raw = body[:RAW_PREVIEW].decode("utf-8", "replace")
-            self._record(
-                method, path, 200, True, size, None, [f"the body is not valid JSON: {exc}"], None, raw, remote,
-                auth, auth_user,
-            )
-            return
-        trigger, problems = check_delivery(payload)
-        self._record(method, path, 200, True, size, trigger, problems, payload, None, remote, auth, auth_user)
+        # validation happens after the answer, as the spec asks of a receiver; whatever the body, it is recorded
+        trigger, problems, payload, raw = _check(body)
+        self._record(method, path, 200, True, size, trigger, problems, payload, raw, remote, auth, auth_user)
 
     def _record(
         self,
@@ -361,6 +393,28 @@ class Receiver:
                 self._listeners.remove(callback)
 
 
+def _check(body: bytes) -> tuple[str | None, list[str], Any, str | None]:
+    """``(trigger, problems, payload, raw preview)`` of an answered body; never raises, so a hostile body is kept
+    as an invalid delivery instead of vanishing with a traceback after its 200."""
+    if too_deep(body, MAX_JSON_DEPTH):
+        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
+    try:
+        payload = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [f"the body is not valid JSON: {exc}"], None, _preview(body)
+    except RecursionError:  # the depth check is exact for JSON; this only guards against a deeper call stack
+        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
+    try:
+        trigger, problems = check_delivery(payload)
+    except RecursionError:
+        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
+    return trigger, problems, payload, None
+
+
+def _preview(body: bytes) -> str:
+    return body[:RAW_PREVIEW].decode("utf-8", "replace")
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family, kind, proto, _, address = socket.getaddrinfo(
         host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
@@ -372,7 +426,7 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError:
         sock.close()
         raise
-    sock.listen(128)
+    sock.listen(BACKLOG)
     sock.setblocking(False)
     return sock
 
@@ -395,6 +449,10 @@ async def _read_body(receive: Any, limit: int) -> tuple[bytes, int, bool]:
             return b"", size, False
         more = message.get("more_body", False)
     return b"".join(chunks), size, True
+
+
+#: sent with an answer given before the body was read to its end: the connection cannot carry another request
+_CLOSE = (b"connection", b"close")
 
 
 async def _answer(
@@ -426,3 +484,48 @@ def _server_class() -> Any:
             yield
 
     return QuietServer
+
+
+def _protocol_class(header_timeout: float) -> type[Any]:
+    """uvicorn's h11 protocol with a deadline on request headers.
+
+    uvicorn bounds only the idle time between requests (``timeout_keep_alive``, cancelled by the first byte): a
+    client that sends a byte every few seconds keeps its connection, and its slot, forever. Here every connection
+    gets ``header_timeout`` seconds, from its opening and again after each answer, to complete its request's
+    headers; otherwise it is closed. Requests already being answered are not touched (the body has its own
+    deadline in :meth:`Receiver.asgi`).
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadline(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(header_timeout, self._expire)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expire(self) -> None:
+            self._deadline = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()  # the headers never completed: nothing to answer
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+    return HeaderDeadline
