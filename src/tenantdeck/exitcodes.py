@@ -14,6 +14,10 @@ LOCKED = 5
 #: a local file (journal, base snapshot, history, draft) could not be written: disk full, quota, I/O error. A push
 #: stops before its next request, so nothing was sent that is not recorded; free space and push again.
 WRITE_FAILED = 6
+#: `push`: every operation was sent, but a read after a write found a field another writer changed at the same
+#: time (a change of ours overwritten, or theirs possibly overwritten by ours): the summary names each with both
+#: values, and the history records it. The API has no precondition header; see docs/concurrency.md.
+LOST_UPDATE = 7
 USAGE = 64  #: bad command line (EX_USAGE)
 INTERRUPTED = 130  #: Ctrl-C (SIGINT)
 TERMINATED = 143  #: SIGTERM (a CI runner's or `kill`'s stop): `listen` prints what it had and its summary first

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from tenantdeck.sync.plan import Step
 
 EventKind = Literal["started", "applied", "failed", "not_attempted", "id_assigned", "retry_scheduled",
-                    "interrupted", "stopped", "warning"]
+                    "interrupted", "stopped", "warning", "reapplied", "lost_update"]
 
 
 @dataclass(frozen=True, slots=True)

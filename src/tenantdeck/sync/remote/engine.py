@@ -380,7 +380,8 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                 append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
                               draft=str(local.path.resolve()), plan_hash=plan.plan_hash(), plan_counts=plan.counts(),
                               counts=result.counts(), result=state, journal=str(journal.path),
-                              saved_plan=str(saved_plan) if saved_plan else None)
+                              saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
+                              lost_updates=[lost.to_json() for lost in result.lost_updates] or None)
             except OSError as exc:
                 result.warnings.append(f"the history could not be written: {exc}")
             for warning in result.warnings:

@@ -23,12 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.atomic import WriteFailed
 from tenantdeck.sync import kinds
 from tenantdeck.sync.changes import ABSENT
 from tenantdeck.sync.compare import app_resources
 from tenantdeck.sync.events import OnEvent, PushEvent
+from tenantdeck.sync.kinds.base import Leaves
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
 from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
+from tenantdeck.sync.remote import fresh
 from tenantdeck.sync.workspace.journal import Intent, Journal, open_intents
 
 if TYPE_CHECKING:
@@ -48,6 +51,40 @@ class OpResult:
     earlier: bool = False  #: applied by an earlier run of the same saved plan (journalled), not redone
 
 
+#: how many times a change of ours that a concurrent whole-object write overwrote is laid again on a fresh read
+REAPPLY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class LostUpdate:
+    """A field that, read back after our write, does not hold what this push expected: ``ours`` — a change of
+    ours another writer overwrote (still so after :data:`REAPPLY` attempts); otherwise a field this push did not
+    change that another writer changed inside our read-write window (theirs may have been overwritten by ours)."""
+
+    app: str
+    resource: str
+    path: str
+    label: str
+    expected: Any
+    now: Any
+    ours: bool
+
+    def text(self) -> str:
+        from tenantdeck.sync.remote.fresh import show_value
+
+        where = f'app "{self.app}" {self.resource}: {self.label} ({self.path})' if self.path else \
+            f'app "{self.app}" {self.resource}'
+        if self.ours:
+            return (f"lost update: {where}: this push set {show_value(self.expected)}, the service now holds "
+                    f"{show_value(self.now)} (another writer overwrote it)")
+        return (f"lost update: {where}: {show_value(self.expected)} before this push's write, "
+                f"{show_value(self.now)} after it (another writer changed it meanwhile; check which value is meant)")
+
+    def to_json(self) -> dict[str, Any]:
+        """For the history: paths and whose, never values (a value may be anything a draft holds)."""
+        return {"app": self.app, "resource": self.resource, "path": self.path, "ours": self.ours}
+
+
 @dataclass(slots=True)
 class PushResult:
     """What a push did, operation by operation, and what it learnt (ids) on the way."""
@@ -60,6 +97,10 @@ class PushResult:
     warnings: list[str] = field(default_factory=list)
     app_ids: dict[str, str] = field(default_factory=dict)  #: app name -> id of each app created
     widget_ids: dict[tuple[str, str], str] = field(default_factory=dict)  #: (app, widget name) -> id created
+    #: fields a verifying read after a write found changed by another writer (see :mod:`.fresh`)
+    lost_updates: list[LostUpdate] = field(default_factory=list)
+    #: set when a local write (journal, base) failed and the push stopped before its next request: the reason
+    write_failed: str = ""
 
     def of(self, status: str) -> list[OpResult]:
         return [r for r in self.results if r.status == status]
@@ -81,6 +122,7 @@ class PushResult:
             lines.append(f"  failed: {_describe(r.op)}: {r.reason}")
         for r in self.of("not_attempted"):
             lines.append(f"  not attempted: {_describe(r.op)}" + (f" ({r.reason})" if r.reason else ""))
+        lines += [f"  {lost.text()}" for lost in self.lost_updates]
         lines += [f"  warning: {w}" for w in self.warnings]
         if self.stopped:
             lines.append(f"Stopped: {self.stopped}.")
@@ -257,8 +299,9 @@ class Executor:
             for op in self.plan.operations:
                 if op.key not in done:
                     self._record(op, "not_attempted", "interrupted" if self.result.interrupted else "")
-            self.journal.write("end", interrupted=self.result.interrupted, counts=self.result.counts(),
-                               stopped=self.result.stopped or None)
+            with contextlib.suppress(OSError):  # a full disk: the history (next) says how the push ended
+                self.journal.write("end", interrupted=self.result.interrupted, counts=self.result.counts(),
+                                   stopped=self.result.stopped or None)
         return self.result
 
     async def _run_app(self, ops: list[Step]) -> None:
@@ -286,6 +329,10 @@ class Executor:
                 outcome = await self._run_one(op, app_id, state)
             except asyncio.CancelledError:
                 raise
+            except WriteFailed as exc:  # the intent line could not be written: this create was not sent
+                self._stop_on_write(exc)
+                self._record(op, "not_attempted", str(exc))
+                continue
             except Exception as exc:  # ApiError, StepFailed, SecretUnavailable: one line each
                 reason = _one_line(exc)
                 self._note_failure(exc)
@@ -297,6 +344,14 @@ class Executor:
             self._transport_failures = 0
             app_id, state = outcome
             self._record(op, "applied")
+
+    def _stop_on_write(self, exc: OSError) -> None:
+        """A local record could not be written (disk full): start no further request, since its journal line or
+        base could not be kept either; what is in flight finishes. The next push, once there is space, resumes."""
+        if not self.result.write_failed:
+            self.result.write_failed = str(exc)
+            self.result.stopped = f"{exc}; nothing more was sent; free space and run push again"
+            self._emit(PushEvent("stopped", message=self.result.stopped))
 
     def _note_failure(self, exc: BaseException) -> None:
         """Count transport failures in a row; past ``gone_after`` the service is taken to be gone."""
@@ -317,17 +372,26 @@ class Executor:
         or journal write) is a warning, never a failure that would invite a duplicate create."""
         from tenantdeck.sync.remote.ops import run_operation
 
-        payload = await resolve_payload(op.payload, draft=self.draft, env=self.env, app_id=app_id,
-                                        live_secret=self._live_secret)
-        name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
+        kind = kinds.kind_of_step(op.kind)
+        rebased = app_id is not None and fresh.rebases(kind, op)
         if self.current_op is not None:
             self.current_op.set(op)
         self._emit(PushEvent("started", op=op, done=len(self.result.results), total=len(self.plan.operations)))
+        body, before = op.payload, None
+        if rebased:
+            assert app_id is not None
+            body, before = await self._rebase(kind, op, app_id)
+        payload = await resolve_payload(body, draft=self.draft, env=self.env, app_id=app_id,
+                                        live_secret=self._live_secret)
+        name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
         if kinds.step_kind(op.kind).creates:
             self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
                                name=name)
         result = await run_operation(self.client, op, app_id, payload)
         # -- applied on the service from here on --
+        if rebased:
+            assert app_id is not None and before is not None
+            body = await self._verify(kind, op, app_id, body, before)
         if op.kind == "create_app":
             app_id = result["app_id"]
             self.result.app_ids[op.app_name] = result["app_id"]
@@ -341,7 +405,8 @@ class Executor:
                                name=name, widget_id=result.get("widget_id"))
         except OSError as exc:
             self.result.warnings.append(f"{_describe(op)}: applied, but the journal could not record it ({exc})")
-        sent = _fingerprinted(op.payload, payload, self.secret_key)
+            self._stop_on_write(exc)
+        sent = _fingerprinted(body, payload, self.secret_key)
         new_state = apply_to_base(state, op, sent, result, self.draft_apps.get(op.app_key))
         try:
             if new_state is None:
@@ -351,7 +416,50 @@ class Executor:
         except OSError as exc:
             self.result.warnings.append(f"{_describe(op)}: applied, but the base snapshot could not be updated "
                                         f"({exc}); the next push compares it again")
+            self._stop_on_write(exc)
         return app_id, new_state
+
+    async def _rebase(self, kind: kinds.Kind, op: Step, app_id: str) -> tuple[dict[str, Any], Leaves]:
+        """The step's body laid on a read taken now (see :mod:`.fresh`), and that read."""
+        now = await fresh.read_leaves(self.client, kind, app_id, op.rid, secret_key=self.secret_key)
+        if now is None:
+            raise fresh.ResourceGone()
+        return fresh.rebase(kind, op, self.plan.snapshots.get(op.resource_key), now), now
+
+    async def _verify(self, kind: kinds.Kind, op: Step, app_id: str, body: dict[str, Any],
+                      before: Leaves) -> dict[str, Any]:
+        """Read the resource back after its write. A change of ours the service no longer holds was overwritten by
+        a concurrent whole-object write: lay it again on a fresh read (up to ``REAPPLY`` times). When ours still
+        does not hold, that and every other field that moved since our read are lost updates, reported with both
+        values. Fields that moved while ours held were written by someone who had read ours: newer, kept, not
+        reported. Returns the body last sent."""
+        from tenantdeck.sync.remote.ops import run_operation
+
+        for attempt in range(REAPPLY + 1):
+            after = await fresh.read_leaves(self.client, kind, app_id, op.rid, secret_key=self.secret_key)
+            moved = fresh.verify(kind, op, body, before, after)
+            if not any(m.ours for m in moved) or after is None or attempt == REAPPLY:
+                break
+            self._emit(PushEvent("reapplied", op=op, message="another writer overwrote this change; laid again"))
+            try:
+                body = fresh.rebase(kind, op, self.plan.snapshots.get(op.resource_key), after)
+            except fresh.ChangedSincePlan as exc:
+                moved = exc.moved
+                break
+            before = after
+            payload = await resolve_payload(body, draft=self.draft, env=self.env, app_id=app_id,
+                                            live_secret=self._live_secret)
+            await run_operation(self.client, op, app_id, payload)
+        if not any(m.ours for m in moved):
+            # ours held: whoever wrote the other fields since had read ours first, so theirs is newer, not lost
+            moved = []
+        for m in moved:
+            lost = LostUpdate(op.app_name, op.resource, m.path, m.label, m.expected, m.now, m.ours)
+            self.result.lost_updates.append(lost)
+            self._emit(PushEvent("lost_update", op=op, message=lost.text()))
+            with contextlib.suppress(OSError):
+                self.journal.write("lost_update", op=op.key, app_id=app_id, rid=op.rid, path=m.path, ours=m.ours)
+        return body
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
         """The service's current value of a secret an update sends unchanged: asked of the kind that holds it
