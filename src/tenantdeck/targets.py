@@ -359,11 +359,12 @@ def local_target(env: Mapping[str, str] | None = None) -> Target:
     try:
         from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
         from tenantdeck.sandbox.app import create_app
+        from tenantdeck.sandbox.ddl import private_dir
     except ImportError as exc:
         raise ProfileError(f"the built-in {LOCAL!r} sandbox is not available in this installation ({exc})") from None
     directory = data_dir(env)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_dir(directory)  # 0700: the database holds webhook passwords
     except OSError as exc:
         raise ProfileError(f"cannot create the sandbox data directory {directory}: {exc.strerror or exc}") from None
     faults = sandbox_faults(env)

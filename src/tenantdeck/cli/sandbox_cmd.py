@@ -85,6 +85,10 @@ def bind_socket(host: str, port: int) -> socket.socket:
     "--reset", is_flag=True,
     help="Empty the database (the local profile's, or --db) and seed the sample apps again, then exit.",
 )
+@click.option(
+    "--max-body", default=1024 * 1024, show_default=True, type=click.IntRange(1024, 64 * 1024 * 1024), metavar="BYTES",
+    help="Largest request body; larger ones are answered 413 before they are read.",
+)
 def command(
     host: str,
     port: int,
@@ -98,6 +102,7 @@ def command(
     public: bool,
     access_log: bool,
     reset: bool,
+    max_body: int,
 ) -> None:
     """Serve the embedded sandbox management API over HTTP (or, with --reset, start its account afresh).
 
@@ -105,6 +110,13 @@ def command(
     an `export TENANTDECK_BASE_URL=... TENANTDECK_KEY=... TENANTDECK_SECRET=...` line for another shell.
     """
     path = db_path if db_path is not None else default_db_path()
+    if db_path is None:  # our own data directory: 0700, as the local profile keeps it (webhook passwords inside)
+        from tenantdeck.sandbox.ddl import private_dir
+
+        try:
+            private_dir(path.parent)
+        except OSError as exc:
+            raise click.ClickException(f"cannot create the data directory {path.parent}: {exc.strerror}") from None
     if reset:
         _reset(path, seed=not no_seed)
         return
@@ -123,7 +135,8 @@ def command(
     from tenantdeck.sandbox.app import create_app
 
     app = create_app(
-        path, key=key, secret=secret, latency_ms=latency_ms, fail_rate=fail_rate, seed=not no_seed, rng_seed=rng_seed
+        path, key=key, secret=secret, latency_ms=latency_ms, fail_rate=fail_rate, seed=not no_seed, rng_seed=rng_seed,
+        max_body=max_body,
     )
     sock = bind_socket(host, port)
     bound_port = sock.getsockname()[1]

@@ -3,8 +3,8 @@
 Everything expensive happens here, once: opening SQLite, creating the schema, seeding a new file. Requests then
 only run a few indexed statements under the store's lock.
 
-Middleware order (outermost first): client-disconnect logging -> fault injection (latency, injected 429/503) ->
-key/secret auth -> routes.
+Middleware order (outermost first): client-disconnect logging -> body-size limit (413 while the body streams) ->
+fault injection (latency, injected 429/503) -> key/secret auth -> routes.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.auth import HeaderAuthMiddleware
 from tenantdeck.sandbox.deps import Options, WebhookEnvelope
 from tenantdeck.sandbox.faults import FaultConfig, FaultInjectionMiddleware
+from tenantdeck.sandbox.limits import DEFAULT_MAX_BODY, BodyLimitMiddleware
 from tenantdeck.sandbox.messaging import CHAT_PATH_PREFIX, DeliveryConfig
 from tenantdeck.sandbox.messaging import install as install_messaging
 from tenantdeck.sandbox.openapi import install_openapi
@@ -51,6 +52,7 @@ def create_app(
     retry_after: int = 1,
     webhook_envelope: WebhookEnvelope = "object",
     delivery: DeliveryConfig | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
 ) -> FastAPI:
     """Build a sandbox on the SQLite file ``db_path`` (created if missing, seeded once if ``seed``).
 
@@ -58,6 +60,8 @@ def create_app(
     retry_after``) or 503, chosen by ``random.Random(rng_seed)``. ``webhook_envelope`` picks the shape of
     single-webhook answers (see :class:`tenantdeck.sandbox.deps.Options`). ``delivery`` configures webhook
     deliveries of the messaging area (retry delays, timeout; see :mod:`tenantdeck.sandbox.messaging`).
+    ``max_body``: larger request bodies are answered 413 (:mod:`tenantdeck.sandbox.limits`). The database file is
+    made readable by its owner only (it holds webhook passwords; :func:`tenantdeck.sandbox.ddl.connect`).
     """
     if not key or not secret:
         raise ValueError("the sandbox needs a non-empty key and secret")
@@ -89,5 +93,6 @@ def create_app(
     install_openapi(app)
     app.add_middleware(HeaderAuthMiddleware, key=key, secret=secret, exempt_prefixes=(CHAT_PATH_PREFIX,))
     app.add_middleware(FaultInjectionMiddleware, config=app.state.faults)
+    app.add_middleware(BodyLimitMiddleware, max_body=max_body, chat_prefix=CHAT_PATH_PREFIX)
     app.add_middleware(errors.ClientDisconnectMiddleware)
     return app

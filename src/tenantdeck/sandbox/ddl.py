@@ -7,7 +7,10 @@ Webhook passwords live in their own column so that serialising a webhook documen
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 SCHEMA_VERSION = "1"
@@ -79,6 +82,36 @@ CREATE TABLE IF NOT EXISTS app_settings (
 """
 
 
+#: SQLite's companions of a database file: they hold the same data (the WAL holds the latest writes)
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def private_dir(directory: Path) -> None:
+    """``directory`` created if missing and made 0700: the sandbox's own data directory (the user data dir),
+    which holds a database with webhook passwords. Raises ``OSError`` when it cannot be created."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if stat.S_IMODE(directory.stat().st_mode) != 0o700:
+        os.chmod(directory, 0o700)
+
+
+def make_private(path: Path) -> None:
+    """The database file (and its WAL, shared-memory and journal files) readable and writable by its owner only.
+
+    A new file is created 0600 before SQLite opens it (SQLite then gives its companion files the same mode), in
+    a directory created 0700 if missing; an existing file is brought to 0600 (sandboxes created before this were
+    0644). A directory the user named (``--db``) is not changed: it may be shared on purpose. A file owned by
+    someone else (chmod refused) is left to SQLite, which reports what it cannot open.
+    """
+    if not path.parent.exists():
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    for candidate in (path, *(path.with_name(path.name + suffix) for suffix in _COMPANIONS)):
+        with contextlib.suppress(OSError):
+            if stat.S_IMODE(candidate.stat().st_mode) & 0o077:
+                os.chmod(candidate, 0o600)
+
+
 def connect(db_path: Path | str) -> sqlite3.Connection:
     """Open (creating if needed) the sandbox database with the settings every user of it relies on.
 
@@ -89,7 +122,7 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     """
     path = Path(db_path)
     if str(db_path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private(path)
     conn = sqlite3.connect(str(db_path), check_same_thread=False, isolation_level=None, timeout=10.0)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
