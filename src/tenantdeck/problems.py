@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
+from tenantdeck.textsafe import shown
+
 PathPart = str | int
 
 
@@ -83,10 +85,14 @@ class Problem:
         return Problem(self.severity, self.message, self.path, file, line, column, self.code, self.extra)
 
     def render(self) -> str:
-        """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root)."""
+        """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root).
+
+        One line, safe for a terminal: messages quote the draft's and the service's values (a key, a name), which
+        may carry control characters or a newline that would forge a line of its own; those are shown escaped.
+        """
         where = f"{self.file or '<draft>'}:{self.line}:{self.column}"
         key = f"{self.key_path}: " if self.path else ""
-        return f"{where}: {self.severity.value}: {key}{self.message}"
+        return shown(f"{where}: {self.severity.value}: {key}{self.message}")
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)

@@ -177,7 +177,7 @@ def test_external_edit_is_reloaded_when_there_are_no_unsaved_edits(tmp_path: Pat
         await settle(pilot)
         assert app.editor.get(GLOBEX_REGION) == "in" and not app.editor.session.dirty
         assert "changed on disk and was reloaded" in notices(app)
-        assert "in " in " ".join(app.screen.query_one("DataTable").get_row("1"))
+        assert "in " in " ".join(str(c) for c in app.screen.query_one("DataTable").get_row("1"))
 
     run(app, body)
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tenantdeck.textsafe import shown
+
 _MAX_TEXT = 300
 
 
@@ -96,7 +98,7 @@ class ApiError(Exception):
             text += f" (after {self.attempts} attempts)"
         if self.hint:
             text += (" " if text.endswith((".", "!", "?")) else ". ") + f"Hint: {self.hint}"
-        return one_line(text, limit=1000)
+        return shown(one_line(text, limit=1000))  # the service's words and our names of its objects are data
 
     def __str__(self) -> str:
         return self._render()

@@ -19,6 +19,7 @@ from tenantdeck.cli.sync_common import (
     draft_option,
     duplicate_names_option,
     resolution_options,
+    show_output,
 )
 from tenantdeck.cli.target_options import target_options
 
@@ -45,8 +46,7 @@ def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
                         choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps})
-    sys.stdout.write(render(plan, fmt))
-    sys.stdout.flush()
+    show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         sys.exit(exitcodes.CONFLICT)
     sys.exit(exitcodes.CHANGES if plan.has_changes else exitcodes.OK)

@@ -139,7 +139,9 @@ def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rp
 def command(ctx: click.Context, profile: str | None, base_url: str | None, insecure: bool,
             max_rps: float | None) -> None:
     """Check that the service is reachable and the credentials work (exit 0 when every check passes)."""
+    from tenantdeck.cli.output import write
+
     checks = run_checks(profile, base_url, insecure, max_rps)
     for check in checks:
-        click.echo(check.render())
+        write(check.render() + "\n")  # details quote the service's answers
     ctx.exit(exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK)

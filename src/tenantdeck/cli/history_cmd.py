@@ -24,4 +24,6 @@ def command(draft_path: Path, fmt: str) -> None:
     if fmt == "json":
         sys.stdout.write(json.dumps({"format_version": 1, "pushes": records}, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(render_history_text(records))
+        from tenantdeck.cli.output import write
+
+        write(render_history_text(records))

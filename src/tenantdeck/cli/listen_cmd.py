@@ -29,6 +29,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.hosts import is_loopback_host
+from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:
     from tenantdeck.receiver import Delivery
@@ -161,7 +162,7 @@ def render_json(delivery: Delivery) -> str:
 
 
 def render_line(delivery: Delivery) -> str:
-    return delivery.line()
+    return shown(delivery.line())  # the path and problems come from the sender: escaped, never interpreted
 
 
 class Printer:

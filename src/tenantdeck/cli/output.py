@@ -3,6 +3,9 @@
 Colour is for a person reading a terminal: it is off when the stream is not a terminal (pipes, files, CI logs,
 click's test runner) and when ``NO_COLOR`` is set to anything non-empty (https://no-color.org). Only the level
 word is coloured, so a coloured line reads the same as the plain one an editor or CI annotation parses.
+
+Every human-readable line the command line prints passes :func:`tenantdeck.textsafe.shown` here (:func:`echo`,
+:func:`write`), so a name or message carrying terminal escapes is printed escaped, never interpreted.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import sys
 from typing import IO, Any
 
 import click
+
+from tenantdeck.textsafe import shown
 
 _COLOURS: dict[str, dict[str, Any]] = {
     "error": {"fg": "red", "bold": True},
@@ -46,12 +51,21 @@ def style_line(line: str) -> str:
 
 
 def echo(text: str, *, err: bool = True, nl: bool = True) -> None:
-    """Write ``text`` (one or more lines) with each line's level coloured when the stream takes colour."""
+    """Write ``text`` (one or more lines), made safe for a terminal, with each line's level coloured when the stream
+    takes colour."""
+    text = shown(text, newlines=True)  # before colouring: the only escape sequences printed are our own
     stream = sys.stderr if err else sys.stdout
     colour = color_enabled(stream)
     if colour:
         text = "\n".join(style_line(line) for line in text.split("\n"))
     click.echo(text, err=err, nl=nl, color=colour)
+
+
+def write(text: str, *, err: bool = False) -> None:
+    """Write ``text`` as it is (no colour, no newline added), made safe for a terminal: a rendered plan, history."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(shown(text, newlines=True))
+    stream.flush()
 
 
 def error(message: str) -> None:

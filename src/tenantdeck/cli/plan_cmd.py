@@ -20,6 +20,7 @@ from tenantdeck.cli.sync_common import (
     draft_option,
     duplicate_names_option,
     fail,
+    show_output,
 )
 from tenantdeck.cli.target_options import target_options
 
@@ -54,8 +55,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
                         allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps})
-    sys.stdout.write(render(plan, fmt))
-    sys.stdout.flush()
+    show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)
         sys.exit(exitcodes.CONFLICT)

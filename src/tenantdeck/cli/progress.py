@@ -13,6 +13,7 @@ import time
 from typing import Any, TextIO
 
 from tenantdeck.sync.events import PushEvent
+from tenantdeck.textsafe import shown
 
 
 def counts_text(counts: dict[str, int] | Any) -> str:
@@ -45,7 +46,8 @@ class PushProgress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             console = Console(file=self.stream)
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            # app names are data: the description is never read as markup (nor printed raw: see handle)
+            self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
                                  TextColumn("{task.fields[counts]}"), console=console, transient=False)
             self._task = self._bar.add_task(label, total=total, rate="", counts="")
@@ -65,9 +67,9 @@ class PushProgress:
             self.counts = dict(event.counts)
             self._update(final=self.done == self.total)
         elif event.kind == "started" and self._bar is not None and event.op is not None:
-            self._bar.update(self._task, description=f"{self.label}: {event.op.app_name}: {event.op.kind}")
+            self._bar.update(self._task, description=shown(f"{self.label}: {event.op.app_name}: {event.op.kind}"))
         elif event.kind == "retry_scheduled" and self._bar is not None:
-            self._bar.console.print(f"  retry in {event.delay:.1f}s" + (f": {event.op.resource}" if event.op else ""))
+            self._print(f"  retry in {event.delay:.1f}s" + (f": {event.op.resource}" if event.op else ""))
         elif event.kind == "stopped":
             self._print(f"{self.label}: {event.message}")
 
@@ -83,8 +85,9 @@ class PushProgress:
             self._print(self.line())
 
     def _print(self, text: str) -> None:
+        text = shown(text)  # names a resource or quotes the service: data
         if self._bar is not None:
-            self._bar.console.print(text)
+            self._bar.console.print(text, markup=False, highlight=False)
             return
         self.stream.write(text + "\n")
         self.stream.flush()

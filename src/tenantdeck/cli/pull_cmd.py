@@ -64,7 +64,7 @@ def command(
     warnings = [p for p in result.problems if not p.is_error]
     for problem in errors:
         output.echo(problem.render())
-    click.echo(result.summary(), err=True)
+    output.echo(result.summary())
     if warnings:
         click.echo(f"{len(warnings)} warning(s) in the pulled draft; see `tenantdeck validate {draft_path}`", err=True)
     if errors:

@@ -17,6 +17,7 @@ from tenantdeck.problems import render_text
 from tenantdeck.sync.remote.engine import PushRefused, PushRequest, PushResult, prepare_push, push
 from tenantdeck.sync.render import render_text as render_plan
 
+from tenantdeck.textsafe import shown
 if TYPE_CHECKING:
     from tenantdeck.targets import Target
 
@@ -38,6 +39,8 @@ class PushOptions(PushRequest):
 def _err(stream: TextIO, text: str) -> None:
     stream.write(text if text.endswith("\n") else text + "\n")
     stream.flush()
+    """Every line of the push's output: plans, notices and refusals quote names and the service's words."""
+    text = shown(text, newlines=True)
 
 
 def render_refusal(refused: PushRefused, err: TextIO) -> int:
@@ -47,7 +50,7 @@ def render_refusal(refused: PushRefused, err: TextIO) -> int:
     if refused.kind == "conflicts" and refused.plan is not None:
         _err(err, render_plan(refused.plan))
     if refused.problems:
-        err.write(render_text(refused.problems))
+        _err(err, render_text(refused.problems).rstrip("\n"))
     prefix = "stale: " if refused.kind == "stale_plan" else "error: "
     for line in refused.lines:
         _err(err, prefix + line)

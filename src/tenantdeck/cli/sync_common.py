@@ -56,6 +56,18 @@ concurrency_option = click.option(
 )
 
 
+def show_output(text: str, fmt: str) -> None:
+    """A rendered plan on stdout: text and markdown made safe for a terminal, JSON as the data it is (json.dumps
+    already escapes C0 controls; it is read by programs, so nothing else in it is rewritten)."""
+    if fmt == "json":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from tenantdeck.cli.output import write
+
+    write(text)
+
+
 def fail(message: str, code: int = exitcodes.ERROR) -> None:
     from tenantdeck.cli.output import error
 
@@ -72,12 +84,14 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
     try:
         local = load_local(draft_path, reuse_in_sync=offline)
     except DraftInvalid as exc:
-        click.echo(render_text(exc.problems), err=True, nl=False)
+        from tenantdeck.cli.output import echo
+
+        echo(render_text(exc.problems), nl=False)
         fail(f"{draft_path} is not valid")
     except WorkspaceError as exc:
         fail(str(exc))
     for warning in local.warnings:
-        click.echo(warning.render(), err=True)
+        click.echo(warning.render(), err=True)  # Problem.render() is safe to print
     if offline:
         if not local.base and not local.in_sync:
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
@@ -96,7 +110,9 @@ def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_arg
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
     target = target_from_options(**target_args)
-    click.echo(f"Reading the service ({target.describe()}) ...", err=True)
+    from tenantdeck.cli.output import echo
+
+    echo(f"Reading the service ({target.describe()}) ...")
 
     async def run() -> Any:
         async with target.client(concurrency=max(concurrency * 4, 16)) as client:

@@ -3,6 +3,9 @@
 Text and markdown show only what changes, each field under its catalog label with the raw key beside it, and fold
 the rest into one "(41 unchanged settings)" line. A secret never shows: its change reads "will rotate"
 (:mod:`tenantdeck.sync.changes` replaced the values before they got here).
+
+Names, ids, labels, values and messages come from the draft and the service: each line is passed through
+:func:`tenantdeck.textsafe.shown` as it is built, so a name cannot move the cursor, set the clipboard or forge a line.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from tenantdeck.models import catalog
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
 from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.textsafe import shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -32,10 +36,15 @@ def value_text(value: Any) -> str:
         return "(none)"
     if isinstance(value, dict) and value.get("unknown") is True:
         return "(not reported by the service)"  # a write-only field tenantdeck never pushed
-    return json.dumps(value, ensure_ascii=False)
+    return shown(json.dumps(value, ensure_ascii=False))
 
 
 def change_text(change: FieldChange) -> str:
+    """One changed field, on one line safe for a terminal."""
+    return shown(_change_text(change))
+
+
+def _change_text(change: FieldChange) -> str:
     if change.path in _TRIGGERS and change.label == f"Trigger {change.path}":
         return change.label
     where = f" ({change.path})" if change.path and change.path != change.label else ""
@@ -85,16 +94,17 @@ def _by_app(ops: Iterable[Step]) -> dict[str, list[Step]]:
 
 
 def _app_heading(op: Step) -> str:
-    return f'app "{op.app_name}" ({op.app_id or "new"})'
+    return shown(f'app "{op.app_name}" ({op.app_id or "new"})')
 
 
 def _conflict_text(c: Conflict) -> str:
     if c.message:
-        return f'app "{c.app}" {c.resource}: {c.message}'
+        return shown(f'app "{c.app}" {c.resource}: {c.message}')
     where = f" ({c.path})" if c.path else ""
-    text = (f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
-            f"draft {_v(c.draft, c.secret)}, live {_v(c.live, c.secret)}")
-    return text + (f"\n      settle with --take-mine {c.key} or --take-theirs {c.key}" if c.kind else "")
+    text = shown(f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
+                 f"draft {_v(c.draft, c.secret)}, live {_v(c.live, c.secret)}")
+    key = shown(c.key)
+    return text + (f"\n      settle with --take-mine {key} or --take-theirs {key}" if c.kind else "")
 
 
 def _v(value: Any, secret: bool) -> str:
@@ -103,8 +113,8 @@ def _v(value: Any, secret: bool) -> str:
 
 def _drift_text(d: FieldChange) -> str:
     if not d.path:
-        return f'app "{d.app}" {d.resource}: {d.after}'
-    return f'app "{d.app}" {d.resource}: {change_text(d)}'
+        return shown(f'app "{d.app}" {d.resource}: {d.after}')
+    return shown(f'app "{d.app}" {d.resource}: {change_text(d)}')
 
 
 # -- text ---------------------------------------------------------------------------------------------------------
@@ -143,7 +153,7 @@ def render_text(plan: Plan, *, title: str = "") -> str:
         lines += [f"  ! {_conflict_text(c)}" for c in plan.conflicts]
     if plan.notes:
         lines += ["", "Notes:"]
-        lines += [f"  * app \"{n.app}\": {n.message}" for n in plan.notes]
+        lines += [shown(f"  * app \"{n.app}\": {n.message}") for n in plan.notes]
     lines.append("")
     tail = summary_line(plan)
     if plan.unchanged_apps:
@@ -160,7 +170,7 @@ def _op_lines(op: Step) -> list[str]:
         head = f"  {sym} delete app \"{op.app_name}\" ({op.app_id})  # destroys the app and everything in it"
     else:
         head = f"  {sym} {VERB[op.kind]} {op.resource}"
-    out = [head]
+    out = [shown(head)]
     changes, folded = shown_changes(op)
     if op.kind == "delete_app":
         changes = []
@@ -177,7 +187,7 @@ def _op_lines(op: Step) -> list[str]:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return shown(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def _md_code(value: Any, secret: bool = False) -> str:
@@ -199,7 +209,7 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
     ordered = [op for op in plan.operations if op.destructive] + [op for op in plan.operations if not op.destructive]
     for app_ops in _by_app(ordered).values():
         first = app_ops[0]
-        lines += ["", f"### App \"{_md(first.app_name)}\" (`{first.app_id or 'new'}`)"]
+        lines += ["", f"### App \"{_md(first.app_name)}\" (`{_md(first.app_id or 'new')}`)"]
         for op in app_ops:
             changes, folded = shown_changes(op)
             warn = " ⚠️ **destructive**" if op.destructive else ""

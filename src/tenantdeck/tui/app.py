@@ -13,12 +13,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tenantdeck.draft.session import Change
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.safety import SafetyNet
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tenantdeck.tui.event_lab import EventLab
 
 
@@ -53,6 +56,13 @@ class TenantdeckApp(App[None]):
         self.editor.subscribe(self._changed_in_any_thread)
         self.safety = SafetyNet(self)  # recovery file, SIGHUP/SIGTERM, changes on disk (tui/safety.py)
         self.appearance_themes: list[str] = []
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification of every screen comes here: its text quotes names, paths and the service's words, so
+        it is shown safe for the terminal and never read as markup (none of tenantdeck's notices uses markup)."""
+        super().notify(shown(message, newlines=True), title=shown(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 

@@ -14,12 +14,14 @@ from collections import deque
 from typing import Any
 
 from rich.cells import cell_len
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -116,13 +118,15 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             shown = "checking"
         return shown, self.editor.app_states.get(f"apps[{index}]", "new" if not has_id else "…")
 
-    def row(self, index: int, app: AppRow | None = None) -> tuple[str, ...]:
+    def row(self, index: int, app: AppRow | None = None) -> tuple[str | Text, ...]:
         """The cells of app ``index``, from the draft as it is now."""
         if app is None:
             app = self.editor.session.app_row(index) or AppRow(index, None, None, None)
-        shown, state = self._status(index, bool(app.id))
-        return ("✓" if index in self.marked else "", str("?" if app.name is None else app.name),
-                str("?" if app.region is None else app.region), str(app.widgets), str(app.webhooks), shown, state)
+        problems, state = self._status(index, bool(app.id))
+        # name and region are the draft's: Text is never read as markup, shown() never lets a control through
+        return ("✓" if index in self.marked else "", Text(shown(str("?" if app.name is None else app.name))),
+                Text(shown(str("?" if app.region is None else app.region))), str(app.widgets), str(app.webhooks),
+                problems, state)
 
     def _matches(self, app: AppRow) -> bool:
         if not self._filter:

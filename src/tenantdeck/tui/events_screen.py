@@ -22,6 +22,7 @@ from textual.widgets.option_list import Option
 
 from tenantdeck.models import catalog
 from tenantdeck.receiver import Delivery
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.payload_tree import PayloadTree
@@ -179,9 +180,9 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
             table.add_column(label, width=width)
         for d in self._shown:
             result, style = verdict(d)
-            trigger = d.trigger or "-"
+            trigger = shown(d.trigger or "-")  # the trigger and the path are the sender's: data
             table.add_row(Text(d.received_at[11:23]), Text(_fit(trigger, widths[1])), Text(result, style=style),
-                          Text(_fit(d.path, widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
+                          Text(_fit(shown(d.path), widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
                           key=str(d.seq))
         if not self._shown:
             self._show_detail(None)
@@ -208,14 +209,14 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         if delivery is None:
             options.add_option(Option(Text("Nothing received yet.", style="dim"), disabled=True))
             return
-        head = Text.assemble((f"#{delivery.seq} ", "bold"), f"{delivery.method} {delivery.path} → "
-                             f"{delivery.status}", f" · auth {delivery.auth}" +
-                             (f" ({delivery.auth_user})" if delivery.auth_user else ""))
+        head = Text.assemble((f"#{delivery.seq} ", "bold"), shown(f"{delivery.method} {delivery.path} → "
+                             f"{delivery.status}"), shown(f" · auth {delivery.auth}" +
+                             (f" ({delivery.auth_user})" if delivery.auth_user else "")))
         options.add_option(Option(head, disabled=True))
         if not delivery.problems:
             options.add_option(Option(Text("valid: no problems", style="green"), disabled=True))
         for i, item in enumerate(tree.located):
-            options.add_option(Option(Text(f"⚠ {item.text}", style="red"), id=f"p{i}"))
+            options.add_option(Option(Text(shown(f"⚠ {item.text}"), style="red"), id=f"p{i}"))
         if tree.located:
             tree.jump_to(tree.located[0], focus=False)  # the first problem in view, where the eye goes
 

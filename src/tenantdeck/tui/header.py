@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.widgets import Header
 from textual.widgets._header import HeaderClockSpace, HeaderIcon, HeaderTitle  # not re-exported by textual.widgets
+
+from tenantdeck.textsafe import shown
 
 
 class _Title(HeaderTitle):
@@ -22,6 +25,10 @@ class _Title(HeaderTitle):
 
 class TitleHeader(Header):
     """Textual's header (icon, title and sub-title, no clock) whose title updates without a relayout."""
+
+    def format_title(self) -> Content:
+        """Titles name apps and widgets (data): shown safe for the terminal, as every data string is."""
+        return self.app.format_title(shown(self.screen_title), shown(self.screen_sub_title))
 
     def compose(self) -> ComposeResult:
         yield HeaderIcon().data_bind(Header.icon)

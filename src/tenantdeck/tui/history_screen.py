@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -28,6 +30,11 @@ def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
             detail = str(rec.get("error") or rec.get("widget_id") or rec.get("app_id") or "")
             rows.append((event, str(rec.get("kind", "")).replace("_", " "), str(rec.get("app_name", "")), detail))
     return rows
+
+
+def _cells(*values: str) -> list[Text]:
+    """History and journal lines hold app names and the service's error messages: data, shown as such."""
+    return [Text(shown(value)) for value in values]
 
 
 class HistoryScreen(UsesEditor, Screen[None]):
@@ -63,9 +70,10 @@ Every push made from this draft's workspace (newest first): when, who, where to,
         pushes.add_columns("When", "Who", "Result", "Profile", "Plan", "Applied", "Failed", "Not attempted")
         for i, r in enumerate(self.records):
             c = r.get("counts") or {}
-            pushes.add_row(str(r.get("when", "?")), str(r.get("who", "?")), str(r.get("result", "?")),
-                           str(r.get("profile") or "-"), str(r.get("plan_hash", "-")), str(c.get("applied", 0)),
-                           str(c.get("failed", 0)), str(c.get("not_attempted", 0)), key=str(i))
+            pushes.add_row(*_cells(str(r.get("when", "?")), str(r.get("who", "?")), str(r.get("result", "?")),
+                                   str(r.get("profile") or "-"), str(r.get("plan_hash", "-")),
+                                   str(c.get("applied", 0)), str(c.get("failed", 0)), str(c.get("not_attempted", 0))),
+                           key=str(i))
         self.query_one("#operations", DataTable).add_columns("Event", "Operation", "App", "Detail")
         self.query_one("#empty", Static).update("" if self.records else "No pushes recorded yet (F6 reviews and "
                                                                          "pushes the draft).")
@@ -79,7 +87,7 @@ Every push made from this draft's workspace (newest first): when, who, where to,
         operations.clear()
         journal = record.get("journal")
         for row in journal_rows(Path(journal)) if journal else []:
-            operations.add_row(*row)
+            operations.add_row(*_cells(*row))
         operations.focus()
 
     def action_back(self) -> None:

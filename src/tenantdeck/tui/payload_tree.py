@@ -4,6 +4,8 @@ The receiver's problems are ``"data.message.sentAt: is required"`` strings (``pr
 :func:`tenantdeck.models.events.check_delivery` writes them). :func:`locate` maps each to the deepest node of the
 payload that exists: the node itself, or its parent plus a "missing" child when the key is not there at all, or
 the root when the problem is about the whole body. A problem is never dropped: one that names no node is on the root.
+
+Every key, value and message drawn is the sender's: labels are ``Text`` (never markup) of :func:`shown` strings.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from textual.widgets.tree import TreeNode
 
 from tenantdeck.problems import PathPart, parse_path
 from tenantdeck.receiver import Delivery
+from tenantdeck.textsafe import shown
 
 #: A payload path as ``format_path`` writes it (``data.entities.on[0].uid``)
 _PATH = re.compile(r"^[A-Za-z_$][\w$-]*(\[\d+\])*(\.[A-Za-z_$][\w$-]*(\[\d+\])*)*$")
@@ -64,12 +67,12 @@ def _existing_prefix(payload: Any, path: tuple[PathPart, ...]) -> int:
 
 
 def _scalar(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    text = shown(json.dumps(value, ensure_ascii=False))
     return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
 
 
 def _key(part: PathPart) -> str:
-    return f"[{part}]" if isinstance(part, int) else str(part)
+    return f"[{part}]" if isinstance(part, int) else shown(str(part))
 
 
 class PayloadTree(Tree[tuple[PathPart, ...]]):
@@ -98,14 +101,14 @@ class PayloadTree(Tree[tuple[PathPart, ...]]):
         on: dict[tuple[PathPart, ...], list[Located]] = {}
         for item in self.located:
             on.setdefault(item.path, []).append(item)
-        title = delivery.trigger or "(no trigger)"
+        title = shown(delivery.trigger or "(no trigger)")
         self.root.set_label(self._label(Text(f"payload · {title}", style="bold"),
                                          [p for p in on.get((), []) if not p.missing]))
         self.root.data = ()
         budget = [MAX_NODES]
         if delivery.payload is None:
             if delivery.raw is not None:
-                self.root.add_leaf(Text(f"body (not JSON): {delivery.raw[:MAX_VALUE * 4]}"), data=())
+                self.root.add_leaf(Text(f"body (not JSON): {shown(delivery.raw[:MAX_VALUE * 4])}"), data=())
             else:
                 self.root.add_leaf(Text("no payload kept", style="dim"), data=())
         else:
@@ -113,7 +116,7 @@ class PayloadTree(Tree[tuple[PathPart, ...]]):
         for item in self.located:
             if item.missing:
                 parent = self._by_path.get(item.path, self.root)
-                node = parent.add_leaf(Text(f"{_key(item.missing[0])}: (missing) ⚠ {item.message}",
+                node = parent.add_leaf(Text(f"{_key(item.missing[0])}: (missing) ⚠ {shown(item.message)}",
                                             style="bold red"), data=item.path + item.missing)
                 self._by_path.setdefault(item.path + item.missing, node)
         self.root.expand_all()
@@ -144,7 +147,7 @@ class PayloadTree(Tree[tuple[PathPart, ...]]):
         if not problems:
             return text
         text.stylize("bold red")
-        text.append(" ⚠ " + "; ".join(p.message for p in problems if not p.missing), style="red")
+        text.append(" ⚠ " + shown("; ".join(p.message for p in problems if not p.missing)), style="red")
         return text
 
     def jump_to(self, item: Located, *, focus: bool = True) -> None:

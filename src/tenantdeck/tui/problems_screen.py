@@ -11,11 +11,13 @@ import shlex
 import subprocess
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -45,7 +47,7 @@ class ProblemsScreen(UsesEditor, Screen[None]):
 
 Every validation problem, errors first at each place, in line order. The list follows your edits.
 
-- `Enter`: go to the field (for problems inside an app)
+- `Enter`: go to the field (for problems inside an app), with the cursor in it
 - `e`: open the draft in `$EDITOR` at the problem's line; the draft is reloaded when the editor exits
 - `Escape`: back
 """
@@ -72,7 +74,8 @@ Every validation problem, errors first at each place, in line order. The list fo
         table = self.query_one(DataTable)
         table.clear()
         for i, p in enumerate(problems):
-            table.add_row(str(p.line or ""), p.severity.value, p.key_path or "(file)", p.message, key=str(i))
+            table.add_row(str(p.line or ""), p.severity.value, Text(shown(p.key_path or "(file)")),
+                          Text(shown(p.message)), key=str(i))
         self._problems = problems
         errors = sum(p.is_error for p in problems)
         if session.read_only:
@@ -96,7 +99,8 @@ Every validation problem, errors first at each place, in line order. The list fo
             self.notify(f"line {problem.line}: not inside an app; `e` opens the draft there.")
             return
         self.app.pop_screen()
-        self.app.open_app(target[0], target[1])  # type: ignore[attr-defined]
+        # the focus lands in the field itself, so what is typed next fixes the value (not the tab bar's digits)
+        self.app.open_app(target[0], target[1], problem.key_path)  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

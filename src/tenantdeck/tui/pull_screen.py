@@ -14,12 +14,14 @@ import copy
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -115,7 +117,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self.notify(problem_text(exc), title="Pull failed", severity="error", markup=False)
 
     def _status(self, text: str) -> None:
-        self.query_one("#status", Static).update(text)
+        self.query_one("#status", Static).update(shown(text))
 
     def show(self, result: PullPreviewed, where: str) -> None:
         from tenantdeck.sync.render import value_text
@@ -124,22 +126,26 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         preview = result.preview
         table = self.query_one(DataTable)
         table.clear()
+
+        def add_row(*cells: str, key: str) -> None:
+            table.add_row(*(Text(shown(cell)) for cell in cells), key=key)  # names, values, notes: the service's
+
         for n, app in enumerate(preview.apps):
             what = {"new": "new on the service: added to the draft",
                     "removed": "gone from the service: removed from the draft",
                     "changed": f"{len(app.changes)} field(s) changed"}[app.status]
             mark = {"new": "+", "removed": "-", "changed": "~"}[app.status]
-            table.add_row(app.name, mark, what, key=f"app{n}")
+            add_row(app.name, mark, what, key=f"app{n}")
             for m, change in enumerate(app.changes):
                 fromto = (f"{change.before} -> {change.after}" if change.secret
                           else f"{value_text(change.before)} -> {value_text(change.after)}")
-                table.add_row("", "~", f"  {change.label} ({change.path}): {fromto}", key=f"app{n}.{m}")
+                add_row("", "~", f"  {change.label} ({change.path}): {fromto}", key=f"app{n}.{m}")
             for m, title in enumerate(app.added):
-                table.add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
+                add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
             for m, title in enumerate(app.removed):
-                table.add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
+                add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
         for k, note in enumerate(preview.notes):
-            table.add_row("", "*", note, key=f"note{k}")
+            add_row("", "*", note, key=f"note{k}")
         tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
         self._status(f"{preview.summary()} Read from {where}.{tail}")
         self.refresh_bindings()

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -68,7 +70,7 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(headline(self.result), id="headline", markup=False)
+            yield Static(shown(headline(self.result)), id="headline", markup=False)
             left = sum(1 for r in self.result.results if r.status != "applied")
             hint = (f"f retries the {left} operation(s) not applied; applied ones are recorded and never resent."
                     if left else "Everything was applied.")
@@ -83,12 +85,14 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
         order = {"failed": 0, "not_attempted": 1, "applied": 2}
         self._reasons: dict[str, str] = {}
         for n, r in enumerate(sorted(self.result.results, key=lambda r: order.get(r.status, 3))):
-            table.add_row(_STATUS.get(r.status, r.status), r.op.app_name, _what(r), r.reason, key=f"r{n}")
-            self._reasons[f"r{n}"] = (f"{_STATUS.get(r.status, r.status)}: {r.op.app_name}: {_what(r)}"
-                                      + (f": {r.reason}" if r.reason else ""))
+            # app names and the service's reasons are data: Text cells (no markup) of shown() strings
+            table.add_row(_STATUS.get(r.status, r.status), *(Text(shown(c)) for c in (r.op.app_name, _what(r),
+                                                                                      r.reason)), key=f"r{n}")
+            self._reasons[f"r{n}"] = shown(f"{_STATUS.get(r.status, r.status)}: {r.op.app_name}: {_what(r)}"
+                                           + (f": {r.reason}" if r.reason else ""))
         for k, warning in enumerate(self.result.warnings):
-            table.add_row("warning", "", "", warning, key=f"w{k}")
-            self._reasons[f"w{k}"] = f"warning: {warning}"
+            table.add_row("warning", "", "", Text(shown(warning)), key=f"w{k}")
+            self._reasons[f"w{k}"] = shown(f"warning: {warning}")
         table.focus()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

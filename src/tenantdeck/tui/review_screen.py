@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -171,7 +173,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.app.call_from_thread(self.show_plan, result, online, f"profile {target.name}" if target else "")
 
     def _show_status(self, text: str) -> None:
-        self.query_one("#status", Static).update(text)
+        self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
 
     def show_plan(self, plan: Plan, online: bool, where: str) -> None:
         from tenantdeck.sync.render import change_symbol, summary_line, value_text
@@ -185,7 +187,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.query_one("#detail", Static).update("")
 
         def add(key: str, *cells: str, ref: tuple[Any, ...] = ()) -> None:
-            table.add_row(*cells, key=key)
+            table.add_row(*(Text(shown(cell)) for cell in cells), key=key)  # names, values, messages: data
             self._rows[key] = ref
 
         for n, op in enumerate(plan.operations):
@@ -239,9 +241,9 @@ operations running. The sub-title names the profile the review plans against (sw
         if ref and ref[0] == "conflict":
             c = ref[1]
             if c.message:
-                detail.update(f"{c.app}: {c.resource}: {c.message}")
+                detail.update(shown(f"{c.app}: {c.resource}: {c.message}"))
                 return
-            detail.update(f"{c.app}: {c.resource}: {c.label} ({c.path})\n"
+            detail.update(shown(f"{c.app}: {c.resource}: {c.label} ({c.path})") + "\n"
                           f"  base  {value_text(c.base)}\n  mine  {value_text(c.draft)}   (m keeps it: the push "
                           f"sends it)\n  live  {value_text(c.live)}   (t takes it into the draft)")
             return
@@ -320,10 +322,15 @@ operations running. The sub-title names the profile the review plans against (sw
                 return
         else:
             workspace = Workspace(self.editor.path)
-            base = workspace.load_base()
-            touched = keep_mine(base, conflicts, settled)
-            for app_id in touched:
-                workspace.write_base_app(app_id, base[app_id])
+            try:
+                with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=2.0):
+                    base = workspace.load_base()
+                    touched = keep_mine(base, conflicts, settled)
+                    for app_id in touched:
+                        workspace.write_base_app(app_id, base[app_id])
+            except (WorkspaceLocked, WorkspaceError, OSError) as exc:
+                self.notify(str(exc), title="Not settled", severity="error", markup=False)
+                return
         for line in settled.refused:
             self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:
@@ -477,7 +484,7 @@ operations running. The sub-title names the profile the review plans against (sw
 
     def on_push_progressed(self, message: PushProgressed) -> None:
         self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
-        self.query_one("#running", Static).update(message.line)
+        self.query_one("#running", Static).update(shown(message.line))
 
     def _finish(self, result: PushResult) -> None:
         """The push's headline stays on screen (the plan below is made again from the new base); a push that did
@@ -488,7 +495,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.last_result = result
         left = sum(1 for r in result.results if r.status != "applied")
         tail = f" f retries the {left} not applied, s shows the summary." if left else ""
-        self.query_one("#result", Static).update(headline(result) + tail)
+        self.query_one("#result", Static).update(shown(headline(result) + tail))
         self.refresh_bindings()
         if not result.complete and result.results and not result.interrupted:
             self.show_summary(result)

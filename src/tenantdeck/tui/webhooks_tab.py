@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
@@ -135,6 +136,26 @@ them as they are.
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
 
+    def focus_path(self, path: str) -> bool:
+        """``apps[i].webhooks[j]``: the cursor on webhook ``j``, the table focused; ``...webhooks[j].<field>``: its
+        form opens on that field (a problem names it), so what is typed next goes there."""
+        from tenantdeck.problems import parse_path
+
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            return False
+        if parts[:3] != ("apps", self.app_index, "webhooks"):
+            return False
+        table = self.query_one(DataTable)
+        j = parts[3] if len(parts) > 3 and isinstance(parts[3], int) else None
+        if j is not None and 0 <= j < len(self.hooks()):
+            table.move_cursor(row=j)
+        table.focus()
+        if j is not None and len(parts) > 4 and isinstance(parts[4], str):
+            self.action_edit(focus_key=parts[4])
+        return True
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_edit()
@@ -172,7 +193,8 @@ them as they are.
 
         self.app.push_screen(WebhookForm(None, other_ids=self._ids(), app_name=self._app_name()), done)
 
-    def action_edit(self) -> None:
+    def action_edit(self, focus_key: str | None = None) -> None:
+        """The form of the webhook under the cursor, opened on ``focus_key`` when given."""
         from tenantdeck.tui.webhook_form import WebhookForm
 
         picked = self._current_hook("No webhook to edit: `a` adds one.")
@@ -189,7 +211,8 @@ them as they are.
                 return
             self._report(self.editor.apply(edits), f"Webhook {result.get('id')} changed (F2 saves the draft).")
 
-        self.app.push_screen(WebhookForm(original, other_ids=self._ids(skip=j), app_name=self._app_name()), done)
+        self.app.push_screen(WebhookForm(original, other_ids=self._ids(skip=j), app_name=self._app_name(),
+                                         focus_key=focus_key), done)
 
     def action_delete(self) -> None:
         from tenantdeck.tui.confirm import ConfirmScreen
@@ -248,4 +271,5 @@ them as they are.
 
 
 def _fit(text: str, width: int) -> str:
+    text = shown(text)  # webhook names, URLs: data
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

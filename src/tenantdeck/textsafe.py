@@ -1,0 +1,57 @@
+"""The one boundary between data and a terminal: :func:`shown` makes a string safe to print or draw.
+
+Everything tenantdeck shows may come from someone else: an app named in the dashboard, a webhook URL, a message
+the service sent, a webhook delivery's path and body. A terminal interprets control characters: ``ESC ] 52 ; c ;
+… BEL`` writes the admin's clipboard (over SSH too), ``ESC [ 2 J`` clears the screen, U+202E reverses the text
+after it so ``gnp.exe`` reads as ``exe.png``. So every string that came from data passes :func:`shown` before a
+terminal or Textual renders it: C0 and C1 controls, DEL, the bidi overrides, embeddings, isolates and marks, the
+line and paragraph separators and lone surrogates are written as escapes (``\\x1b``, ``\\u202e``), never
+interpreted. Printable text comes back as the very same object, and a shown string is shown again unchanged
+(the escapes are printable), so applying it twice on a path is harmless.
+
+Markup is the other half and depends on the renderer, so it is not done here: the TUI never parses data as markup
+(``rich.text.Text`` cells and labels, ``markup=False`` on ``Static``, ``Label`` and notifications), and the CLI's
+rich progress bar prints with markup off.
+
+Core module: no Textual, no Rich; it is called for every cell of a 5,000-app table, so the common case is one
+precompiled regular-expression search that finds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: code points a terminal (or a bidi-aware renderer) would act on instead of drawing
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_OTHER = "\x7f-\x9f" + _BIDI + "\u2028\u2029\ud800-\udfff"  # DEL, C1, bidi, separators, lone surrogates
+_UNSAFE = re.compile(f"[\x00-\x1f{_OTHER}]")
+_UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHER}]")
+
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(code: int) -> str:
+    char = chr(code)
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_CODES = [*range(0x00, 0x20), *range(0x7F, 0xA0), *(ord(c) for c in _BIDI), 0x2028, 0x2029, *range(0xD800, 0xE000)]
+_TABLE = {code: _escape(code) for code in _CODES}
+_TABLE_KEEP_NEWLINE = {code: text for code, text in _TABLE.items() if code != 0x0A}
+
+
+def shown(text: str, *, newlines: bool = False) -> str:
+    """``text`` with every control, bidi and separator character written as an escape (``\\x1b``, ``\\u202e``).
+
+    ``newlines=True`` keeps ``\\n`` as a line break, for output that is several lines on purpose (a rendered plan,
+    a list of problems) once each data value in it is on its own line; a single value (a name, a table cell, one
+    message) is shown with its newlines escaped, so data cannot forge a line of its own. Tabs are always escaped.
+    """
+    if (_UNSAFE_BUT_NEWLINE if newlines else _UNSAFE).search(text) is None:
+        return text
+    return text.translate(_TABLE_KEEP_NEWLINE if newlines else _TABLE)
+
+
+__all__ = ["shown"]

@@ -1,0 +1,92 @@
+"""Issue 19, item 8 in the editor: an app, a delivery or a notice carrying terminal escapes and markup is drawn
+escaped and literal. Checked on what the screen really paints (the compositor's strips), not on widget state."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from textual.pilot import Pilot
+
+from tenantdeck.tui.event_lab import EventLab
+from tenantdeck.tui.events_screen import EventsScreen
+from tenantdeck.tui.review_screen import ReviewScreen
+from tests.test_textsafe import EVIL, EVIL_SHOWN, assert_safe
+from tests.tui.safety_fixtures import env, make_app, settle
+
+#: the same name as tests/test_textsafe.EVIL, written the way a YAML draft holds it
+DRAFT = 'format: 1\napps:\n  - name: "Evil\\e]52;c;ZXZpbA==\\a\\e[2J\\u202e[bold]x"\n    region: eu\n'
+
+
+@pytest.fixture
+def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    path = tmp_path / "evil.yaml"
+    path.write_text(DRAFT)
+    return path
+
+
+def painted(pilot: Pilot[None]) -> str:
+    """Every cell of the screen as the terminal would get it (notifications included)."""
+    update = pilot.app.screen._compositor.render_update(full=True)
+    return "\n".join("".join(segment.text for segment in strip) for strip in update.strips)
+
+
+def test_apps_and_review_screens_draw_a_hostile_name_escaped_with_its_markup_literal(draft: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft)
+        async with app.run_test(size=(120, 30), notifications=True) as pilot:
+            await settle(pilot)
+            screen = painted(pilot)
+            assert_safe(screen)
+            assert EVIL_SHOWN in screen, screen  # [bold] is drawn, not applied
+            await pilot.press("f6")
+            for _ in range(50):
+                await settle(pilot)
+                if isinstance(app.screen, ReviewScreen) and app.screen.plan is not None:
+                    break
+            assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
+            review = painted(pilot)  # the plan: create app "<the name>"
+            assert_safe(review)
+            assert EVIL_SHOWN in review, review
+            app.notify(f"App {EVIL!s} added", title=EVIL)
+            await pilot.pause()
+            noticed = painted(pilot)
+            assert_safe(noticed)
+            assert "App Evil\\x1b]52" in noticed and "[bold]x added" in noticed, noticed
+
+    asyncio.run(flow())
+
+
+def test_events_table_and_payload_tree_draw_a_hostile_delivery_escaped(draft: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft)
+        lab = EventLab(0)  # a free loopback port
+        async with app.run_test(size=(120, 32), notifications=True) as pilot:
+            app.event_lab = lab
+            await settle(pilot)
+            await pilot.press("f3")
+            await pilot.pause()
+            assert isinstance(app.screen, EventsScreen) and lab.running
+            body = {"trigger": f"[bold]{EVIL}", f"key{EVIL}": f"value{EVIL}", "data": {"n": "\u2066x"}}
+            async with httpx.AsyncClient(base_url=lab.receiver.url) as client:
+                answer = await client.post("/hooks/%1B%5B2J%E2%80%AE[b]x", json=body)
+                assert answer.status_code == 200
+            for _ in range(400):
+                if lab.receiver.deliveries:
+                    break
+                await asyncio.sleep(0.005)
+            await pilot.pause()
+            app.screen.refresh_rows()  # type: ignore[attr-defined]
+            await pilot.pause()
+            await pilot.pause()
+            screen = painted(pilot)
+            assert_safe(screen)
+            assert "/hooks/\\x1b[2J\\u202e[b]x" in screen, screen
+            assert f"key{EVIL_SHOWN}" in screen and "[bold]Evil\\x1b]52" in screen, screen
+        assert not lab.running
+
+    asyncio.run(flow())
