@@ -16,8 +16,8 @@ from tenantdeck import exitcodes
 from tenantdeck.problems import render_text
 from tenantdeck.sync.remote.engine import PushRefused, PushRequest, PushResult, prepare_push, push
 from tenantdeck.sync.render import render_text as render_plan
-
 from tenantdeck.textsafe import shown
+
 if TYPE_CHECKING:
     from tenantdeck.targets import Target
 

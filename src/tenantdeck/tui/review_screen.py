@@ -322,15 +322,10 @@ operations running. The sub-title names the profile the review plans against (sw
                 return
         else:
             workspace = Workspace(self.editor.path)
-            try:
-                with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=2.0):
-                    base = workspace.load_base()
-                    touched = keep_mine(base, conflicts, settled)
-                    for app_id in touched:
-                        workspace.write_base_app(app_id, base[app_id])
-            except (WorkspaceLocked, WorkspaceError, OSError) as exc:
-                self.notify(str(exc), title="Not settled", severity="error", markup=False)
-                return
+            base = workspace.load_base()
+            touched = keep_mine(base, conflicts, settled)
+            for app_id in touched:
+                workspace.write_base_app(app_id, base[app_id])
         for line in settled.refused:
             self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:
