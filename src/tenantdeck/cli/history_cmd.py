@@ -17,10 +17,18 @@ from tenantdeck.cli.sync_common import draft_option
               help="Output format on stdout.")
 def command(draft_path: Path, fmt: str) -> None:
     """Show the local audit log of pushes."""
+    from tenantdeck.cli.sync_common import fail
     from tenantdeck.sync.workspace.history import read_history, render_history_text
-    from tenantdeck.sync.workspace.state import Workspace
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
-    records = read_history(Workspace(draft_path).history_path)
+    workspace = Workspace(draft_path)
+    try:
+        check_workspace(workspace)
+        records = read_history(workspace.history_path)
+    except WorkspaceError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(str(workspace_error(workspace, exc)))
     if fmt == "json":
         sys.stdout.write(json.dumps({"format_version": 1, "pushes": records}, indent=2, ensure_ascii=False) + "\n")
     else:

@@ -76,3 +76,11 @@ def not_a_draft(ctx: click.Context, param: click.Parameter, value: Path | None) 
             ctx,
         )
     return value
+
+
+#: ``--lock-timeout SECONDS``: how long a command that writes the draft's workspace waits for another one's lock
+lock_timeout_option = click.option(
+    "--lock-timeout", "lock_timeout", type=click.FloatRange(min=0), default=None, metavar="SECONDS",
+    help="Wait at most this long for another tenantdeck process (a push, a pull, an editor saving) working on the "
+    "same draft, then stop with exit code 5 naming it.  [default: $TENANTDECK_LOCK_TIMEOUT, else 10]",
+)

@@ -13,7 +13,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import output
-from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input
+from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input, lock_timeout_option
 from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
 
 
@@ -28,6 +28,7 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
     "--concurrency", type=CONCURRENCY, default=DEFAULT_CONCURRENCY, show_default=True, metavar="N",
     help="Requests in flight at once.",
 )
+@lock_timeout_option
 def command(
     profile: str | None,
     base_url: str | None,
@@ -36,6 +37,7 @@ def command(
     draft_path: Path,
     app_ids: tuple[str, ...],
     concurrency: int,
+    lock_timeout: float | None,
 ) -> None:
     """Write the account's remote configuration into the draft DRAFT (secrets as ${ENV} references, never values).
 
@@ -43,18 +45,28 @@ def command(
     """
     from tenantdeck.problems import ProblemError
     from tenantdeck.sync.remote.pull import PullError, pull_target
-    from tenantdeck.sync.workspace.state import WorkspaceError
+    from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
     refused = _unwritable(draft_path)
     if refused:
         raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")
     target = target_from_options(profile, base_url, insecure, max_rps)
     try:
-        with api_errors():
+        # held for the whole pull: the draft it read is the draft it replaces (no editor saves in between)
+        with api_errors(), hold(Workspace(draft_path), "tenantdeck pull", timeout=lock_timeout):
             result = pull_target(target, draft_path, app_ids=app_ids or None, concurrency=concurrency)
+    except WorkspaceLocked as exc:
+        output.error(str(exc))
+        raise SystemExit(exitcodes.LOCKED) from None
     except (PullError, WorkspaceError, ProblemError) as exc:
         raise TargetError(str(exc)) from None
     except OSError as exc:
+        from tenantdeck.atomic import WriteFailed
+
+        if isinstance(exc, WriteFailed):
+            output.error(f"{exc}; free space and run pull again")
+            raise SystemExit(exitcodes.WRITE_FAILED) from None
         where = f" {exc.filename}" if exc.filename else ""
         raise TargetError(f"cannot write{where}: {exc.strerror or exc}") from None
 

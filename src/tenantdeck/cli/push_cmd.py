@@ -1,7 +1,9 @@
 """``tenantdeck push [PLANFILE]``: apply the draft's changes (or a saved plan), journaled and resumable.
 
 Exit codes: 0 all applied (or nothing to do), 4 partial (summary lists applied, failed with reasons, not attempted),
-3 conflicts or a stale plan, 1 error (invalid draft, unset secret variable, no confirmation), 130 interrupted.
+3 conflicts or a stale plan, 1 error (invalid draft, unset secret variable, no confirmation), 5 another process
+holds the draft's workspace (named), 6 a local write failed (disk full; stopped before the next request),
+130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
-from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, not_a_draft
+from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option, not_a_draft
 from tenantdeck.cli.sync_common import choice_of, resolution_options
 from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
 
@@ -35,12 +37,13 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
               "is taken to be that app: its id is written into the draft and the draft is pushed to it.")
 @click.option("--allow-duplicate-names", is_flag=True,
               help="Create an app even when the service already has one of that name (otherwise a conflict).")
+@lock_timeout_option
 @resolution_options
 @target_options
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
             adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
-            base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+            base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -56,7 +59,8 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
                        adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
-                       choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all))
+                       choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
+                       lock_timeout=lock_timeout)
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from tenantdeck import exitcodes
@@ -34,6 +35,7 @@ class PushOptions(PushRequest):
     yes: bool = False
     interactive: bool = False  #: a terminal is there to answer the question
     confirm: Confirm | None = None
+    lock_timeout: float | None = None  #: seconds to wait for another process's workspace lock (None: the default)
 
 
 def _err(stream: TextIO, text: str) -> None:
@@ -58,9 +60,9 @@ def render_refusal(refused: PushRefused, err: TextIO) -> int:
     return REFUSAL_EXIT.get(refused.kind, exitcodes.ERROR)
 
 
-async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str],
-                    err: TextIO | None = None) -> int:
-    """Prepare, show, ask, push, summarise; returns the exit code."""
+async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str],
+                     err: TextIO | None = None) -> int:
+    """Prepare, show, ask, push, summarise (holding the workspace lock); returns the exit code."""
     from tenantdeck.cli.progress import PushProgress
 
     err = err if err is not None else sys.stderr
@@ -94,7 +96,49 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
     finally:
         progress.finish()
         _err(err, result.summary())
-    return exitcodes.OK if result.complete else exitcodes.PARTIAL
+    if result.write_failed:
+        return exitcodes.WRITE_FAILED
+    if not result.complete:
+        return exitcodes.PARTIAL
+    return exitcodes.LOST_UPDATE if result.lost_updates else exitcodes.OK
+
+
+async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str],
+                    err: TextIO | None = None) -> int:
+    """Prepare, show, ask, push, summarise; returns the exit code.
+
+    The whole run, plan and apply, holds the draft's workspace lock: a second push of the same draft started
+    meanwhile waits, then plans from what this one did (nothing left to create), or gives up after
+    ``opts.lock_timeout`` naming this one (exit :data:`~tenantdeck.exitcodes.LOCKED`). A local write that fails
+    (disk full) stops it with :data:`~tenantdeck.exitcodes.WRITE_FAILED` and one line, never a traceback.
+    """
+    from tenantdeck.atomic import WriteFailed
+    from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+    from tenantdeck.sync.workspace.state import Workspace
+
+    err = err if err is not None else sys.stderr
+    draft = opts.draft_path or _draft_of_plan(opts)
+    try:
+        with hold(Workspace(draft), "tenantdeck push", timeout=opts.lock_timeout):
+            return await _push_flow(target, opts, env=env, err=err)
+    except WorkspaceLocked as exc:
+        _err(err, f"error: {exc}")
+        return exitcodes.LOCKED
+    except WriteFailed as exc:
+        _err(err, f"error: {exc}; nothing more was sent; free space and run push again")
+        return exitcodes.WRITE_FAILED
+
+
+def _draft_of_plan(opts: PushOptions) -> Path:
+    """The draft a saved plan names (what :func:`prepare_push` will read), to lock its workspace first."""
+    import json
+
+    try:
+        doc = json.loads(opts.plan_file.read_text(encoding="utf-8")) if opts.plan_file else {}
+        named = doc.get("draft_path") if isinstance(doc, dict) else None
+    except (OSError, ValueError):
+        named = None  # prepare_push says why the plan cannot be read
+    return Path(named) if isinstance(named, str) and named else Path("tenantdeck.yaml")
 
 
 __all__ = ["PushOptions", "push_flow", "render_refusal"]

@@ -24,11 +24,11 @@ import io
 import itertools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.atomic import atomic_write_text
+from tenantdeck.atomic import ChangedSinceRead, atomic_write_text
 from tenantdeck.draft.emit import Notes, emit, flow_safe, literal_ok, needs_escapes, needs_quotes
 from tenantdeck.problems import PathPart, Problem, ProblemError, Severity, format_path
 
@@ -46,10 +46,41 @@ IDENTITY_KEYS: tuple[str, ...] = ("id", "name", "extends")
 # --------------------------------------------------------------------------------------------------------------
 
 
-def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True) -> None:
+def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True,
+                 expected_text: str | None = None) -> None:
     """Replace the draft at ``path`` with ``text`` atomically, keeping its permissions and (with ``backup``) the
-    previous version as ``<name>.bak``; see :mod:`tenantdeck.atomic`."""
-    atomic_write_text(path, text, backup=backup)
+    previous version as ``<name>.bak``; see :mod:`tenantdeck.atomic`.
+
+    ``expected_text`` makes it a compare-and-swap: the file must still hold that text (what the caller read and
+    merged into), else :class:`DraftChanged` and nothing is written.
+    """
+    try:
+        atomic_write_text(path, text, backup=backup, expect=None if expected_text is None else still(expected_text))
+    except ChangedSinceRead:
+        raise DraftChanged(path) from None
+
+
+class DraftChanged(ProblemError):
+    """The draft file changed on disk since it was read (an editor, a pull saved it); nothing was written.
+
+    A save merges its edits into the text it read: writing over someone else's newer file would silently drop
+    their change, so the caller reloads (or merges) and tries again.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(Problem(Severity.ERROR, "the file changed on disk since it was read (another editor or a "
+                                 "pull saved it); nothing was written: reload it and make the change again",
+                                 (), os.fspath(path), 0, 0, "changed-on-disk"))
+
+
+def still(text: str) -> Callable[[bytes | None], bool]:
+    """``expect`` for :func:`tenantdeck.atomic.atomic_write_bytes`: the file's bytes still read as ``text``."""
+    from tenantdeck.draft.yamlsource import decode
+
+    def check(current: bytes | None) -> bool:
+        return current is not None and decode(current)[0] == text
+
+    return check
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -285,7 +316,8 @@ def save_draft(
     tool writes itself (pull: which webhook fields the service does not report); a later save refreshes them but
     never overwrites an admin's own comment.
     Raises :class:`~tenantdeck.problems.ProblemError` rather than write a literal secret that the original text did
-    not contain.
+    not contain, and :class:`DraftChanged` (writing nothing) when the file no longer holds ``original_text``: the
+    merge is of that text, and replacing someone else's newer file with it would drop their change.
     """
     name = os.fspath(path)
     if original_text is None:
@@ -304,9 +336,13 @@ def save_draft(
         if dropped:
             # the .bak is a copy of what the user had, minus the secrets the tool has just taken out of the file
             bak = redact_dropped(original_text, dropped)
-            atomic_write_text(path, text, backup=True, backup_data=bak.encode("utf-8"))
+            try:
+                atomic_write_text(path, text, backup=True, backup_data=bak.encode("utf-8"),
+                                  expect=still(original_text))
+            except ChangedSinceRead:
+                raise DraftChanged(path) from None
             return text
-    write_atomic(path, text, backup=backup)
+    write_atomic(path, text, backup=backup, expected_text=original_text)
     return text
 
 

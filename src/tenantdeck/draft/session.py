@@ -19,6 +19,7 @@ edits take turns.
 from __future__ import annotations
 
 import copy
+import hashlib
 import os
 import re
 import threading
@@ -59,6 +60,11 @@ class ReadOnlyDraft(DraftSessionError):
 
 class PathNotFound(DraftSessionError, LookupError):
     """The path does not lead to a value (or, for an insert, to a place) in the draft."""
+
+
+#: why a save was refused: the session's edits are of a text the file no longer holds
+CHANGED_ON_DISK = ("the file was changed on disk since it was opened; reload it (losing these edits) or save with "
+                   "force (overwriting the other changes)")
 
 
 class ChangedOnDisk(DraftSessionError):
@@ -236,6 +242,8 @@ class DraftSession:
         self._lock = threading.RLock()
         self._saved_text: str = ""
         self._disk: tuple[int, int, int] | None = None
+        self._disk_sha: str | None = None  #: sha256 of the bytes read or last saved (None: not known yet)
+        self._seen: tuple[tuple[int, int, int], bool] | None = None  #: last stat that differed, and its verdict
         self._used_ruamel = False
         self._whole_positions: tuple[int, Positions] | None = None
         self._problems_cache: tuple[int, list[Problem]] | None = None
@@ -276,15 +284,16 @@ class DraftSession:
         raw, problems = _read_bytes(self.path, self.file, max_bytes)
         if raw is None:
             self._read_only(None, problems)
+            self._remember_disk(None)  # too big or unreadable: its stat still tells a later change from none
             return
         text, problems = yamlsource.decode(raw, self.file)
         if text is None:
             self._read_only(None, problems)
-            self._remember_disk()
+            self._remember_disk(raw)
             return
         self.text = text
         self._saved_text = text
-        self._remember_disk()
+        self._remember_disk(raw)
         self._parse_all()
 
     def _read_only(self, text: str | None, problems: list[Problem]) -> None:
@@ -1445,17 +1454,23 @@ class DraftSession:
 
     # -- disk ---------------------------------------------------------------------------------------------------
 
-    def _remember_disk(self) -> None:
+    def _remember_disk(self, raw: bytes | None) -> None:
+        """Note the file's stat and the hash of ``raw``, the bytes the session now stands on (read or written)."""
         try:
             st = os.stat(self.path)
             self._disk = (st.st_mtime_ns, st.st_size, st.st_ino)
         except OSError:
             self._disk = None
+        self._disk_sha = hashlib.sha256(raw).hexdigest() if raw is not None else None
+        self._seen = None
 
     def changed_on_disk(self) -> bool:
         """True when the file no longer holds what was read or last saved (someone else, or an editor, wrote it).
 
-        A changed time or size alone is not enough: the content is compared, so ``touch`` is not a change.
+        Cheap enough for a timer on a draft of tens of MB: a ``stat`` answers while the file's size, time and inode
+        are the ones recorded; only when they change is the content hashed (streamed, never decoded), and the
+        verdict for that stat is kept, so a file that changed and was kept as it is is not read again every check.
+        ``touch`` or a rewrite with the same bytes is not a change.
         """
         with self._lock:
             try:
@@ -1467,14 +1482,20 @@ class DraftSession:
             now = (st.st_mtime_ns, st.st_size, st.st_ino)
             if now == self._disk:
                 return False
+            if self._seen is not None and self._seen[0] == now:
+                return self._seen[1]
             try:
-                with open(self.path, "rb") as fh:
-                    raw = fh.read()
+                sha = _file_sha256(self.path)
             except OSError:
                 return True
-            same = yamlsource.decode(raw)[0] == self._saved_text
+            if self._disk_sha is None and self._disk is None:
+                self._disk_sha = sha  # nothing was known about the file (unreadable at open): this is it now
+            same = sha == self._disk_sha
             if same:
                 self._disk = now
+                self._seen = None
+            else:
+                self._seen = (now, True)
             return not same
 
     def save(self, *, force: bool = False, backup: bool = True) -> SaveResult:
@@ -1483,25 +1504,27 @@ class DraftSession:
         Raises :class:`ChangedOnDisk`, writing nothing, when the file changed since it was read or last saved,
         unless ``force``. Refuses to write a literal secret the file did not already hold.
         """
-        from tenantdeck.atomic import atomic_write_text
+        from tenantdeck.atomic import atomic_write_bytes
 
         with self._lock:
             self._writable()
             if not force and self.changed_on_disk():
-                raise ChangedOnDisk(
-                    "the file was changed on disk since it was opened; reload it (losing these edits) or save with "
-                    "force (overwriting the other changes)",
-                    (),
-                    self.file,
-                    "changed-on-disk",
-                )
+                raise ChangedOnDisk(CHANGED_ON_DISK, (), self.file, "changed-on-disk")
             if not self.dirty and not force:
                 return SaveResult(self.path, "unchanged", 0)
-            atomic_write_text(self.path, self.text, backup=backup)
+            from tenantdeck.atomic import ChangedSinceRead
+            from tenantdeck.draft.save import still
+
+            data = self.text.encode("utf-8")
+            try:
+                # compare-and-swap: the check above and this write are apart; another writer may come between
+                atomic_write_bytes(self.path, data, backup=backup, expect=None if force else still(self._saved_text))
+            except ChangedSinceRead:
+                raise ChangedOnDisk(CHANGED_ON_DISK, (), self.file, "changed-on-disk") from None
             method = "ruamel" if self._used_ruamel else "splice"
             self._saved_text = self.text
             self._used_ruamel = False
-            self._remember_disk()
+            self._remember_disk(data)
             self._bump("save", (), [])
             return SaveResult(self.path, method, len(self.text.encode("utf-8")))
 
@@ -1552,6 +1575,15 @@ def _read_bytes(path: str, name: str, max_bytes: int) -> tuple[bytes | None, lis
             return fh.read(max_bytes + 1), []
     except OSError:
         return None, yamlsource.read_text(path, display=name, max_bytes=max_bytes)[1]
+
+
+def _file_sha256(path: str) -> str:
+    """The file's sha256, read in 1 MiB pieces (a draft of tens of MB is never held twice in memory)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _is_secret_path(path: tuple[PathPart, ...]) -> bool:

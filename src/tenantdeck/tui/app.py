@@ -273,17 +273,14 @@ class TenantdeckApp(App[None]):
 
         session = self.editor.session
         try:
-            result = session.save(force=force)
+            # under the workspace lock, so a pull or another editor's save is not half-way through its write
+            with hold(Workspace(self.editor.path), "tenantdeck edit (saving)", timeout=save_lock_timeout()):
+                result = session.save(force=force)
         except ChangedOnDisk:
-            from tenantdeck.tui.confirm import ConfirmScreen
-
-            def answered(overwrite: bool | None) -> None:
-                if overwrite:
-                    self.action_save(force=True)
-
-            self.push_screen(ConfirmScreen(f"{self.editor.path.name} changed on disk since it was opened. Overwrite "
-                                           "it with your version? (No keeps both as they are; reload from the "
-                                           "palette to take theirs)", yes="Overwrite"), answered)
+            self.safety.save_refused()
+            return
+        except (WorkspaceLocked, WorkspaceError) as exc:
+            self.notify(f"{exc}", title="Not saved", severity="error", timeout=15)
             return
         except (ProblemError, OSError) as exc:
             self.notify(str(getattr(exc, "problem", exc).message if hasattr(exc, "problem") else exc),
@@ -298,6 +295,8 @@ class TenantdeckApp(App[None]):
 
     def action_copy_path(self) -> None:
         from tenantdeck.tui.commands import focused_key_path
+        from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
         path = focused_key_path(self)
         if not path:
@@ -326,3 +325,13 @@ def _current_thread_id() -> int:
     import threading
 
     return threading.get_ident()
+def save_lock_timeout() -> float:
+    """How long a save (F2) waits for another process's workspace lock: ``$TENANTDECK_LOCK_TIMEOUT`` when set, else
+    a couple of seconds (the screen does not answer keys while it waits)."""
+    import os
+
+    from tenantdeck.sync.workspace.lock import TIMEOUT_ENV, timeout_from
+
+    return timeout_from(None) if os.environ.get(TIMEOUT_ENV) else 2.0
+
+

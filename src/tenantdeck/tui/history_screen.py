@@ -63,9 +63,16 @@ Every push made from this draft's workspace (newest first): when, who, where to,
 
     def on_mount(self) -> None:
         from tenantdeck.sync.workspace.history import read_history
-        from tenantdeck.sync.workspace.state import Workspace
+        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
-        self.records: list[dict[str, Any]] = list(reversed(read_history(Workspace(self.editor.path).history_path)))
+        workspace = Workspace(self.editor.path)
+        try:
+            check_workspace(workspace)
+            self.records: list[dict[str, Any]] = list(reversed(read_history(workspace.history_path)))
+        except (WorkspaceError, OSError) as exc:
+            error = exc if isinstance(exc, WorkspaceError) else workspace_error(workspace, exc)
+            self.notify(str(error), title="No history", severity="error", timeout=15)
+            self.records = []
         pushes = self.query_one("#pushes", DataTable)
         pushes.add_columns("When", "Who", "Result", "Profile", "Plan", "Applied", "Failed", "Not attempted")
         for i, r in enumerate(self.records):

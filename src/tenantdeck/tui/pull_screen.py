@@ -193,10 +193,13 @@ class PulledBase:
     def _record(self) -> None:
         from tenantdeck.draft.session import Change
         from tenantdeck.sync.remote.pull import record_pulled_base
+        from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
         try:
-            record_pulled_base(self.editor.path, self.live, os.environ)
-        except OSError as exc:
+            with hold(Workspace(self.editor.path), "tenantdeck edit (recording a pull)"):
+                record_pulled_base(self.editor.path, self.live, os.environ)
+        except (OSError, WorkspaceLocked, WorkspaceError) as exc:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
                                       f"{exc}", severity="warning", markup=False)
             return

@@ -321,11 +321,19 @@ operations running. The sub-title names the profile the review plans against (sw
                 self.notify(problem_text(exc), title="Not settled", severity="error", markup=False)
                 return
         else:
+            from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+            from tenantdeck.sync.workspace.state import WorkspaceError
+
             workspace = Workspace(self.editor.path)
-            base = workspace.load_base()
-            touched = keep_mine(base, conflicts, settled)
-            for app_id in touched:
-                workspace.write_base_app(app_id, base[app_id])
+            try:
+                with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=2.0):
+                    base = workspace.load_base()
+                    touched = keep_mine(base, conflicts, settled)
+                    for app_id in touched:
+                        workspace.write_base_app(app_id, base[app_id])
+            except (WorkspaceLocked, WorkspaceError, OSError) as exc:
+                self.notify(str(exc), title="Not settled", severity="error", markup=False)
+                return
         for line in settled.refused:
             self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:
@@ -409,6 +417,8 @@ operations running. The sub-title names the profile the review plans against (sw
         (for the ``local`` profile) the in-process sandbox never hold up a key press. Progress comes back as
         messages, at most one per :attr:`PROGRESS_EVERY` seconds; the result when it ends."""
         from tenantdeck.sync.remote.push import PushResult
+        from tenantdeck.sync.workspace.lock import hold
+        from tenantdeck.sync.workspace.state import Workspace
 
         result = PushResult()
         ui = self.app.call_from_thread
@@ -417,7 +427,9 @@ operations running. The sub-title names the profile the review plans against (sw
             self._push_loop, self._push_task = asyncio.get_running_loop(), asyncio.current_task()
             if self._cancel_requested:  # c pressed before the thread got here
                 raise asyncio.CancelledError
-            return await self._push(only, result)
+            # plan and apply under the workspace lock, as `tenantdeck push` does: no second push plans meanwhile
+            with hold(Workspace(self.editor.path), "tenantdeck edit (pushing)"):
+                return await self._push(only, result)
 
         try:
             pushed = asyncio.run(main())

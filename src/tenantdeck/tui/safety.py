@@ -256,3 +256,33 @@ class SafetyNet:
         self.checkpointer.clear()
         if not session.read_only and not session.validated:
             self.app.validate_in_background()
+    def save_refused(self) -> None:
+        """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):
+        say exactly how (lines added and removed on disk) and let the user choose: reload theirs (dropping these
+        edits), overwrite with mine, or keep both as they are (and merge by hand from the palette's reload)."""
+        from tenantdeck.tui.confirm import ConfirmScreen
+
+        name = self.editor.path.name
+        try:
+            disk = self.editor.path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            disk = None
+        if disk is None:
+            change = "was deleted or moved"
+        else:
+            added, removed, _ = recovery.summary(self.session.base_text, disk)
+            change = (f"was changed by another editor or a pull: {added} line(s) added, {removed} removed since "
+                      "you opened it" if added or removed else "was rewritten since you opened it")
+        self._asking = True
+
+        def answered(overwrite: bool | None) -> None:
+            self._asking = False
+            if overwrite:
+                self.app.action_save(force=True)
+            else:
+                self.app.notify(f"Not saved. {name} on disk is untouched and your edits are kept; reload from the "
+                                "palette to take its version.", title="Not saved", severity="warning", timeout=15)
+
+        self.app.push_screen(ConfirmScreen(f"{name} {change}. Nothing was written. Overwrite it with your version "
+                                           "(dropping those changes)?", yes="Overwrite", no="Keep both"), answered)
+

@@ -86,13 +86,14 @@ def load_local(
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.load import load_text
     from tenantdeck.sync.canonical import canonical_app_from_draft
-    from tenantdeck.sync.workspace.state import Workspace
+    from tenantdeck.sync.workspace.state import Workspace, check_workspace
 
     env = os.environ if env is None else env
     result = load_draft(path) if text is None else load_text(text, file=os.fspath(path))
     if not result.ok:
         raise DraftInvalid(result.problems)
     workspace = Workspace(path)
+    check_workspace(workspace)  # a file, a dangling link or an unreadable directory: one WorkspaceError
     key = workspace.secret_key()
     draft = result.draft
     assert draft is not None
