@@ -52,7 +52,7 @@ def test_broken_user_theme_is_reported_by_file_and_field(tmp_path: Path) -> None
     by_file = {f.path.name: f.message for f in loaded.failures}
     assert "primary: 'blueish' is not a colour" in by_file["mine.yaml"]
     assert "backgrund: unknown key" in by_file["mine.yaml"]
-    assert "not valid YAML at line 2" in by_file["syntax.yaml"]
+    assert "not valid YAML at line 1: the file ends before the list `[` started here" in by_file["syntax.yaml"]
     assert loaded.failure_for("mine") is not None
 
 

@@ -182,17 +182,17 @@ def _key_lines(text: str) -> dict[tuple[str | int, ...], tuple[int, int]]:
 
 
 def _load_yaml(path: Path, what: str) -> tuple[Any, str]:
+    """The file's data and text, read through the draft's guarded reader (:mod:`tenantdeck.configyaml`): an
+    alias bomb, deep nesting or a huge file is one located :class:`ProfileError`, never a hang or a traceback."""
+    from tenantdeck.configyaml import ConfigFileError, read_file
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise _located(f"cannot read the {what}: {exc.strerror or exc}", path) from None
-    try:
-        return yaml.safe_load(text), text
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        reason = getattr(exc, "problem", None) or "not valid YAML"
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        raise _located(f"the {what} is not valid YAML: {reason}", path, line, col) from None
+        return read_file(path, what)
+    except ConfigFileError as exc:
+        p = exc.problem
+        syntax = p.code.startswith("yaml-") and p.code != "yaml-duplicate-key"
+        message = f"the {what} is not valid YAML: {p.message}" if syntax else p.message
+        raise _located(message, path, p.line, p.column, p.path) from None
 
 
 def _validation_problem(exc: ValidationError, path: Path, text: str, *, hide_input: bool = False) -> ProfileError:

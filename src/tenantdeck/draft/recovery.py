@@ -165,14 +165,15 @@ class Recovered:
 
 def read(path: Path) -> Recovered:
     """Read a recovery file; never raises for what is in it (a broken one carries ``problem``)."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return Recovered(path, problem=f"cannot be read: {exc.strerror or exc}")
-    try:
-        doc: Any = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        return Recovered(path, problem=f"is not a readable recovery file ({str(exc).splitlines()[0]})")
+    from tenantdeck.configyaml import ConfigFileError, load_file
+    from tenantdeck.draft.yamlsource import MAX_BYTES
+
+    try:  # the guarded reader: the file sits in the workspace, where anything may have put anything
+        doc: Any = load_file(path, "recovery file", max_bytes=2 * MAX_BYTES)  # it holds a whole draft's text
+    except ConfigFileError as exc:
+        if exc.problem.line == 0:  # missing, unreadable, too large, not UTF-8
+            return Recovered(path, problem=exc.message.replace("cannot read the recovery file", "cannot be read"))
+        return Recovered(path, problem=f"is not a readable recovery file (line {exc.line}: {exc.message})")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return Recovered(path, problem=f"is not a recovery file of this version (format {FORMAT} expected)")
     text, base = doc.get("text"), doc.get("base")

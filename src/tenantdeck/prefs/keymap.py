@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+from tenantdeck.configyaml import ConfigFileError, in_words, load_file
 
 KEYMAP_FILE = "keymap.yaml"
 _ID = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*")
@@ -39,19 +39,11 @@ def keymap_path(config: Path) -> Path:
 def load(config: Path) -> Keymap:
     path = keymap_path(config)
     result = Keymap(path=path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return result
-    except (OSError, UnicodeDecodeError) as exc:
-        result.problems.append(f"cannot be read ({exc})")
-        return result
-    try:
-        doc = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        result.problems.append(f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}; no key remapped")
+    try:  # the draft's guarded reader: an alias bomb or a huge file is a problem, not a hang
+        doc = load_file(path, "keymap file")
+    except ConfigFileError as exc:
+        if exc.problem.code != "file-missing":
+            result.problems.append(f"{in_words(exc)}; no key remapped")
         return result
     if doc is None:
         return result

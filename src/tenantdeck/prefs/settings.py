@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from tenantdeck.configyaml import ConfigFileError, load_file
+
 SETTINGS_FILE = "settings.yaml"
 
 
@@ -31,16 +33,14 @@ def settings_path(config: Path) -> Path:
 
 def load(config: Path) -> Settings:
     path = settings_path(config)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Settings()
-    except (OSError, UnicodeDecodeError) as exc:
-        return Settings(problem=f"{path}: cannot be read ({exc})")
-    try:
-        doc = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        return Settings(problem=f"{path}: not valid YAML ({str(exc).splitlines()[0]}); using the defaults")
+    try:  # the draft's guarded reader: an alias bomb or a huge file is a problem, not a hang
+        doc = load_file(path, "settings file")
+    except ConfigFileError as exc:
+        if exc.problem.code == "file-missing":
+            return Settings()
+        p = exc.problem
+        where = f"{path}:{p.line}:{p.column}: not valid YAML: " if p.line else f"{path}: "
+        return Settings(problem=f"{where}{p.message}; using the defaults")
     if doc is None:
         return Settings()
     if not isinstance(doc, dict):

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 #: the shipped themes (a symlink to the repository's ``themes/`` in a checkout, a real folder in the wheel)
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "tenantdeck-dark"
@@ -76,16 +74,12 @@ def theme_files(config: Path) -> list[tuple[Path, bool]]:
 
 def validate_file(path: Path) -> tuple[dict[str, Any] | None, str]:
     """(ThemeFile fields, "") or (None, what is wrong), in words that name the field."""
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"cannot be read ({exc})"
-    try:
-        doc = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        return None, f"is not valid YAML{where}: {getattr(exc, 'problem', None) or exc}"
+    from tenantdeck.configyaml import ConfigFileError, in_words, load_file
+
+    try:  # the draft's guarded reader: an alias bomb or a huge file is a problem, not a hang
+        doc = load_file(path, "theme file")
+    except ConfigFileError as exc:
+        return None, ("is " if exc.problem.line else "") + in_words(exc)
     if not isinstance(doc, dict):
         return None, "must be a mapping with at least name, dark and primary"
     from pydantic import ValidationError
