@@ -39,5 +39,6 @@ def main(argv: list[str] | None = None) -> None:
         return
     from tenantdeck.tui.app import TenantdeckApp
 
-    TenantdeckApp(draft).run()  # what `edit` does with no option (tenantdeck.cli.edit_cmd)
-    sys.exit(0)
+    app = TenantdeckApp(draft)
+    app.run()  # what `edit` does with no option (tenantdeck.cli.edit_cmd)
+    sys.exit(app.return_code or 0)  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)

@@ -52,7 +52,10 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
 
         port = events_port if events_port is not None else load(config_dir()).events_port
         lab = EventLab(port, basic_auth=credentials)
-    TenantdeckApp(draft_path, event_lab=lab).run()
+    app = TenantdeckApp(draft_path, event_lab=lab)
+    app.run()
+    if app.return_code:  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)
+        sys.exit(app.return_code)
 
 
 def _demo_draft() -> Path:

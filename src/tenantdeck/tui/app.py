@@ -3,6 +3,10 @@ their own modules, and every decision about the draft is the core's (:mod:`tenan
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +24,7 @@ from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.safety import SafetyNet
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
     from textual.notifications import SeverityLevel
 
     from tenantdeck.tui.event_lab import EventLab
@@ -66,6 +71,22 @@ class TenantdeckApp(App[None]):
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver, except that on Linux and macOS it lets go of a terminal that has hung up (a dropped SSH
+        session): its bounded output queue would otherwise block the exit for ever (tui/terminal_driver.py)."""
+        from tenantdeck.tui.terminal_driver import hangup_safe
+
+        return hangup_safe(super().get_driver_class())
+
+    def call_from_worker(self, callback: Callable[..., object], *args: Any) -> None:
+        """``call_from_thread`` for this app's worker threads, which must never keep the process alive: nothing is
+        called once the app is leaving (a signal, or its loop has stopped), and a call the leaving app drops or
+        cancels ends the wait instead of raising in the worker."""
+        if not self.is_running or self.safety.signalled is not None:
+            return
+        with contextlib.suppress(RuntimeError, concurrent.futures.CancelledError, asyncio.CancelledError):
+            self.call_from_thread(callback, *args)
+
     def get_default_screen(self) -> Screen[Any]:
         """The Apps screen is the bottom of the stack, not pushed over Textual's blank default: then the first
         frame written to the terminal is the apps list (one frame, about 50 ms, sooner; bench/tui_startup.py)."""
@@ -104,7 +125,7 @@ class TenantdeckApp(App[None]):
     def read_in_background(self) -> None:
         """A big draft: the Apps screen shows its first apps (tui/editor.py) while this reads all of it."""
         self.editor.load()
-        self.call_from_thread(self._read_in_background_done)
+        self.call_from_worker(self._read_in_background_done)
 
     def _read_in_background_done(self) -> None:
         self._draft_read()
@@ -150,7 +171,7 @@ class TenantdeckApp(App[None]):
         """Models and rules (pydantic) and the change states, after the first paint."""
         self.editor.session.validate_all()
         self.editor.compute_app_states()
-        self.call_from_thread(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
+        self.call_from_worker(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
         self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
 
     # -- changes -----------------------------------------------------------------------------------------------
@@ -173,7 +194,7 @@ class TenantdeckApp(App[None]):
     @work(thread=True, exclusive=True, group="states", exit_on_error=False)
     def refresh_states(self, change: Change) -> None:
         self.editor.compute_app_states()
-        self.call_from_thread(self._broadcast_states)
+        self.call_from_worker(self._broadcast_states)
 
     def _broadcast_states(self) -> None:
         """New change states: the Apps list updates its Change cells in place (a rebuild of 5,000 rows after

@@ -20,11 +20,14 @@ import asyncio
 import contextlib
 import os
 import signal
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft import recovery
 from tenantdeck.draft.session import Change, DraftSessionError
+from tenantdeck.tui.watchdog import ExitWatchdog
 
 if TYPE_CHECKING:
     from tenantdeck.draft.recovery import Assessment, Recovered
@@ -44,7 +47,10 @@ class SafetyNet:
         self.app = app
         self.editor = app.editor
         self.checkpointer = recovery.Checkpointer(self.editor.path)
-        self._installed: list[int] = []
+        self._installed: dict[int, Any] = {}  # signal -> the handler it had before
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watchdog: ExitWatchdog | None = None
+        self._checkpoint_lock = threading.Lock()  # the loop's checkpoints and the watchdog's rescue, one at a time
         self._declined: str | None = None  # the disk text (hash) the user chose not to load
         self._asking = False
         self._write_failed = False
@@ -65,29 +71,81 @@ class SafetyNet:
         self.offer_pending()
 
     def install_signals(self) -> None:
-        """SIGHUP and SIGTERM through the running loop (so the handler runs between frames, never mid-edit)."""
-        loop = asyncio.get_running_loop()
+        """SIGHUP and SIGTERM: a Python handler that only wakes the exit watchdog and schedules :meth:`on_signal`
+        on the running loop (so the checkpoint and the exit run between frames, never mid-edit).
+
+        Not ``loop.add_signal_handler``: its callback runs only when the loop gets to it, and a loop blocked on a
+        terminal that does not read never does. A Python handler runs on the main thread even while it waits on a
+        lock (Textual's full output queue), so the watchdog learns of the signal whatever the loop is doing.
+        """
+        self._loop = asyncio.get_running_loop()
+        if self._watchdog is None and not self.app.is_headless:  # a real terminal: tests' pilots never get one
+            self._watchdog = ExitWatchdog(self.rescue_checkpoint)
+            self._watchdog.start()
+            from tenantdeck import atomic  # noqa: F401  # imported now, not first by a rescue on another thread
         for sig in SIGNALS:
             try:
-                loop.add_signal_handler(sig, self.on_signal, int(sig))
-            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal
+                previous = signal.signal(sig, self._handle_signal)
+            except (OSError, RuntimeError, ValueError):  # not the main thread, or no such signal
                 continue
-            self._installed.append(int(sig))
+            self._installed.setdefault(int(sig), previous)
 
     def remove_signals(self) -> None:
-        with contextlib.suppress(RuntimeError):
-            loop = asyncio.get_running_loop()
-            for sig in self._installed:
-                loop.remove_signal_handler(sig)
+        """Give the signals back to their earlier handlers; stop the watchdog unless a signal armed it (then it is
+        what guarantees the exit, and it ends with the process)."""
+        for sig, previous in self._installed.items():
+            with contextlib.suppress(OSError, RuntimeError, TypeError, ValueError):
+                signal.signal(sig, previous)
         self._installed.clear()
+        if self._watchdog is not None and self.signalled is None:
+            self._watchdog.stop()
+            self._watchdog = None
+
+    def _handle_signal(self, signum: int, frame: FrameType | None) -> None:
+        """The Python signal handler: may interrupt the main thread anywhere, so it takes no lock and touches no
+        widget; a second signal while leaving changes nothing (the watchdog's deadline stands)."""
+        if self.signalled is not None:
+            return
+        self.signalled = signum
+        if self._watchdog is not None:
+            self._watchdog.alarm(signum)
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is already closed: the watchdog finishes the job
+                loop.call_soon_threadsafe(self.on_signal, signum)
 
     def on_signal(self, signum: int) -> None:
-        """Hang-up or terminate: keep the unsaved text, then leave (the terminal may already be gone)."""
+        """Hang-up or terminate, on the loop: keep the unsaved text, then leave.
+
+        After SIGHUP the terminal is gone, so its output is dropped (Textual's exit would otherwise queue the codes
+        that restore a terminal nobody sees); after SIGTERM it may still be there and is restored as on any exit.
+        """
         self.signalled = signum
+        if signum == signal.SIGHUP:
+            hang_up = getattr(getattr(self.app, "_driver", None), "hang_up", None)  # terminal_driver.HangupSafeDriver
+            if hang_up is not None:
+                hang_up()
         self.checkpointer.paused = False
         self.checkpoint()
+        if self._watchdog is not None:
+            self._watchdog.checkpointed()
         self.remove_signals()
         self.app.exit(return_code=128 + signum)
+
+    def rescue_checkpoint(self) -> None:
+        """The watchdog's checkpoint, from its own thread, when the loop did not get to :meth:`on_signal` in time.
+
+        Reads the session's text once (a ``str``, replaced whole by each edit: never half an edit). A draft still
+        being read has nothing unsaved. Gives up on the lock after a second rather than hold the exit.
+        """
+        if not self.editor.loaded or not self._checkpoint_lock.acquire(timeout=1.0):
+            return
+        try:
+            session = self.session
+            self.checkpointer.paused = False
+            self.checkpointer.checkpoint(session.text, session.base_text, session.dirty and not session.read_only)
+        finally:
+            self._checkpoint_lock.release()
 
     def clean_exit(self) -> None:
         """The user quit on purpose (nothing unsaved, or chose to drop it): no recovery file is left behind."""
@@ -103,8 +161,9 @@ class SafetyNet:
     def checkpoint(self) -> bool:
         session = self.session
         try:
-            return self.checkpointer.checkpoint(session.text, session.base_text,
-                                                session.dirty and not session.read_only)
+            with self._checkpoint_lock:
+                return self.checkpointer.checkpoint(session.text, session.base_text,
+                                                    session.dirty and not session.read_only)
         except OSError as exc:
             if not self._write_failed:
                 self._write_failed = True

@@ -1,0 +1,116 @@
+"""Textual's Linux/macOS driver, made to let go of a terminal that has gone (a dropped SSH session, a killed tmux).
+
+Textual 8.2.8 writes the screen through a ``WriterThread`` that drains a bounded queue (30 writes) into stderr. When
+the terminal hangs up, the first write raises ``OSError`` (EIO on a pty whose master was closed), the exception ends
+that thread, and nothing drains the queue any more: the 31st write blocks for ever, and ``LinuxDriver.close`` (called
+by ``App._shutdown``) puts one more item, then joins. So a hang-up while the screen was busy left the editor an
+orphan that never exited (Textual issue #6692 is the same dead-consumer hang reached through ``App.suspend``).
+A terminal that stops reading (a frozen client) blocks the writer thread in the kernel instead, with the same end.
+
+Three changes, each one the smallest that removes one way to hang:
+
+- :class:`TerminalOutput` is the file the writer thread writes to: a write or flush that fails marks the terminal
+  gone and every later one is dropped, so the writer thread never dies and the queue keeps draining.
+- :meth:`HangupSafeDriver.write` drops output at once when the terminal is known to be gone (a failed write, or
+  :meth:`HangupSafeDriver.hang_up` on SIGHUP), so the UI thread never waits on the queue for a terminal nobody sees.
+- :meth:`HangupSafeDriver.close` waits a bounded time for the writer thread (which is a daemon thread): a terminal
+  that does not read cannot hold the exit.
+
+The process's last line of defence is :mod:`tenantdeck.tui.watchdog`; this module keeps the normal exit fast.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import IO, TYPE_CHECKING, Any
+
+from textual.drivers.linux_driver import LinuxDriver
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.driver import Driver
+
+#: seconds ``close`` waits for the writer thread to write what is queued (the escape codes restoring the terminal)
+CLOSE_TIMEOUT = 1.0
+
+
+class TerminalOutput:
+    """The writer thread's file: the terminal while it takes writes, a sink once one has failed.
+
+    ``OSError`` covers every way a terminal goes: EIO (the pty's other side closed), EPIPE, ENXIO, EBADF.
+    ``ValueError`` is a file Python itself already closed.
+    """
+
+    def __init__(self, file: IO[str]) -> None:
+        self._file = file
+        self.gone = False
+        self.error: BaseException | None = None
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self._file.write(text)
+            except (OSError, ValueError) as exc:
+                self.lost(exc)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self._file.flush()
+            except (OSError, ValueError) as exc:
+                self.lost(exc)
+
+    def lost(self, error: BaseException | None = None) -> None:
+        """Nothing more is written: the terminal failed a write (``error``) or hung up."""
+        self.gone = True
+        if error is not None and self.error is None:
+            self.error = error
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return True
+
+
+class HangupSafeDriver(LinuxDriver):
+    """:class:`~textual.drivers.linux_driver.LinuxDriver` that never blocks the app on a terminal that has gone."""
+
+    def __init__(self, app: App[Any], *, debug: bool = False, mouse: bool = True,
+                 size: tuple[int, int] | None = None) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
+        self.output = TerminalOutput(self._file)
+        self._file = self.output  # what start_application_mode hands to its WriterThread
+
+    def hang_up(self) -> None:
+        """The terminal hung up (SIGHUP): drop the rest of the output, the escape codes that restore it included."""
+        self.output.lost()
+
+    def write(self, data: str) -> None:
+        if self.output.gone:
+            return
+        super().write(data)
+
+    def close(self) -> None:
+        """Stop the writer thread, waiting at most :data:`CLOSE_TIMEOUT` for it.
+
+        ``WriterThread.stop`` puts a sentinel on the bounded queue and joins: it runs in a helper thread so that a
+        writer stuck in the kernel (a terminal that does not read) leaves the exit to go on without it.
+        """
+        writer = self._writer_thread
+        if writer is None:
+            return
+        if not writer.is_alive():  # died some other way: its queue may be full, and nothing would drain it
+            return
+        stopper = threading.Thread(target=writer.stop, name="tenantdeck-output-stop", daemon=True)
+        stopper.start()
+        stopper.join(CLOSE_TIMEOUT)
+        if stopper.is_alive():
+            self.output.lost()
+
+
+def hangup_safe(driver_class: type[Driver]) -> type[Driver]:
+    """The driver to use instead of ``driver_class``: ours in place of Textual's plain Linux/macOS driver; any
+    other (Windows, ``TEXTUAL_DRIVER`` from the environment) as it is."""
+    return HangupSafeDriver if driver_class is LinuxDriver else driver_class
