@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
+from tenantdeck.tui.push_summary import PushSummaryScreen
 from tenantdeck.tui.review_screen import ReviewScreen
 from tests.tui.safety_fixtures import settle
 
@@ -103,9 +104,15 @@ async def partial_push_scene(pilot: Pilot[None]) -> None:
             if planned():
                 break
     assert planned(), screen.query_one("#status").render()
-    # Where a table's cursor and scroll end up depends on when the re-plan's rows arrived relative to the summary:
-    # pin both tables (the review's behind the modal, the summary's) to their first row, then paint.
-    for table in [*screen.query("DataTable"), *app.screen_stack[-1].query("DataTable")]:
+    # The re-plan may finish before or after the summary opened; a screen behind a modal keeps the layout it had
+    # when the modal came up (its status line one row or two). So close the summary once the plan is there, let
+    # the review lay itself out, and open the summary again (`s`): the picture no longer depends on that race.
+    await pilot.press("escape")
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    assert isinstance(app.screen, PushSummaryScreen)
+    for table in [*screen.query("DataTable"), *app.screen.query("DataTable")]:
         table.move_cursor(row=0, animate=False)
         table.scroll_home(animate=False, immediate=True)
     await settle(pilot)
