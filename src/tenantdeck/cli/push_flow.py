@@ -39,10 +39,10 @@ class PushOptions(PushRequest):
 
 
 def _err(stream: TextIO, text: str) -> None:
-    stream.write(text if text.endswith("\n") else text + "\n")
-    stream.flush()
     """Every line of the push's output: plans, notices and refusals quote names and the service's words."""
     text = shown(text, newlines=True)
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
 
 
 def render_refusal(refused: PushRefused, err: TextIO) -> int:

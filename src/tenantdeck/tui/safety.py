@@ -308,13 +308,6 @@ class SafetyNet:
                     if marker else f"Reload {name} from disk and drop your unsaved edits?")
         self.app.push_screen(ConfirmScreen(question, yes="Reload from disk", no="Keep mine"), answered)
 
-    def reload(self) -> None:
-        session = self.session
-        session.reload()
-        self._declined = None
-        self.checkpointer.clear()
-        if not session.read_only and not session.validated:
-            self.app.validate_in_background()
     def save_refused(self) -> None:
         """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):
         say exactly how (lines added and removed on disk) and let the user choose: reload theirs (dropping these
@@ -345,3 +338,10 @@ class SafetyNet:
         self.app.push_screen(ConfirmScreen(f"{name} {change}. Nothing was written. Overwrite it with your version "
                                            "(dropping those changes)?", yes="Overwrite", no="Keep both"), answered)
 
+    def reload(self) -> None:
+        session = self.session
+        session.reload()
+        self._declined = None
+        self.checkpointer.clear()
+        if not session.read_only and not session.validated:
+            self.app.validate_in_background()
