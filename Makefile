@@ -3,21 +3,41 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The exact versions the suite passes with (pyproject keeps ranges); `make lock` moves them to the newest releases.
+LOCK := .ci/constraints.txt
 
-.PHONY: run test lint bench schema screenshots clean
+.PHONY: run test lint bench schema screenshots clean lock drift
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[test]'
 	touch $(STAMP)
 
 # The main job: the terminal editor on the demo account of the embedded sandbox (no account, no network).
 run: $(STAMP)
 	$(BIN)/tenantdeck edit --demo
 
+# In parallel (pytest-xdist, one worker per core) and in random order (pytest-randomly prints the seed to replay).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
+
+# Re-resolve the newest releases pyproject.toml allows, in a scratch venv, and pin them in $(LOCK). Run the suite
+# after it (`make test`) and commit the lock with the fixes it needed.
+lock:
+	rm -rf .venv-lock
+	$(PY) -m venv .venv-lock
+	.venv-lock/bin/python -m pip install --quiet --upgrade pip
+	.venv-lock/bin/python -m pip install --quiet -e '.[test]'
+	printf '# The versions the suite passes with; `make lock` regenerates this from the newest releases.\n' > $(LOCK)
+	.venv-lock/bin/python -m pip freeze --exclude-editable | grep -v -i '^tenantdeck' >> $(LOCK)
+	rm -rf .venv-lock
+
+# The suite against the newest releases and against the lowest versions pyproject.toml declares: drift is
+# reported (versions that differ from the lock, failures), never a failure of this target.
+drift:
+	bash scripts/drift.sh newest
+	bash scripts/drift.sh lowest
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -38,4 +58,4 @@ schema: $(STAMP)
 	$(BIN)/tenantdeck schema > src/tenantdeck/schema/draft.schema.json
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-lock .venv-newest .venv-lowest build *.egg-info .pytest_cache
