@@ -13,8 +13,9 @@ rm -rf "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 case "$mode" in
   newest) "$venv/bin/python" -m pip install --quiet --upgrade -e '.[test]' ;;
-  lowest) "$PY" scripts/lowest_constraints.py > "$venv/lowest.txt" &&
-          "$venv/bin/python" -m pip install --quiet --constraint "$venv/lowest.txt" -e '.[test]' ;;
+  # pip cannot pick the lowest release of a range (`>=2.3` when only 2.3.1 exists); uv's resolver can
+  lowest) "$venv/bin/python" -m pip install --quiet uv &&
+          "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" --resolution lowest-direct -e '.[test]' ;;
   *) echo "drift: unknown mode $mode (newest or lowest)"; exit 0 ;;
 esac
 if [ $? -ne 0 ]; then
