@@ -31,6 +31,17 @@ def action(op: Step) -> str:
     return "create" if step_kind(op.kind).symbol == "create" else "update"
 
 
+def step_label(op: Step, *, app_named: bool = False) -> str:
+    """How every screen names one step: the kind's verb, then the resource's title, said once
+    (``update widget "Support" (w-1)``, ``add triggers of webhook chatlog``): the CLI's plan, the review and the
+    push summary use this, so none spells ``update widget widget``. ``app_named``: the line already names the app
+    (a review row, a summary row), so the app's own steps say only ``create app``."""
+    verb = VERB[op.kind]
+    if app_named and kind_of_step(op.kind).section is None:
+        return verb
+    return shown(f"{verb} {op.resource}")
+
+
 def value_text(value: Any) -> str:
     if value is ABSENT or value is None:
         return "(none)"
@@ -169,7 +180,7 @@ def _op_lines(op: Step) -> list[str]:
     elif op.kind == "delete_app":
         head = f"  {sym} delete app \"{op.app_name}\" ({op.app_id})  # destroys the app and everything in it"
     else:
-        head = f"  {sym} {VERB[op.kind]} {op.resource}"
+        head = f"  {sym} {step_label(op)}"
     out = [shown(head)]
     changes, folded = shown_changes(op)
     if op.kind == "delete_app":

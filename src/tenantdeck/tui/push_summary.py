@@ -12,6 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 
@@ -22,9 +23,7 @@ _STATUS = {"failed": "FAILED", "not_attempted": "not attempted", "applied": "app
 
 
 def _what(result: OpResult) -> str:
-    op = result.op
-    resource = "" if op.kind == "create_app" else f" {op.resource}"
-    return f"{op.kind.replace('_', ' ')}{resource}"
+    return step_label(result.op, app_named=True)
 
 
 def headline(result: PushResult) -> str:

@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
+from tenantdeck.sync.render import SYMBOL, action, step_label
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
@@ -191,9 +192,8 @@ operations running. The sub-title names the profile the review plans against (sw
             self._rows[key] = ref
 
         for n, op in enumerate(plan.operations):
-            mark = "!" if op.destructive else {"create": "+", "update": "~", "delete": "-"}.get(
-                "delete" if op.destructive else "create" if op.kind.startswith(("create", "store")) else "update", "~")
-            add(f"op{n}", op.app_name, mark, f"{op.kind.replace('_', ' ')} {op.resource}", ref=(op, None))
+            mark = "!" if op.destructive else SYMBOL[action(op)]
+            add(f"op{n}", op.app_name, mark, step_label(op, app_named=True), ref=(op, None))
             for m, change in enumerate(op.changes):
                 if change.secret:
                     fromto = str(change.after)

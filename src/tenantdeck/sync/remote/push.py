@@ -32,6 +32,7 @@ from tenantdeck.sync.kinds.base import Leaves
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
 from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
 from tenantdeck.sync.remote import fresh
+from tenantdeck.sync.render import step_label
 from tenantdeck.sync.workspace.journal import Intent, Journal, open_intents
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class PushResult:
 
 
 def _describe(op: Step) -> str:
-    return f'app "{op.app_name}": {op.kind.replace("_", " ")} {op.resource if op.kind != "create_app" else ""}'.rstrip()
+    return f'app "{op.app_name}": {step_label(op, app_named=True)}'
 
 
 # -- draft write-back -----------------------------------------------------------------------------------------------
