@@ -292,7 +292,9 @@ def test_multiple_documents() -> None:
 def test_deep_nesting_is_refused_not_crashed() -> None:
     p = only(load_text("a: " + "[" * 200_000, "deep.yaml"))
     assert p.code == "too-deep"
-    assert (p.line, p.column) == (1, 4 + yamlsource.MAX_DEPTH)  # 1-based: the first bracket too many
+    # at the bracket that goes past the limit: the builder counts the top mapping as a level, the pre-scan only
+    # brackets, so which one answers (PyYAML 6.0.4's libyaml stops first, 6.0's hands the events over) moves it by one
+    assert p.line == 1 and p.column in (3 + yamlsource.MAX_DEPTH, 4 + yamlsource.MAX_DEPTH)
 
 
 @pytest.mark.parametrize("text", ["a: " + "[" * 200_000, "a: " + "{b: " * 5_000, "a:\n" + "  [\n" * 3_000])
