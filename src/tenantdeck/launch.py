@@ -10,8 +10,10 @@ the messages are the command line's own.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 #: what ``tenantdeck`` alone opens (tenantdeck.cli.options.DEFAULT_DRAFT; a test checks they agree)
 DEFAULT_DRAFT = "tenantdeck.yaml"
@@ -28,6 +30,17 @@ def direct_edit(args: list[str]) -> Path | None:
     return draft if draft.is_file() else None
 
 
+def exit_after_editor(code: int) -> NoReturn:
+    """Exit with the editor's code even when its terminal is gone: Python flushes stdout at shutdown, and a
+    failed flush (EIO on a hung-up pty) turns any exit status into 120, hiding the 129/143 a hang-up reports."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
     args = sys.argv[1:] if argv is None else list(argv)
@@ -41,4 +54,4 @@ def main(argv: list[str] | None = None) -> None:
 
     app = TenantdeckApp(draft)
     app.run()  # what `edit` does with no option (tenantdeck.cli.edit_cmd)
-    sys.exit(app.return_code or 0)  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)
+    exit_after_editor(app.return_code or 0)  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)

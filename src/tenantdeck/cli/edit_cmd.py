@@ -55,7 +55,9 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
     app = TenantdeckApp(draft_path, event_lab=lab)
     app.run()
     if app.return_code:  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)
-        sys.exit(app.return_code)
+        from tenantdeck.launch import exit_after_editor
+
+        exit_after_editor(app.return_code)
 
 
 def _demo_draft() -> Path:
