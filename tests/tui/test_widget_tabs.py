@@ -446,13 +446,21 @@ def test_snapshot_of_an_app_without_a_widget(draft: Path, snap_compare) -> None:
     assert snap_compare(make_app(draft), terminal_size=(80, 24), run_before=run_before)
 
 
-async def test_leaving_the_app_with_escape_writes_pending_text(draft: Path) -> None:
+async def test_escape_takes_pending_text_back_and_tab_writes_it(draft: Path) -> None:
+    """Escape in a field with typing takes the typing back (issue 20: it used to leave the app and write it);
+    leaving the field with Tab writes it."""
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_tab(app, pilot, ACME, "style")
         bg = row(app, StyleTab, "style", "background_color")
         assert isinstance(bg, TextRow)
+        before = bg.input.value
         await type_into(pilot, bg.input, "#abc")
         await pilot.press("escape")
+        await pilot.pause()
+        assert bg.input.value == before and bg.input.has_focus
+        assert app.editor.get(f"apps[{ACME}].widgets[0].style", None) is None
+        await type_into(pilot, bg.input, "#abc")
+        await pilot.press("tab")
         await pilot.pause()
         assert app.editor.get(f"apps[{ACME}].widgets[0].style.background_color") == "#abc"

@@ -69,6 +69,12 @@ class TenantdeckApp(App[None]):
         super().notify(shown(message, newlines=True), title=shown(title), severity=severity, timeout=timeout,
                        markup=False)
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """tenantdeck's own theme variables (the focus bar), for themes that do not set them (tui/appearance.py)."""
+        from tenantdeck.tui import appearance
+
+        return {**super().get_theme_variable_defaults(), **appearance.variable_defaults(self.current_theme)}
+
     # -- lifecycle ---------------------------------------------------------------------------------------------
 
     def get_driver_class(self) -> type[Driver]:
@@ -210,13 +216,14 @@ class TenantdeckApp(App[None]):
 
     # -- navigation ----------------------------------------------------------------------------------------------
 
-    def open_app(self, index: int, tab: str | None = None) -> None:
+    def open_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
+        """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
         from tenantdeck.tui.app_screen import AppScreen
 
         screen = AppScreen(index)
         self.push_screen(screen)
         if tab:
-            self.call_after_refresh(screen.action_show_tab, tab)
+            self.call_after_refresh(screen.action_show_tab, tab, path)
 
     # -- actions -------------------------------------------------------------------------------------------------
 

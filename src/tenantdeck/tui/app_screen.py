@@ -72,7 +72,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
 
 - `1`-`7` or `[` / `]`: switch tabs
 - `w`: the app's next widget, when it has more than one (the widget tabs edit one widget at a time)
-- `Escape`: back to the apps list
+- `Escape`: back to the apps list (in a field you have typed in, the first `Escape` takes the typing back)
 """
     BINDINGS = [
         Binding("escape", "back", "Apps", id="app.back"),
@@ -135,23 +135,40 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def action_show_tab(self, tab: str) -> None:
-        """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it).
+    def action_show_tab(self, tab: str, path: str | None = None) -> None:
+        """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it);
+        with ``path`` (the palette, a problem), in the field of that key path.
 
         The tab bar takes the focus at once, until the new pane is laid out and its first widget can take it: a
         focus left in the pane being hidden lets a late "this pane got focus" message switch straight back."""
         from textual.widgets import Tabs
 
         tabs = self.query_one(TabbedContent)
+        if tabs.active == tab and path is not None:
+            self.call_after_refresh(self._focus_into, tab, path)  # already shown: keep the focus, then move it
+            return
         tabs.active = tab
         tabs.query_one(Tabs).focus()
-        self.call_after_refresh(self._focus_into, tab)
+        self.call_after_refresh(self._focus_into, tab, path)
 
-    def _focus_into(self, tab: str) -> None:
-        """Focus the tab's first focusable widget, unless it takes text: then the tab bar takes the focus, so the
-        digits and brackets that switch tabs are not typed into a field (Tab moves into it). Never left where it
-        was: a focus inside the pane just hidden made TabbedContent switch straight back to it ("1" on the Main tab
-        did nothing)."""
+    def show_widget(self, index: int) -> bool:
+        """Make widget ``index`` of the app the one the widget tabs edit (a problem or palette entry names it)."""
+        widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
+        if not isinstance(widgets, list) or not 0 <= index < len(widgets):
+            return False
+        if index != self.widget_index:
+            self.widget_index = index
+            self._retitle()
+            for pane in self.query(TabPane):
+                for child in pane.children:
+                    child.post_message(WidgetSwitched(self.widget_index))
+        return True
+
+    def _focus_into(self, tab: str, path: str | None = None) -> None:
+        """Focus the field of ``path`` when the tab has it (``focus_path``), else the tab's first focusable widget,
+        unless it takes text: then the tab bar takes the focus, so the digits and brackets that switch tabs are not
+        typed into a field (Tab moves into it). Never left where it was: a focus inside the pane just hidden made
+        TabbedContent switch straight back to it ("1" on the Main tab did nothing)."""
         from textual.widgets import Input, Tabs, TextArea
 
         if self.query_one(TabbedContent).active != tab:
@@ -159,6 +176,11 @@ The tabs edit one app of the draft; every change is validated at once and shown 
             # because TabbedContent activates the pane that receives focus
             return
         pane = self.query_one(f"#{tab}", TabPane)
+        if path is not None:
+            for child in pane.children:
+                focus = getattr(child, "focus_path", None)
+                if callable(focus) and focus(path):
+                    return
         first = next((w for w in pane.query("*") if w.focusable and w.display), None)
         if first is None or isinstance(first, Input | TextArea):
             self.query_one(TabbedContent).query_one(Tabs).focus()
@@ -175,8 +197,4 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
         if len(widgets) < 2:
             return
-        self.widget_index = (self.widget_index + 1) % len(widgets)
-        self._retitle()
-        for pane in self.query(TabPane):
-            for child in pane.children:
-                child.post_message(WidgetSwitched(self.widget_index))
+        self.show_widget((self.widget_index + 1) % len(widgets))

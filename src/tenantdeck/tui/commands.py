@@ -7,8 +7,11 @@ something to take back, reload when the file changed on disk, the themes you are
 and pull; take mine / take theirs for the conflict under the cursor or all of them (on the review screen); retry
 a push that did not finish; switch to another profile (the review then plans against it).
 
-Tabs that can focus a field implement ``focus_path(key_path) -> bool``; a widget that edits one value exposes
-``key_path`` (a str such as ``apps[0].widgets[0].main.send_gifs``), which is also what F4 copies.
+Every jump lands with the focus in what the entry names (the toggle's row, the webhook's row), scrolled into view:
+tabs that can focus a field implement ``focus_path(key_path) -> bool`` (a str such as
+``apps[0].widgets[0].main.send_gifs``) and the App screen asks them once the tab is laid out. An entry no tab could
+focus is not offered (no toggles for an app without a widget). A widget that edits one value may expose
+``key_path``, which is what F4 copies.
 """
 
 from __future__ import annotations
@@ -113,14 +116,18 @@ class TenantdeckCommands(Provider):
                     yield (f"Webhook: {label} ({name})", str(hook.get("webhookURL", "")),
                            partial(jump, app, i, "webhooks", f"apps[{i}].webhooks[{j}]"))
         index = current_app_index(app)
-        if index is None:
+        if index is None or not 0 <= index < len(apps) or not isinstance(apps[index], dict):
             return
+        widgets = apps[index].get("widgets")
+        widget = current_widget_index(app, index)
+        if not isinstance(widgets, list) or not 0 <= widget < len(widgets):
+            return  # no widget: no toggle to focus, so none is offered
         from tenantdeck.models.catalog import MAIN_TOGGLES
 
-        name = str((apps[index] or {}).get("name", "?")) if isinstance(apps[index], dict) else "?"
+        name = str(apps[index].get("name", "?"))
         for toggle in MAIN_TOGGLES:
             yield (f"Toggle: {toggle.label} ({toggle.key})", f"{toggle.topic} · {name}",
-                   partial(jump, app, index, "main", f"apps[{index}].widgets[0].main.{toggle.key}"))
+                   partial(jump, app, index, "main", f"apps[{index}].widgets[{widget}].main.{toggle.key}"))
 
     # -- the Provider interface ---------------------------------------------------------------------------------
 
@@ -204,35 +211,30 @@ def current_app_index(app: TenantdeckApp) -> int | None:
     return None
 
 
+def current_widget_index(app: TenantdeckApp, index: int) -> int:
+    """The widget the widget tabs of app ``index`` show (its App screen's), else the first."""
+    from tenantdeck.tui.app_screen import AppScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, AppScreen) and screen.app_index == index:
+            return screen.widget_index
+    return 0
+
+
 def jump(app: TenantdeckApp, index: int, tab: str | None, path: str | None = None) -> None:
-    """Show app ``index`` on ``tab`` (reusing its App screen when it is on top) and focus ``path`` if a tab can."""
+    """Show app ``index`` on ``tab`` (reusing its App screen when it is on top) with the focus in the field of
+    ``path``: the tab focuses it once it is laid out (``AppScreen._focus_into``), so nothing focuses the tab's first
+    field after it."""
     from tenantdeck.tui.app_screen import AppScreen
 
     top = app.screen
     if isinstance(top, AppScreen) and top.app_index == index:
         if tab:
-            top.action_show_tab(tab)
+            top.action_show_tab(tab, path)
     else:
         while len(app.screen_stack) > 1:
             app.pop_screen()
-        app.open_app(index, tab)
-    if path:
-        app.call_after_refresh(lambda: app.call_after_refresh(focus_path, app, path))
-
-
-def focus_path(app: TenantdeckApp, path: str) -> bool:
-    """Ask the visible tabs to focus the field of ``path`` (``focus_path``), or focus a widget whose
-    ``key_path`` it is."""
-    screen = app.screen
-    for widget in screen.walk_children():
-        focus = getattr(widget, "focus_path", None)
-        if callable(focus) and focus(path):
-            return True
-    for widget in screen.walk_children():
-        if getattr(widget, "key_path", None) == path and widget.focusable:
-            widget.focus()
-            return True
-    return False
+        app.open_app(index, tab, path)
 
 
 def focused_key_path(app: TenantdeckApp) -> str | None:

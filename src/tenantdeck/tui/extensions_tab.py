@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import extension_view as ev
+from tenantdeck.problems import format_path
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
@@ -133,6 +134,25 @@ below the table, the widgets of this app where such a toggle is on.
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
+
+    def focus_path(self, path: str) -> bool:
+        """``apps[i].extensions...``: the table focused, the cursor on the extension the path names when it names
+        one (``extensions.enabled[k]`` is the k-th id of that list)."""
+        from tenantdeck.problems import parse_path
+
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            return False
+        if parts[:3] != ("apps", self.app_index, "extensions"):
+            return False
+        table = self.query_one(DataTable)
+        named = self.editor.get(format_path(parts[:5]), None) if len(parts) >= 5 else None
+        row = next((n for n, r in enumerate(self._rows) if r.id == named), None)
+        if row is not None:
+            table.move_cursor(row=row)
+        table.focus()
+        return True
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or message.touches("presets"):

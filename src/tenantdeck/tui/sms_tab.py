@@ -2,13 +2,18 @@
 
 Why the token is special: ``twilioAuthToken`` is a secret and the draft lives in git, so it is only ever shown and
 entered as its ``${ENV_VAR}`` reference. A literal typed here is passed to the session, which refuses it; the
-refusal is shown under the field and the field goes back to the draft's reference.
+refusal is shown under the field and the field goes back to the draft's reference. The field is masked while typed
+(:class:`~tenantdeck.tui.secret_input.SecretInput`), so a literal typed by mistake is never on the screen.
+
+A field is written on Enter or when it is left; leaving it with a value the model refuses writes nothing (the draft's
+value comes back, with a notice). Escape with a pending edit takes it back; a second Escape leaves the app.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,6 +24,7 @@ from tenantdeck.draft import sms_view as sv
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
+from tenantdeck.tui.secret_input import SecretInput
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 
@@ -32,21 +38,25 @@ class SmsTab(UsesEditor, RefreshWhenShown, VerticalScroll):
 The app's SMS notification settings (the `sms-notification` extension). All five are required by the service.
 
 - Type a value, then `Enter` or `Tab`: it is written to the draft and checked at once (the message shows under
-  the field).
+  the field). `Escape` takes back what you typed; a second `Escape` leaves the app. Leaving a field with a value
+  the model refuses writes nothing.
 - **twilioAuthToken** is a secret: write it as `${ENV_VAR}` and set that variable where you push. A literal
-  token is refused and never written.
+  token is refused and never written. The field is masked; `ctrl+g` (or `F9`) shows what is typed.
 - `Ctrl+N`: add SMS settings to an app that has none (the catalog's defaults; the token as a reference named
   after the app) · `Ctrl+R`: remove them (asks first) · `Ctrl+Z`: undo
 """
     BINDINGS = [
         Binding("ctrl+n", "add", "Add SMS", id="sms.add", tooltip="Add SMS settings with the catalog's defaults"),
         Binding("ctrl+r", "remove", "Remove SMS", id="sms.remove", tooltip="Remove the SMS settings (asks first)"),
+        Binding("escape", "revert", "Undo typing", id="sms.revert",
+                tooltip="Take back what was typed in the field: it shows the draft's value again"),
     ]
     DEFAULT_CSS = """
     SmsTab { height: 1fr; padding: 0 1; }
     SmsTab #sms-status { height: auto; color: $text-muted; }
     SmsTab #sms-empty { height: auto; margin: 1 0; }
     SmsTab .sms-row { height: 1; margin-top: 1; }
+    SmsTab .sms-row:focus-within { background: $focus-row-background; }
     SmsTab .sms-row Label { width: 18; }
     SmsTab .sms-row Input { width: 1fr; }
     SmsTab .sms-help { height: auto; color: $text-muted; padding-left: 18; }
@@ -76,9 +86,11 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             for key, description in sv.sms_fields():
                 with Horizontal(classes="sms-row"):
                     yield Label(key)
-                    yield Input(id=f"sms-{key}", compact=True,
-                                placeholder="${ENV_VAR}" if key == sv.TOKEN else description)
-                yield Static(description + (" Shown only as its reference." if key == sv.TOKEN else ""),
+                    kind = SecretInput if key == sv.TOKEN else Input
+                    yield kind(id=f"sms-{key}", compact=True, select_on_focus=False,
+                               placeholder="${ENV_VAR}" if key == sv.TOKEN else description)
+                masked = " Entered as its reference, masked (ctrl+g shows it)."
+                yield Static(description + (masked if key == sv.TOKEN else ""),
                              classes="sms-help")
                 yield Static("", id=f"sms-error-{key}", classes="sms-error", markup=False)
 
@@ -151,21 +163,85 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             return
         self._refused.pop(key, None)
         self._show_problems(key, sv.field_problems(settings, key, sv.parse_value(key, event.value)))
+        self._pending_changed()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._commit(event.input)
 
     def on_descendant_blur(self, event: Any) -> None:
         if isinstance(event.widget, Input):
-            self._commit(event.widget)
+            self._commit(event.widget, leaving=True)
 
-    def _commit(self, field: Input) -> None:
+    def focus_path(self, path: str) -> bool:
+        """Focus the field of ``apps[i].sms.<key>`` (the first field for ``apps[i].sms``), scrolled into view."""
+        if path != self.prefix and not path.startswith(self.prefix + "."):
+            return False
+        if self._settings() is None:
+            self.query_one("#sms-add", Button).focus()
+            return True
+        key = path[len(self.prefix) + 1:].split(".", 1)[0].split("[", 1)[0] or sv.sms_fields()[0][0]
+        if key not in {k for k, _ in sv.sms_fields()}:
+            key = sv.sms_fields()[0][0]
+        field = self.query_one(f"#sms-{key}", Input)
+        from tenantdeck.tui.focus import scroll_into_view
+
+        field.focus(scroll_visible=False)
+        scroll_into_view(self, field)
+        return True
+
+    def _pending(self) -> bool:
+        """The focused field holds text that is not the draft's value."""
+        field = self.app.focused if self.is_mounted else None
+        settings = self._settings() if field is not None else None
+        key = self._key_of(field) if isinstance(field, Input) else None
+        return (isinstance(field, Input) and key is not None and settings is not None
+                and field.value != sv.show_value(settings.get(key)))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape is "Undo typing" only while something is typed; otherwise the footer shows the screen's Escape."""
+        if action == "revert":
+            return self._pending()
+        return True
+
+    def _pending_changed(self) -> None:
+        pending = self._pending()
+        if pending != getattr(self, "_was_pending", False):
+            self._was_pending = pending
+            self.refresh_bindings()
+
+    def action_revert(self) -> None:
+        """Escape: the focused field shows the draft's value again; with nothing typed, Escape leaves the app."""
+        field = self.app.focused
+        settings = self._settings()
+        key = self._key_of(field) if isinstance(field, Input) else None
+        if key is None or settings is None or not isinstance(field, Input):
+            raise SkipAction()
+        in_draft = sv.show_value(settings.get(key))
+        if field.value == in_draft:
+            raise SkipAction()
+        self._refused.pop(key, None)
+        with field.prevent(Input.Changed):
+            field.value = in_draft
+        self._show_problems(key)
+        self._pending_changed()
+
+    def _commit(self, field: Input, *, leaving: bool = False) -> None:
         key = self._key_of(field)
         settings = self._settings()
         if key is None or settings is None:
             return
         value = sv.parse_value(key, field.value)
         if settings.get(key) == value and key in settings:
+            return
+        typed = sv.field_problems(settings, key, value) if leaving else []
+        if typed:
+            with field.prevent(Input.Changed):
+                field.value = sv.show_value(settings.get(key))
+            self._show_problems(key)
+            what = "the typed token" if key == sv.TOKEN else repr(sv.show_value(value))
+            self.notify(f"{key}: {what} not written ({typed[0]}); the field shows the draft's value again. Enter "
+                        "writes a value as typed.", title="Not written", severity="warning", markup=False)
+            self._pending_changed()
             return
         outcome = self.editor.set(f"{self.prefix}.{key}", value)
         if not outcome.ok:
@@ -176,6 +252,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         else:
             self._refused.pop(key, None)
         self._show_problems(key)
+        self._pending_changed()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "sms-add":

@@ -7,7 +7,8 @@ draft until the form is saved; the form then dismisses with the new webhook (onl
 the Webhooks tab turns it into edits.
 
 Write-only fields the draft leaves out show "not set in the draft (left as it is on the service)" and stay out of
-the result unless the user sets them. The password is entered as a ``${ENV_VAR}`` reference only.
+the result unless the user sets them. The password is entered as a ``${ENV_VAR}`` reference only, in a masked
+field (:class:`~tenantdeck.tui.secret_input.SecretInput`): a literal typed by mistake is refused, and never shown.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from textual.widgets.selection_list import Selection
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models.secrets import is_reference
+from tenantdeck.tui.secret_input import SecretInput
 
 _HEADING = "\x00"  #: values of the category headings in the trigger list start with this (never a trigger id)
 TEXT_FIELDS = ("id", "name", "webhookURL", "username", "password")
@@ -72,7 +74,7 @@ says what is wrong (red) or worth knowing (yellow). The form cannot be saved whi
   holds outside that rule is kept as it is.
 - **URL**: https (plain http only to a loopback host, with a warning), at most 255 characters.
 - **Basic Auth**: when on, the username (letters and digits) and the password are both required. The password
-  is entered as an `${ENV_VAR}` reference, never as a value.
+  is entered as an `${ENV_VAR}` reference, never as a value; the field is masked, `ctrl+g` (or `F9`) shows it.
 - Fields the service never reports (Basic Auth, username, password, retry) may be *not set in the draft*: they
   are then left as they are on the service, and written only when you set them.
 
@@ -92,6 +94,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
     WebhookForm #wf-title { height: 1; padding: 0 1; text-style: bold; }
     WebhookForm VerticalScroll { height: 1fr; padding: 0 1; }
     WebhookForm .wf-row { height: 1; margin-top: 1; }
+    WebhookForm .wf-row:focus-within { background: $focus-row-background; }
     WebhookForm .wf-row > Label { width: 14; }
     WebhookForm .wf-row > Input, WebhookForm .wf-row > Select { width: 1fr; }
     WebhookForm .wf-msg { height: auto; padding-left: 14; color: $error; }
@@ -109,8 +112,11 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         *,
         other_ids: Collection[str],
         app_name: str,
+        focus_key: str | None = None,
     ) -> None:
         super().__init__()
+        #: the field the form opens on (a problem or palette entry names it); else the first one to fill in
+        self.focus_key = focus_key
         self.original = dict(original) if original is not None else None
         self.other_ids = set(other_ids)
         self.app_name = app_name
@@ -164,9 +170,10 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         value = start.get(key)
         if key == "password" and self._hidden_password is not None:
             value, hint = None, "the draft holds a literal password (hidden): replace it with an ${ENV_VAR} reference"
+        kind = SecretInput if key == "password" else Input
         with Horizontal(classes="wf-row"):
             yield Label(label)
-            yield Input("" if value is None else str(value), placeholder=hint, id=f"wf-{key}", compact=True)
+            yield kind("" if value is None else str(value), placeholder=hint, id=f"wf-{key}", compact=True)
         yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
     def _flag_row(self, key: str, label: str, start: Mapping[str, Any]) -> ComposeResult:
@@ -181,7 +188,13 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
     def on_mount(self) -> None:
         self._fill_triggers()
         self.check()
-        self.query_one("#wf-id" if self.is_new else "#wf-name", Input).focus()
+        keys = (*TEXT_FIELDS, *wv.FLAGS)
+        if self.focus_key == "triggers":
+            self.query_one(TriggerList).focus()
+        elif self.focus_key in keys:
+            self.query_one(f"#wf-{self.focus_key}").focus()
+        else:
+            self.query_one("#wf-id" if self.is_new else "#wf-name", Input).focus()
 
     # -- triggers ----------------------------------------------------------------------------------------------
 

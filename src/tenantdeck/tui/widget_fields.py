@@ -7,8 +7,15 @@ through the :class:`~tenantdeck.tui.editor.Editor`. Rows keep no copy of the dra
 recomputes each row's state and repaints only the rows whose state changed, so flipping one toggle repaints one
 row.
 
-Text is written to the draft when it is finished (Enter, leaving the field, Escape, or the save key), never per
-keystroke, so each undo step is one meaningful edit.
+Text is written to the draft when it is finished (Enter, leaving the field, or the save key), never per keystroke,
+so each undo step is one meaningful edit. Escape in a field with a pending edit takes the edit back (the field shows
+the draft's value again, as a spreadsheet cell does); a second Escape reaches the screen. Leaving a field with a
+value the models refuse does not write it: the field goes back to the draft's value and a notice says why. A field
+never selects its text when it gets the focus, so the next key never replaces a value the user did not mean to.
+
+Every focusable row shows the focus as a background bar (``$focus-row-background``, a theme variable with a
+default from :mod:`tenantdeck.tui.appearance`), not only as bold text: in tmux or with 256 colours a style change
+alone cannot be found on the screen.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -108,6 +116,7 @@ class FieldRow(Widget):
 
     DEFAULT_CSS = """
     FieldRow { height: auto; padding: 0 1; }
+    FieldRow:focus-within { background: $focus-row-background; }
     FieldRow > .line { height: 1; }
     FieldRow .field-label { width: 34; height: 1; }
     FieldRow .marker { width: 10; height: 1; padding-left: 1; }
@@ -171,7 +180,7 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
 """
     DEFAULT_CSS = """
     BoolRow { height: auto; padding: 0 1; }
-    BoolRow:focus { background: $boost; text-style: bold; }
+    BoolRow:focus { background: $focus-row-background; text-style: bold; }
     """
     BINDINGS = [Binding("space,enter", "flip", "Flip", id="widget.flip", tooltip="Turn this setting on or off")]
 
@@ -228,15 +237,42 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
 # ----------------------------------------------------------------------------------------------------------------
 
 
+class FieldInput(Input):
+    """The input of a :class:`TextRow`: Escape takes back a pending edit; with nothing pending it reaches the
+    screen (which leaves it). It never selects its text on focus, so a key typed after moving in never replaces the
+    value wholesale."""
+
+    BINDINGS = [Binding("escape", "revert", "Undo typing", id="widget.revert",
+                        tooltip="Take back what was typed: the field shows the draft's value again")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(select_on_focus=False, **kwargs)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape is "Undo typing" only while something is typed: otherwise the footer shows the screen's Escape
+        (back to the apps), which is what the key then does."""
+        if action == "revert":
+            return self.query_ancestor(TextRow).pending if self.is_mounted else False
+        return super().check_action(action, parameters)
+
+    def action_revert(self) -> None:
+        if not self.query_ancestor(TextRow).revert():
+            raise SkipAction()  # nothing typed: Escape goes on to the screen (back to the apps)
+
+
 class TextRow(FieldRow):
     """One line of text: written on Enter or when the field is left. Colours get a swatch and are checked as you
-    type, with the models' own rule."""
+    type, with the models' own rule; leaving a colour the rule refuses writes nothing."""
 
     HELP = """\
 ## A text field
 
-Type, then `Enter` (or leave the field) to write it to the draft. A colour is `#RGB` or `#RRGGBB`; the swatch
-shows it, and a colour the models refuse says why at once.
+Type, then `Enter` to write it to the draft (the cursor stays in the field); `Tab` also writes it and moves on.
+`Escape` takes back what you typed (the draft's value comes back); a second `Escape` leaves the app.
+
+A colour is `#RGB` or `#RRGGBB`: the swatch shows it, and a colour the models refuse says why at once. Leaving the
+field with such a colour writes nothing and puts the draft's value back; `Enter` writes it as typed (it is then
+listed with F8).
 """
     DEFAULT_CSS = """
     TextRow Input { width: 1fr; }
@@ -252,7 +288,7 @@ shows it, and a colour the models refuse says why at once.
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
             yield Static(escape(self.label), classes="field-label")
-            yield Input(id=f"input-{self.key}", placeholder=self.label, compact=True)
+            yield FieldInput(id=f"input-{self.key}", placeholder=self.label, compact=True)
             if self.colour:
                 yield Static("", classes="swatch")
             yield Static("", classes="marker")
@@ -295,6 +331,15 @@ shows it, and a colour the models refuse says why at once.
     def _typed(self, event: Input.Changed) -> None:
         event.stop()
         self._check(event.value)
+        self._pending_changed()
+
+    def _pending_changed(self) -> None:
+        """Refresh the footer when Escape changes meaning (typing began or was written or taken back); only
+        then, since the footer recomposes every key on a refresh."""
+        pending = self.pending
+        if pending != getattr(self, "_was_pending", False):
+            self._was_pending = pending
+            self.input.refresh_bindings()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -302,15 +347,38 @@ shows it, and a colour the models refuse says why at once.
         self.commit()
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        self.commit()
+        self.commit(leaving=True)
 
-    def commit(self) -> None:
-        if self.state is None or not self.is_mounted:
+    @property
+    def pending(self) -> bool:
+        """Text typed and not written to the draft yet."""
+        return self.state is not None and self.is_mounted and self.input.value != self._shown
+
+    def revert(self) -> bool:
+        """Show the draft's value again, dropping what was typed; False when nothing was pending."""
+        if not self.pending:
+            return False
+        box = self.input
+        box.value = self._shown
+        box.cursor_position = len(self._shown)
+        self._check(self._shown)
+        self._pending_changed()
+        return True
+
+    def commit(self, *, leaving: bool = False) -> None:
+        """Write the typed text. ``leaving``: the focus moved away without Enter, so a colour the models refuse is
+        not written (the field takes the draft's value back and a notice says what was dropped and why)."""
+        if not self.pending:
             return
         text = self.input.value
-        if text == self._shown:
+        problem = wv.colour_problem(text) if leaving and self.colour else None
+        if problem is not None:
+            self.revert()
+            self.notify(f"{self.label}: {text!r} not written ({problem}); the field shows the draft's value again. "
+                        "Enter writes a value as typed.", title="Not written", severity="warning", markup=False)
             return
         self._shown = text
+        self._pending_changed()
         self.tab.write(self.section, self.key, text)
 
 
@@ -504,6 +572,13 @@ can be added or repeated here.
 # ----------------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class WidgetIndex:
+    """Which widget of the app the tab shows (what :class:`~tenantdeck.tui.app_screen.WidgetSwitched` says)."""
+
+    index: int
+
+
 class NoWidget(Static, can_focus=True):
     """Shown instead of the fields when the app has no widget: focusable, so its key is reachable."""
 
@@ -515,7 +590,7 @@ else it is written with the catalog's default settings.
 """
     DEFAULT_CSS = """
     NoWidget { height: auto; padding: 1 1; }
-    NoWidget:focus { background: $boost; }
+    NoWidget:focus { background: $focus-row-background; }
     """
     BINDINGS = [Binding("a,enter", "add", "Add widget", id="widget.add", tooltip="Add a widget to this app")]
 
@@ -716,6 +791,36 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
     def commit_pending(self) -> None:
         for row in self._rows:
             row.commit()
+
+    def focus_path(self, path: str) -> bool:
+        """Focus the row of ``path`` (``apps[i].widgets[w].<section>.<key>``, from the palette or a problem),
+        scrolled into view; the widget tabs show widget ``w`` first. False when the path is not one of this tab's
+        rows (then the caller tries another tab)."""
+        from tenantdeck.problems import parse_path
+
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            return False
+        if (len(parts) < 6 or parts[:2] != ("apps", self.app_index) or parts[2] != "widgets"
+                or not isinstance(parts[3], int) or not isinstance(parts[4], str) or not isinstance(parts[5], str)):
+            return False
+        row = next((r for r in self._rows if r.section == parts[4] and r.key == parts[5]), None)
+        if row is None:
+            return False
+        if parts[3] != self.widget_index:
+            show = getattr(self.screen, "show_widget", None)
+            if not callable(show) or not show(parts[3]):
+                return False
+            self.on_widget_switched(WidgetIndex(parts[3]))  # at once: the row must show widget w when focused
+        target = row if row.focusable else next((w for w in row.query("*") if w.focusable), None)
+        if target is None:
+            return False
+        from tenantdeck.tui.focus import scroll_into_view
+
+        target.focus(scroll_visible=False)
+        scroll_into_view(self, row)
+        return True
 
     def focused_row(self) -> FieldRow | None:
         node = self.app.focused
