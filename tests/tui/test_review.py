@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from tenantdeck.cli import cli
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
@@ -178,3 +180,29 @@ def test_an_unfinished_push_is_offered_to_be_finished_at_the_next_start(draft: P
 
     messages = asyncio.run(start())
     assert any("stopped before it finished" in m and "F6 then p" in m for m in messages), messages
+
+
+def test_review_names_each_step_once_and_folds_a_new_widgets_defaults(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20 item 9: no "create app app", no "update widget widget", and a new widget's defaults the draft did
+    not set (Custom JS "v2" among them) are one line, as in the CLI's plan."""
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    assert CliRunner().invoke(cli, ["init", str(path)]).exit_code == 0  # the sample: new apps, preset widgets
+
+    async def go() -> list[str]:
+        app = TenantdeckApp(path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            await pilot.press("f6")
+            await settle(app, pilot)
+            table = app.screen.query_one("DataTable")
+            return [" ".join(str(cell) for cell in table.get_row(row)) for row in table.rows]
+
+    rows = asyncio.run(go())
+    text = "\n".join(rows)
+    assert "create app" in text and "create app app" not in text and "widget widget" not in text
+    assert "create widget" in text
+    assert "custom_js" not in text and "at their defaults)" in text

@@ -85,6 +85,14 @@ def shown_changes(op: Step) -> tuple[list[FieldChange], int]:
     return shown, len(op.changes) - len(shown)
 
 
+def folded_text(op: Step, folded: int) -> str:
+    """The one line that stands for the changes :func:`shown_changes` left out."""
+    noun = f"setting{'s' if folded != 1 else ''}"
+    if step_kind(op.kind).folds_defaults:
+        return f"({folded} {noun} at their defaults)"
+    return f"({folded} unchanged {noun})"
+
+
 def summary_line(plan: Plan) -> str:
     counts = plan.counts()
     text = f"Plan: {counts['create']} to create, {counts['update']} to update, {counts['delete']} to delete."
@@ -188,9 +196,7 @@ def _op_lines(op: Step) -> list[str]:
     for change in changes:
         out.append(f"      {change_symbol(change)} {change_text(change)}")
     if folded:
-        noun = f"setting{'s' if folded != 1 else ''}"
-        out.append(f"        ({folded} {noun} at their defaults)" if step_kind(op.kind).folds_defaults
-                   else f"        ({folded} unchanged {noun})")
+        out.append(f"        {folded_text(op, folded)}")
     return out
 
 

@@ -23,7 +23,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
-from tenantdeck.sync.render import SYMBOL, action, step_label
+from tenantdeck.sync.render import (
+    SYMBOL,
+    action,
+    change_symbol,
+    change_text,
+    folded_text,
+    shown_changes,
+    step_label,
+)
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
@@ -177,7 +185,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
 
     def show_plan(self, plan: Plan, online: bool, where: str) -> None:
-        from tenantdeck.sync.render import change_symbol, summary_line, value_text
+        from tenantdeck.sync.render import summary_line, value_text
 
         self.plan, self.online = plan, online
         table = self.query_one(DataTable)
@@ -194,13 +202,11 @@ operations running. The sub-title names the profile the review plans against (sw
         for n, op in enumerate(plan.operations):
             mark = "!" if op.destructive else SYMBOL[action(op)]
             add(f"op{n}", op.app_name, mark, step_label(op, app_named=True), ref=(op, None))
-            for m, change in enumerate(op.changes):
-                if change.secret:
-                    fromto = str(change.after)
-                else:
-                    fromto = f"{value_text(change.before)} -> {value_text(change.after)}"
-                add(f"op{n}.{m}", "", change_symbol(change), f"  {change.label} ({change.path}): {fromto}",
-                    ref=(op, change))
+            changes, folded = shown_changes(op)  # a new widget's defaults the draft did not set: one line
+            for m, change in enumerate(changes):
+                add(f"op{n}.{m}", "", change_symbol(change), f"  {change_text(change)}", ref=(op, change))
+            if folded:
+                add(f"op{n}.folded", "", "", f"  {folded_text(op, folded)}", ref=(op, None))
         for k, c in enumerate(plan.conflicts):
             what = c.message or (f"{c.label} ({c.path}): base {value_text(c.base)}, draft {value_text(c.draft)}, "
                                  f"live {value_text(c.live)}  (t takes theirs, m keeps mine)")
