@@ -90,3 +90,26 @@ def test_the_base_advances_only_for_what_the_saved_draft_took(draft: Path) -> No
     assert base[app_id] == result.live[app_id]
     again = asyncio.run(preview_pull_target(local_target(), draft, DraftSession.open(draft).data, {}))
     assert again.preview.empty
+
+
+def test_defaults_the_service_fills_in_after_a_create_are_not_shown_as_changes(
+        draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20 item 8: a webhook pushed without `enabled`, `useBasicAuth` or `retryOnFailure` comes back with the
+    service's defaults; pulling then is not "Enabled: (none) -> true" (nor anything else)."""
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    text = draft.read_text(encoding="utf-8")
+    hook = ("    webhooks:\n      - id: fresh\n        name: Fresh\n        webhookURL: https://fresh.example/hook\n"
+            "        triggers: [message_sent]\n")
+    marker = "    webhooks:\n"
+    start = text.index("name: Globex Community")
+    at = text.index(marker, start)
+    draft.write_text(text[:at] + hook + text[at + len(marker):], encoding="utf-8")
+    pushed = CliRunner().invoke(cli, ["push", "--yes", "--draft", str(draft)])
+    assert pushed.exit_code == 0, pushed.output
+    session = DraftSession.open(draft)
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    fields = [(c.resource, c.path) for a in result.preview.apps for c in a.changes]
+    assert not any(path in ("enabled", "useBasicAuth", "retryOnFailure") for _, path in fields), fields

@@ -258,8 +258,9 @@ async def _pull(draft: Path) -> None:
         assert isinstance(screen, PullScreen) and screen.result is not None
         table = screen.query_one("DataTable")
         rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
-        assert any(f"Allow GIFs (main.send_gifs): {str(before).lower()} -> {str(not before).lower()}" in r
-                   for r in rows), rows
+        gifs = next(n for n, r in enumerate(rows)
+                    if f"Allow GIFs (main.send_gifs): {str(before).lower()} -> {str(not before).lower()}" in r)
+        assert 'widget "Support widget"' in rows[gifs - 1], rows  # the row above names what the field belongs to
         assert any("Made Elsewhere" in r and "added to the draft" in r for r in rows), rows
         assert app.editor.get(path) is before and not app.editor.session.dirty  # shown, not written
         await pilot.press("y")

@@ -19,6 +19,7 @@ from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.changes import ABSENT, FieldChange, secret_word
 from tenantdeck.sync.compare import _leaves, raw_resources, resource_title
 from tenantdeck.sync.kinds import is_secret, label
+from tenantdeck.sync.kinds import kind as kind_named
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
 
 Edit = tuple[str, tuple[Any, ...], Any]  #: (verb: set | insert | delete, key path, value)
@@ -186,10 +187,11 @@ def _describe(old: Mapping[str, Any], new: Mapping[str, Any], pulled: AppPull) -
             continue
         if before is None or after is None or before == after:
             continue
+        defaults = kind_named(kind).defaults
         for path in dict.fromkeys([*before, *after]):
             b, a = before.get(path, ABSENT), after.get(path, ABSENT)
-            if b == a:
-                continue
+            if b == a or (b is ABSENT and path in defaults and defaults[path] == a):
+                continue  # unchanged, or a default the service filled in for a field the draft leaves out
             secret = is_secret(kind, path)
             if secret:
                 b, a = secret_word(b), secret_word(a)

@@ -120,7 +120,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self.query_one("#status", Static).update(shown(text))
 
     def show(self, result: PullPreviewed, where: str) -> None:
-        from tenantdeck.sync.render import value_text
+        from tenantdeck.sync.render import change_symbol, change_text
 
         self.result = result
         preview = result.preview
@@ -136,10 +136,12 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                     "changed": f"{len(app.changes)} field(s) changed"}[app.status]
             mark = {"new": "+", "removed": "-", "changed": "~"}[app.status]
             add_row(app.name, mark, what, key=f"app{n}")
+            resource = None
             for m, change in enumerate(app.changes):
-                fromto = (f"{change.before} -> {change.after}" if change.secret
-                          else f"{value_text(change.before)} -> {value_text(change.after)}")
-                add_row("", "~", f"  {change.label} ({change.path}): {fromto}", key=f"app{n}.{m}")
+                if change.resource != resource:  # which webhook, widget or setting the rows below change
+                    resource = change.resource
+                    add_row("", "", f"  {resource}", key=f"app{n}.{m}.resource")
+                add_row("", change_symbol(change), f"    {change_text(change)}", key=f"app{n}.{m}")
             for m, title in enumerate(app.added):
                 add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
             for m, title in enumerate(app.removed):

@@ -39,6 +39,8 @@ class Webhook(Kind):
     secret_fields = frozenset(secret_fields(WebhookBody))
     secret_path = "webhooks.{rid}.{path}"
     secrets_from_draft = True  # the service never reports a webhook's password: only the draft can say it
+    #: what the service fills in when a create leaves these out (a pull after a push does not call them changes)
+    defaults = dict(catalog.WEBHOOK_CREATE_DEFAULTS)
     steps = (StepKind("create_webhook", "create", "create"), StepKind("update_webhook", "update", "update"),
              StepKind("delete_webhook", "delete", "delete"))
     labels = {
