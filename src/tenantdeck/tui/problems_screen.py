@@ -51,6 +51,10 @@ Every validation problem, errors first at each place, in line order. The list fo
 - `e`: open the draft in `$EDITOR` at the problem's line; the draft is reloaded when the editor exits
 - `Escape`: back
 """
+    DEFAULT_CSS = """
+    ProblemsScreen DataTable { height: 1fr; }
+    ProblemsScreen #detail { height: auto; max-height: 6; border-top: solid $primary; padding: 0 1; }
+    """
     BINDINGS = [
         Binding("escape", "back", "Back", id="problems.back"),
         Binding("e", "external_editor", "Open $EDITOR", id="problems.editor"),
@@ -60,6 +64,7 @@ Every validation problem, errors first at each place, in line order. The list fo
         yield TitleHeader()
         yield Static("", id="summary")
         yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -91,6 +96,19 @@ Every validation problem, errors first at each place, in line order. The list fo
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         self.refresh_rows()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted problem in full, wrapped: at 80 columns the table cuts the message ("must be a colour
+        writte")."""
+        key = event.row_key.value if event.row_key is not None else None
+        problems = getattr(self, "_problems", [])
+        if key is None or not key.isdigit() or int(key) >= len(problems):
+            self.query_one("#detail", Static).update("")
+            return
+        p = problems[int(key)]
+        where = f"line {p.line}: " if p.line else ""
+        self.query_one("#detail", Static).update(
+            shown(f"{where}{p.severity.value}: {p.key_path or '(file)'}: {p.message}"))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         problem = self._problems[int(event.row_key.value or 0)]
