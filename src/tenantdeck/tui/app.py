@@ -298,6 +298,8 @@ class TenantdeckApp(App[None]):
     def action_save(self, force: bool = False) -> None:
         from tenantdeck.draft.session import ChangedOnDisk
         from tenantdeck.problems import ProblemError
+        from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
         session = self.editor.session
         try:
@@ -323,8 +325,6 @@ class TenantdeckApp(App[None]):
 
     def action_copy_path(self) -> None:
         from tenantdeck.tui.commands import focused_key_path
-        from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
-        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
         path = focused_key_path(self)
         if not path:
@@ -349,10 +349,6 @@ class TenantdeckApp(App[None]):
                                        yes="Quit without saving"), answered)
 
 
-def _current_thread_id() -> int:
-    import threading
-
-    return threading.get_ident()
 def save_lock_timeout() -> float:
     """How long a save (F2) waits for another process's workspace lock: ``$TENANTDECK_LOCK_TIMEOUT`` when set, else
     a couple of seconds (the screen does not answer keys while it waits)."""
@@ -363,3 +359,7 @@ def save_lock_timeout() -> float:
     return timeout_from(None) if os.environ.get(TIMEOUT_ENV) else 2.0
 
 
+def _current_thread_id() -> int:
+    import threading
+
+    return threading.get_ident()
