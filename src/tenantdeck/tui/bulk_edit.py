@@ -51,7 +51,7 @@ The line below says how many apps will change before anything is written.
 """
     BINDINGS = [
         Binding("f5", "apply", "Apply", id="bulk.apply"),
-        Binding("escape", "close", "Back", show=False, id="bulk.close"),
+        Binding("escape", "close", "Back", id="bulk.close"),
     ]
     DEFAULT_CSS = """
     BulkEditScreen VerticalScroll { padding: 0 1; }

@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
@@ -22,6 +22,8 @@ class NewAppScreen(ModalScreen[dict[str, Any] | None]):
         width: 60; max-width: 100%; height: auto; padding: 1 2; border: thick $primary; background: $surface;
     }
     NewAppScreen #error { color: $error; height: auto; }
+    NewAppScreen #buttons { height: auto; }
+    NewAppScreen #buttons Button { margin-right: 2; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="new_app.cancel")]
 
@@ -34,8 +36,10 @@ class NewAppScreen(ModalScreen[dict[str, Any] | None]):
             yield Label("New app")
             yield Input(placeholder="Name (at most 100 characters)", id="name", max_length=catalog.APP_NAME_MAX)
             yield Select([(r, r) for r in catalog.REGIONS], value=catalog.REGIONS[0], allow_blank=False, id="region")
-            yield Label("", id="error")
-            yield Button("Create (Enter)", variant="primary", id="create")
+            yield Label("", id="error", markup=False)  # it quotes the typed name: never markup
+            with Horizontal(id="buttons"):
+                yield Button("Create (Enter)", variant="primary", id="create")
+                yield Button("Cancel (Esc)", id="cancel")
 
     def _error(self) -> str:
         name = self.query_one("#name", Input).value.strip()
@@ -51,8 +55,11 @@ class NewAppScreen(ModalScreen[dict[str, Any] | None]):
     def on_input_submitted(self) -> None:
         self._create()
 
-    def on_button_pressed(self) -> None:
-        self._create()
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self._create()
 
     def _create(self) -> None:
         problem = self._error()

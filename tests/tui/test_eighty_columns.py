@@ -1,5 +1,5 @@
-"""At 80x24 nothing a user needs is cut without a way to read it (issue 20, item 11): the problems list shows the
-highlighted problem in full below the table."""
+"""At 80x24 nothing a user needs is cut or missing (issue 20, item 11): the problems list shows the highlighted
+problem in full below the table; the New-app dialog can be cancelled with a button as well as Escape."""
 
 from __future__ import annotations
 
@@ -49,3 +49,35 @@ def test_the_problems_list_shows_the_highlighted_problem_whole_at_80x24(
     message, detail = asyncio.run(go())
     assert len(message) > 40  # longer than what the Problem column shows at 80 columns
     assert message in detail and "presets.support.style.primary_color" in detail
+
+
+def test_the_new_app_dialog_has_a_cancel_button_and_shows_a_typed_name_as_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import Button, Label
+
+    from tenantdeck.tui.new_app import NewAppScreen
+
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: eu\n", encoding="utf-8")
+    app = make_app(draft)
+
+    async def go() -> tuple[str, bool, list[str]]:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("n")
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, NewAppScreen)
+            screen.taken = {"[bold]x"}
+            await pilot.press(*"[bold]x")
+            await settle(pilot)
+            error = str(screen.query_one("#error", Label).render())
+            screen.query_one("#cancel", Button).press()
+            await settle(pilot)
+            return error, isinstance(app.screen, NewAppScreen), [a["name"] for a in app.editor.get("apps")]
+
+    error, still_open, names = asyncio.run(go())
+    assert "'[bold]x'" in error  # the markup is shown, not applied
+    assert not still_open and names == ["Acme"]
