@@ -18,6 +18,10 @@ WRITE_FAILED = 6
 #: time (a change of ours overwritten, or theirs possibly overwritten by ours): the summary names each with both
 #: values, and the history records it. The API has no precondition header; see docs/concurrency.md.
 LOST_UPDATE = 7
+#: `diff`/`plan`/`push`/`pull` (and the editor): the draft's base was taken from another account than the one the
+#: command points at (another sandbox database, another service or key); nothing was read or written. Point at the
+#: draft's own account, or re-bind the draft on purpose with ``--rebind`` (see README "Exit codes").
+WRONG_TARGET = 8
 USAGE = 64  #: bad command line (EX_USAGE)
 INTERRUPTED = 130  #: Ctrl-C (SIGINT)
 TERMINATED = 143  #: SIGTERM (a CI runner's or `kill`'s stop): `listen` prints what it had and its summary first

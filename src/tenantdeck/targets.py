@@ -279,8 +279,8 @@ class Target:
     ``transport`` is set for the in-process sandbox (``local``); otherwise httpx opens real connections.
     """
 
-    __slots__ = ("auth_hint", "base_url", "credentials_source", "key", "max_rps", "name", "secret", "source",
-                 "timeout", "transport")
+    __slots__ = ("auth_hint", "base_url", "credentials_source", "key", "max_rps", "name", "sandbox_account",
+                 "sandbox_db", "secret", "source", "timeout", "transport")
 
     def __init__(
         self,
@@ -295,8 +295,12 @@ class Target:
         auth_hint: str | None = None,
         max_rps: float | None = None,
         timeout: float | None = None,
+        sandbox_db: Path | None = None,
+        sandbox_account: str | None = None,
     ) -> None:
         self.name = name
+        self.sandbox_db = sandbox_db  #: the in-process sandbox's database file
+        self.sandbox_account = sandbox_account  #: ... and the account id stored in it
         self.base_url = base_url
         self.key = key
         self.secret = secret
@@ -327,6 +331,30 @@ class Target:
         text = f"{self.name} ({self.source}) -> {where}" if self.source else f"{self.name} -> {where}"
         return text + (f"; credentials: {self.credentials_source}" if self.credentials_source else "")
 
+    def identity(self) -> dict[str, str]:
+        """The account this target is, as a draft's base records it (``tenantdeck.sync.workspace.binding``).
+
+        The management API names no account (an app's ``owner`` shows only once the account has apps, and only
+        after a request), so a service is its base URL plus a hash of the key (keys are issued per account): two
+        accounts at one address differ, and the hash reveals nothing of the key. The in-process sandbox is the
+        account id stored in its database (every sandbox is ``local`` at sandbox.local with the same key).
+        """
+        import hashlib
+
+        if self.sandbox_account is not None:
+            return {"base_url": self.base_url, "account": f"sandbox:{self.sandbox_account}"}
+        digest = hashlib.sha256(self.key.encode("utf-8")).hexdigest()[:16]
+        return {"base_url": self.base_url, "account": f"key-sha256:{digest}"}
+
+    def fingerprint_key(self) -> bytes:
+        """The HMAC key of secret fingerprints in a committed lock file: derived from the management secret, which
+        whoever pushes has and the repository does not, so the fingerprints it holds reveal no secret value."""
+        import hashlib
+        import hmac
+
+        label = f"tenantdeck fingerprint key v1|{self.base_url}".encode()
+        return hmac.new(self.secret.encode("utf-8"), label, hashlib.sha256).digest()
+
     def client(self, **kwargs: Any) -> ManagementClient:
         """A :class:`ManagementClient` for this target; keyword arguments override the profile's settings."""
         from tenantdeck.api.client import ManagementClient
@@ -353,8 +381,9 @@ def _env_credentials(env: Mapping[str, str], key_env: str, secret_env: str, who:
     return env[key_env], env[secret_env]
 
 
-def local_target(env: Mapping[str, str] | None = None) -> Target:
-    """The built-in ``local`` profile: the embedded sandbox in process, its DB in the user data dir."""
+def local_target(env: Mapping[str, str] | None = None, *, db_path: Path | None = None) -> Target:
+    """The built-in ``local`` profile: the embedded sandbox in process, its DB in the user data dir (or
+    ``db_path``: the sandbox a draft's base records, e.g. the demo's)."""
     env = os.environ if env is None else env
     try:
         from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
@@ -362,13 +391,14 @@ def local_target(env: Mapping[str, str] | None = None) -> Target:
         from tenantdeck.sandbox.ddl import private_dir
     except ImportError as exc:
         raise ProfileError(f"the built-in {LOCAL!r} sandbox is not available in this installation ({exc})") from None
-    directory = data_dir(env)
+    directory = db_path.parent if db_path is not None else data_dir(env)
     try:
         private_dir(directory)  # 0700: the database holds webhook passwords
     except OSError as exc:
         raise ProfileError(f"cannot create the sandbox data directory {directory}: {exc.strerror or exc}") from None
     faults = sandbox_faults(env)
-    app = create_app(directory / SANDBOX_DB, key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, **faults)
+    db = db_path if db_path is not None else directory / SANDBOX_DB
+    app = create_app(db, key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, **faults)
     shown = ", ".join(f"{k}={v}" for k, v in faults.items())
     return Target(
         LOCAL,
@@ -376,8 +406,10 @@ def local_target(env: Mapping[str, str] | None = None) -> Target:
         DEFAULT_KEY,
         DEFAULT_SECRET,
         httpx.ASGITransport(app=app, raise_app_exceptions=False),
-        source=f"built-in sandbox, data in {directory / SANDBOX_DB}" + (f"; faults: {shown}" if shown else ""),
+        source=f"built-in sandbox, data in {db}" + (f"; faults: {shown}" if shown else ""),
         credentials_source="built-in sandbox credentials",
+        sandbox_db=db.resolve(),
+        sandbox_account=app.state.store.account_id(),
     )
 
 
@@ -483,6 +515,35 @@ def resolve_target(
     return _profile_target(name, spec, path, insecure, env)
 
 
+def resolve_for_draft(
+    draft_path: Path,
+    profile: str | None = None,
+    base_url: str | None = None,
+    insecure: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Target:
+    """:func:`resolve_target` for a command on the draft at ``draft_path``: when the user names no target (no
+    ``profile``, ``base_url`` or ``TENANTDECK_BASE_URL``), the target the draft's base records is used (its profile;
+    for the sandbox, its database file), so a draft keeps talking to the account it was pulled from (the demo's
+    draft to the demo's sandbox) whatever the default profile is. The account check itself is
+    :func:`tenantdeck.sync.workspace.binding.check_identity`.
+    """
+    env = os.environ if env is None else env
+    if not (profile or base_url or env.get(ENV_BASE_URL)):
+        from tenantdeck.sync.workspace.binding import recorded_choice
+        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
+
+        try:
+            choice = recorded_choice(Workspace(draft_path))
+        except (WorkspaceError, OSError):
+            choice = None  # the command itself reports a broken workspace
+        if choice is not None and choice.sandbox_db is not None:
+            return local_target(env, db_path=choice.sandbox_db)
+        if choice is not None:
+            profile = choice.profile
+    return resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)
+
+
 __all__ = [
     "ENV_CONFIG_DIR",
     "ENV_DATA_DIR",
@@ -500,6 +561,7 @@ __all__ = [
     "local_target",
     "profile_names",
     "profiles_path",
+    "resolve_for_draft",
     "resolve_target",
     "sandbox_faults",
 ]

@@ -69,10 +69,28 @@ def _demo_draft() -> Path:
     os.environ[ENV_DATA_DIR] = str((workdir / "sandbox").resolve())
     workdir.mkdir(parents=True, exist_ok=True)
     draft = workdir / "tenantdeck.yaml"
+    from tenantdeck.targets import local_target
+
     if not draft.exists():
         from tenantdeck.sync.remote.pull import pull_target
-        from tenantdeck.targets import local_target
 
         click.echo(f"Pulling the sandbox's demo account into {draft} ...", err=True)
-        pull_target(local_target(), draft)
+        pull_target(local_target(), draft)  # records the demo's sandbox: the plain CLI on this draft reaches it
+    else:
+        _record_demo_target(draft, local_target())
     return draft
+
+
+def _record_demo_target(draft: Path, target: object) -> None:
+    """A demo draft pulled before drafts recorded their account gets the demo sandbox's identity now, so a plain
+    `tenantdeck diff` on it reads the demo's sandbox rather than the default one."""
+    from tenantdeck.sync.workspace.binding import identity_of
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
+
+    workspace = Workspace(draft)
+    try:
+        meta = workspace.read_meta()
+        if meta is not None and not meta.get("identity"):
+            workspace.record_identity(identity_of(target))
+    except (WorkspaceError, OSError):
+        return  # the editor reports a broken workspace itself

@@ -22,7 +22,7 @@ from tenantdeck.cli.sync_common import (
     fail,
     show_output,
 )
-from tenantdeck.cli.target_options import target_options
+from tenantdeck.cli.target_options import rebind_option, target_options
 
 
 @click.command("plan")
@@ -35,9 +35,11 @@ from tenantdeck.cli.target_options import target_options
 @duplicate_names_option
 @concurrency_option
 @target_options
+@rebind_option
 def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
             allow_duplicate_names: bool, concurrency: int,
-            profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None) -> None:
+            profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None,
+            rebind: bool) -> None:
     """Save the operations a push would run, with remote fingerprints.
 
     \b
@@ -46,6 +48,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
       2  changes to push (the plan is shown, and written with -o)
       3  conflicts: the draft and the service changed the same field (no file written)
       1  error (invalid draft, the service unreachable, the file not writable)
+      8  the draft was pulled from another account than the one named (see --rebind)
       64 bad command line
     """
     from tenantdeck.atomic import atomic_write_bytes
@@ -54,7 +57,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
-                                     "max_rps": max_rps})
+                                     "max_rps": max_rps}, rebind=rebind)
     show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)

@@ -14,7 +14,14 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli import output
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input, lock_timeout_option
-from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
+from tenantdeck.cli.target_options import (
+    TargetError,
+    api_errors,
+    rebind_option,
+    target_for_draft,
+    target_options,
+    wrong_target_exit,
+)
 
 
 @click.command("pull")
@@ -29,6 +36,7 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
     help="Requests in flight at once.",
 )
 @lock_timeout_option
+@rebind_option
 def command(
     profile: str | None,
     base_url: str | None,
@@ -38,24 +46,31 @@ def command(
     app_ids: tuple[str, ...],
     concurrency: int,
     lock_timeout: float | None,
+    rebind: bool,
 ) -> None:
     """Write the account's remote configuration into the draft DRAFT (secrets as ${ENV} references, never values).
 
     Nothing is written when the draft cannot be: a missing directory or a read-only file is one error line.
+    A draft pulled from another account than the one named (another sandbox, service or key) is left untouched
+    and the pull exits 8, unless --rebind says to make it this account's draft.
     """
     from tenantdeck.problems import ProblemError
     from tenantdeck.sync.remote.pull import PullError, pull_target
+    from tenantdeck.sync.workspace.binding import WrongTarget
     from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
     from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
     refused = _unwritable(draft_path)
     if refused:
         raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")
-    target = target_from_options(profile, base_url, insecure, max_rps)
+    target = target_for_draft(draft_path, profile, base_url, insecure, max_rps)
     try:
         # held for the whole pull: the draft it read is the draft it replaces (no editor saves in between)
         with api_errors(), hold(Workspace(draft_path), "tenantdeck pull", timeout=lock_timeout):
-            result = pull_target(target, draft_path, app_ids=app_ids or None, concurrency=concurrency)
+            result = pull_target(target, draft_path, app_ids=app_ids or None, concurrency=concurrency,
+                                 rebind=rebind)
+    except WrongTarget as exc:
+        wrong_target_exit(exc)
     except WorkspaceLocked as exc:
         output.error(str(exc))
         raise SystemExit(exitcodes.LOCKED) from None

@@ -3,6 +3,7 @@
 Exit codes: 0 all applied (or nothing to do), 4 partial (summary lists applied, failed with reasons, not attempted),
 3 conflicts or a stale plan, 1 error (invalid draft, unset secret variable, no confirmation), 5 another process
 holds the draft's workspace (named), 6 a local write failed (disk full; stopped before the next request),
+8 the draft was pulled from another account than the one named (``--rebind`` to use it there on purpose),
 130 interrupted.
 """
 
@@ -18,7 +19,13 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option, not_a_draft
 from tenantdeck.cli.sync_common import choice_of, resolution_options
-from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options, target_options
+from tenantdeck.cli.target_options import (
+    TargetError,
+    api_errors,
+    rebind_option,
+    target_for_draft,
+    target_options,
+)
 
 
 @click.command("push")
@@ -40,15 +47,16 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_from_o
 @lock_timeout_option
 @resolution_options
 @target_options
+@rebind_option
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
             adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
-            base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None) -> None:
+            base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None,
+            rebind: bool) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
-    from tenantdeck.cli.push_flow import PushOptions, push_flow
+    from tenantdeck.cli.push_flow import PushOptions, draft_of_plan, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
 
-    target = target_from_options(profile, base_url, insecure, max_rps)
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
 
     def confirm(question: str) -> bool:
@@ -56,11 +64,12 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
 
     if planfile is None and draft_path is None:
         draft_path = Path("tenantdeck.yaml")
+    target = target_for_draft(draft_path or draft_of_plan(planfile), profile, base_url, insecure, max_rps)
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
                        adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
-                       lock_timeout=lock_timeout)
+                       lock_timeout=lock_timeout, rebind=rebind)
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

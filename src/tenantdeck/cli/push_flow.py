@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 Confirm = Callable[[str], bool]
 
 #: refusal kind -> exit code
-REFUSAL_EXIT = {"conflicts": exitcodes.CONFLICT, "stale_plan": exitcodes.CONFLICT}
+REFUSAL_EXIT = {"conflicts": exitcodes.CONFLICT, "stale_plan": exitcodes.CONFLICT,
+                "wrong_target": exitcodes.WRONG_TARGET}
 
 
 @dataclass(slots=True)
@@ -117,7 +118,7 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
     from tenantdeck.sync.workspace.state import Workspace
 
     err = err if err is not None else sys.stderr
-    draft = opts.draft_path or _draft_of_plan(opts)
+    draft = opts.draft_path or draft_of_plan(opts.plan_file)
     try:
         with hold(Workspace(draft), "tenantdeck push", timeout=opts.lock_timeout):
             return await _push_flow(target, opts, env=env, err=err)
@@ -129,17 +130,18 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
         return exitcodes.WRITE_FAILED
 
 
-def _draft_of_plan(opts: PushOptions) -> Path:
-    """The draft a saved plan names (what :func:`prepare_push` will read), to lock its workspace first."""
+def draft_of_plan(plan_file: Path | None) -> Path:
+    """The draft a saved plan names (what :func:`prepare_push` will read), to lock its workspace first and to find
+    the account it records."""
     import json
 
     try:
-        doc = json.loads(opts.plan_file.read_text(encoding="utf-8")) if opts.plan_file else {}
+        doc = json.loads(plan_file.read_text(encoding="utf-8")) if plan_file else {}
         named = doc.get("draft_path") if isinstance(doc, dict) else None
     except (OSError, ValueError):
         named = None  # prepare_push says why the plan cannot be read
     return Path(named) if isinstance(named, str) and named else Path("tenantdeck.yaml")
 
 
-__all__ = ["PushOptions", "push_flow", "render_refusal"]
+__all__ = ["PushOptions", "draft_of_plan", "push_flow", "render_refusal"]
 

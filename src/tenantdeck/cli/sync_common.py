@@ -76,8 +76,10 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 
 
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
-                 target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None) -> Any:
-    """Load, (read live), compare and plan; prints draft problems and exits 1 on any error."""
+                 target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None,
+                 rebind: bool = False) -> Any:
+    """Load, (read live), compare and plan; prints draft problems and exits 1 on any error, 8 when the draft's
+    base was taken from another account than the target (unless ``rebind``: then it is compared without it)."""
     from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local, plan_local
     from tenantdeck.sync.workspace.state import WorkspaceError
 
@@ -97,19 +99,26 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
     return _online_plan(local, allow_delete=allow_delete, concurrency=concurrency, target_args=target_args or {},
-                        allow_duplicate_names=allow_duplicate_names, choice=choice)
+                        allow_duplicate_names=allow_duplicate_names, choice=choice, rebind=rebind)
 
 
 def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_args: dict[str, Any],
-                 allow_duplicate_names: bool, choice: Any = None) -> Any:
+                 allow_duplicate_names: bool, choice: Any = None, rebind: bool = False) -> Any:
     import asyncio
 
-    from tenantdeck.cli.target_options import TargetError, api_errors, target_from_options
+    from tenantdeck.cli.target_options import TargetError, api_errors, target_for_draft, wrong_target_exit
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
     from tenantdeck.sync.remote.fetch import fetch_live
+    from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
-    target = target_from_options(**target_args)
+    target = target_for_draft(local.path, **target_args)
+    try:
+        check_identity(local.workspace, identity_of(target), rebind=rebind)
+    except WrongTarget as exc:
+        wrong_target_exit(exc)
+    if rebind and needs_rebind(local.workspace, identity_of(target)):
+        local.base = {}  # the base describes another account: compared without one (nothing is written)
     from tenantdeck.cli.output import echo
 
     echo(f"Reading the service ({target.describe()}) ...")

@@ -26,7 +26,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -87,6 +88,43 @@ def target_from_options(
     if max_rps is not None:
         target.max_rps = max_rps
     return target
+
+
+rebind_option = click.option(
+    "--rebind", is_flag=True, default=False,
+    help="Use this draft with the account you point at even though its base was taken from another one (another "
+    "sandbox, service or key); without it that stops with exit 8. The old base is set aside: a pull writes the new "
+    "account's, a push then needs --prefer draft where draft and service differ.",
+)
+
+
+def target_for_draft(
+    draft_path: Path,
+    profile: str | None,
+    base_url: str | None,
+    insecure: bool,
+    max_rps: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Target:
+    """The target of a command on a draft: the one named, else the one the draft records
+    (:func:`tenantdeck.targets.resolve_for_draft`); a problem becomes :class:`TargetError`."""
+    from tenantdeck.targets import ProfileError, resolve_for_draft
+
+    try:
+        target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, env=env)
+    except ProfileError as exc:
+        raise TargetError(str(exc)) from None
+    if max_rps is not None:
+        target.max_rps = max_rps
+    return target
+
+
+def wrong_target_exit(exc: Exception) -> NoReturn:
+    """Say that the command points at another account than the draft's, and exit 8 (nothing was changed)."""
+    from tenantdeck.cli.output import error
+
+    error(str(exc))
+    raise SystemExit(exitcodes.WRONG_TARGET)
 
 
 def pass_target(func: F) -> F:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import sqlite3
 import stat
 from pathlib import Path
@@ -130,4 +131,13 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout=10000")
     conn.executescript(DDL)
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+    # the account this database is: random, made once, kept by a reset (the same file is the same account), so a
+    # draft pulled from one sandbox is never silently compared with another (both are `local` at sandbox.local)
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('account_id', ?)", (secrets.token_hex(8),))
     return conn
+
+
+def account_id(conn: sqlite3.Connection) -> str:
+    """The account id of the sandbox database behind ``conn`` (see :func:`connect`)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'account_id'").fetchone()
+    return str(row[0])

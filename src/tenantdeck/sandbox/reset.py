@@ -37,7 +37,7 @@ def reset_database(db_path: Path | str, *, seed: bool = True) -> int:
             for table in tables:
                 quoted = '"' + table.replace('"', '""') + '"'
                 if table == "meta":
-                    conn.execute("DELETE FROM meta WHERE key != 'schema_version'")
+                    conn.execute("DELETE FROM meta WHERE key NOT IN ('schema_version', 'account_id')")
                 else:
                     conn.execute(f"DELETE FROM {quoted}")
             if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():

@@ -23,7 +23,7 @@ from typing import Any
 
 from tenantdeck.models.catalog import WEBHOOK_WRITE_ONLY
 from tenantdeck.sandbox import errors, records
-from tenantdeck.sandbox.ddl import connect
+from tenantdeck.sandbox.ddl import account_id, connect
 
 #: Sentinel for :meth:`Store.update_webhook`: keep the stored password (the API never returns it, so a client
 #: that did not send one cannot be asking to clear it).
@@ -94,6 +94,11 @@ class Store:
         return row
 
     # -- meta -----------------------------------------------------------------------------------------------
+
+    def account_id(self) -> str:
+        """This database's account id: what tells two sandboxes apart (both are ``local`` at sandbox.local)."""
+        with self._lock:
+            return account_id(self.conn)
 
     def seed_if_new(self, seed: Callable[[sqlite3.Connection], object]) -> bool:
         """Run ``seed(conn)`` in a transaction if this database file is new; True if it ran.

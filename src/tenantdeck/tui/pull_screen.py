@@ -101,10 +101,10 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def fetch(self, data: Any) -> None:
         from tenantdeck.sync.remote.pull import preview_pull_target
-        from tenantdeck.targets import resolve_target
+        from tenantdeck.targets import resolve_for_draft
 
         try:
-            target = resolve_target(self.editor.profile)
+            target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ,
                                                      client_options=self.client_options))
         except Exception as exc:  # ApiError, ProfileError, OSError, a draft pydantic refuses: one notification

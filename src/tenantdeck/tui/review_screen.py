@@ -165,9 +165,9 @@ operations running. The sub-title names the profile the review plans against (sw
         target = None
         try:
             if online:
-                from tenantdeck.targets import resolve_target
+                from tenantdeck.targets import resolve_for_draft
 
-                target = resolve_target(self.editor.profile)
+                target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
                                             target=target, allow_delete=self.allow_delete,
                                             client_options=self.client_options()))
@@ -176,6 +176,9 @@ operations running. The sub-title names the profile the review plans against (sw
                                       markup=False)
             return
         if isinstance(result, PushRefused):
+            if result.kind == "wrong_target":  # another account than the draft's: say which, plainly
+                self.app.call_from_thread(self._show_status, f"Not compared: {result.lines[0]}")
+                return
             first = result.problems[0].render() if result.problems else result.summary
             self.app.call_from_thread(self._show_status, f"The draft has errors (F8): {first}")
             return
@@ -459,10 +462,10 @@ operations running. The sub-title names the profile the review plans against (sw
         """Prepare and run the push (in the push thread); False when nothing was pushed (refused, in sync)."""
         from tenantdeck.sync.progress import PushProgress
         from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
-        from tenantdeck.targets import resolve_target
+        from tenantdeck.targets import resolve_for_draft
 
         ui = self.app.call_from_thread
-        target = resolve_target(self.editor.profile)
+        target = resolve_for_draft(self.editor.path, self.editor.profile)
         ui(self._show_status, f"Reading the service (profile {target.name}) ...")
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
                               **self.request_options)

@@ -32,7 +32,7 @@ from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
 from tenantdeck.sync.remote.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
 from tenantdeck.sync.resolve import Choice
 from tenantdeck.sync.settle import settle_app, settled_bases
-from tenantdeck.sync.workspace.history import append_record
+from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
 from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
 from tenantdeck.sync.workspace.state import unwritable
@@ -44,7 +44,7 @@ __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "Pu
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
-                      "missing_secrets", "refused_secrets"]
+                      "missing_secrets", "refused_secrets", "wrong_target"]
 
 
 @dataclass(slots=True)
@@ -76,6 +76,8 @@ class PushRequest:
     max_retries: int | None = None  #: retries per request (429, 5xx, connection); None: the client's default
     #: a retry of an earlier push's failures (:func:`retry_scope`): only these operations are sent
     only: frozenset[tuple[str, str, str]] | None = None
+    #: push to the target even though the draft's base was taken from another account (its base is set aside)
+    rebind: bool = False
 
 
 @dataclass(slots=True)
@@ -163,6 +165,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     blocked = unwritable(local.path, local.workspace)
     if blocked:
         return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
+    wrong = _wrong_target(local, target, request.rebind, plan_in)
+    if wrong is not None:
+        return wrong
     notices: list[str] = []
     warnings: list[str] = []
     ids = DraftIds(local.path, local.workspace)
@@ -262,6 +267,12 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
+
+    try:
+        check_identity(local.workspace, identity_of(target))
+    except WrongTarget as exc:
+        return PushRefused("wrong_target", "another account than the draft's; nothing was compared", lines=[str(exc)])
     async with target.client(**{"concurrency": max(concurrency * 4, 16), **dict(client_options or {})}) as client:
         listing = await client.list_apps()
         live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
@@ -287,9 +298,11 @@ def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
         for spec in placeholders_in(op.payload):
             if spec.get("source") == "env" and spec.get("var") not in env:
                 path = str(spec.get("path") or "")
-                out.append(error(f"environment variable {spec.get('var')} is not set (needed to push this secret of "
-                                 f"app {spec.get('app')!r})", parse_path(path) if path.startswith("apps") else (),
-                                 "secret_unset"))
+                problem = error(f"environment variable {spec.get('var')} is not set (needed to push this secret of "
+                                f"app {spec.get('app')!r})", parse_path(path) if path.startswith("apps") else (),
+                                "secret_unset")
+                problem.extra["variable"] = str(spec.get("var"))  # a screen names it without parsing the message
+                out.append(problem)
     return out
 
 
@@ -304,6 +317,27 @@ def unset_but_unused(local: Local, env: Mapping[str, str]) -> list[str]:
         lines.append(f"{placed.file}:{placed.line}: {placed.key_path}: {problem.extra['variable']} is not set; this "
                      "secret is left as it is on the service")
     return lines
+
+
+def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | None) -> PushRefused | None:
+    """Refuse a push to another account than the one the draft's base was taken from; with ``rebind`` (a fresh
+    push only: a saved plan was made against its own account) set the base aside and record the new account, so
+    the push compares draft and service without a base (a difference is a conflict unless ``--prefer``)."""
+    from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
+
+    pointing = identity_of(target)
+    try:
+        check_identity(local.workspace, pointing, rebind=rebind and plan_in is None)
+    except WrongTarget as exc:
+        return PushRefused("wrong_target", "nothing was pushed: another account than the draft's", lines=[str(exc)])
+    if needs_rebind(local.workspace, pointing) or local.workspace.read_meta() is None:
+        if needs_rebind(local.workspace, pointing):
+            local.workspace.clear_base()
+            local.base = {}
+        local.workspace.record_identity(pointing)  # the draft now belongs to this account
+    elif not (local.workspace.read_meta() or {}).get("identity"):
+        local.workspace.record_identity(pointing)  # a base pulled before identities were recorded
+    return None
 
 
 def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: list[str], **kw: Any) -> Local:
@@ -381,7 +415,8 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                               draft=str(local.path.resolve()), plan_hash=plan.plan_hash(), plan_counts=plan.counts(),
                               counts=result.counts(), result=state, journal=str(journal.path),
                               saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
-                              lost_updates=[lost.to_json() for lost in result.lost_updates] or None)
+                              lost_updates=[lost.to_json() for lost in result.lost_updates] or None,
+                              operations=operations_record(result.results))
             except OSError as exc:
                 result.warnings.append(f"the history could not be written: {exc}")
             for warning in result.warnings:

@@ -98,18 +98,29 @@ async def pull(
     profile: str | None = None,
     base_url: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    identity: Mapping[str, Any] | None = None,
+    rebind: bool = False,
 ) -> PullResult:
     """Pull the account (or only ``app_ids``) into the draft at ``draft_path`` and its base snapshot.
+
+    ``identity``: the account ``client`` talks to (:func:`tenantdeck.sync.workspace.binding.identity_of`). A draft
+    whose base was taken from another account is :class:`~tenantdeck.sync.workspace.binding.WrongTarget` before
+    anything is read (a pull of another account would remove every app from the draft), unless ``rebind``: then
+    the old base is set aside and the draft becomes this account's.
 
     Raises the client's ``ApiError`` family for anything the service does, :class:`PullError` for a draft that
     cannot be read or an unknown app id, ``WorkspaceError``/``OSError`` for local files.
     """
     from tenantdeck.draft import load_draft, save_draft
+    from tenantdeck.sync.workspace.binding import check_identity, needs_rebind
 
     path = Path(draft_path)
     wanted = list(dict.fromkeys(app_ids)) if app_ids else None
-    existing, original_text = _read_existing(path)
     workspace = Workspace(path)
+    if identity is not None:
+        check_identity(workspace, identity, rebind=rebind)
+    set_aside = identity is not None and rebind and needs_rebind(workspace, identity)
+    existing, original_text = _read_existing(path)
 
     remote_apps = await client.list_apps()
     if wanted is not None:
@@ -131,7 +142,7 @@ async def pull(
     await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
     canonicals = [by_app[a.id] for a in remote_apps]
 
-    old_base = workspace.load_base()
+    old_base = {} if set_aside else workspace.load_base()
     # what the service never reports (write-only webhook fields): keep what tenantdeck last pushed
     canonicals = [with_last_pushed(c, old_base.get(c["id"])) for c in canonicals]
     old_apps = list(existing.apps) if existing is not None else []
@@ -178,10 +189,11 @@ async def pull(
     notes = draft_notes(new_draft, {c["id"]: c for c in canonicals})  # what the service does not report
     await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text, notes=notes)
     await asyncio.to_thread(workspace.write_base_apps, {c["id"]: c for c in canonicals})
-    if wanted is None:
-        for stale in set(old_base) - set(remote_ids):
-            workspace.delete_base_app(stale)
-    workspace.write_meta(profile=profile, base_url=base_url)
+    if wanted is None or set_aside:
+        for stale in set(workspace.load_base()) - set(remote_ids):
+            workspace.delete_base_app(stale)  # with --rebind and --app too: the other account's base goes
+    workspace.write_meta(profile=profile, base_url=base_url,
+                         identity=dict(identity) if identity is not None else None)
 
     result.problems = list((await asyncio.to_thread(load_draft, path)).problems)
     return result
@@ -214,8 +226,14 @@ class PullPreviewed:
 async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[str, Any], env: Mapping[str, str], *,
                               concurrency: int = DEFAULT_CONCURRENCY,
                               client_options: Mapping[str, Any] | None = None) -> PullPreviewed:
-    """Read the service and say what pulling it would change in ``data`` (the editor's draft): nothing written."""
+    """Read the service and say what pulling it would change in ``data`` (the editor's draft): nothing written.
+
+    A draft whose base was taken from another account is refused first
+    (:class:`~tenantdeck.sync.workspace.binding.WrongTarget`): its preview would remove every app."""
+    from tenantdeck.sync.workspace.binding import check_identity, identity_of
+
     workspace = Workspace(draft_path)
+    check_identity(workspace, identity_of(target))
     async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
         canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
     base = workspace.load_base()
@@ -283,8 +301,10 @@ def pull_target(
     app_ids: Iterable[str] | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     client_options: Mapping[str, Any] | None = None,
+    rebind: bool = False,
 ) -> PullResult:
     """Blocking pull against a resolved target (what the CLI calls)."""
+    from tenantdeck.sync.workspace.binding import identity_of
 
     async def run() -> PullResult:
         async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
@@ -295,6 +315,8 @@ def pull_target(
                 profile=target.name,
                 base_url=target.base_url,
                 concurrency=concurrency,
+                identity=identity_of(target),
+                rebind=rebind,
             )
 
     result = asyncio.run(run())

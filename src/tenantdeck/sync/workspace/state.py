@@ -3,7 +3,7 @@
 Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one folder never share state)::
 
     .tenantdeck/.gitignore          "*": nothing here belongs in version control
-    .tenantdeck/<stem>/meta.json    profile, base_url, pulled_at of the last pull
+    .tenantdeck/<stem>/meta.json    profile, base_url, pulled_at of the last pull, identity of its account
     .tenantdeck/<stem>/base/<appId>.json   one canonical app per file (what we last saw on the service)
     .tenantdeck/<stem>/secret.key   32 random bytes, mode 0600: the HMAC key of secret fingerprints
     .tenantdeck/<stem>/journal/     push journals (written by tenantdeck.sync.workspace.journal)
@@ -182,11 +182,33 @@ class Workspace:
             raise WorkspaceError(f"{self.meta_path} is not a JSON object; delete it and run `tenantdeck pull`")
         return doc
 
-    def write_meta(self, *, profile: str | None, base_url: str | None, pulled_at: datetime | None = None) -> None:
-        """Record where and when the base snapshot was taken (``pulled_at`` defaults to now, UTC)."""
+    def write_meta(self, *, profile: str | None, base_url: str | None, pulled_at: datetime | None = None,
+                   identity: Mapping[str, Any] | None = None) -> None:
+        """Record where and when the base snapshot was taken (``pulled_at`` defaults to now, UTC), and the account
+        it was taken from (``identity``: :mod:`tenantdeck.sync.workspace.binding`)."""
         when = (pulled_at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
         self.ensure()
-        atomic_write_json(self.meta_path, {"profile": profile, "base_url": base_url, "pulled_at": when})
+        doc: dict[str, Any] = {"profile": profile, "base_url": base_url, "pulled_at": when}
+        if identity is not None:
+            doc["identity"] = dict(identity)
+        atomic_write_json(self.meta_path, doc)
+
+    def record_identity(self, identity: Mapping[str, Any]) -> None:
+        """Record the account the base now belongs to, keeping when it was pulled (a push to a draft that had no
+        identity yet, or after ``--rebind``)."""
+        meta = self.read_meta() or {}
+        pulled = meta.get("pulled_at")
+        try:
+            when = datetime.fromisoformat(pulled) if isinstance(pulled, str) else None
+        except ValueError:
+            when = None
+        self.write_meta(profile=identity.get("profile"), base_url=identity.get("base_url"), pulled_at=when,
+                        identity=identity)
+
+    def clear_base(self) -> None:
+        """Forget the whole base snapshot (``--rebind``: it describes another account)."""
+        for app_id in list(self.load_base()):
+            self.delete_base_app(app_id)
 
     # --- the tool's own writes to the draft ------------------------------------------------------------------
 

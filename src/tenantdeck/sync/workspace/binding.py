@@ -1,0 +1,122 @@
+"""Which account a draft's base was taken from, and the check that a command points at that account.
+
+Why: a base snapshot only means something against the account it was read from. Compared with another account,
+every app looks "deleted remotely", and a pull removes them all from the draft. Every sandbox is ``local`` at
+``http://sandbox.local``, so a profile name and a URL do not tell two accounts apart; the identity does
+(:meth:`tenantdeck.targets.Target.identity`: base URL plus a hash of the key for a service, the account id in the
+database for the in-process sandbox).
+
+The identity is recorded by ``pull`` (and by a push of a draft that had none yet) in ``meta.json`` and, when there
+is one, in the committed lock file (:mod:`tenantdeck.sync.workspace.lockfile`), which wins. ``diff``, ``plan``,
+``push``, ``pull`` and the editor call :func:`check_identity` before they read or write anything; a different
+account is :class:`WrongTarget` (exit :data:`tenantdeck.exitcodes.WRONG_TARGET`) unless the user re-binds the
+draft on purpose (``--rebind``).
+
+With no target named (no ``--profile``, ``--base-url`` or ``TENANTDECK_BASE_URL``), commands use the target the
+draft records (:func:`recorded_choice`): its profile, and for the sandbox its database file, so the demo's draft
+reaches the demo's sandbox from a plain ``tenantdeck diff``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tenantdeck.sync.workspace.state import Workspace
+
+#: profile names that are not profiles a user can name: ``custom`` is a bare ``--base-url``
+NOT_A_PROFILE = frozenset({"custom"})
+
+
+class WrongTarget(Exception):
+    """The command points at another account than the one the draft's base was taken from."""
+
+    def __init__(self, draft_path: Path, recorded: Mapping[str, Any], pointing: Mapping[str, Any]) -> None:
+        self.recorded = dict(recorded)
+        self.pointing = dict(pointing)
+        super().__init__(
+            f"this draft ({draft_path}) was pulled from {describe(recorded)}; you are pointing at "
+            f"{describe(pointing)}. Nothing was changed. Run without --profile/--base-url (and without "
+            "TENANTDECK_BASE_URL) to use the draft's own account, or add --rebind to use this draft with the account "
+            "you named on purpose (its base snapshot is then set aside: pull, or push with --prefer draft)"
+        )
+
+
+def describe(identity: Mapping[str, Any]) -> str:
+    """One line naming an account for a human: the sandbox's file, or the service's address and key hash."""
+    account = str(identity.get("account") or "")
+    profile = identity.get("profile")
+    if account.startswith("sandbox:"):
+        where = f"the sandbox database {identity['sandbox_db']}" if identity.get("sandbox_db") else "a sandbox"
+        return f"{where} (account {account.removeprefix('sandbox:')})"
+    parts = [f"profile {profile!r}"] if profile else []
+    if account:
+        parts.append(f"key {account.removeprefix('key-sha256:')[:8]}...")
+    where = str(identity.get("base_url") or "an unknown service")
+    return where + (f" ({', '.join(parts)})" if parts else "")
+
+
+def identity_of(target: Any) -> dict[str, Any]:
+    """What a base records about ``target`` (a :class:`tenantdeck.targets.Target`): its identity, its profile
+    name, and the in-process sandbox's database file (local to this machine; never in the lock file)."""
+    out: dict[str, Any] = {**target.identity(), "profile": target.name}
+    if getattr(target, "sandbox_db", None) is not None:
+        out["sandbox_db"] = str(target.sandbox_db)
+    return out
+
+
+def recorded(workspace: Workspace) -> dict[str, Any] | None:
+    """The identity the draft's base was taken from: the lock file's, else ``meta.json``'s (which also knows the
+    sandbox's file on this machine), else None (never pulled). A ``meta.json`` from before identities were
+    recorded gives only the profile and base URL."""
+    meta = workspace.read_meta() or {}
+    mine = meta.get("identity") if isinstance(meta.get("identity"), dict) else None
+    if mine is None and meta.get("base_url"):
+        mine = {"base_url": meta.get("base_url"), "profile": meta.get("profile")}
+    return dict(mine) if mine else None
+
+
+def same_account(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two identities are one account: the same base URL and, where both know it, the same account."""
+    if str(a.get("base_url") or "").rstrip("/") != str(b.get("base_url") or "").rstrip("/"):
+        return False
+    return not (a.get("account") and b.get("account")) or a["account"] == b["account"]
+
+
+def check_identity(workspace: Workspace, pointing: Mapping[str, Any], *, rebind: bool = False) -> None:
+    """Raise :class:`WrongTarget` when the draft records another account than ``pointing`` (and the user did not
+    say ``rebind``). A draft never pulled records nothing, and any target is fine for it."""
+    mine = recorded(workspace)
+    if mine is None or rebind or same_account(mine, pointing):
+        return
+    raise WrongTarget(workspace.draft_path, mine, pointing)
+
+
+def needs_rebind(workspace: Workspace, pointing: Mapping[str, Any]) -> bool:
+    """Whether the draft records another account than ``pointing``: a ``--rebind`` then sets its base aside."""
+    mine = recorded(workspace)
+    return mine is not None and not same_account(mine, pointing)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The target a draft records, as what to resolve when the user names none."""
+
+    profile: str | None
+    sandbox_db: Path | None
+
+
+def recorded_choice(workspace: Workspace) -> Choice | None:
+    """The profile (and sandbox file) to use for this draft when the command names no target, or None."""
+    mine = recorded(workspace)
+    if not mine:
+        return None
+    profile = mine.get("profile")
+    db = mine.get("sandbox_db")
+    if str(mine.get("account") or "").startswith("sandbox:") and db and Path(db).is_file():
+        return Choice("local", Path(db))
+    if isinstance(profile, str) and profile and profile not in NOT_A_PROFILE:
+        return Choice(profile, None)
+    return None
