@@ -81,3 +81,31 @@ def test_the_new_app_dialog_has_a_cancel_button_and_shows_a_typed_name_as_text(
     error, still_open, names = asyncio.run(go())
     assert "'[bold]x'" in error  # the markup is shown, not applied
     assert not still_open and names == ["Acme"]
+
+
+def test_help_names_keys_as_keys_lists_only_keys_a_terminal_delivers_and_says_how_to_use_a_field(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tenantdeck.tui.help_screen import HelpScreen
+
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: eu\n", encoding="utf-8")
+    app = make_app(draft)
+
+    async def go() -> str:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("f1")
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen)
+            text = app.screen.text
+            await pilot.press("escape")
+            await settle(pilot)
+            assert not isinstance(app.screen, HelpScreen)
+            return text
+
+    text = asyncio.run(go())
+    assert "| `/` | Filter |" in text and "slash" not in text and "left_square_bracket" not in text
+    assert "super+" not in text and "ctrl+s" not in text and "| `f2` | Save |" in text
+    assert "`Enter` writes" in text and "`Escape` puts back" in text and "closes this help" in text

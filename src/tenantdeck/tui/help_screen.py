@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -27,15 +29,36 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
     for key, active in screen.active_bindings.items():
         binding = active.binding
         what = binding.description or binding.action
-        if (key, what) in seen or not what:
-            continue
-        seen.add((key, what))  # type: ignore[arg-type]
-        shown = binding.key_display or key
-        rows.append(f"| `{shown}` | {what} |")
+        if not what or what in seen or key.split("+")[0] in UNDELIVERED_MODIFIERS:
+            continue  # one key per action: the first one declared (f2, not ctrl+s, which a terminal may swallow)
+        seen.add(what)
+        rows.append(f"| `{key_display(screen, binding, key)}` | {what} |")
     palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or toggle by name "
                "or label (the footer leaves it out to fit 80 columns).")
-    return "\n\n".join([*parts, palette, "## Keys here\n\n" + "\n".join(rows),
-                        "Keys can be remapped in `keymap.yaml` in the config directory (see the README)."])
+    return "\n\n".join([*parts, FIELDS, palette, "## Keys here\n\n" + "\n".join(rows),
+                        "Keys can be remapped in `keymap.yaml` in the config directory (see the README).", CLOSING])
+
+
+#: modifiers a terminal never delivers to a program (the desktop keeps them): a key using one is not listed
+UNDELIVERED_MODIFIERS = frozenset({"super", "hyper", "meta"})
+
+FIELDS = """\
+## Fields
+
+`Tab` and `shift+Tab` move from field to field (the focused row has a bar). Type to change a value: `Enter` writes
+it and keeps the cursor there; `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
+A value that is not valid is never written by leaving a field. `Space` flips a toggle; `ctrl+z` undoes the last
+edit."""
+
+CLOSING = "`Escape`, `F1` or `q` closes this help; the focus goes back where it was."
+
+
+def key_display(screen: Screen[object], binding: Binding, key: str) -> str:
+    """A key as the keyboard shows it (``[``, ``/``), not Textual's name for it (``left_square_bracket``,
+    ``slash``): the app's own formatting, for the one key of the binding listed."""
+    if binding.key_display:
+        return binding.key_display
+    return screen.app.get_key_display(dataclasses.replace(binding, key=key))
 
 
 class HelpScreen(ModalScreen[None]):
