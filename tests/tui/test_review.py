@@ -73,7 +73,7 @@ async def _review_and_push(draft: Path) -> None:
         assert str(screen.query_one("#detail").render()) == "", "the pushed row is not shown as still to do"
         assert app.editor.app_states[path.split(".")[0]] == "in sync"
 
-        await pilot.press("f7")  # the history lists the push, and its journal the operation
+        await pilot.press("f7")  # the history lists the push, and the operation it applied
         await settle(app, pilot)
         pushes = app.screen.query_one("#pushes")
         assert pushes.row_count == 1 and "complete" in [str(c) for c in pushes.get_row_at(0)]
@@ -82,7 +82,7 @@ async def _review_and_push(draft: Path) -> None:
         events = [str(pushes_row[0]) for pushes_row in
                   (app.screen.query_one("#operations").get_row_at(i)
                    for i in range(app.screen.query_one("#operations").row_count))]
-        assert events == ["done"]
+        assert events == ["applied"]  # the push's recorded outcome per operation
 
 
 def test_refresh_shows_a_remote_change_as_drift(draft: Path) -> None:

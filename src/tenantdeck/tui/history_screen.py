@@ -1,5 +1,6 @@
 """The audit log of pushes from this draft's workspace (when, who, profile, plan hash, counts), and each push's
-operations as its journal recorded them."""
+operations: what it applied, as its history record lists them (step, app, resource, outcome), or for a record
+written before those were recorded, as its journal did."""
 
 from __future__ import annotations
 
@@ -19,17 +20,34 @@ from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 
 
-def journal_rows(path: Path) -> list[tuple[str, str, str, str]]:
-    """(event, operation, app, detail) per journal line that concerns an operation: the push's own record."""
+def journal_rows(path: Path) -> list[tuple[str, str, str]]:
+    """(event, app, operation) per journal line that concerns an operation: what a history record written before
+    operations were recorded can still show. The operation is its kind and the resource's name or id (the app's
+    id, the same on every row of one app, said nothing), then the service's reason for a failure."""
     from tenantdeck.sync.workspace.journal import read_journal
 
     rows = []
     for rec in read_journal(path):
         event = str(rec.get("event", ""))
         if event in ("intent", "done", "failed"):
-            detail = str(rec.get("error") or rec.get("widget_id") or rec.get("app_id") or "")
-            rows.append((event, str(rec.get("kind", "")).replace("_", " "), str(rec.get("app_name", "")), detail))
+            what = " ".join(str(v) for v in (str(rec.get("kind", "")).replace("_", " "), rec.get("name") or
+                                             rec.get("rid")) if v)
+            rows.append((event, str(rec.get("app_name", "")), what + (f": {rec['error']}" if rec.get("error") else "")))
     return rows
+
+
+def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(outcome, app, operation) of one push: from its history record, else (an older record) from its journal."""
+    from tenantdeck.sync.workspace.history import operation_rows as recorded
+
+    rows = recorded(record)
+    if rows is not None:
+        return rows
+    journal = record.get("journal")
+    try:
+        return journal_rows(Path(journal)) if journal else []
+    except OSError:  # the journal was cleaned away: the counts above are all there is
+        return []
 
 
 def _cells(*values: str) -> list[Text]:
@@ -44,7 +62,9 @@ class HistoryScreen(UsesEditor, Screen[None]):
 ## History
 
 Every push made from this draft's workspace (newest first): when, who, where to, the plan's hash and how it ended.
-`Enter` lists that push's operations from its journal (intent, done, failed with the service's reason).
+Below, the highlighted push's operations: each step it sent (`create webhook "Orders" (orders)`), its app and its
+outcome (applied, FAILED, not attempted); `Enter` moves there. A push recorded by an older tenantdeck lists its
+journal instead (intent, done, failed with the service's reason).
 """
     BINDINGS = [Binding("escape", "back", "Back", id="history.back")]
     DEFAULT_CSS = """
@@ -81,21 +101,28 @@ Every push made from this draft's workspace (newest first): when, who, where to,
                                    str(r.get("profile") or "-"), str(r.get("plan_hash", "-")),
                                    str(c.get("applied", 0)), str(c.get("failed", 0)), str(c.get("not_attempted", 0))),
                            key=str(i))
-        self.query_one("#operations", DataTable).add_columns("Event", "Operation", "App", "Detail")
+        self.query_one("#operations", DataTable).add_columns("Outcome", "App", "Operation")
         self.query_one("#empty", Static).update("" if self.records else "No pushes recorded yet (F6 reviews and "
                                                                          "pushes the draft).")
         pushes.focus()
 
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted push's operations, without a key press: the list answers "what did that push do"."""
+        if event.data_table.id != "pushes" or event.row_key is None or event.row_key.value is None:
+            return
+        self.show_operations(self.records[int(event.row_key.value)])
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id != "pushes":
             return
-        record = self.records[int(event.row_key.value or 0)]
+        self.show_operations(self.records[int(event.row_key.value or 0)])
+        self.query_one("#operations", DataTable).focus()
+
+    def show_operations(self, record: dict[str, Any]) -> None:
         operations = self.query_one("#operations", DataTable)
         operations.clear()
-        journal = record.get("journal")
-        for row in journal_rows(Path(journal)) if journal else []:
+        for row in operation_rows(record):
             operations.add_row(*_cells(*row))
-        operations.focus()
 
     def action_back(self) -> None:
         self.app.pop_screen()

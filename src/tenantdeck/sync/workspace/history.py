@@ -1,7 +1,9 @@
 """The local audit log: one JSON line per push in the workspace's ``history.jsonl``.
 
 Who pushed what, when, where to, with which plan, and how it ended, so a team can answer "who turned GIFs on in
-300 apps last Tuesday" without the service keeping an audit trail. Never a secret: counts, hashes and paths.
+300 apps last Tuesday" without the service keeping an audit trail. Never a secret: counts, hashes, paths, and per
+operation its step kind, app, resource title and outcome (names the draft gives, never a value it sends).
+Records written before ``operations`` was recorded have none; readers fall back to the push's journal.
 """
 
 from __future__ import annotations
@@ -10,11 +12,25 @@ import getpass
 import json
 import os
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tenantdeck.atomic import WriteFailed, append_durably
+
+if TYPE_CHECKING:
+    from tenantdeck.sync.remote.push import OpResult
+
+
+def now() -> datetime:
+    """The time a record is stamped with; a module attribute so a snapshot test can fix it (as the review fixes its
+    progress clock)."""
+    return datetime.now(UTC)
+
+
+#: an operation's outcome as a person reads it (``OpResult.status`` -> words)
+OUTCOME = {"applied": "applied", "failed": "FAILED", "not_attempted": "not attempted"}
 
 
 def current_user() -> str:
@@ -30,7 +46,7 @@ def current_user() -> str:
 
 def append_record(path: Path, **fields: Any) -> dict[str, Any]:
     """Append one audit record (fsync'd) and return it."""
-    record = {"who": current_user(), "when": datetime.now(UTC).isoformat(timespec="seconds"),
+    record = {"who": current_user(), "when": now().isoformat(timespec="seconds"),
               "ts": round(time.time(), 3), **fields}
     data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
     try:
@@ -43,6 +59,44 @@ def append_record(path: Path, **fields: Any) -> dict[str, Any]:
     finally:
         os.close(fd)
     return record
+
+
+def operations_record(results: Iterable[OpResult]) -> list[dict[str, Any]]:
+    """What a push did, one entry per operation, for its history record: the step kind, the app, the resource's
+    title (``webhook "Orders" (orders)``) and the outcome. Names only: no payload, no value, no failure text (the
+    service's reason may quote a value; the journal keeps it, beside the workspace's other private files)."""
+    out = []
+    for r in results:
+        entry: dict[str, Any] = {"kind": r.op.kind, "app": r.op.app_name, "resource": r.op.resource,
+                                 "outcome": r.status}
+        if r.earlier:
+            entry["earlier"] = True  # applied by an earlier run of the same saved plan, not sent again
+        out.append(entry)
+    return out
+
+
+def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]] | None:
+    """(outcome, app, step) per operation a history record lists, the step labelled as the review labels it
+    (:func:`tenantdeck.sync.render.step_label`); None for a record written before operations were recorded."""
+    ops = record.get("operations")
+    if not isinstance(ops, list):
+        return None
+    from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.render import step_label
+
+    rows = []
+    for entry in ops:
+        if not isinstance(entry, dict):
+            continue
+        kind, app, resource = (str(entry.get(k, "")) for k in ("kind", "app", "resource"))
+        status = str(entry.get("outcome", ""))
+        outcome = OUTCOME.get(status, status) + (" (earlier run)" if entry.get("earlier") else "")
+        try:
+            label = step_label(Step(key="", kind=kind, app_id=None, app_name=app, resource=resource), app_named=True)
+        except (KeyError, ValueError):  # a step kind this version does not know (a newer tenantdeck wrote it)
+            label = f"{kind.replace('_', ' ')} {resource}".strip()
+        rows.append((outcome, app, label))
+    return rows
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
@@ -74,4 +128,5 @@ def render_history_text(records: list[dict[str, Any]]) -> str:
             f"applied={c.get('applied', 0)} failed={c.get('failed', 0)} not_attempted={c.get('not_attempted', 0)}"
             f"  journal={r.get('journal', '-')}"
         )
+        lines += [f"    {outcome:<13} {app}: {label}" for outcome, app, label in operation_rows(r) or []]
     return "\n".join(lines) + "\n"
