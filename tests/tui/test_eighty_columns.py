@@ -109,3 +109,28 @@ def test_help_names_keys_as_keys_lists_only_keys_a_terminal_delivers_and_says_ho
     assert "| `/` | Filter |" in text and "slash" not in text and "left_square_bracket" not in text
     assert "super+" not in text and "ctrl+s" not in text and "| `f2` | Save |" in text
     assert "`Enter` writes" in text and "`Escape` puts back" in text and "closes this help" in text
+
+
+def test_undo_and_redo_say_what_they_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: eu\n", encoding="utf-8")
+    app = make_app(draft)
+
+    async def go() -> list[str]:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.editor.set("apps[0].region", "us").ok
+            await settle(pilot)
+            app.clear_notifications()
+            await pilot.press("ctrl+z")
+            await settle(pilot)
+            await pilot.press("ctrl+y")
+            await settle(pilot)
+            await pilot.press("ctrl+y")
+            await settle(pilot)
+            return [n.message for n in app._notifications]
+
+    assert asyncio.run(go()) == ["Undid the edit of apps[0].region", "Redid the edit of apps[0].region",
+                                 "Nothing to redo."]

@@ -973,6 +973,13 @@ class DraftSession:
                 tx.problems = self._revalidate(entry.touched)
                 self._bump("transaction", entry.paths, tx.problems)
 
+    def next_paths(self, which: str) -> list[str]:
+        """The key paths the next ``"undo"`` or ``"redo"`` would change (empty: nothing to do), so a UI can say
+        what it took back rather than only that it did."""
+        with self._lock:
+            stack = self._undo if which == "undo" else self._redo
+            return list(stack[-1].paths) if stack else []
+
     def undo(self) -> list[Problem] | None:
         """Take back the last edit (or transaction); None when there is nothing to undo."""
         with self._lock:

@@ -286,14 +286,21 @@ class TenantdeckApp(App[None]):
             self.push_screen(PresetsScreen())
 
     def action_undo(self) -> None:
-        outcome = self.editor.undo()
-        if not outcome.ok:
-            self.notify(outcome.refused, severity="error")
+        self._undo_or_redo("undo")
 
     def action_redo(self) -> None:
-        outcome = self.editor.redo()
+        self._undo_or_redo("redo")
+
+    def _undo_or_redo(self, which: str) -> None:
+        """Undo or redo, and say what it changed (a key that changes something off screen must say so)."""
+        words = self.editor.undo_words(which)
+        outcome = self.editor.undo() if which == "undo" else self.editor.redo()
         if not outcome.ok:
             self.notify(outcome.refused, severity="error")
+        elif words:
+            self.notify(f"{'Undid' if which == 'undo' else 'Redid'} the edit of {words}", timeout=4)
+        else:
+            self.notify(f"Nothing to {which}.", timeout=3)
 
     def action_save(self, force: bool = False) -> None:
         from tenantdeck.draft.session import ChangedOnDisk

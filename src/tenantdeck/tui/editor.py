@@ -164,6 +164,15 @@ class Editor:
     def redo(self) -> EditOutcome:
         return self._do(self.session.redo)
 
+    def undo_words(self, which: str) -> str:
+        """What the next undo or redo changes, in words for a notice: ``apps[0].widgets[0].main.send_gifs`` (and
+        how many more places, for a bulk edit or a pull); empty when there is nothing to do."""
+        paths = list(dict.fromkeys(self.session.next_paths(which)))
+        if not paths:
+            return ""
+        more = f" and {len(paths) - 1} more place{'s' if len(paths) != 2 else ''}" if len(paths) > 1 else ""
+        return f"{paths[0]}{more}"
+
     # -- change states against the base snapshot (offline, no network) ------------------------------------------
 
     def compute_app_states(self) -> dict[str, str]:
