@@ -293,10 +293,15 @@ def test_palette_jumps_to_an_app_a_webhook_and_a_toggle(tmp_path: Path) -> None:
         next(h for h in found if h.text == "App: Globex Community").command()
         await settle(pilot)
         assert isinstance(app.screen, AppScreen) and app.screen.app_index == 1
+        # Globex has no widget: no toggle of its own to focus, so none is offered (issue 20, item 1)
+        assert not [h for h in await hits("send_gifs") if h.text.startswith("Toggle:")]
+        next(h for h in await hits("acme") if h.text == "App: Acme Support").command()
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 0
         toggle = next(h for h in await hits("send_gifs") if h.text.startswith("Toggle:"))
         toggle.command()
         await settle(pilot)
-        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 1
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == 0
         assert str(app.screen.query_one("TabbedContent").active) == "main"
         assert len(app.screen_stack) == 2, "no App screen piled on another"
         discovered = [h.text async for h in TenantdeckCommands(app.screen, None).discover()]
