@@ -39,6 +39,7 @@ from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
+    from tenantdeck.problems import Problem
     from tenantdeck.sync.changes import Conflict
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
@@ -47,6 +48,24 @@ if TYPE_CHECKING:
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
+
+
+#: how many operations the result area under the status lists after a push (``s`` lists every one)
+RESULT_LINES = 4
+
+
+def applied_lines(result: PushResult, limit: int = RESULT_LINES) -> str:
+    """What a push did, one line per operation (its outcome, app and step, labelled as the plan labels it), so the
+    review says which settings went out, not only how many: the first ``limit``, failures first, then a count."""
+    from tenantdeck.sync.workspace.history import OUTCOME
+
+    order = {"failed": 0, "not_attempted": 1, "applied": 2}
+    ranked = sorted(result.results, key=lambda r: order.get(r.status, 3))  # stable: plan order within each
+    lines = [shown(f"  {OUTCOME.get(r.status, r.status):<13} {r.op.app_name}: {step_label(r.op, app_named=True)}")
+             for r in ranked[:limit]]
+    if len(ranked) > limit:
+        lines.append(f"  and {len(ranked) - limit} more (s lists them all)")
+    return "\n".join(lines)
 
 
 class PushProgressed(Message):
@@ -68,7 +87,9 @@ The list opens from the base snapshot (no network); `r` reads the live service a
 the service, kept) and **conflicts** (both sides changed a field differently: settle them in the draft).
 
 - `r`: refresh against the service
-- `p`: push (asks first; the draft must be saved)
+- `p`: push (asks first; the draft must be saved). It is greyed out while a variable the push needs is unset: the
+  line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs the
+  editor, then start it again)
 - `d`: include deletions of what is gone from the draft
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
 - `f`: after a push that did not finish, retry only its failed and not attempted operations (no duplicates: the
@@ -79,7 +100,8 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 - `Enter`: go to the field in the editor
 
 While a push runs, the line above the list shows operations done of total, the rate, the time left and the
-operations running. The sub-title names the profile the review plans against (switch it in the palette).
+operations running; when it ends, each operation it sent with its outcome (`s` lists them all, with reasons).
+The sub-title names the profile the review plans against (switch it in the palette).
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
@@ -96,7 +118,9 @@ operations running. The sub-title names the profile the review plans against (sw
     clock: Callable[[], float] = staticmethod(time.monotonic)
     DEFAULT_CSS = """
     ReviewScreen #status { height: auto; padding: 0 1; }
-    ReviewScreen #result { height: auto; padding: 0 1; color: $text-muted; }
+    ReviewScreen #needs { height: auto; padding: 0 1; color: $warning; display: none; }
+    ReviewScreen #needs.-shown { display: block; }
+    ReviewScreen #result { height: auto; max-height: 7; padding: 0 1; color: $text-muted; }
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
     ReviewScreen DataTable { height: 1fr; }
@@ -117,10 +141,14 @@ operations running. The sub-title names the profile the review plans against (sw
         self.request_options: dict[str, Any] = {}
         self.last_result: PushResult | None = None
         self.progress: PushProgress | None = None
+        #: the ``${VAR}``s the shown plan sends and the environment does not set (the engine's
+        #: ``missing_secrets``), placed at FILE:LINE: while there are any, push is greyed out
+        self.missing: list[Problem] = []
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("Planning from the base snapshot ...", id="status", markup=False)
+        yield Static("", id="needs", markup=False)
         yield Static("", id="result", markup=False)
         with Horizontal(id="progress-row"):
             yield ProgressBar(id="progress", show_eta=False)
@@ -154,6 +182,8 @@ operations running. The sub-title names the profile the review plans against (sw
             return self.last_result is not None and not self.last_result.complete and not self.pushing
         if action == "summary":
             return self.last_result is not None
+        if action == "push" and self.missing and not self.pushing:
+            return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
         return True
 
     # -- planning ------------------------------------------------------------------------------------------------
@@ -228,7 +258,33 @@ operations running. The sub-title names the profile the review plans against (sw
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
         self._show_status(status)
+        self._show_missing(plan)
         self.refresh_bindings()
+
+    #: how many unset variables the line under the status names one by one (the rest are counted)
+    MISSING_SHOWN = 3
+
+    def _show_missing(self, plan: Plan) -> None:
+        """Name each ``${VAR}`` the plan would send and the environment does not set, where the draft uses it
+        (FILE:LINE and key path, never a value). Which ones: the engine's :func:`missing_secrets`, the check a push
+        makes before its first write; this screen only places them in the editor's text and greys out ``p``."""
+        from tenantdeck.sync.remote.engine import missing_secrets
+
+        session = self.editor.session
+        name = os.path.basename(str(session.file))  # the header names the draft; its full path would wrap
+        self.missing = [p.located(name, session.line_of(p.path), 0) if p.path else p
+                        for p in missing_secrets(plan, os.environ)]
+        needs = self.query_one("#needs", Static)
+        needs.set_class(bool(self.missing), "-shown")
+        if not self.missing:
+            needs.update("")
+            return
+        lines = ["Push is off until these variables are set (export them, restart the editor):"]
+        for p in self.missing[:self.MISSING_SHOWN]:
+            lines.append(f"  ${{{p.extra.get('variable', '?')}}}  {p.file}:{p.line}  {p.key_path}")
+        if len(self.missing) > self.MISSING_SHOWN:
+            lines.append(f"  and {len(self.missing) - self.MISSING_SHOWN} more")
+        needs.update(Text("\n".join(shown(line) for line in lines)))  # each line its own: data cannot add one
 
     def on_draft_changed(self, message: Any) -> None:
         """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
@@ -369,6 +425,10 @@ operations running. The sub-title names the profile the review plans against (sw
         if self.editor.session.dirty:
             self.notify("Save the draft first (F2): a push sends the saved draft and writes new ids into it.",
                         severity="warning", markup=False)
+            return
+        if self.missing:  # the palette runs the action even while the key is greyed out
+            self.notify(str(self.query_one("#needs", Static).render()), title="Not pushed", severity="warning",
+                        markup=False)
             return
         count = len(self.plan.operations) if self.plan else 0
         question = (f"Push the draft to the service{' (deletes included)' if self.allow_delete else ''}? The plan is "
@@ -511,7 +571,7 @@ operations running. The sub-title names the profile the review plans against (sw
         self.last_result = result
         left = sum(1 for r in result.results if r.status != "applied")
         tail = f" f retries the {left} not applied, s shows the summary." if left else ""
-        self.query_one("#result", Static).update(shown(headline(result) + tail))
+        self.query_one("#result", Static).update(Text(shown(headline(result) + tail) + "\n" + applied_lines(result)))
         self.refresh_bindings()
         if not result.complete and result.results and not result.interrupted:
             self.show_summary(result)
