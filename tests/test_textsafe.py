@@ -245,3 +245,15 @@ def _drain(proc: subprocess.Popen[str]) -> tuple[str, str]:
 
     time.sleep(0.5)
     return procs.stop(proc)
+
+
+def test_json_output_is_the_same_data_and_safe_on_a_terminal() -> None:
+    import json
+
+    from tenantdeck.textsafe import json_text
+
+    value = {"name": "Evil\x1b]52;c;x\x07\u202e\x85\x7f", "ok": "Zoë"}
+    text = json_text(value, indent=2)
+    assert json.loads(text) == value  # the same data for a program
+    assert shown(text, newlines=True) == text  # nothing a terminal would act on
+    assert "\\u202e" in text and "Zoë" in text  # escaped where needed, readable elsewhere

@@ -131,9 +131,10 @@ def render_text(problems: Iterable[Problem]) -> str:
 
 
 def render_json(problems: Iterable[Problem]) -> str:
-    import json
 
-    return json.dumps([p.to_json() for p in problems], indent=2, ensure_ascii=False) + "\n"
+    from tenantdeck.textsafe import json_text
+
+    return json_text([p.to_json() for p in problems], indent=2) + "\n"
 
 
 class ProblemError(Exception):

@@ -19,7 +19,9 @@ precompiled regular-expression search that finds nothing.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 #: code points a terminal (or a bidi-aware renderer) would act on instead of drawing
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -54,4 +56,18 @@ def shown(text: str, *, newlines: bool = False) -> str:
     return text.translate(_TABLE_KEEP_NEWLINE if newlines else _TABLE)
 
 
-__all__ = ["shown"]
+_JSON_UNSAFE = re.compile(f"[{_OTHER}]")
+
+
+def json_text(value: object, **dumps: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` that is also safe on a terminal: the same JSON data, with C1
+    controls, DEL, bidi and separator characters and lone surrogates written as ``\\uXXXX`` escapes (json.dumps
+    escapes C0 itself; the rest it would print raw). A program reading it gets exactly the strings it got before;
+    a person reading it sees ``\\u202e`` instead of reversed text."""
+    text = json.dumps(value, ensure_ascii=False, **dumps)
+    if _JSON_UNSAFE.search(text) is None:
+        return text
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+__all__ = ["json_text", "shown"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from tenantdeck.cli.sync_common import draft_option
+from tenantdeck.textsafe import json_text
 
 
 @click.command("history")
@@ -30,7 +30,7 @@ def command(draft_path: Path, fmt: str) -> None:
     except OSError as exc:
         fail(str(workspace_error(workspace, exc)))
     if fmt == "json":
-        sys.stdout.write(json.dumps({"format_version": 1, "pushes": records}, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text({"format_version": 1, "pushes": records}, indent=2) + "\n")
     else:
         from tenantdeck.cli.output import write
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import os
 import queue
 import re
@@ -29,7 +28,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.hosts import is_loopback_host
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import json_text, shown
 
 if TYPE_CHECKING:
     from tenantdeck.receiver import Delivery
@@ -158,7 +157,7 @@ def command(
 
 
 def render_json(delivery: Delivery) -> str:
-    return json.dumps(delivery.to_json(), ensure_ascii=False, separators=(",", ":"))
+    return json_text(delivery.to_json(), separators=(",", ":"))
 
 
 def render_line(delivery: Delivery) -> str:

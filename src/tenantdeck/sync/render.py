@@ -18,7 +18,7 @@ from tenantdeck.models import catalog
 from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
 from tenantdeck.sync.plan import Plan, Step
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import json_text, shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -264,7 +264,7 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
 
 def render_json(plan: Plan) -> str:
     """Versioned JSON (``format_version``); the same document a saved plan holds, minus live snapshots."""
-    return json.dumps(plan.to_json(with_snapshots=False), indent=2, ensure_ascii=False) + "\n"
+    return json_text(plan.to_json(with_snapshots=False), indent=2) + "\n"
 
 
 def render(plan: Plan, fmt: str) -> str:
