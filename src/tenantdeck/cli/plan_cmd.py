@@ -20,6 +20,7 @@ from tenantdeck.cli.sync_common import (
     draft_option,
     duplicate_names_option,
     fail,
+    prefer_option,
     show_output,
 )
 from tenantdeck.cli.target_options import rebind_option, target_options
@@ -36,10 +37,11 @@ from tenantdeck.cli.target_options import rebind_option, target_options
 @concurrency_option
 @target_options
 @rebind_option
+@prefer_option
 def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
             allow_duplicate_names: bool, concurrency: int,
             profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None,
-            rebind: bool) -> None:
+            rebind: bool, prefer: str | None) -> None:
     """Save the operations a push would run, with remote fingerprints.
 
     \b
@@ -57,7 +59,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
-                                     "max_rps": max_rps}, rebind=rebind)
+                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer)
     show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)

@@ -18,7 +18,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option, not_a_draft
-from tenantdeck.cli.sync_common import choice_of, resolution_options
+from tenantdeck.cli.sync_common import choice_of, prefer_option, resolution_options
 from tenantdeck.cli.target_options import (
     TargetError,
     api_errors,
@@ -48,11 +48,12 @@ from tenantdeck.cli.target_options import (
 @resolution_options
 @target_options
 @rebind_option
+@prefer_option
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
             adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None,
-            rebind: bool) -> None:
+            rebind: bool, prefer: str | None) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, draft_of_plan, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -69,7 +70,8 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
                        adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
-                       lock_timeout=lock_timeout, rebind=rebind)
+                       lock_timeout=lock_timeout, rebind=rebind,
+                       prefer=prefer)  # type: ignore[arg-type]
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

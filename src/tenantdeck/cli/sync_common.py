@@ -41,6 +41,14 @@ def resolution_options(func: Any) -> Any:
     return func
 
 
+prefer_option = click.option(
+    "--prefer", type=click.Choice(["draft", "live"]), default=None,
+    help="Where an app has no base (no lock file, nothing pulled here: a fresh clone), which side wins where draft "
+    "and service differ: draft pushes the draft's values, live keeps the service's. Without it such a difference "
+    "is a conflict (exit 3), never a write.",
+)
+
+
 def choice_of(take_mine: tuple[str, ...], take_theirs: tuple[str, ...], take_mine_all: bool,
               take_theirs_all: bool) -> Any:
     from tenantdeck.sync.resolve import Choice
@@ -77,14 +85,20 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
                  target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None,
-                 rebind: bool = False) -> Any:
+                 rebind: bool = False, prefer: str | None = None) -> Any:
     """Load, (read live), compare and plan; prints draft problems and exits 1 on any error, 8 when the draft's
     base was taken from another account than the target (unless ``rebind``: then it is compared without it)."""
     from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local, plan_local
     from tenantdeck.sync.workspace.state import WorkspaceError
 
+    target = None
+    if not offline:
+        from tenantdeck.cli.target_options import target_for_draft
+
+        target = target_for_draft(draft_path, **(target_args or {}))
     try:
-        local = load_local(draft_path, reuse_in_sync=offline)
+        local = load_local(draft_path, reuse_in_sync=offline,
+                           key=target.fingerprint_key() if target is not None else None)
     except DraftInvalid as exc:
         from tenantdeck.cli.output import echo
 
@@ -98,21 +112,21 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
         if not local.base and not local.in_sync:
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
         return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
-    return _online_plan(local, allow_delete=allow_delete, concurrency=concurrency, target_args=target_args or {},
+    local.prefer = prefer
+    return _online_plan(local, target, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names, choice=choice, rebind=rebind)
 
 
-def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_args: dict[str, Any],
+def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: int,
                  allow_duplicate_names: bool, choice: Any = None, rebind: bool = False) -> Any:
     import asyncio
 
-    from tenantdeck.cli.target_options import TargetError, api_errors, target_for_draft, wrong_target_exit
+    from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
     from tenantdeck.sync.remote.fetch import fetch_live
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
-    target = target_for_draft(local.path, **target_args)
     try:
         check_identity(local.workspace, identity_of(target), rebind=rebind)
     except WrongTarget as exc:
@@ -140,7 +154,9 @@ def _online_plan(local: Any, *, allow_delete: bool, concurrency: int, target_arg
         from tenantdeck.cli.output import note, warning
         from tenantdeck.sync.workspace.local import settle_conflicts
 
+        prefer = local.prefer
         local, settled = settle_conflicts(local, comparison.conflicts, choice, os.environ)
+        local.prefer = prefer
         for line in settled.done:
             note(line)
         for line in settled.refused:

@@ -12,8 +12,15 @@ to plain values). Each leaf is classified:
 Why leaves: the widget update is a whole-object PUT, so the update body is built by laying only the *local* changes
 onto the *live* object (:func:`merged_leaves`). A field changed remotely and untouched in the draft survives.
 
-Where there is no base for a resource (never pulled, or a create whose result was not recorded), the live state
-stands in for the base: the draft wins, which is what a two-way tool would do. Offline, live *is* the base.
+Where an app has no base at all (never pulled here and no committed lock file: a fresh clone), nothing says which
+side changed a field, so a difference between draft and live is a conflict, never a write, unless the user says
+which side wins (``prefer="draft"``: live stands in for the base, the draft wins; ``prefer="live"``: the draft
+stands in, the service's values are kept). Where only a resource has no base (a create whose result was not
+recorded), the live state stands in for it. Offline, live *is* the base.
+
+A base secret read with another fingerprint key than the one it was made with (``{"unknown": true,
+"unverifiable": true}``, :mod:`tenantdeck.sync.workspace.lockfile`) is unknown, never "will rotate": a difference
+is shown only where the service reports the secret (then it is a conflict).
 
 Secrets are :data:`SecretState` dicts compared by keyed fingerprint; a side that cannot tell (the live webhook
 password, a ``${VAR}`` whose variable is unset) is replaced by the base. So is every live value the service does
@@ -144,8 +151,15 @@ def classify(base: Any, draft: Any, live: Any) -> LeafState:
     return "conflict"
 
 
-def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
-    """Classify every leaf present on any side, in a stable order."""
+def _unverifiable(value: Any) -> bool:
+    return type(value) is dict and bool(value.get("unverifiable"))
+
+
+def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
+    """Classify every leaf present on any side, in a stable order. ``base=None``: no base at all, so a leaf draft
+    and live differ on is a conflict (what neither side can tell is not a difference)."""
+    if base is None:
+        return _without_base(draft, live, kind=kind)
     leaves: list[Leaf] = []
     spec = BY_NAME[kind]
     for path in _ordered(base, draft, live):
@@ -155,6 +169,11 @@ def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> l
             continue
         if spec.partial and d is ABSENT:
             continue  # only the entries the draft names are managed (extensions)
+        if _unverifiable(b):
+            # fingerprints made with another key: only a service that reports the secret can show a difference
+            known = not _unknown(d) and not _unknown(lv) and d is not ABSENT
+            leaves.append(Leaf(path, b, d, lv, "conflict" if known and d != lv else "same"))
+            continue
         if _unknown(d) and b is not ABSENT:
             d = b  # a ${VAR} whose variable is unset: cannot tell, so no change
         if d is ABSENT and spec.absent_is_unchanged(path):
@@ -162,6 +181,19 @@ def compare_leaves(base: Leaves, draft: Leaves, live: Leaves, *, kind: str) -> l
         if _unknown(lv):
             lv = b if b is not ABSENT else d  # the service does not reveal it: the base stands in
         leaves.append(Leaf(path, b, d, lv, classify(b, d, lv)))
+    return leaves
+
+
+def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
+    spec = BY_NAME[kind]
+    leaves: list[Leaf] = []
+    for path in _ordered(draft, live):
+        d, lv = draft.get(path, ABSENT), live.get(path, ABSENT)
+        if spec.partial and d is ABSENT:
+            continue
+        cannot_tell = _unknown(d) or _unknown(lv) or (d is ABSENT and spec.absent_is_unchanged(path))
+        state: LeafState = "same" if cannot_tell or d == lv else "conflict"
+        leaves.append(Leaf(path, ABSENT, d, lv, state))
     return leaves
 
 
@@ -180,11 +212,23 @@ def resource_title(kind: str, rid: str, *sides: Leaves | None) -> str:
 
 
 def compare_resource(
-    kind: str, rid: str, base: Leaves | None, draft: Leaves | None, live: Leaves | None
+    kind: str, rid: str, base: Leaves | None, draft: Leaves | None, live: Leaves | None, *, no_base: bool = False
 ) -> ResourceDiff:
-    """Classify one resource, including its existence on each side."""
+    """Classify one resource, including its existence on each side. ``no_base``: its app has no base at all, so
+    a difference between draft and live is a conflict, never an operation."""
     title = resource_title(kind, rid, draft, live, base)
     res = ResourceDiff(kind, rid, title, "in_sync", base=base, draft=draft, live=live)
+    if no_base and base is None and draft is not None:
+        if live is None:
+            res.status = "conflict"
+            res.message = ("in the draft, not on the service, and no base says which side changed it (--prefer "
+                           "draft creates it, --prefer live leaves it out)")
+            return res
+        res.leaves = compare_leaves(None, draft, live, kind=kind)
+        if res.by_state("conflict"):
+            res.status = "conflict"
+            res.message = ""
+        return res
     if draft is not None:
         if base is None and live is None:
             res.status = "create"
@@ -222,10 +266,18 @@ def compare_app(
     live: Mapping[str, Any] | None,
     *,
     offline: bool = False,
+    prefer: str | None = None,
 ) -> AppDiff:
-    """Compare one app on its three sides. Offline, the base stands in for live."""
+    """Compare one app on its three sides. Offline, the base stands in for live. An app the draft names by id with
+    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict."""
     if offline:
         live = base
+    no_base = False
+    if not offline and draft is not None and draft.get("id") and base is None and live is not None:
+        if prefer == "live":
+            base = draft  # the draft stands in for the base: what the service has is kept
+        elif prefer != "draft":
+            no_base = True
     ident = draft or base or live
     assert ident is not None
     app_id = ident.get("id") or (base or {}).get("id") or (live or {}).get("id")
@@ -269,7 +321,8 @@ def compare_app(
             live_res = _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
-        res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res))
+        res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res),
+                               no_base=no_base)
         if spec.parent and res.status == "create":
             res.title = resource_title(kind, rid)
         diff.resources.append(res)
@@ -298,6 +351,8 @@ def compare_all(
     live: Mapping[str, Mapping[str, Any]] | None,
     *,
     in_sync: Mapping[str, str] | None = None,
+    prefer: str | None = None,
+    prefer_apps: Mapping[str, str] | None = None,
 ) -> Comparison:
     """Compare a whole draft. ``live=None`` means offline (draft against base, no network).
 
@@ -315,7 +370,7 @@ def compare_all(
         lv = (live or {}).get(app_id) if app_id else None
         if app_id:
             seen.add(app_id)
-        apps.append(compare_app(app, b, lv, offline=offline))
+        apps.append(compare_app(app, b, lv, offline=offline, prefer=(prefer_apps or {}).get(app_id or "", prefer)))
     for app_id, b in base.items():
         if app_id not in seen:
             apps.append(compare_app(None, b, (live or {}).get(app_id) if not offline else b, offline=offline))

@@ -78,6 +78,8 @@ class PushRequest:
     only: frozenset[tuple[str, str, str]] | None = None
     #: push to the target even though the draft's base was taken from another account (its base is set aside)
     rebind: bool = False
+    #: where an app has no base (a fresh clone without the lock file): which side wins; None: a conflict
+    prefer: Literal["draft", "live"] | None = None
 
 
 @dataclass(slots=True)
@@ -159,9 +161,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         plan_in = read
     draft_path = request.draft_path or (Path(plan_in.draft_path) if plan_in else Path("tenantdeck.yaml"))
     try:
-        local = load_local(draft_path, env)
+        local = load_local(draft_path, env, key=target.fingerprint_key())
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{draft_path} is not valid; nothing was pushed", problems=exc.problems)
+    local.prefer = request.prefer
     blocked = unwritable(local.path, local.workspace)
     if blocked:
         return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
@@ -187,13 +190,17 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 notices += [f'app "{name}": adopting the service\'s app {app_id} of the same name (--adopt-existing)'
                             for name, app_id in adopt.items()]
                 local = _write_ids(ids, local, env, warnings, app_ids=adopt)
+                local.prefer_apps.update(dict.fromkeys(adopt.values(), "draft"))  # adopted: the draft is pushed
                 found = clashes(local.apps, names)
             live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing)
+            local.prefer = request.prefer
             comparison = compare_local(local, live)
             if request.choice and comparison.conflicts:
+                prefer_apps = local.prefer_apps
                 local, settled = settle_conflicts(local, comparison.conflicts, request.choice, env)
                 notices += settled.done
                 warnings += settled.refused
+                local.prefer, local.prefer_apps = request.prefer, prefer_apps
                 comparison = compare_local(local, live)
             _settle(local, settled_bases(comparison))
             plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
@@ -262,7 +269,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
     Read-only: nothing is written, not even the base (a push records what both sides agree on).
     """
     try:
-        local = load_local(path, env, text=text)
+        local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
@@ -337,6 +344,8 @@ def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | No
         local.workspace.record_identity(pointing)  # the draft now belongs to this account
     elif not (local.workspace.read_meta() or {}).get("identity"):
         local.workspace.record_identity(pointing)  # a base pulled before identities were recorded
+    if plan_in is None and not local.workspace.lock_path.exists():
+        local.workspace.write_lock(local.base, pointing)  # the committed base, updated after each operation
     return None
 
 

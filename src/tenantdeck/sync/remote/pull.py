@@ -100,13 +100,15 @@ async def pull(
     concurrency: int = DEFAULT_CONCURRENCY,
     identity: Mapping[str, Any] | None = None,
     rebind: bool = False,
+    fingerprint_key: bytes | None = None,
 ) -> PullResult:
     """Pull the account (or only ``app_ids``) into the draft at ``draft_path`` and its base snapshot.
 
     ``identity``: the account ``client`` talks to (:func:`tenantdeck.sync.workspace.binding.identity_of`). A draft
     whose base was taken from another account is :class:`~tenantdeck.sync.workspace.binding.WrongTarget` before
     anything is read (a pull of another account would remove every app from the draft), unless ``rebind``: then
-    the old base is set aside and the draft becomes this account's.
+    the old base is set aside and the draft becomes this account's. ``fingerprint_key``: the target's, the
+    workspace's key if it has none yet. The base is written to the local cache and to the committed lock file.
 
     Raises the client's ``ApiError`` family for anything the service does, :class:`PullError` for a draft that
     cannot be read or an unknown app id, ``WorkspaceError``/``OSError`` for local files.
@@ -131,7 +133,7 @@ async def pull(
                 f"no app with id {', '.join(missing)} on the service; `tenantdeck pull` without --app lists them all"
             )
         remote_apps = [by_id[i] for i in wanted]
-    secret_key = workspace.secret_key()
+    secret_key = workspace.secret_key(fingerprint_key)
     by_app: dict[str, dict[str, Any]] = {}
 
     def canonicalise(bundle: Any) -> None:
@@ -192,6 +194,9 @@ async def pull(
     if wanted is None or set_aside:
         for stale in set(workspace.load_base()) - set(remote_ids):
             workspace.delete_base_app(stale)  # with --rebind and --app too: the other account's base goes
+    locked = {} if wanted is None or set_aside else dict(old_base)  # --app: the other apps' base stays
+    locked.update({c["id"]: c for c in canonicals})
+    workspace.write_lock(locked, identity if identity is not None else {"base_url": base_url, "profile": profile})
     workspace.write_meta(profile=profile, base_url=base_url,
                          identity=dict(identity) if identity is not None else None)
 
@@ -234,6 +239,7 @@ async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[st
 
     workspace = Workspace(draft_path)
     check_identity(workspace, identity_of(target))
+    workspace.secret_key(target.fingerprint_key())
     async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
         canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
     base = workspace.load_base()
@@ -317,6 +323,7 @@ def pull_target(
                 concurrency=concurrency,
                 identity=identity_of(target),
                 rebind=rebind,
+                fingerprint_key=target.fingerprint_key(),
             )
 
     result = asyncio.run(run())

@@ -71,11 +71,22 @@ def recorded(workspace: Workspace) -> dict[str, Any] | None:
     """The identity the draft's base was taken from: the lock file's, else ``meta.json``'s (which also knows the
     sandbox's file on this machine), else None (never pulled). A ``meta.json`` from before identities were
     recorded gives only the profile and base URL."""
+    from tenantdeck.sync.workspace.lockfile import LockFileError, read_lock_target
+    from tenantdeck.sync.workspace.state import WorkspaceError
+
     meta = workspace.read_meta() or {}
     mine = meta.get("identity") if isinstance(meta.get("identity"), dict) else None
     if mine is None and meta.get("base_url"):
         mine = {"base_url": meta.get("base_url"), "profile": meta.get("profile")}
-    return dict(mine) if mine else None
+    try:
+        locked = read_lock_target(workspace)
+    except LockFileError as exc:
+        raise WorkspaceError(str(exc)) from None
+    if locked is None:
+        return dict(mine) if mine else None
+    if mine and same_account(mine, locked) and mine.get("sandbox_db"):
+        locked["sandbox_db"] = mine["sandbox_db"]  # where that sandbox lives on this machine
+    return locked
 
 
 def same_account(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

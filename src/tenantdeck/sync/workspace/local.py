@@ -49,6 +49,10 @@ class Local:
     in_sync: dict[str, str] = field(default_factory=dict)
     #: offline only: app id -> digest of what its canonical form is computed from (see :mod:`.insync`)
     digests: dict[str, str] = field(default_factory=dict)
+    #: which side wins where an app has no base (``--prefer``); None: a difference is a conflict
+    prefer: str | None = None
+    #: per app id, overriding ``prefer`` (an app ``--adopt-existing`` just adopted: the draft is pushed to it)
+    prefer_apps: dict[str, str] = field(default_factory=dict)
 
     @property
     def draft(self) -> Draft:
@@ -74,7 +78,7 @@ class Local:
 
 def load_local(
     path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
-    text: str | None = None,
+    text: str | None = None, key: bytes | None = None,
 ) -> Local:
     """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
 
@@ -82,6 +86,7 @@ def load_local(
     ``Local.in_sync`` instead of ``Local.apps`` and their base files are not read.
     ``text``: the draft as an editor holds it (unsaved edits included); the file at ``path`` is then not read, and
     ``path`` only names the draft and its workspace.
+    ``key``: the target's fingerprint key, the workspace's if it has none yet (see ``Workspace.secret_key``).
     """
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.load import load_text
@@ -94,7 +99,9 @@ def load_local(
         raise DraftInvalid(result.problems)
     workspace = Workspace(path)
     check_workspace(workspace)  # a file, a dangling link or an unreadable directory: one WorkspaceError
-    key = workspace.secret_key()
+    key = workspace.secret_key(key)
+    if workspace.lock_path.exists() and not workspace.lock_as_written():
+        reuse_in_sync = False  # the committed base changed under the cache (a git pull, a merge)
     draft = result.draft
     assert draft is not None
     digests: dict[str, str] = {}
@@ -119,7 +126,8 @@ def load_local(
 
 def compare_local(local: Local, live: Mapping[str, Mapping[str, Any]] | None) -> Comparison:
     """Compare, then (when digests were taken) remember which apps have no local change."""
-    comparison = compare_all(local.apps, local.base, live, in_sync=local.in_sync)
+    comparison = compare_all(local.apps, local.base, live, in_sync=local.in_sync, prefer=local.prefer,
+                             prefer_apps=local.prefer_apps)
     if local.digests:
         from tenantdeck.sync.workspace.insync import InSyncCache
 

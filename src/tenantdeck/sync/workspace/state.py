@@ -8,6 +8,9 @@ Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one fo
     .tenantdeck/<stem>/secret.key   32 random bytes, mode 0600: the HMAC key of secret fingerprints
     .tenantdeck/<stem>/journal/     push journals (written by tenantdeck.sync.workspace.journal)
     .tenantdeck/<stem>/history.jsonl  audit log (written by tenantdeck.sync.workspace.history)
+    <stem>.lock.json                 beside the draft, committed: the base when it exists (tenantdeck.sync.workspace
+                                     .lockfile); base/ is then a cache. Base files record the key check of their
+                                     fingerprints, so a base read with another key has its secrets unverifiable.
 
 One file per app lets a push update the base after each operation without rewriting a 1,000-app snapshot. Every
 write goes through :func:`atomic_write_bytes` (temp file in the same directory, fsync, ``os.replace``, fsync of
@@ -20,6 +23,7 @@ import json
 import os
 import secrets
 import stat
+import threading
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +31,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tenantdeck.atomic import append_durably, atomic_write_bytes, atomic_write_json, fsync_dir
+from tenantdeck.sync.workspace import lockfile
 
 WORKSPACE_DIR = ".tenantdeck"
 KEY_BYTES = 32
@@ -55,6 +60,10 @@ class Workspace:
         self.journal_dir = self.root / "journal"
         self.history_path = self.root / "history.jsonl"
         self.draft_writes_path = self.root / "draft-writes.jsonl"
+        #: the committed base beside the draft (:mod:`.lockfile`): the base when it exists, this directory a cache
+        self.lock_path = lockfile.lock_path(self.draft_path)
+        self._lock_mutex = threading.Lock()  # a push writes bases from worker threads; the lock file is one file
+        self.lock_written_path = self.root / "lock-written.json"
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -69,9 +78,12 @@ class Workspace:
 
     # --- fingerprint key --------------------------------------------------------------------------------------
 
-    def secret_key(self) -> bytes:
-        """The workspace's HMAC key, created (32 random bytes, mode 0600) on first use.
+    def secret_key(self, new: bytes | None = None) -> bytes:
+        """The workspace's HMAC key, created (mode 0600) on first use: ``new`` when given, else 32 random bytes.
 
+        A command that knows the target passes its :meth:`~tenantdeck.targets.Target.fingerprint_key` (derived
+        from the account's management secret), so the fingerprints in the committed lock file can be checked on
+        another clone that knows the same secret; an existing key is kept (the base it made stays comparable).
         Creation uses ``O_EXCL`` so two processes racing here end up with the same key, not two.
         """
         try:
@@ -79,7 +91,7 @@ class Workspace:
         except FileNotFoundError:
             pass
         self.ensure()
-        key = secrets.token_bytes(KEY_BYTES)
+        key = new if new is not None and len(new) == KEY_BYTES else secrets.token_bytes(KEY_BYTES)
         try:
             fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -92,6 +104,10 @@ class Workspace:
         os.chmod(self.key_path, 0o600)  # the umask cannot loosen it, but a odd filesystem might
         fsync_dir(self.root)
         return key
+
+    def fingerprint_key(self) -> bytes:
+        """The key of this workspace's fingerprints (:meth:`secret_key`)."""
+        return self.secret_key()
 
     def _read_key(self) -> bytes:
         data = self.key_path.read_bytes()
@@ -110,10 +126,31 @@ class Workspace:
         return self.base_dir / _file_name(app_id)
 
     def load_base(self, skip: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
-        """Every base app, keyed by app id (empty when nothing was pulled yet), except the ids in ``skip``."""
+        """Every base app, keyed by app id (empty when nothing was pulled yet), except the ids in ``skip``: from the
+        lock file when there is one, else from the local cache. Secret fingerprints made with another key than
+        this run's are unverifiable (:func:`.lockfile.unverifiable`)."""
+        check = lockfile.key_check(self.fingerprint_key())
+        doc = self._read_lock()
+        if doc is not None:
+            skipped = set(skip)
+            return {app_id: entry["app"] if entry.get("key") == check else lockfile.unverifiable(entry["app"])
+                    for app_id, entry in doc["apps"].items() if app_id not in skipped}
+        return {app_id: app if key == check else lockfile.unverifiable(app)
+                for app_id, (app, key) in self._load_cache(skip, check).items()}
+
+    def _read_lock(self) -> dict[str, Any] | None:
+        try:
+            return lockfile.read(self.lock_path)
+        except lockfile.LockFileError as exc:
+            raise WorkspaceError(str(exc)) from None
+
+    def _load_cache(self, skip: Iterable[str], check: str) -> dict[str, tuple[dict[str, Any], str]]:
+        """The local cache's apps with the key check each was written with (an unstamped file: this workspace's
+        ``secret.key``, the only key there was)."""
         if not self.base_dir.is_dir():
             return {}
-        out: dict[str, dict[str, Any]] = {}
+        legacy: str | None = None
+        out: dict[str, tuple[dict[str, Any], str]] = {}
         skipped = {_file_name(app_id) for app_id in skip}
         # os.scandir + plain open: Path.glob and read_text cost as much as the JSON parsing on 1,000 small files
         names = sorted(
@@ -127,15 +164,69 @@ class Workspace:
             app = doc.get("app") if isinstance(doc, dict) else None
             if not isinstance(app, dict) or not isinstance(app.get("id"), str):
                 raise WorkspaceError(f"{path} is not a base snapshot file; delete it and run `tenantdeck pull`")
-            out[app["id"]] = app
+            key = doc.get("key")
+            if not isinstance(key, str):
+                legacy = legacy or lockfile.key_check(self.secret_key())
+                key = legacy
+            out[app["id"]] = (app, key)
         return out
+
+    def write_lock(self, apps: Mapping[str, dict[str, Any]], target: Mapping[str, Any] | None) -> None:
+        """Write the whole lock file (a pull, or the first push of a draft without one): ``apps`` with this run's
+        key check, ``target`` the account (its ``base_url``, ``account`` and ``profile``; nothing local)."""
+        check = lockfile.key_check(self.fingerprint_key())
+        shown = {k: target[k] for k in ("account", "base_url", "profile") if target and target.get(k)}
+        with self._lock_mutex:
+            atomic_write_bytes(self.lock_path, lockfile.render(
+                {app_id: {"app": app, "key": check} for app_id, app in apps.items()}, shown))
+            self._note_lock_written()
+
+    def _lock_stat(self) -> list[int] | None:
+        try:
+            st = os.stat(self.lock_path)
+        except OSError:
+            return None
+        return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+    def _note_lock_written(self) -> None:
+        """Remember the lock file as tenantdeck left it: while it is so, the local cache mirrors it."""
+        atomic_write_json(self.lock_written_path, {"stat": self._lock_stat()}, sync_dir=False)
+
+    def lock_as_written(self) -> bool:
+        """Whether the lock file is the one tenantdeck last wrote here (not changed by a git pull, a merge, a
+        checkout), so the local cache (and the offline diff's in-sync cache built on it) still mirrors it."""
+        try:
+            with open(self.lock_written_path, "rb") as handle:
+                recorded = json.loads(handle.read()).get("stat")
+        except (OSError, ValueError, AttributeError):
+            return False
+        return recorded is not None and recorded == self._lock_stat()
+
+    def _update_lock(self, app_id: str, canonical: dict[str, Any] | None) -> None:
+        """One app's entry of the lock file replaced (``None``: removed), if there is a lock file."""
+        with self._lock_mutex:
+            doc = self._read_lock()
+            if doc is None:
+                return
+            apps = dict(doc["apps"])
+            if canonical is None:
+                if apps.pop(app_id, None) is None:
+                    return
+            else:
+                apps[app_id] = {"app": canonical, "key": lockfile.key_check(self.fingerprint_key())}
+            atomic_write_bytes(self.lock_path, lockfile.render(apps, doc.get("target")))
+            self._note_lock_written()
 
     def write_base_app(self, app_id: str, canonical: dict[str, Any]) -> None:
         """Store one app's canonical state (atomically); ``canonical["id"]`` must be ``app_id``."""
         if canonical.get("id") != app_id:
             raise ValueError(f"canonical app id {canonical.get('id')!r} does not match {app_id!r}")
         self.ensure()
-        atomic_write_json(self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, make_parents=True)
+        atomic_write_json(self.base_path(app_id), self._entry(canonical), make_parents=True)
+        self._update_lock(app_id, canonical)
+
+    def _entry(self, canonical: dict[str, Any]) -> dict[str, Any]:
+        return {"format": BASE_FORMAT, "app": canonical, "key": lockfile.key_check(self.fingerprint_key())}
 
     def write_base_apps(self, apps: Mapping[str, dict[str, Any]], *, threads: int = 8) -> None:
         """Store many apps (a pull): each file atomic as in :meth:`write_base_app`, written by a few threads.
@@ -151,11 +242,11 @@ class Workspace:
         self.ensure()
         self.base_dir.mkdir(parents=True, exist_ok=True)
 
+        self.fingerprint_key()  # made (if need be) before the threads read it
+
         def write(item: tuple[str, dict[str, Any]]) -> None:
             app_id, canonical = item
-            atomic_write_json(
-                self.base_path(app_id), {"format": BASE_FORMAT, "app": canonical}, sync_dir=False, make_parents=True
-            )
+            atomic_write_json(self.base_path(app_id), self._entry(canonical), sync_dir=False, make_parents=True)
 
         from concurrent.futures import ThreadPoolExecutor  # only a pull writes many files at once
 
@@ -165,6 +256,7 @@ class Workspace:
 
     def delete_base_app(self, app_id: str) -> None:
         """Forget one app (deleted on the service); missing is fine."""
+        self._update_lock(app_id, None)
         try:
             self.base_path(app_id).unlink()
         except FileNotFoundError:
@@ -206,9 +298,11 @@ class Workspace:
                         identity=identity)
 
     def clear_base(self) -> None:
-        """Forget the whole base snapshot (``--rebind``: it describes another account)."""
-        for app_id in list(self.load_base()):
+        """Forget the whole base snapshot, lock file included (``--rebind``: it describes another account)."""
+        for app_id in list(self.load_base()) + list(self._load_cache((), "")):
             self.delete_base_app(app_id)
+        if self.lock_path.exists():
+            self.lock_path.unlink()
 
     # --- the tool's own writes to the draft ------------------------------------------------------------------
 

@@ -1,0 +1,145 @@
+"""A committable base (issue 19, item 2): the lock file beside the draft is what a fresh clone diffs against.
+
+Through the CLI against the in-process sandbox, as a CI job on a fresh checkout runs it: pull, commit (the draft
+and ``tenantdeck.lock.json``; ``.tenantdeck/`` is gitignored, so it is gone), someone changes a colour in the
+dashboard, the job pushes an unrelated toggle. The colour must stay; the secret must not "rotate". Without any
+base, a difference is a conflict (exit 3) naming the field, and ``--prefer draft`` says which side wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tenantdeck import exitcodes
+from tenantdeck.cli import cli
+from tenantdeck.targets import local_target
+
+COLOUR, THEIRS = "'#03A9F4'", "#ABCDEF"
+TOKEN_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN"
+
+
+def env_of(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {"TENANTDECK_CONFIG_DIR": str(tmp_path / "config"), "TENANTDECK_DATA_DIR": str(tmp_path / "sandbox"),
+            "NO_COLOR": "1", **extra}
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> Result:
+    return CliRunner().invoke(cli, list(args), env=env_of(tmp_path, **env), catch_exceptions=False)
+
+
+def service(tmp_path: Path, method: str, *args: Any) -> Any:
+    async def go() -> Any:
+        async with local_target(env_of(tmp_path)).client() as client:
+            return await getattr(client, method)(*args)
+
+    return asyncio.run(go())
+
+
+def acme(tmp_path: Path) -> tuple[str, Any]:
+    app = next(a for a in service(tmp_path, "list_apps") if a.name == "Acme Support")
+    return app.id, service(tmp_path, "list_widgets", app.id)[0]
+
+
+def dashboard_colour_change(tmp_path: Path) -> None:
+    app_id, widget = acme(tmp_path)
+    settings = dict(widget.settings)
+    settings["style"] = {**settings["style"], "primary_color": THEIRS}
+    service(tmp_path, "update_widget", app_id, widget.widget_id, settings)
+
+
+def flip_gifs(draft: Path) -> None:
+    text = draft.read_text(encoding="utf-8")
+    assert text.count("send_gifs: false") == 1
+    draft.write_text(text.replace("send_gifs: false", "send_gifs: true"), encoding="utf-8")
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    """A fresh checkout of a pulled draft: the draft and its lock file, no ``.tenantdeck/``."""
+    draft = tmp_path / "repo" / "tenantdeck.yaml"
+    draft.parent.mkdir()
+    assert run(tmp_path, "pull", "--draft", str(draft)).exit_code == 0
+    shutil.rmtree(draft.parent / ".tenantdeck")
+    return draft
+
+
+def test_a_fresh_clone_pushes_its_toggle_and_keeps_the_dashboard_colour(clone: Path, tmp_path: Path) -> None:
+    token = service(tmp_path, "get_sms", acme(tmp_path)[0])["twilioAuthToken"]
+    dashboard_colour_change(tmp_path)
+    flip_gifs(clone)
+    result = run(tmp_path, "push", "--yes", "--draft", str(clone), **{TOKEN_VAR: token})
+    assert result.exit_code == exitcodes.OK, result.output
+    assert "will rotate" not in result.output
+    assert f'"{THEIRS}" -> "#03A9F4"' not in result.output  # the colour is drift to keep, not a change to send
+    assert f'"#03A9F4" -> "{THEIRS}"' in result.output
+    widget = acme(tmp_path)[1].settings
+    assert widget["style"]["primary_color"] == THEIRS
+    assert widget["main"]["send_gifs"] is True
+    # the lock file followed the push: a second fresh clone is in sync with the service
+    shutil.rmtree(clone.parent / ".tenantdeck")
+    again = run(tmp_path, "diff", "--draft", str(clone), **{TOKEN_VAR: token})
+    assert again.exit_code == exitcodes.OK, again.output
+
+
+def test_offline_without_the_key_a_locked_secret_is_unknown_never_a_rotation(clone: Path, tmp_path: Path) -> None:
+    # offline on a fresh clone there is no account secret: the lock file's fingerprints cannot be checked
+    result = run(tmp_path, "diff", "--offline", "--draft", str(clone), **{TOKEN_VAR: "another-value"})
+    assert result.exit_code == exitcodes.OK, result.output
+    assert "rotate" not in result.output
+
+
+def test_with_no_base_and_no_lock_a_difference_is_a_conflict_until_a_side_is_preferred(
+        clone: Path, tmp_path: Path) -> None:
+    (clone.parent / "tenantdeck.lock.json").unlink(missing_ok=True)
+    dashboard_colour_change(tmp_path)
+    flip_gifs(clone)
+    before = clone.read_bytes()
+    refused = run(tmp_path, "push", "--yes", "--draft", str(clone))
+    assert refused.exit_code == exitcodes.CONFLICT, refused.output
+    assert "Primary colour" in refused.output and "Allow GIFs" in refused.output
+    assert acme(tmp_path)[1].settings["main"]["send_gifs"] is False  # nothing written
+    assert clone.read_bytes() == before
+
+    kept = run(tmp_path, "diff", "--draft", str(clone), "--prefer", "live")
+    assert kept.exit_code == exitcodes.OK, kept.output  # the service's values win: nothing to push
+
+    pushed = run(tmp_path, "push", "--yes", "--draft", str(clone), "--prefer", "draft")
+    assert pushed.exit_code == exitcodes.OK, pushed.output
+    widget = acme(tmp_path)[1].settings
+    assert widget["main"]["send_gifs"] is True and widget["style"]["primary_color"] == COLOUR.strip("'")
+
+
+def test_the_lock_file_is_deterministic_and_two_branches_merge(clone: Path, tmp_path: Path) -> None:
+    lock = clone.parent / "tenantdeck.lock.json"
+    first = lock.read_bytes()
+    assert run(tmp_path, "pull", "--draft", str(clone)).exit_code == 0
+    assert lock.read_bytes() == first  # the same account gives the same bytes: no churn in git
+    doc = json.loads(first)
+    assert set(doc) == {"apps", "format", "target"} and doc["target"]["account"].startswith("sandbox:")
+    assert "sandbox_db" not in doc["target"]  # nothing about this machine
+    ids = sorted(doc["apps"])
+    assert len(ids) >= 2
+
+    def branch(app_id: str, name: str) -> Path:
+        changed = json.loads(first)
+        changed["apps"][app_id]["app"]["name"] = name
+        out = tmp_path / f"{name}.json"
+        out.write_text(json.dumps(changed, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return out
+
+    ours, theirs = branch(ids[0], "ours"), branch(ids[-1], "theirs")
+    base = tmp_path / "base.json"
+    base.write_bytes(first)
+    merged = subprocess.run(["git", "merge-file", "-p", str(ours), str(base), str(theirs)],
+                            capture_output=True, check=False)
+    assert merged.returncode == 0, merged.stdout.decode()
+    apps = json.loads(merged.stdout)["apps"]
+    assert apps[ids[0]]["app"]["name"] == "ours" and apps[ids[-1]]["app"]["name"] == "theirs"
