@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -19,6 +20,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Input, Label, Static
 
 from tenantdeck.draft import bulk, preset_view, widget_view
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -86,7 +88,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         current = self.preset
         table.clear()
         for row in rows:
-            table.add_row(row.name, str(row.apps), key=row.name)
+            table.add_row(Text(shown(row.name)), str(row.apps), key=row.name)
         names = [r.name for r in rows]
         self.sub_title = f"Presets: {len(rows)}"
         if current in names:
@@ -111,7 +113,8 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         for f in self._fields:
             value = preset_view.shown(f.value) + (" (default)" if f.source == widget_view.DEFAULT else "")
             label = f.label if len(f.label) <= 26 else f.label[:25] + "…"
-            fields.add_row(label, value, str(f.overriding) if f.overriding else "", key=f"{f.section}.{f.key}")
+            fields.add_row(label, Text(shown(value)), str(f.overriding) if f.overriding else "",
+                           key=f"{f.section}.{f.key}")
         if self._fields:
             fields.move_cursor(row=min(row, len(self._fields) - 1))
         everything = data.get("apps") or []
@@ -119,8 +122,8 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
             app = everything[i] if isinstance(everything[i], dict) else {}
             own = sum(len(w.get(s) or {}) for w in app.get("widgets") or [] if isinstance(w, dict)
                       and w.get("extends") == name for s in widget_view.SECTIONS if isinstance(w.get(s), dict))
-            apps.add_row(str(app.get("name", "?")), str(app.get("region", "?")), str(own) if own else "",
-                         key=str(i))
+            apps.add_row(Text(shown(str(app.get("name", "?")))), Text(shown(str(app.get("region", "?")))),
+                         str(own) if own else "", key=str(i))
         n = len(self._apps)
         self.query_one("#fields-caption", Static).update(
             f"{name}: Enter edits; Overrides: apps keeping their own")

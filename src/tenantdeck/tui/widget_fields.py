@@ -36,6 +36,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
@@ -80,7 +81,7 @@ def source_markup(state: RowState, *, detail: bool = True) -> str:
     r = state.resolved
     if r.source == wv.OVERRIDE:
         below = ("" if r.inherited_source == wv.UNSET or not detail
-                 else f" [dim](preset: {escape(_short(fmt(r.inherited)))})[/]")
+                 else f" [dim](preset: {escape(shown(_short(fmt(r.inherited))))})[/]")
         return f"[b $accent]override[/]{below}"
     if r.source == wv.PRESET and not state.editing_preset:
         return "[dim]preset[/]"
@@ -95,7 +96,7 @@ def detail_markup(state: RowState) -> str:
     """What an override hides: the preset's value, for rows whose marker sits in a narrow column."""
     r = state.resolved
     if r.source == wv.OVERRIDE and r.inherited_source != wv.UNSET:
-        return f"[dim]preset value: {escape(_short(fmt(r.inherited), 60))}[/]"
+        return f"[dim]preset value: {escape(shown(_short(fmt(r.inherited), 60)))}[/]"
     return ""
 
 
@@ -103,7 +104,7 @@ def problems_markup(state: RowState) -> str:
     lines = []
     for severity, message in state.problems:
         colour = "$error" if severity == "error" else "$warning"
-        lines.append(f"[{colour}]{'✗' if severity == 'error' else '!'} {escape(message)}[/]")
+        lines.append(f"[{colour}]{'✗' if severity == 'error' else '!'} {escape(shown(message))}[/]")
     return "\n".join(lines)
 
 
@@ -323,7 +324,7 @@ listed with F8).
                 swatch.styles.background = None
                 swatch.update(" ?" if text else "")
             if problem and text != self._shown:
-                live = f"[$error]✗ {escape(problem)}[/] [dim](not written yet)[/]"
+                live = f"[$error]✗ {escape(shown(problem))}[/] [dim](not written yet)[/]"
         if self.state is not None:
             self.paint_status(self.state, live)
 
