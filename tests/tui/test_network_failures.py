@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +84,10 @@ def test_each_network_failure_is_a_notification_with_its_hint(kind: str, tmp_pat
     monkeypatch.setattr(PullScreen, "CLIENT_OPTIONS", {"max_retries": 1, "retry_base_delay": 0.0})
     draft = tmp_path / "tenantdeck.yaml"
     pull_target(local_target(), draft)
+    # a draft of the failing account's, not of the local sandbox's: without its base and lock file it records no
+    # account (one that did would be refused before any request, with exit 8's words, not a network error)
+    shutil.rmtree(tmp_path / ".tenantdeck")
+    (tmp_path / "tenantdeck.lock.json").unlink()
     with endpoint(kind, tmp_path) as url:
         (tmp_path / "config").mkdir()
         (tmp_path / "config" / "profiles.yaml").write_text(
