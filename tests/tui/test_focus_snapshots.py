@@ -39,7 +39,15 @@ def _focus_row(tab: str, row_id: str, theme: str) -> Any:
             await app.workers.wait_for_complete()
             await pilot.pause()
         app.screen.query_one(f"#{row_id}", FieldRow).focus()
-        await pilot.pause()
+        # the focus scrolls its row into view once the tab is laid out, animated: wait for the scroll to end, not
+        # for a time (under load one pause was not always enough, and the picture was taken mid-scroll)
+        await pilot.wait_for_scheduled_animations()
+        for _ in range(10):
+            before = app.screen.focused.region if app.screen.focused else None
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            if app.screen.focused and app.screen.focused.region == before:
+                break
         no_blink(pilot)
         await pilot.pause()
 
