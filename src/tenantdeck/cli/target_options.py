@@ -79,15 +79,7 @@ def target_from_options(
     env: Mapping[str, str] | None = None,
 ) -> Target:
     """Resolve the target; a problem becomes :class:`TargetError` (one line, exit 1)."""
-    from tenantdeck.targets import ProfileError, resolve_target
-
-    try:
-        target = resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)
-    except ProfileError as exc:
-        raise TargetError(str(exc)) from None
-    if max_rps is not None:
-        target.max_rps = max_rps
-    return target
+    return target_for_draft(None, profile, base_url, insecure, max_rps, env)
 
 
 rebind_option = click.option(
@@ -99,7 +91,7 @@ rebind_option = click.option(
 
 
 def target_for_draft(
-    draft_path: Path,
+    draft_path: Path | None,
     profile: str | None,
     base_url: str | None,
     insecure: bool,
@@ -107,11 +99,15 @@ def target_for_draft(
     env: Mapping[str, str] | None = None,
 ) -> Target:
     """The target of a command on a draft: the one named, else the one the draft records
-    (:func:`tenantdeck.targets.resolve_for_draft`); a problem becomes :class:`TargetError`."""
-    from tenantdeck.targets import ProfileError, resolve_for_draft
+    (:func:`tenantdeck.targets.resolve_for_draft`); no draft: the one named or the default. A problem becomes
+    :class:`TargetError`."""
+    from tenantdeck.targets import ProfileError, resolve_for_draft, resolve_target
 
     try:
-        target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, env=env)
+        if draft_path is None:
+            target = resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)
+        else:
+            target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, env=env)
     except ProfileError as exc:
         raise TargetError(str(exc)) from None
     if max_rps is not None:
