@@ -142,7 +142,8 @@ def test_init_adds_gitignore_entries_once(tmp_path: Path) -> None:
 
 
 def test_init_creates_a_gitignore_that_git_honours(tmp_path: Path, env: dict[str, str]) -> None:
-    """Workspace and backups stay out of git; the draft and the schema its modeline names go in."""
+    """Workspace and backups stay out of git; the draft, its lock file (the committable base) and the schema its
+    modeline names go in."""
     git = shutil.which("git")
     if git is None:
         pytest.skip("git is not installed")
@@ -160,4 +161,4 @@ def test_init_creates_a_gitignore_that_git_honours(tmp_path: Path, env: dict[str
         [git, "-C", str(project), "diff", "--cached", "--name-only"], capture_output=True, text=True, check=True,
         env=genv,
     ).stdout.split()
-    assert sorted(staged) == [".gitignore", ".tenantdeck/draft.schema.json", "tenantdeck.yaml"]
+    assert sorted(staged) == [".gitignore", ".tenantdeck/draft.schema.json", "tenantdeck.lock.json", "tenantdeck.yaml"]
