@@ -33,6 +33,7 @@ def scenes() -> dict[str, Any]:
 async def shoot(name: str, out: Path, size: tuple[int, int]) -> Path:
     with tempfile.TemporaryDirectory(prefix="tenantdeck-shot-") as tmp:
         os.environ.update(env(Path(tmp)))
+        os.chdir(tmp)  # beside the draft, as a user runs it: the title names the draft, not a temp path
         for var in push_fixtures.FAULTS:
             os.environ.pop(var, None)
         if name in push_fixtures.scenes():  # scenes that read the sandbox: their own draft and faults

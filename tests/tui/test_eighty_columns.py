@@ -134,3 +134,19 @@ def test_undo_and_redo_say_what_they_changed(tmp_path: Path, monkeypatch: pytest
 
     assert asyncio.run(go()) == ["Undid the edit of apps[0].region", "Redid the edit of apps[0].region",
                                  "Nothing to redo."]
+
+
+def test_the_title_says_where_the_draft_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20 item 10: the demo's draft lives under the user data directory, and the title said only its name."""
+    from tenantdeck.tui.editor import display_path
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    assert display_path(work / "tenantdeck.yaml") == "tenantdeck.yaml"  # beside you: just its name
+    demo = home / ".local" / "share" / "tenantdeck" / "demo" / "tenantdeck.yaml"
+    assert display_path(demo) == "~/.local/share/tenantdeck/demo/tenantdeck.yaml"
+    deep = Path("/srv") / ("x" * 60) / "tenantdeck.yaml"
+    shown = display_path(deep)
+    assert len(shown) <= 50 and shown.endswith("…/tenantdeck.yaml") and shown.startswith("/srv/")

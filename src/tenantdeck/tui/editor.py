@@ -55,6 +55,24 @@ class EditOutcome:
         return not self.refused
 
 
+def display_path(path: Path, width: int = 50) -> str:
+    """The draft's path as a title shows it: relative to the current directory when it is below it (the common
+    case: just the file name), else from ``~``, else absolute; the middle elided past ``width`` characters, never
+    the file name. The demo's draft lives under the user data directory, and nothing else said where."""
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        shown = str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        try:
+            shown = "~/" + str(absolute.relative_to(Path.home()))
+        except (ValueError, RuntimeError):
+            shown = str(absolute)
+    if len(shown) <= width or len(path.name) + 2 >= width:
+        return shown
+    head = width - len(path.name) - 2
+    return f"{shown[:head]}…/{path.name}"
+
+
 class Editor:
     """Owns the session of one draft file; ``on_change`` is called after every change (the app posts a message)."""
 
@@ -124,8 +142,8 @@ class Editor:
 
     @property
     def title(self) -> str:
-        """The draft's name, with a ``*`` while it has unsaved edits."""
-        return f"{self.path.name}{' *' if self._session is not None and self._session.dirty else ''}"
+        """Where the draft is (:func:`display_path`), with a ``*`` while it has unsaved edits."""
+        return f"{display_path(self.path)}{' *' if self._session is not None and self._session.dirty else ''}"
 
     def get(self, path: PathLike, default: Any = None) -> Any:
         return self.session.get(path, default)
