@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 import tempfile
@@ -31,9 +32,9 @@ def scenes() -> dict[str, Any]:
 
 
 async def shoot(name: str, out: Path, size: tuple[int, int]) -> Path:
-    with tempfile.TemporaryDirectory(prefix="tenantdeck-shot-") as tmp:
+    # beside the draft, as a user runs it: the title names the draft, not a temp path
+    with tempfile.TemporaryDirectory(prefix="tenantdeck-shot-") as tmp, contextlib.chdir(tmp):
         os.environ.update(env(Path(tmp)))
-        os.chdir(tmp)  # beside the draft, as a user runs it: the title names the draft, not a temp path
         for var in push_fixtures.FAULTS:
             os.environ.pop(var, None)
         if name in push_fixtures.scenes():  # scenes that read the sandbox: their own draft and faults
@@ -61,6 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     os.environ.pop("NO_COLOR", None)
+    args.out = args.out.resolve()
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.names or [*scenes(), *push_fixtures.scenes()]:
         print(asyncio.run(shoot(name, args.out, (width, height))).relative_to(ROOT))
