@@ -280,6 +280,9 @@ listed with F8).
     TextRow .swatch { width: 4; height: 1; margin-left: 1; }
     """
 
+    #: characters the field shows at 80 columns; a longer value is repeated whole below it
+    WHOLE_AFTER = 30
+
     def __init__(self, section: str, key: str, *, colour: bool = False) -> None:
         super().__init__(section, key)
         self.colour = colour
@@ -326,7 +329,9 @@ listed with F8).
             if problem and text != self._shown:
                 live = f"[$error]✗ {escape(shown(problem))}[/] [dim](not written yet)[/]"
         if self.state is not None:
-            self.paint_status(self.state, live)
+            # a value longer than the field (an icon URL at 80 columns) is also shown whole under it, wrapped
+            whole = f"[dim]{escape(shown(text))}[/]" if len(text) > self.WHOLE_AFTER and not self.colour else ""
+            self.paint_status(self.state, *(p for p in (live, whole) if p))
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
