@@ -55,10 +55,11 @@ class EditOutcome:
         return not self.refused
 
 
-def display_path(path: Path, width: int = 50) -> str:
+def display_path(path: Path, width: int = 36) -> str:
     """The draft's path as a title shows it: relative to the current directory when it is below it (the common
-    case: just the file name), else from ``~``, else absolute; the middle elided past ``width`` characters, never
-    the file name. The demo's draft lives under the user data directory, and nothing else said where."""
+    case: just the file name), else from ``~``, else absolute. Past ``width`` characters the middle directories
+    give way to ``…`` (``~/…/tenantdeck/demo/tenantdeck.yaml``), so the app's name still fits beside it at 80
+    columns. The demo's draft lives under the user data directory, and nothing else said where."""
     absolute = path if path.is_absolute() else Path.cwd() / path
     try:
         shown = str(absolute.relative_to(Path.cwd()))
@@ -67,10 +68,15 @@ def display_path(path: Path, width: int = 50) -> str:
             shown = "~/" + str(absolute.relative_to(Path.home()))
         except (ValueError, RuntimeError):
             shown = str(absolute)
-    if len(shown) <= width or len(path.name) + 2 >= width:
+    if len(shown) <= width:
         return shown
-    head = width - len(path.name) - 2
-    return f"{shown[:head]}…/{path.name}"
+    first, *middle, last = shown.split("/")
+    tail = [last]
+    for part in reversed(middle):
+        if len(first) + len("/…/") + len("/".join([part, *tail])) > width:
+            break
+        tail.insert(0, part)
+    return f"{first}/…/{'/'.join(tail)}"
 
 
 class Editor:
