@@ -146,7 +146,7 @@ def test_the_title_says_where_the_draft_is(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.chdir(work)
     assert display_path(work / "tenantdeck.yaml") == "tenantdeck.yaml"  # beside you: just its name
     demo = home / ".local" / "share" / "tenantdeck" / "demo" / "tenantdeck.yaml"
-    assert display_path(demo) == "~/…/tenantdeck/demo/tenantdeck.yaml"  # where, and still room for the app's name
+    assert display_path(demo) == "~/…/demo/tenantdeck.yaml"  # where, and still room for the app's name
     assert display_path(home / "drafts" / "acme.yaml") == "~/drafts/acme.yaml"
     deep = Path("/srv") / ("x" * 60) / "tenantdeck.yaml"
     assert display_path(deep) == "/…/tenantdeck.yaml"

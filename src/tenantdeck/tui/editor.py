@@ -55,10 +55,10 @@ class EditOutcome:
         return not self.refused
 
 
-def display_path(path: Path, width: int = 36) -> str:
+def display_path(path: Path, width: int = 28) -> str:
     """The draft's path as a title shows it: relative to the current directory when it is below it (the common
     case: just the file name), else from ``~``, else absolute. Past ``width`` characters the middle directories
-    give way to ``…`` (``~/…/tenantdeck/demo/tenantdeck.yaml``), so the app's name still fits beside it at 80
+    give way to ``…`` (``~/…/demo/tenantdeck.yaml``), so the app's name still fits beside it at 80
     columns. The demo's draft lives under the user data directory, and nothing else said where."""
     absolute = path if path.is_absolute() else Path.cwd() / path
     try:
