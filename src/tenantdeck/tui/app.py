@@ -18,6 +18,7 @@ from textual.widget import Widget
 
 from tenantdeck.draft.session import Change
 from tenantdeck.textsafe import shown
+from tenantdeck.tui import navigation
 from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged
@@ -214,76 +215,48 @@ class TenantdeckApp(App[None]):
     def _retitle(self) -> None:
         self.title = f"tenantdeck — {self.editor.title}"
 
-    # -- navigation ----------------------------------------------------------------------------------------------
+    # -- navigation: which screen opens which is tui/navigation.py's ----------------------------------------------
 
     def open_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
         """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
-        from tenantdeck.tui.app_screen import AppScreen
-
-        screen = AppScreen(index)
-        self.push_screen(screen)
-        if tab:
-            self.call_after_refresh(screen.action_show_tab, tab, path)
-
-    # -- actions -------------------------------------------------------------------------------------------------
-
-    def action_help(self) -> None:
-        from tenantdeck.tui.help_screen import HelpScreen
-
-        self.push_screen(HelpScreen(self.focused, self.screen))
-
-    def action_problems(self) -> None:
-        from tenantdeck.tui.problems_screen import ProblemsScreen
-
-        if not isinstance(self.screen, ProblemsScreen):
-            self.push_screen(ProblemsScreen())
+        navigation.open_app(self, index, tab, path)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """F6 is not listed on the review screen itself (its footer needs the room at 80 columns)."""
         if action == "review":
-            from tenantdeck.tui.review_screen import ReviewScreen
-
-            return not isinstance(self.screen, ReviewScreen)
+            return navigation.open_review(self) is None
         return True
 
-    def action_review(self) -> None:
-        from tenantdeck.tui.review_screen import ReviewScreen
+    def action_help(self) -> None:
+        navigation.show(self, "help")
 
-        if not isinstance(self.screen, ReviewScreen):
-            self.push_screen(ReviewScreen())
+    def action_problems(self) -> None:
+        navigation.show(self, "problems")
+
+    def action_review(self) -> None:
+        navigation.show(self, "review")
 
     def action_pull(self) -> None:
-        from tenantdeck.tui.pull_screen import PullScreen
-
-        if not isinstance(self.screen, PullScreen):
-            self.push_screen(PullScreen())
+        navigation.show(self, "pull")
 
     def action_history(self) -> None:
-        from tenantdeck.tui.history_screen import HistoryScreen
-
-        if not isinstance(self.screen, HistoryScreen):
-            self.push_screen(HistoryScreen())
+        navigation.show(self, "history")
 
     def action_events(self) -> None:
-        from tenantdeck.tui.events_screen import EventsScreen
-
-        if not isinstance(self.screen, EventsScreen):
-            self.push_screen(EventsScreen())
+        navigation.show(self, "events")
 
     def action_bulk_edit(self) -> None:
         """The bulk edit screen, with the apps marked (and the filter typed) on the Apps screen."""
-        from tenantdeck.tui.apps_screen import AppsScreen
-        from tenantdeck.tui.bulk_edit import BulkEditScreen
-
-        apps = next((s for s in self.screen_stack if isinstance(s, AppsScreen)), None)
-        if not isinstance(self.screen, BulkEditScreen):
-            self.push_screen(BulkEditScreen(apps.marked if apps else set(), text=apps._filter if apps else ""))
+        navigation.show(self, "bulk_edit")
 
     def action_presets(self) -> None:
-        from tenantdeck.tui.presets_screen import PresetsScreen
+        navigation.show(self, "presets")
 
-        if not isinstance(self.screen, PresetsScreen):
-            self.push_screen(PresetsScreen())
+    def action_reload(self) -> None:
+        """Read the draft from disk again, asking first when that drops unsaved edits (tui/safety.py)."""
+        self.safety.ask_reload()
+
+    # -- edits ---------------------------------------------------------------------------------------------------
 
     def action_undo(self) -> None:
         self._undo_or_redo("undo")
@@ -331,9 +304,7 @@ class TenantdeckApp(App[None]):
         self._broadcast(Change(session.version, "save", (), ()))
 
     def action_copy_path(self) -> None:
-        from tenantdeck.tui.commands import focused_key_path
-
-        path = focused_key_path(self)
+        path = navigation.focused_key_path(self)
         if not path:
             self.notify("Nothing here has a key path to copy.", severity="warning")
             return

@@ -13,9 +13,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each

@@ -22,9 +22,9 @@ from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
@@ -278,6 +278,11 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def on_input_submitted(self) -> None:
         self.query_one(DataTable).focus()
 
+    @property
+    def filter_text(self) -> str:
+        """The filter as typed (the bulk edit screen starts from it)."""
+        return self._filter
+
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 
@@ -296,7 +301,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
-            self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
+            self.host.open_app(int(event.row_key.value))
 
     def _keep_marks(self, rows: list[AppRow]) -> None:
         """Marks are indexes: when apps are added, removed or reloaded, a mark whose index now holds another app is
@@ -334,10 +339,10 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         table.action_cursor_down()
 
     def action_bulk_edit(self) -> None:
-        self.app.action_bulk_edit()  # type: ignore[attr-defined]
+        self.host.action_bulk_edit()
 
     def action_presets(self) -> None:
-        self.app.action_presets()  # type: ignore[attr-defined]
+        self.host.action_presets()
 
     def action_new_app(self) -> None:
         from tenantdeck.tui.new_app import NewAppScreen

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tenantdeck.draft.session import AppRow, Change, DraftSession, DraftSessionError, PathLike, peek_app_rows
 from tenantdeck.problems import Problem
@@ -24,23 +24,6 @@ from tenantdeck.problems import Problem
 PROGRESSIVE_MIN_BYTES = 1_000_000
 #: how many apps that first frame shows (more than a terminal has lines)
 PREVIEW_APPS = 80
-
-
-if TYPE_CHECKING:
-    from textual.dom import DOMNode
-
-    _Node = DOMNode
-else:
-    _Node = object
-
-
-class UsesEditor(_Node):
-    """Mixin for the screens and widgets that read or edit the draft: ``self.editor`` is the app's :class:`Editor`.
-    A plain class at run time (not a DOMNode), so it changes nothing else of the class it is mixed into."""
-
-    @property
-    def editor(self) -> Editor:
-        return self.app.editor  # type: ignore[attr-defined,no-any-return]
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.problems import format_path
-from tenantdeck.tui.editor import UsesEditor
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown

@@ -21,9 +21,9 @@ from textual.widgets import DataTable, Input, Label, Static
 
 from tenantdeck.draft import bulk, preset_view, widget_view
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 
 
@@ -142,7 +142,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         elif table == "fields" and 0 <= event.cursor_row < len(self._fields):
             self.edit_field(self._fields[event.cursor_row])
         elif table == "apps-of" and event.row_key.value is not None:
-            self.app.open_app(int(event.row_key.value))  # type: ignore[attr-defined]
+            self.host.open_app(int(event.row_key.value))
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         """Redraw now when visible; when an App screen opened from here is on top, once it is back (counting the

@@ -18,9 +18,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ Every validation problem, errors first at each place, in line order. The list fo
             return
         self.app.pop_screen()
         # the focus lands in the field itself, so what is typed next fixes the value (not the tab bar's digits)
-        self.app.open_app(target[0], target[1], problem.key_path)  # type: ignore[attr-defined]
+        self.host.open_app(target[0], target[1], problem.key_path)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:
@@ -139,4 +139,4 @@ Every validation problem, errors first at each place, in line order. The list fo
             subprocess.run([*command, f"+{line}", str(self.editor.path)], check=False)
         session.reload()
         if not session.read_only:
-            self.app.validate_in_background()  # type: ignore[attr-defined]
+            self.host.validate_in_background()

@@ -22,9 +22,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor, host_of
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        from tenantdeck.tui.commands import profile_subtitle
+        from tenantdeck.tui.profile import profile_subtitle
 
         self.sub_title = profile_subtitle(self.editor.profile)
         self.query_one(DataTable).add_columns("App", "", "What the pull changes")
@@ -205,4 +205,4 @@ class PulledBase:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
                                       f"{exc}", severity="warning", markup=False)
             return
-        self.app.call_from_thread(self.app.refresh_states, Change(self.editor.session.version, "pull", (), ()))
+        self.app.call_from_thread(host_of(self.app).refresh_states, Change(self.editor.session.version, "pull", (), ()))

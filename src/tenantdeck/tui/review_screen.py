@@ -33,9 +33,9 @@ from tenantdeck.sync.render import (
     step_label,
 )
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        from tenantdeck.tui.commands import profile_subtitle
+        from tenantdeck.tui.profile import profile_subtitle
 
         self.sub_title = profile_subtitle(self.editor.profile)
         self.query_one(DataTable).add_columns("App", "", "What")
@@ -341,7 +341,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         change = ref[1]
         if kind == "widget" and change is not None and "." in change.path:
             tab = change.path.split(".", 1)[0] if change.path.split(".", 1)[0] in ("style", "sidebar", "main") else tab
-        self.app.open_app(index, tab)  # type: ignore[attr-defined]
+        self.host.open_app(index, tab)
 
     # -- actions -------------------------------------------------------------------------------------------------
 
@@ -578,5 +578,5 @@ The sub-title names the profile the review plans against (switch it in the palet
         session = self.editor.session
         if not session.dirty and session.changed_on_disk():
             session.reload()  # the push wrote the new ids into the draft
-        self.app.validate_in_background()  # type: ignore[attr-defined]
+        self.host.validate_in_background()
         self.make_plan(online=False)

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft import recovery
 from tenantdeck.draft.session import Change, DraftSessionError
+from tenantdeck.tui.host import host_of
 from tenantdeck.tui.watchdog import ExitWatchdog
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from tenantdeck.draft.recovery import Assessment, Recovered
-    from tenantdeck.tui.app import TenantdeckApp
 
 DISK_INTERVAL = 2.0
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
@@ -43,9 +45,10 @@ class SafetyNet:
     #: tests and the screenshot script turn the timers off and call :meth:`checkpoint` / :meth:`check_disk`
     TIMERS = True
 
-    def __init__(self, app: TenantdeckApp) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
-        self.editor = app.editor
+        self.host = host_of(app)  # the app's acts (save, validate) without importing it: it imports this module
+        self.editor = self.host.editor
         self.checkpointer = recovery.Checkpointer(self.editor.path)
         self._installed: dict[int, Any] = {}  # signal -> the handler it had before
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -249,7 +252,7 @@ class SafetyNet:
         self.checkpointer.paused = False
         self.checkpoint()
         recovery.discard(claimed)
-        self.app.validate_in_background()
+        self.host.validate_in_background()
         self.app.notify("Restored the unsaved edits. F2 saves them; ctrl+q and 'quit without saving' drops them.",
                         title="Restored")
 
@@ -330,7 +333,7 @@ class SafetyNet:
         def answered(overwrite: bool | None) -> None:
             self._asking = False
             if overwrite:
-                self.app.action_save(force=True)
+                self.host.action_save(force=True)
             else:
                 self.app.notify(f"Not saved. {name} on disk is untouched and your edits are kept; reload from the "
                                 "palette to take its version.", title="Not saved", severity="warning", timeout=15)
@@ -344,4 +347,4 @@ class SafetyNet:
         self._declined = None
         self.checkpointer.clear()
         if not session.read_only and not session.validated:
-            self.app.validate_in_background()
+            self.host.validate_in_background()

@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from tenantdeck.events_send import SendError, SendResult, Target, send_test_event, trigger_choices
 from tenantdeck.models.secrets import reference_name
+from tenantdeck.tui.host import host_of
 
 
 def result_text(result: SendResult) -> Text:
@@ -113,7 +114,7 @@ as the Events screen's receiver (F3).
 
     def action_events(self) -> None:
         self.dismiss()
-        self.app.action_events()  # type: ignore[attr-defined]
+        host_of(self.app).action_events()
 
     @work(exclusive=True, group="send-test", exit_on_error=False)
     async def send(self, trigger: str) -> None:

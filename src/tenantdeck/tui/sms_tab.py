@@ -21,7 +21,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.draft import sms_view as sv
-from tenantdeck.tui.editor import UsesEditor
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.secret_input import SecretInput

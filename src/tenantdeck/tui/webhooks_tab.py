@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown

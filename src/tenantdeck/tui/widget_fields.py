@@ -37,7 +37,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.editor import UsesEditor
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
@@ -849,7 +849,7 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
 
     def action_save(self) -> None:
         self.commit_pending()
-        self.app.action_save()  # type: ignore[attr-defined]
+        self.host.action_save()
 
     def action_reset(self) -> None:
         row = self.focused_row()

@@ -30,7 +30,7 @@ from textual.widgets import Tabs
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
 from tenantdeck.models import catalog
-from tenantdeck.tui.editor import UsesEditor
+from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 

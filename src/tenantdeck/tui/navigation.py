@@ -1,0 +1,172 @@
+"""Which screen opens which: the one module that knows every screen class.
+
+The app's keys (``tui/app.py``), the palette (``tui/commands.py``) and the screens' own acts (through
+:class:`~tenantdeck.tui.host.EditorHost`) all open screens through here, so no screen imports another screen's
+opener or the app, and ``tests/test_layers.py`` can prove the TUI has no import circle. Screens are imported
+inside the functions: opening the editor pays only for the Apps screen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.tui.host import host_of
+from tenantdeck.tui.profile import profile_subtitle
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+
+
+def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None = None) -> None:
+    """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
+    from tenantdeck.tui.app_screen import AppScreen
+
+    screen = AppScreen(index)
+    app.push_screen(screen)
+    if tab:
+        app.call_after_refresh(screen.action_show_tab, tab, path)
+
+
+def show(app: App[Any], name: str) -> None:
+    """Push the screen called ``name`` (``help``, ``problems``, ``review``, ``pull``, ``history``, ``events``,
+    ``bulk_edit``, ``presets``) unless it is already on top."""
+    screen = _screen_for(app, name)
+    if screen is not None:
+        app.push_screen(screen)
+
+
+def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
+    top = app.screen
+    if name == "help":
+        from tenantdeck.tui.help_screen import HelpScreen
+
+        return HelpScreen(app.focused, top)
+    if name == "problems":
+        from tenantdeck.tui.problems_screen import ProblemsScreen
+
+        return None if isinstance(top, ProblemsScreen) else ProblemsScreen()
+    if name == "review":
+        from tenantdeck.tui.review_screen import ReviewScreen
+
+        return None if isinstance(top, ReviewScreen) else ReviewScreen()
+    if name == "pull":
+        from tenantdeck.tui.pull_screen import PullScreen
+
+        return None if isinstance(top, PullScreen) else PullScreen()
+    if name == "history":
+        from tenantdeck.tui.history_screen import HistoryScreen
+
+        return None if isinstance(top, HistoryScreen) else HistoryScreen()
+    if name == "events":
+        from tenantdeck.tui.events_screen import EventsScreen
+
+        return None if isinstance(top, EventsScreen) else EventsScreen()
+    if name == "bulk_edit":
+        from tenantdeck.tui.apps_screen import AppsScreen
+        from tenantdeck.tui.bulk_edit import BulkEditScreen
+
+        apps = next((s for s in app.screen_stack if isinstance(s, AppsScreen)), None)
+        if isinstance(top, BulkEditScreen):
+            return None
+        return BulkEditScreen(apps.marked if apps else set(), text=apps.filter_text if apps else "")
+    if name == "presets":
+        from tenantdeck.tui.presets_screen import PresetsScreen
+
+        return None if isinstance(top, PresetsScreen) else PresetsScreen()
+    raise ValueError(f"no screen called {name!r}")
+
+
+def review_then(app: App[Any], action: str) -> None:
+    """Run a review action, opening the review screen first when it is not on top."""
+    if open_review(app) is None:
+        show(app, "review")
+    app.call_after_refresh(lambda: getattr(app.screen, f"action_{action}")())
+
+
+def open_review(app: App[Any]) -> Any:
+    """The review screen if it is the top screen, else None (the palette offers its conflict commands then)."""
+    from tenantdeck.tui.review_screen import ReviewScreen
+
+    return app.screen if isinstance(app.screen, ReviewScreen) else None
+
+
+def switch_profile(app: App[Any], name: str) -> None:
+    """Plan, push and pull against ``name`` from now on; an open review plans again against it."""
+    from tenantdeck.tui.review_screen import ReviewScreen
+
+    host_of(app).editor.profile = name
+    app.sub_title = profile_subtitle(name)
+    for screen in app.screen_stack:
+        if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
+            screen.sub_title = app.sub_title
+        if isinstance(screen, ReviewScreen) and not screen.pushing:
+            screen.make_plan(online=screen.online)
+    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)
+
+
+def current_app_index(app: App[Any]) -> int | None:
+    """The app the user is on: the App screen's, else the row highlighted on the Apps screen."""
+    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.apps_screen import AppsScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, AppScreen):
+            return screen.app_index
+        if isinstance(screen, AppsScreen):
+            return screen.selected_index()
+    return None
+
+
+def current_widget_index(app: App[Any], index: int) -> int:
+    """The widget the widget tabs of app ``index`` show (its App screen's), else the first."""
+    from tenantdeck.tui.app_screen import AppScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, AppScreen) and screen.app_index == index:
+            return screen.widget_index
+    return 0
+
+
+def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) -> None:
+    """Show app ``index`` on ``tab`` (reusing its App screen when it is on top) with the focus in the field of
+    ``path``: the tab focuses it once it is laid out (``AppScreen._focus_into``), so nothing focuses the tab's first
+    field after it."""
+    from tenantdeck.tui.app_screen import AppScreen
+
+    top = app.screen
+    if isinstance(top, AppScreen) and top.app_index == index:
+        if tab:
+            top.action_show_tab(tab, path)
+    else:
+        while len(app.screen_stack) > 1:
+            app.pop_screen()
+        open_app(app, index, tab, path)
+
+
+def focused_key_path(app: App[Any]) -> str | None:
+    """The key path of what has focus: the nearest ``key_path`` up from the focused widget, else the screen's
+    (the highlighted app or problem, the open app)."""
+    node: Any = app.focused
+    while node is not None:
+        path = getattr(node, "key_path", None)
+        if isinstance(path, str) and path:
+            return path
+        node = node.parent
+    screen = app.screen
+    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.apps_screen import AppsScreen
+    from tenantdeck.tui.problems_screen import ProblemsScreen
+
+    if isinstance(screen, ProblemsScreen):
+        problems = getattr(screen, "_problems", [])
+        table = screen.query_one("DataTable")
+        row = getattr(table, "cursor_row", 0)
+        if problems and 0 <= row < len(problems):
+            return str(problems[row].key_path) or None
+    if isinstance(screen, AppsScreen):
+        index = screen.selected_index()
+        return f"apps[{index}]" if index is not None else None
+    if isinstance(screen, AppScreen):
+        return screen.prefix
+    return None

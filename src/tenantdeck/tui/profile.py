@@ -1,0 +1,27 @@
+"""Which profile the editor plans, pushes and pulls against, as its screens' subtitles say it. A module of its own
+because the review and pull screens show it and the palette switches it: neither may import the other."""
+
+from __future__ import annotations
+
+
+def current_profile(profile: str | None) -> str:
+    """The profile name the editor works against: the chosen one, else ``default:`` of profiles.yaml, else local
+    (``custom`` when ``TENANTDECK_BASE_URL`` overrides them all). Never raises: a broken file reads as unknown."""
+    import os
+
+    from tenantdeck.targets import ENV_BASE_URL, LOCAL, load_profiles, profiles_path
+
+    if os.environ.get(ENV_BASE_URL):
+        return "custom"
+    if profile:
+        return profile
+    try:
+        path = profiles_path()
+        config = load_profiles(path) if path.exists() else None
+    except Exception:
+        return "unknown (profiles.yaml cannot be read)"
+    return (config.default if config else None) or LOCAL
+
+
+def profile_subtitle(profile: str | None) -> str:
+    return f"profile: {current_profile(profile)}"
