@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from tests.tui import push_fixtures  # noqa: E402
 from tests.tui.events_fixtures import scenes as events_scenes  # noqa: E402
-from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare  # noqa: E402
+from tests.tui.pilot import make_app  # noqa: E402
+from tests.tui.safety_fixtures import env, leave_recovery, prepare  # noqa: E402
 from tests.tui.safety_fixtures import scenes as safety_scenes  # noqa: E402
 
 

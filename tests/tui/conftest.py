@@ -1,5 +1,8 @@
-"""Every TUI test runs in its own temporary directory, as a user runs the editor beside the draft: the title shows
-the draft's path relative to the current directory, so the pictures name ``tenantdeck.yaml``, not a temp path."""
+"""Every TUI test runs in its own temporary directory, as a user runs the editor beside the draft (the title shows
+the draft's path relative to the current directory, so the pictures name ``tenantdeck.yaml``, not a temp path), with
+its own config and data directories (profiles, themes, the local sandbox's database: never the user's).
+
+Shared helpers (make the app, settle, no blink) are in ``tests/tui/pilot.py``."""
 
 from __future__ import annotations
 
@@ -11,3 +14,5 @@ import pytest
 @pytest.fixture(autouse=True)
 def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))

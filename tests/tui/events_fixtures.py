@@ -20,7 +20,7 @@ from tenantdeck.events_send import Target
 from tenantdeck.models.event_samples import sample_payload
 from tenantdeck.receiver import Receiver
 from tenantdeck.tui.event_lab import EventLab
-from tests.tui.safety_fixtures import settle
+from tests.tui.pilot import settle
 
 DRAFT = "events-demo"  # safety-demo plus a webhook "local" to http://127.0.0.1:8788/hooks with Basic Auth
 USER = "hook"

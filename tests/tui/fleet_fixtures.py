@@ -17,6 +17,8 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import Input
 
+from tests.tui.pilot import no_blink, settle
+
 FLEET = "fleet-demo"  # 6 apps; 4 extend the preset `support` (two override send_gifs, one primary_color)
 DRAFTS = Path(__file__).parent / "drafts"
 
@@ -50,17 +52,6 @@ def write_base(draft: Path) -> None:
                                for i, app in enumerate(loaded.apps) if app.id})
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-def still(pilot: Pilot[Any]) -> None:
-    for field in pilot.app.screen.query(Input):
-        field.cursor_blink = False
-
-
 async def bulk_scene(pilot: Pilot[Any]) -> None:
     """Two apps marked, the bulk edit screen with "Allow GIFs = off" typed: the summary says what changes."""
     await settle(pilot)
@@ -70,7 +61,7 @@ async def bulk_scene(pilot: Pilot[Any]) -> None:
     screen.query_one("#target", Input).value = "Allow GIFs"
     screen.query_one("#value", Input).value = "off"
     screen.recompute()  # type: ignore[attr-defined]
-    still(pilot)
+    no_blink(pilot)
     await settle(pilot)
 
 

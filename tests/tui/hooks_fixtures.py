@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
 
 from tenantdeck.draft.sample import sample_text
+from tests.tui.pilot import no_blink
 
 #: the sample's complete ``support`` preset (polls and reactions on), then apps as a pull writes them
 PRESETS = "presets:" + sample_text("x").split("\npresets:", 1)[1].split("\napps:", 1)[0].rstrip() + "\n"
@@ -65,17 +65,6 @@ def draft_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "tenantdeck.yaml"
     path.write_text(DRAFT, encoding="utf-8")
     return path
-
-
-def make_app(path: Path):  # type: ignore[no-untyped-def]
-    from tenantdeck.tui.app import TenantdeckApp
-
-    return TenantdeckApp(path)
-
-
-def no_blink(pilot: Pilot[None]) -> None:
-    for field in pilot.app.screen.query(Input):
-        field.cursor_blink = False
 
 
 async def open_tab(pilot: Pilot[None], tab: str, app_index: int = 0) -> None:

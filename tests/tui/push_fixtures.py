@@ -18,7 +18,7 @@ from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.push_summary import PushSummaryScreen
 from tenantdeck.tui.review_screen import ReviewScreen
-from tests.tui.safety_fixtures import settle
+from tests.tui.pilot import settle
 
 BATCH_NAMES = [f"Branch {n:02d}" for n in range(8)]
 

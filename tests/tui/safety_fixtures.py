@@ -13,8 +13,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tenantdeck.draft import recovery
-from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.safety import SafetyNet
+from tests.tui.pilot import settle
 
 DRAFTS = Path(__file__).parent / "drafts"
 DEMO = "safety-demo"  # the sandbox's seeded account, pulled (3 apps, a widget, webhooks, SMS)
@@ -32,11 +31,6 @@ def env(tmp: Path) -> dict[str, str]:
     return {"TENANTDECK_CONFIG_DIR": str(tmp / "config"), "TENANTDECK_DATA_DIR": str(tmp / "data")}
 
 
-def make_app(draft: Path) -> TenantdeckApp:
-    SafetyNet.TIMERS = False
-    return TenantdeckApp(draft)
-
-
 def recovered_edit(text: str) -> str:
     """What the "earlier session" had typed: Globex renamed and moved to the US."""
     return text.replace("name: Globex Community", "name: Globex Support").replace("region: eu", "region: us")
@@ -49,13 +43,6 @@ def leave_recovery(draft: Path) -> Path:
     recovery.write(path, recovery.render(draft, recovered_edit(base), base, written="2026-11-20 17:42:09",
                                          pid=4242, host="build-host"))
     return path
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Validation and change states finished and painted."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def open_tab(tab: str) -> Callable[[Pilot[None]], Awaitable[None]]:

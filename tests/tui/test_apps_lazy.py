@@ -15,15 +15,9 @@ from textual.widgets import DataTable, Input
 from tenantdeck.tui import apps_screen
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.apps_screen import AppsScreen
-from tests.tui.safety_fixtures import env, make_app
+from tests.tui.pilot import make_app
 
 APPS = 5000
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in env(tmp_path).items():
-        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tenantdeck.tui.problems_screen import ProblemsScreen
-from tests.tui.safety_fixtures import env, make_app, settle
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import env
 
 LONG_KEY_DRAFT = """\
 format: 1

@@ -21,7 +21,8 @@ from tenantdeck.tui.help_screen import help_text
 from tenantdeck.tui.payload_tree import PayloadTree, locate
 from tenantdeck.tui.send_test_event import SendTestEvent
 from tests.tui.events_fixtures import DRAFT, LOCAL_HOOK, PASSWORD, USER, broken_message
-from tests.tui.safety_fixtures import env, make_app, prepare, settle
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import env, prepare
 
 
 @pytest.fixture

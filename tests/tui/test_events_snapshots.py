@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.tui.events_fixtures import scenes
-from tests.tui.safety_fixtures import env, make_app, prepare
+from tests.tui.pilot import make_app
+from tests.tui.safety_fixtures import env, prepare
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 

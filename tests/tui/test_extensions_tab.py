@@ -9,7 +9,8 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.models import catalog
 from tenantdeck.tui.extensions_tab import ExtensionsTab
-from tests.tui.hooks_fixtures import draft_path, make_app, open_tab
+from tests.tui.hooks_fixtures import draft_path, open_tab
+from tests.tui.pilot import make_app
 
 __all__ = ["draft_path"]
 

@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.widgets import DataTable, Input, Select, Static
 
 from tenantdeck.draft import widget_view
@@ -18,13 +17,8 @@ from tenantdeck.tui.app_screen import AppScreen
 from tenantdeck.tui.apps_screen import AppsScreen
 from tenantdeck.tui.bulk_edit import TRIGGER, BulkEditScreen
 from tenantdeck.tui.presets_screen import PresetsScreen, PresetValueScreen
-from tests.tui.fleet_fixtures import DRAFTS, FLEET, big_fleet, settle, write_base
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+from tests.tui.fleet_fixtures import DRAFTS, FLEET, big_fleet, write_base
+from tests.tui.pilot import settle
 
 
 def fleet(tmp_path: Path) -> Path:

@@ -20,7 +20,8 @@ from tenantdeck.tui.sms_tab import SmsTab
 from tenantdeck.tui.widget_fields import BoolRow, FieldRow, TextRow
 from tenantdeck.tui.widget_style import StyleTab
 from tests.tui import widget_fixtures
-from tests.tui.widget_fixtures import ACME, make_app
+from tests.tui.pilot import make_app, settle
+from tests.tui.widget_fixtures import ACME
 
 pytestmark = pytest.mark.anyio
 anyio_backend = widget_fixtures.anyio_backend
@@ -30,18 +31,12 @@ MAIN = f"apps[{ACME}].widgets[0].main"
 STYLE = f"apps[{ACME}].widgets[0].style"
 
 
-async def settle(app: TenantdeckApp, pilot: Pilot[None], rounds: int = 3) -> None:
-    for _ in range(rounds):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 async def open_app(app: TenantdeckApp, pilot: Pilot[None], *keys: str) -> None:
     """Validation done, Enter on the first app (Acme), then ``keys``."""
-    await settle(app, pilot)
+    await settle(pilot)
     assert isinstance(app.screen, AppsScreen)
     await pilot.press("enter", *keys)
-    await settle(app, pilot)
+    await settle(pilot)
     assert isinstance(app.screen, AppScreen)
 
 
@@ -79,7 +74,7 @@ async def palette(app: TenantdeckApp, pilot: Pilot[None], query: str, entry: str
     else:
         raise AssertionError(f"{entry!r} not offered for {query!r}")
     await pilot.press("enter")
-    await settle(app, pilot)
+    await settle(pilot)
 
 
 # -- item 1: the palette focuses the field it names -----------------------------------------------------------------
@@ -98,7 +93,7 @@ async def test_palette_gif_focuses_the_send_gifs_toggle_in_view_and_space_flips_
         assert app.screen.query_one("TabbedContent").active == "main"  # type: ignore[attr-defined]
         assert await in_view(pilot, focused)
         await pilot.press("space")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         after = dict(app.editor.get(MAIN, None) or {})
         assert after.get("send_gifs") is (gifs is not True)
         assert app.editor.get(f"{MAIN}.allow_creating_polls", None) == polls
@@ -116,7 +111,7 @@ async def test_palette_toggle_from_another_tab_and_from_the_apps_screen(draft: P
         assert isinstance(focused, BoolRow) and focused.key == "send_voice_notes"
         assert await in_view(pilot, focused)
         await pilot.press("escape")  # nothing typed: back to the apps
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, AppsScreen)
         await palette(app, pilot, "share_location", "(share_location)")
         focused = app.focused
@@ -128,7 +123,7 @@ async def test_palette_toggle_from_another_tab_and_from_the_apps_screen(draft: P
 async def test_palette_webhook_entry_puts_the_cursor_on_that_webhook(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         hooks = app.editor.get("apps[1].webhooks", None)
         assert isinstance(hooks, list) and hooks
         hook = hooks[-1]
@@ -143,9 +138,9 @@ async def test_no_toggle_is_offered_for_an_app_without_a_widget(draft: Path) -> 
 
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         app.open_app(1)  # Globex: no widget
-        await settle(app, pilot)
+        await settle(pilot)
         provider = TenantdeckCommands(app.screen)
         assert not [text for text, _, _ in provider.targets() if text.startswith("Toggle:")]
 
@@ -165,12 +160,12 @@ async def test_escape_in_a_field_restores_its_value_and_a_second_escape_leaves(d
         await pilot.pause()
         assert field.value != shown
         await pilot.press("escape")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert isinstance(app.screen, AppScreen)  # still on the app
         assert field.value == shown and app.focused is field
         assert app.editor.session.text == text and not app.editor.session.dirty
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, AppsScreen)
         assert app.editor.session.text == text
 
@@ -185,7 +180,7 @@ async def test_enter_keeps_the_focus_and_a_digit_after_it_does_not_change_the_ne
         nxt = next(r for r in app.screen.query_one(StyleTab).query(TextRow) if r is not row)
         following = nxt.input.value
         await pilot.press("ctrl+u", *"#123456", "enter")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert app.editor.get(f"{STYLE}.{row.key}") == "#123456"
         assert app.focused is field and field.selected_text == ""
         await pilot.press("tab")  # on to the next field: nothing is selected there
@@ -195,7 +190,7 @@ async def test_enter_keeps_the_focus_and_a_digit_after_it_does_not_change_the_ne
         await pilot.pause()
         assert nxt.input.value.startswith(following)  # typed after the value, never over it
         await pilot.press("escape")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert nxt.input.value == following
         assert app.editor.get(f"{STYLE}.{nxt.key}", None) in (None, following)
 
@@ -209,7 +204,7 @@ async def test_leaving_a_field_with_an_invalid_colour_writes_nothing(draft: Path
         assert isinstance(field, Input)
         shown = field.value
         await pilot.press("ctrl+u", "3", "tab")  # leave with "3": not a colour
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert app.editor.session.text == text
         assert field.value == shown
         assert not app.editor.problems_at(STYLE)
@@ -218,24 +213,24 @@ async def test_leaving_a_field_with_an_invalid_colour_writes_nothing(draft: Path
 async def test_f8_enter_on_a_problem_puts_the_cursor_in_its_field(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         path = f"{STYLE}.primary_color"
         app.editor.set(path, "#12")  # a colour the models refuse
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("f8")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert isinstance(app.screen, ProblemsScreen)
         table = app.screen.query_one(DataTable)
         row = next(n for n, p in enumerate(app.screen._problems) if p.key_path == path)
         table.move_cursor(row=row)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(pilot)
         assert isinstance(app.screen, AppScreen)
         field = app.focused
         assert isinstance(field, Input) and field.id == "input-primary_color"
         assert await in_view(pilot, field)
         await pilot.press("ctrl+u", *"#FF5500", "enter")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert app.screen.query_one("TabbedContent").active == "style"  # type: ignore[attr-defined]
         assert app.editor.get(path) == "#FF5500"
 
@@ -243,17 +238,17 @@ async def test_f8_enter_on_a_problem_puts_the_cursor_in_its_field(draft: Path) -
 async def test_f8_enter_on_a_main_toggle_problem_focuses_that_toggle(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         path = f"{MAIN}.show_delivery_read_indicators"
         app.editor.set(path, "yes")  # not a boolean
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("f8")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert isinstance(app.screen, ProblemsScreen)
         row = next(n for n, p in enumerate(app.screen._problems) if p.key_path == path)
         app.screen.query_one(DataTable).move_cursor(row=row)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(pilot)
         focused = app.focused
         assert isinstance(focused, FieldRow) and focused.key == "show_delivery_read_indicators"
         assert await in_view(pilot, focused)
@@ -266,7 +261,7 @@ async def test_sms_field_escape_restores_and_the_token_is_masked(draft: Path) ->
         tab = app.screen.query_one(SmsTab)
         if tab._settings() is None:
             await pilot.press("ctrl+n")
-            await settle(app, pilot)
+            await settle(pilot)
         text = app.editor.session.text
         token = tab.query_one("#sms-twilioAuthToken", Input)
         assert token.password
@@ -277,6 +272,6 @@ async def test_sms_field_escape_restores_and_the_token_is_masked(draft: Path) ->
         await pilot.pause()
         assert "sk_live_1" not in "".join(segment.text for segment in token.render_line(0))
         await pilot.press("escape")
-        await settle(app, pilot, 1)
+        await settle(pilot, 1)
         assert token.value == shown and isinstance(app.screen, AppScreen)
         assert app.editor.session.text == text

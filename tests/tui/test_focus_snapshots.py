@@ -16,8 +16,10 @@ from textual.pilot import Pilot
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.widget_fields import FieldRow
 from tests.tui import widget_fixtures
-from tests.tui.hooks_fixtures import draft_path, no_blink, open_tab, type_text
-from tests.tui.widget_fixtures import ACME, make_app
+from tests.tui.hooks_fixtures import draft_path, open_tab, type_text
+from tests.tui.pilot import make_app, no_blink
+from tests.tui.pilot import make_app as make_hooks_app
+from tests.tui.widget_fixtures import ACME
 
 __all__ = ["draft_path"]
 pytestmark = pytest.mark.anyio
@@ -86,7 +88,7 @@ def _password_typed(reveal: bool) -> Any:
 @pytest.mark.parametrize("reveal", [False, True], ids=["masked", "revealed"])
 def test_webhook_password_is_masked_until_revealed(draft_path: Path, snap_compare: Any, reveal: bool) -> None:
     """A literal password typed into the form: dots (and refused), until ctrl+g shows it."""
-    from tests.tui.hooks_fixtures import make_app as make_hooks_app
+
 
     assert snap_compare(make_hooks_app(draft_path), terminal_size=(80, 24), run_before=_password_typed(reveal))
 
@@ -95,7 +97,7 @@ async def test_the_password_is_never_drawn_in_clear_while_masked(draft_path: Pat
     """The picture's claim as state: the field is a password input and no line of it shows the typed text."""
     from textual.widgets import Input
 
-    from tests.tui.hooks_fixtures import make_app as make_hooks_app
+
 
     app = make_hooks_app(draft_path)
     async with app.run_test(size=(80, 24)) as pilot:

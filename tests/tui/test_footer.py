@@ -5,18 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import pytest
 from textual.widgets import Footer
 
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.app_screen import TABS
-from tests.tui.safety_fixtures import env, make_app, prepare, settle
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in env(tmp_path).items():
-        monkeypatch.setenv(key, value)
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import prepare
 
 
 def overflow(app: TenantdeckApp) -> tuple[str, int, int]:

@@ -13,7 +13,8 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from tests.tui.hooks_fixtures import draft_path, make_app, no_blink, open_tab
+from tests.tui.hooks_fixtures import draft_path, open_tab
+from tests.tui.pilot import make_app, no_blink
 
 __all__ = ["draft_path"]
 

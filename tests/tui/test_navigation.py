@@ -11,7 +11,8 @@ import pytest
 from tenantdeck.tui import navigation
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.host import EditorHost
-from tests.tui.safety_fixtures import env, make_app, prepare, settle
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import prepare
 
 
 def test_the_app_has_every_member_of_the_host_protocol() -> None:
@@ -26,12 +27,6 @@ def test_the_app_has_every_member_of_the_host_protocol() -> None:
         wanted = inspect.signature(getattr(EditorHost, name)).parameters
         have = inspect.signature(getattr(TenantdeckApp, name)).parameters
         assert list(wanted) == list(have), f"{name}: {list(have)} != {list(wanted)}"
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in env(tmp_path).items():
-        monkeypatch.setenv(key, value)
 
 
 @pytest.mark.parametrize("name", ["help", "problems", "review", "pull", "history", "events", "bulk_edit",

@@ -25,7 +25,7 @@ from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.pull_screen import PullScreen
 from tenantdeck.tui.review_screen import ReviewScreen
 from tests.loopback import serve_on_loopback
-from tests.tui.test_push_pull import settle
+from tests.tui.pilot import settle
 
 
 def _answering(handler: Any) -> Starlette:
@@ -98,9 +98,9 @@ def test_each_network_failure_is_a_notification_with_its_hint(kind: str, tmp_pat
 async def _each_path(draft: Path, words: str, hint: str) -> None:
     app = TenantdeckApp(draft, profile="flaky")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("f6")
-        await settle(app, pilot)
+        await settle(pilot)
         review = app.screen
         assert isinstance(review, ReviewScreen)
         review.request_options = {"max_retries": 1, "retry_base_delay": 0.0}
@@ -108,7 +108,7 @@ async def _each_path(draft: Path, words: str, hint: str) -> None:
         async def failed(*keys: str) -> str:
             app._notifications.clear()
             await pilot.press(*keys)
-            await settle(app, pilot)
+            await settle(pilot)
             errors = [n for n in app._notifications if n.severity == "error"]
             assert len(errors) == 1, [n.message for n in app._notifications]
             assert "Traceback" not in errors[0].message
@@ -121,15 +121,15 @@ async def _each_path(draft: Path, words: str, hint: str) -> None:
         assert await failed("y") == "Push failed"
         assert not review.pushing and "Not pushed" in str(review.query_one("#status").render())
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot)
         app._notifications.clear()
         await pilot.press("f5")
-        await settle(app, pilot)
+        await settle(pilot)
         pull = app.screen
         assert isinstance(pull, PullScreen)
         errors = [n for n in app._notifications if n.severity == "error"]
         assert len(errors) == 1 and errors[0].title == "Pull failed" and hint in errors[0].message
         assert app.editor.session.text == draft.read_text(encoding="utf-8")  # nothing written
         await pilot.press("escape")  # the screen still answers keys
-        await settle(app, pilot)
+        await settle(pilot)
         assert not isinstance(app.screen, PullScreen)

@@ -25,7 +25,7 @@ from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.confirm import ConfirmScreen
 from tenantdeck.tui.history_screen import HistoryScreen
 from tenantdeck.tui.review_screen import ReviewScreen
-from tests.tui.safety_fixtures import make_app
+from tests.tui.pilot import make_app, settle
 
 VAR = "TD_TICKETS_HOOK_PW"
 PASSWORD = "Qx7ticketsHookZp4"  # what the environment holds: never shown, never recorded
@@ -63,17 +63,6 @@ def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     text = text.replace(orders, orders.replace("enabled: true", "enabled: false"))
     path.write_text(text.replace("    webhooks: []\n", NEW_HOOK), encoding="utf-8")
     return path
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    from textual.worker import WorkerCancelled
-
-    for _ in range(5):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:  # a plan replaced by a newer one
-            continue
-        await pilot.pause()
 
 
 def sandbox_hooks(app_name: str) -> list[str]:

@@ -17,6 +17,7 @@ from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.pull_screen import PullScreen
 from tenantdeck.tui.push_summary import PushSummaryScreen
 from tenantdeck.tui.review_screen import ReviewScreen
+from tests.tui.pilot import settle
 
 BATCH = 12
 
@@ -47,18 +48,6 @@ def batch(isolated: Path) -> Path:
     return path
 
 
-async def settle(app: TenantdeckApp, pilot: Any) -> None:
-    """Every worker done and painted; a plan replaced by a newer one (an exclusive worker cancelled) is fine."""
-    from textual.worker import WorkerCancelled
-
-    for _ in range(5):
-        try:
-            await app.workers.wait_for_complete()
-        except WorkerCancelled:
-            continue
-        await pilot.pause()
-
-
 def sandbox_names() -> Counter[str]:
     async def names() -> Counter[str]:
         async with local_target().client() as c:
@@ -72,9 +61,9 @@ async def in_thread(fn: Any) -> Any:
 
 
 async def open_review(app: TenantdeckApp, pilot: Any, **options: Any) -> ReviewScreen:
-    await settle(app, pilot)
+    await settle(pilot, 5)
     await pilot.press("f6")
-    await settle(app, pilot)
+    await settle(pilot, 5)
     screen = app.screen
     assert isinstance(screen, ReviewScreen)
     screen.request_options = options
@@ -101,7 +90,7 @@ async def _partial_then_retry(draft: Path) -> None:
         await pilot.press("p")
         await pilot.pause()
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         result = screen.last_result
         assert result is not None
         counts = result.counts()
@@ -119,14 +108,14 @@ async def _partial_then_retry(draft: Path) -> None:
             rounds += 1
             assert rounds <= 10, screen.last_result.summary()
             await pilot.press("f")  # from the summary, then from the review
-            await settle(app, pilot)
+            await settle(pilot, 5)
             retried = {r.op.app_name for r in screen.last_result.results}
             assert not retried & applied_first  # only what was not applied is sent again
             applied_first |= {r.op.app_name for r in screen.last_result.results if r.status == "applied"}
         assert "Push complete" in str(screen.query_one("#result").render())
         if isinstance(app.screen, PushSummaryScreen):
             await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen.plan is not None and screen.plan.operations == []
         assert all(a.get("id") for a in app.editor.get("apps"))
 
@@ -158,7 +147,7 @@ async def _cancel_then_resume(draft: Path) -> int:
         await pilot.press("p")
         await pilot.pause()
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert seen and "3/12 done" in seen[0]
         first = screen.last_result
         assert first is not None and first.interrupted
@@ -167,7 +156,7 @@ async def _cancel_then_resume(draft: Path) -> int:
         await pilot.press("p")
         await pilot.pause()
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         second = screen.last_result
         assert second is not None and second.complete
         assert second.counts()["applied"] + applied >= BATCH  # an in-flight create is adopted, not sent again
@@ -184,7 +173,7 @@ def test_every_conflict_is_settled_one_way_from_the_palette_command(pulled: Path
 async def _settle_all(draft: Path) -> None:
     app = TenantdeckApp(draft)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         apps = app.editor.get("apps")
         i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
         app_id = apps[i]["id"]
@@ -201,7 +190,7 @@ async def _settle_all(draft: Path) -> None:
                                     (f"{prefix}.background_color", "#ABCDEF")]).ok
         screen = await open_review(app, pilot)
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen.plan is not None and len(screen.plan.conflicts) == 2
         from tenantdeck.tui.commands import TenantdeckCommands
 
@@ -209,17 +198,17 @@ async def _settle_all(draft: Path) -> None:
         commands = {text: run for text, _help, run in provider.sync_commands()}
         assert "Keep mine (all 2 conflicts)" in commands and "Take theirs (all 2 conflicts)" in commands
         commands["Take theirs (all 2 conflicts)"]()
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert (app.editor.get(f"{prefix}.primary_color"), app.editor.get(f"{prefix}.background_color")) == (
             "#222222", "#FEDCBA")
         assert screen.plan.conflicts == [] and screen.plan.operations == []
         await pilot.press("ctrl+z")  # one undo step takes both back
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert app.editor.get(f"{prefix}.primary_color") == "#111111"
         assert len(screen.plan.conflicts) == 2
         commands = {text: run for text, _help, run in provider.sync_commands()}
         commands["Keep mine (all 2 conflicts)"]()
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen.plan.conflicts == []
         (op,) = screen.plan.operations
         assert sorted((c.path, c.after) for c in op.changes) == [("style.background_color", "#ABCDEF"),
@@ -238,7 +227,7 @@ async def _pull(draft: Path) -> None:
     draft.write_text(text, encoding="utf-8")
     app = TenantdeckApp(draft)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         apps = app.editor.get("apps")
         i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
         path = f"apps[{i}].widgets[0].main.send_gifs"
@@ -253,7 +242,7 @@ async def _pull(draft: Path) -> None:
 
         await in_thread(lambda: asyncio.run(remote()))
         await pilot.press("f5")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         screen = app.screen
         assert isinstance(screen, PullScreen) and screen.result is not None
         table = screen.query_one("DataTable")
@@ -264,21 +253,21 @@ async def _pull(draft: Path) -> None:
         assert any("Made Elsewhere" in r and "added to the draft" in r for r in rows), rows
         assert app.editor.get(path) is before and not app.editor.session.dirty  # shown, not written
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert not isinstance(app.screen, PullScreen)
         assert app.editor.get(path) is (not before)
         assert app.editor.get("apps")[-1]["name"] == "Made Elsewhere"
         assert app.editor.session.text.startswith("# our notes about this account\n")
         assert draft.read_text(encoding="utf-8") == text  # nothing saved until F2
         await pilot.press("ctrl+z")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert app.editor.session.text == text  # the whole pull was one edit
         await pilot.press("ctrl+y", "f2")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         key = f"apps[{len(app.editor.get('apps')) - 1}]"
         assert app.editor.app_states[f"apps[{i}]"] == "in sync" and app.editor.app_states[key] == "in sync"
         await pilot.press("f5")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert app.screen.result is not None and app.screen.result.preview.empty
 
 
@@ -305,11 +294,11 @@ async def _switch(draft: Path, monkeypatch: Any = None) -> None:
 
             commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
             commands["Profile: nowhere"]()
-            await settle(app, pilot)
+            await settle(pilot, 5)
             assert app.editor.profile == "nowhere" and screen.sub_title == "profile: nowhere"
             app._notifications.clear()
             await pilot.press("r")
-            await settle(app, pilot)
+            await settle(pilot, 5)
             # the draft was pulled from the sandbox: another account is named, plainly, and never read
             status = str(screen.query_one("#status").render())
             assert "was pulled from the sandbox database" in status and "http://127.0.0.1:9" in status, status
@@ -327,19 +316,19 @@ async def _palette_from_apps(draft: Path) -> None:
 
     app = TenantdeckApp(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
         assert {"Review changes", "Refresh from the service", "Push", "Pull from the service"} <= set(commands)
         commands["Refresh from the service"]()
-        await settle(app, pilot)
+        await settle(pilot, 5)
         screen = app.screen
         assert isinstance(screen, ReviewScreen) and screen.online and screen.plan is not None
         commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
         commands["Push"]()
-        await settle(app, pilot)
+        await settle(pilot, 5)
         from tenantdeck.tui.confirm import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)  # the push still asks first
         await pilot.press("n")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert app.screen is screen and screen.last_result is None

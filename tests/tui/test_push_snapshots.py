@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.tui.pilot import make_app
 from tests.tui.push_fixtures import scenes
-from tests.tui.safety_fixtures import env, make_app
+from tests.tui.safety_fixtures import env
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +13,7 @@ from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.review_screen import ReviewScreen
+from tests.tui.pilot import settle
 
 
 @pytest.fixture
@@ -24,12 +24,6 @@ def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "tenantdeck.yaml"
     pull_target(local_target(), path)
     return path
-
-
-async def settle(app: TenantdeckApp, pilot: Any) -> None:
-    for _ in range(5):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 def acme_toggle(app: TenantdeckApp) -> str:
@@ -45,12 +39,12 @@ def test_review_shows_a_toggle_change_with_its_label_and_push_brings_the_app_in_
 async def _review_and_push(draft: Path) -> None:
     app = TenantdeckApp(draft)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         path = acme_toggle(app)
         before = app.editor.get(path)
         assert app.editor.set(path, not before).ok
         await pilot.press("f6")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         screen = app.screen
         assert isinstance(screen, ReviewScreen) and screen.plan is not None
         (op,) = screen.plan.operations
@@ -60,25 +54,25 @@ async def _review_and_push(draft: Path) -> None:
         assert "Allow GIFs (main.send_gifs)" in table_text
 
         await pilot.press("p")  # unsaved: refused with a notice, nothing pushed
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen._push_worker is None
         await pilot.press("f2")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         await pilot.press("p")
         await pilot.pause()
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert "Push complete: 1 applied" in str(screen.query_one("#result").render())
         assert screen.plan is not None and screen.plan.operations == []
         assert str(screen.query_one("#detail").render()) == "", "the pushed row is not shown as still to do"
         assert app.editor.app_states[path.split(".")[0]] == "in sync"
 
         await pilot.press("f7")  # the history lists the push, and the operation it applied
-        await settle(app, pilot)
+        await settle(pilot, 5)
         pushes = app.screen.query_one("#pushes")
         assert pushes.row_count == 1 and "complete" in [str(c) for c in pushes.get_row_at(0)]
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         events = [str(pushes_row[0]) for pushes_row in
                   (app.screen.query_one("#operations").get_row_at(i)
                    for i in range(app.screen.query_one("#operations").row_count))]
@@ -92,7 +86,7 @@ def test_refresh_shows_a_remote_change_as_drift(draft: Path) -> None:
 async def _refresh(draft: Path) -> None:
     app = TenantdeckApp(draft)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         path = acme_toggle(app)
         app_id = app.editor.get(path.split(".")[0])["id"]
 
@@ -105,11 +99,11 @@ async def _refresh(draft: Path) -> None:
 
         await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(remote_flip()))
         await pilot.press("f6")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         screen = app.screen
         assert isinstance(screen, ReviewScreen) and screen.plan is not None and not screen.plan.drift
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen.online and [d.path for d in screen.plan.drift] == ["main.send_gifs"]
         assert screen.plan.operations == []
 
@@ -121,7 +115,7 @@ def test_a_conflict_is_settled_both_ways_in_the_review_screen(draft: Path) -> No
 async def _settle_both_ways(draft: Path) -> None:
     app = TenantdeckApp(draft)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot, 5)
         prefix = acme_toggle(app).split(".main.")[0]
         app_id = app.editor.get(prefix.split(".")[0])["id"]
 
@@ -136,11 +130,11 @@ async def _settle_both_ways(draft: Path) -> None:
         assert app.editor.set_many([(f"{prefix}.style.primary_color", "#111111"),
                                     (f"{prefix}.style.background_color", "#ABCDEF")]).ok
         await pilot.press("f6")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
         await pilot.press("r")
-        await settle(app, pilot)
+        await settle(pilot, 5)
         assert screen.plan is not None and len(screen.plan.conflicts) == 2
         table = screen.query_one("DataTable")
 
@@ -148,7 +142,7 @@ async def _settle_both_ways(draft: Path) -> None:
             row = next(k for k, ref in screen._rows.items() if ref and ref[0] == "conflict" and ref[1].path == field)
             table.move_cursor(row=table.get_row_index(row))
             await pilot.press(key)
-            await settle(app, pilot)
+            await settle(pilot, 5)
 
         await settle_row("style.primary_color", "t")
         assert app.editor.get(f"{prefix}.style.primary_color") == "#222222"
@@ -175,7 +169,7 @@ def test_an_unfinished_push_is_offered_to_be_finished_at_the_next_start(draft: P
     async def start() -> list[str]:
         app = TenantdeckApp(draft)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(app, pilot)
+            await settle(pilot, 5)
             return [n.message for n in app._notifications]
 
     messages = asyncio.run(start())
@@ -195,9 +189,9 @@ def test_review_names_each_step_once_and_folds_a_new_widgets_defaults(tmp_path: 
     async def go() -> list[str]:
         app = TenantdeckApp(path)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
+            await settle(pilot, 5)
             await pilot.press("f6")
-            await settle(app, pilot)
+            await settle(pilot, 5)
             table = app.screen.query_one("DataTable")
             return [" ".join(str(cell) for cell in table.get_row(row)) for row in table.rows]
 

@@ -18,7 +18,8 @@ from tenantdeck.tui.apps_screen import AppsScreen
 from tenantdeck.tui.confirm import ConfirmScreen
 from tenantdeck.tui.problems_screen import ProblemsScreen
 from tenantdeck.tui.restore import RestoreScreen
-from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, recovered_edit, settle
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import env, leave_recovery, prepare, recovered_edit
 
 GLOBEX_REGION = "apps[1].region"
 

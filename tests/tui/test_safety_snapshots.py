@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.safety_fixtures import env, leave_recovery, make_app, prepare, scenes
+from tests.tui.pilot import make_app
+from tests.tui.safety_fixtures import env, leave_recovery, prepare, scenes
 
 SIZES = [(80, 24), (120, 40)]
 SHOWN = ["apps", "problems", "help", "restore", "review", "history"]

@@ -14,7 +14,8 @@ from tenantdeck.tui.event_lab import EventLab
 from tenantdeck.tui.events_screen import EventsScreen
 from tenantdeck.tui.review_screen import ReviewScreen
 from tests.test_textsafe import EVIL, EVIL_SHOWN, assert_safe
-from tests.tui.safety_fixtures import env, make_app, settle
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import env
 
 #: the same name as tests/test_textsafe.EVIL, written the way a YAML draft holds it
 DRAFT = 'format: 1\napps:\n  - name: "Evil\\e]52;c;ZXZpbA==\\a\\e[2J\\u202e[bold]x"\n    region: eu\n'

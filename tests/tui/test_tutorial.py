@@ -20,7 +20,7 @@ from tenantdeck.tui.app_screen import AppScreen
 from tenantdeck.tui.history_screen import HistoryScreen
 from tenantdeck.tui.review_screen import ReviewScreen
 from tenantdeck.tui.webhook_form import WebhookForm
-from tests.tui.safety_fixtures import settle
+from tests.tui.pilot import settle
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"
 

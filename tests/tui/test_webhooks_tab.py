@@ -9,7 +9,8 @@ from textual.widgets import DataTable, Input, Static
 
 from tenantdeck.tui.webhook_form import TriggerList, WebhookForm
 from tenantdeck.tui.webhooks_tab import WebhooksTab
-from tests.tui.hooks_fixtures import DRAFT, draft_path, make_app, open_tab, type_text
+from tests.tui.hooks_fixtures import DRAFT, draft_path, open_tab, type_text
+from tests.tui.pilot import make_app
 
 __all__ = ["draft_path"]
 

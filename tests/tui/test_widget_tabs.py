@@ -16,7 +16,8 @@ from tenantdeck.tui.widget_main import MainTab
 from tenantdeck.tui.widget_sidebar import SidebarTab
 from tenantdeck.tui.widget_style import StyleTab
 from tests.tui import widget_fixtures
-from tests.tui.widget_fixtures import ACME, GLOBEX, INITECH, make_app
+from tests.tui.pilot import make_app
+from tests.tui.widget_fixtures import ACME, GLOBEX, INITECH
 
 pytestmark = pytest.mark.anyio
 anyio_backend = widget_fixtures.anyio_backend

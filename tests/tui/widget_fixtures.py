@@ -15,7 +15,6 @@ import yaml
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.draft.sample import sample_text
-from tenantdeck.tui.app import TenantdeckApp
 
 
 def _complete_widget_yaml(indent: int) -> str:
@@ -57,7 +56,3 @@ def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     path.write_text(draft_text(), encoding="utf-8")
     yield path
     shutil.rmtree(tmp_path / "config", ignore_errors=True)
-
-
-def make_app(path: Path) -> TenantdeckApp:
-    return TenantdeckApp(path)
