@@ -62,7 +62,7 @@ async def conflict_scene(pilot: Pilot[None]) -> None:
     screen = app.screen
     assert isinstance(screen, ReviewScreen) and screen.plan is not None and screen.plan.conflicts
     table = screen.query_one("DataTable")
-    row = next(k for k, ref in screen._rows.items() if ref and ref[0] == "conflict")
+    row = next(k for k, ref in screen._rows.items() if ref.conflict is not None)
     table.move_cursor(row=table.get_row_index(row))
     app.clear_notifications()
     await settle(pilot)

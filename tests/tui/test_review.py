@@ -139,7 +139,7 @@ async def _settle_both_ways(draft: Path) -> None:
         table = screen.query_one("DataTable")
 
         async def settle_row(field: str, key: str) -> None:
-            row = next(k for k, ref in screen._rows.items() if ref and ref[0] == "conflict" and ref[1].path == field)
+            row = next(k for k, ref in screen._rows.items() if ref.conflict is not None and ref.conflict.path == field)
             table.move_cursor(row=table.get_row_index(row))
             await pilot.press(key)
             await settle(pilot, 5)

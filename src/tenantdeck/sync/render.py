@@ -31,6 +31,11 @@ def action(op: Step) -> str:
     return "create" if step_kind(op.kind).symbol == "create" else "update"
 
 
+def step_symbol(op: Step) -> str:
+    """The one symbol of a step, wherever a plan is shown (the CLI's text and markdown, the editor's review)."""
+    return SYMBOL[action(op)]
+
+
 def step_label(op: Step, *, app_named: bool = False) -> str:
     """How every screen names one step: the kind's verb, then the resource's title, said once
     (``update widget "Support" (w-1)``, ``add triggers of webhook chatlog``): the CLI's plan, the review and the
@@ -120,13 +125,14 @@ def _conflict_text(c: Conflict) -> str:
     if c.message:
         return shown(f'app "{c.app}" {c.resource}: {c.message}')
     where = f" ({c.path})" if c.path else ""
-    text = shown(f'app "{c.app}" {c.resource}: {c.label}{where}: base {_v(c.base, c.secret)}, '
-                 f"draft {_v(c.draft, c.secret)}, live {_v(c.live, c.secret)}")
+    text = shown(f'app "{c.app}" {c.resource}: {c.label}{where}: base {side_text(c.base, c.secret)}, '
+                 f"draft {side_text(c.draft, c.secret)}, live {side_text(c.live, c.secret)}")
     key = shown(c.key)
     return text + (f"\n      settle with --take-mine {key} or --take-theirs {key}" if c.kind else "")
 
 
-def _v(value: Any, secret: bool) -> str:
+def side_text(value: Any, secret: bool) -> str:
+    """One side of a conflict (base, draft or live): a secret's side is already a word ("set", "will rotate")."""
     return str(value) if secret else value_text(value)
 
 
@@ -182,7 +188,7 @@ def render_text(plan: Plan, *, title: str = "") -> str:
 
 
 def _op_lines(op: Step) -> list[str]:
-    sym = SYMBOL[action(op)]
+    sym = step_symbol(op)
     if op.kind == "create_app":
         head = f"  {sym} create app \"{op.app_name}\""
     elif op.kind == "delete_app":
@@ -232,7 +238,7 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
             warn = " ⚠️ **destructive**" if op.destructive else ""
             what = "default" if step_kind(op.kind).folds_defaults else "unchanged"
             fold = f" — {folded} {what} setting(s) not shown" if folded else ""
-            lines += ["", f"**{SYMBOL[action(op)]} {VERB[op.kind]}** {_md(op.resource)}{warn}{fold}"]
+            lines += ["", f"**{step_symbol(op)} {VERB[op.kind]}** {_md(op.resource)}{warn}{fold}"]
             if changes and op.kind != "delete_app":
                 lines += ["", "| | Setting | Key | Before | After |", "|---|---|---|---|---|"]
                 for c in changes:

@@ -23,15 +23,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
 
-from tenantdeck.sync.render import (
-    SYMBOL,
-    action,
-    change_symbol,
-    change_text,
-    folded_text,
-    shown_changes,
-    step_label,
-)
+from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -45,6 +37,7 @@ if TYPE_CHECKING:
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.progress import PushProgress
     from tenantdeck.sync.remote.push import PushResult
+    from tenantdeck.sync.review import ReviewRow
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
@@ -132,7 +125,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.plan: Plan | None = None
         self.online = False
         self.allow_delete = False
-        self._rows: dict[str, tuple[Any, ...]] = {}
+        self._rows: dict[str, ReviewRow] = {}  #: the shown rows by table key (the engine's review model)
         self._push_worker: Any = None
         self._push_loop: asyncio.AbstractEventLoop | None = None
         self._cancel_requested = False
@@ -218,43 +211,20 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
 
     def show_plan(self, plan: Plan, online: bool, where: str) -> None:
-        from tenantdeck.sync.render import summary_line, value_text
+        """Render the engine's review rows (:func:`tenantdeck.sync.review.review_rows`): the same symbols, labels
+        and lines the CLI prints."""
+        from tenantdeck.sync.review import review_rows, review_status
 
         self.plan, self.online = plan, online
         table = self.query_one(DataTable)
         table.clear()
-        self._rows = {}
         # the row under the cursor says itself again (RowHighlighted) if the new plan has one; an empty plan would
         # leave the last plan's row there, as if it were still to do
         self.query_one("#detail", Static).update("")
-
-        def add(key: str, *cells: str, ref: tuple[Any, ...] = ()) -> None:
-            table.add_row(*(Text(shown(cell)) for cell in cells), key=key)  # names, values, messages: data
-            self._rows[key] = ref
-
-        for n, op in enumerate(plan.operations):
-            mark = "!" if op.destructive else SYMBOL[action(op)]
-            add(f"op{n}", op.app_name, mark, step_label(op, app_named=True), ref=(op, None))
-            changes, folded = shown_changes(op)  # a new widget's defaults the draft did not set: one line
-            for m, change in enumerate(changes):
-                add(f"op{n}.{m}", "", change_symbol(change), f"  {change_text(change)}", ref=(op, change))
-            if folded:
-                add(f"op{n}.folded", "", "", f"  {folded_text(op, folded)}", ref=(op, None))
-        for k, c in enumerate(plan.conflicts):
-            what = c.message or (f"{c.label} ({c.path}): base {value_text(c.base)}, draft {value_text(c.draft)}, "
-                                 f"live {value_text(c.live)}  (t takes theirs, m keeps mine)")
-            add(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {what}", ref=("conflict", c))
-        for k, d in enumerate(plan.drift):
-            add(f"drift{k}", d.app, "~", f"drift (kept) {d.resource}: {d.label}: {value_text(d.before)} -> "
-                f"{value_text(d.after)}")
-        for k, note in enumerate(plan.notes):
-            add(f"note{k}", note.app, "*", note.message)
-        source = f"against the service ({where})" if online else "against the base snapshot (r reads the service)"
-        deletes = "deletes included" if self.allow_delete else (
-            f"{plan.skipped_deletions} deletion(s) skipped (d includes them)" if plan.skipped_deletions else "")
-        status = f"{summary_line(plan)} Planned {source}." + (f" {deletes}." if deletes else "")
-        if plan.conflicts:
-            status += f" {len(plan.conflicts)} conflict(s): settle them in the draft before pushing."
+        self._rows = {row.key: row for row in review_rows(plan)}
+        for row in self._rows.values():
+            table.add_row(*(Text(shown(cell)) for cell in (row.app, row.symbol, row.text)), key=row.key)  # data
+        status = review_status(plan, online=online, where=where, allow_delete=self.allow_delete)
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
         self._show_status(status)
@@ -296,52 +266,33 @@ The sub-title names the profile the review plans against (switch it in the palet
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The row under the cursor in full, wrapped (a table cell is cut at 80 columns); a conflict side by
         side: base, draft (mine) and live (theirs)."""
-        from tenantdeck.sync.render import value_text
+        from tenantdeck.sync.review import conflict_detail
 
         detail = self.query_one("#detail", Static)
         if event.row_key is None or event.row_key.value is None:  # the list was just cleared
             detail.update("")
             return
-        ref = self._rows.get(str(event.row_key.value), ())
-        if ref and ref[0] == "conflict":
-            c = ref[1]
-            if c.message:
-                detail.update(shown(f"{c.app}: {c.resource}: {c.message}"))
-                return
-            detail.update(shown(f"{c.app}: {c.resource}: {c.label} ({c.path})") + "\n"
-                          f"  base  {value_text(c.base)}\n  mine  {value_text(c.draft)}   (m keeps it: the push "
-                          f"sends it)\n  live  {value_text(c.live)}   (t takes it into the draft)")
+        row = self._rows.get(str(event.row_key.value))
+        if row is None:  # the row went away with a new plan
             return
-        try:
-            cells = event.data_table.get_row(event.row_key)
-        except Exception:  # the row went away with a new plan
+        if row.conflict is not None:
+            detail.update(shown(conflict_detail(row.conflict), newlines=True))
             return
-        detail.update("  ".join(str(c).strip() for c in cells if str(c).strip()))
+        detail.update(shown("  ".join(cell.strip() for cell in (row.app, row.symbol, row.text) if cell.strip())))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        ref = self._rows.get(str(event.row_key.value), ())
-        if not ref or ref[0] == "conflict":
+        from tenantdeck.sync.review import where
+
+        row = self._rows.get(str(event.row_key.value))
+        target = where(row) if row is not None else None
+        if target is None:
             return
-        op = ref[0]
         apps = self.editor.get("apps", []) or []
-
-        def is_it(a: Any) -> bool:
-            if not isinstance(a, dict):
-                return False
-            if op.app_id:
-                return bool(a.get("id") == op.app_id)
-            return not a.get("id") and a.get("name") == op.app_name
-
-        index = next((i for i, a in enumerate(apps) if is_it(a)), None)
+        index = next((i for i, a in enumerate(apps) if target.is_app(a)), None)
         if index is None:
-            self.notify(f"app {op.app_name!r} is not in the draft (a delete).", markup=False)
+            self.notify(f"app {target.app_name!r} is not in the draft (a delete).", markup=False)
             return
-        kind = op.resource_key.split("/", 1)[1].split(":", 1)[0]
-        tab = _TAB_OF.get(kind)
-        change = ref[1]
-        if kind == "widget" and change is not None and "." in change.path:
-            tab = change.path.split(".", 1)[0] if change.path.split(".", 1)[0] in ("style", "sidebar", "main") else tab
-        self.host.open_app(index, tab)
+        self.host.open_app(index, target.section or _TAB_OF.get(target.kind))
 
     # -- actions -------------------------------------------------------------------------------------------------
 
@@ -353,10 +304,8 @@ The sub-title names the profile the review plans against (switch it in the palet
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        ref = self._rows.get(str(key), ())
-        if not ref or ref[0] != "conflict" or not ref[1].kind:
-            return None
-        return ref[1]  # type: ignore[no-any-return]
+        row = self._rows.get(str(key))
+        return row.conflict if row is not None and row.settleable else None
 
     def action_settle(self, way: str, everything: bool = False) -> None:
         """Settle the conflict under the cursor (or all of them): theirs edits the draft (one undoable step), mine

@@ -1,0 +1,142 @@
+"""A plan as rows to review: what the editor's review screen lists, decided here so it lists what the CLI prints.
+
+The CLI prints a plan as text (:mod:`tenantdeck.sync.render`); the editor lists it as a table with one row per step,
+changed field, conflict, drift and note. Both take every symbol, label and line from the same functions (the step's
+:func:`~tenantdeck.sync.render.step_symbol`, :func:`~tenantdeck.sync.render.step_label`,
+:func:`~tenantdeck.sync.render.change_text`...), so a ``+`` in one is a ``+`` in the other. The screen renders
+:func:`review_rows` and asks :func:`where` a row leads; it never reads a resource key or picks a symbol itself.
+
+Pure: a plan in, rows out (no file, no network).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models.widget import SECTIONS
+from tenantdeck.sync.render import (
+    change_symbol,
+    change_text,
+    folded_text,
+    shown_changes,
+    side_text,
+    step_label,
+    step_symbol,
+    summary_line,
+)
+from tenantdeck.textsafe import shown
+
+if TYPE_CHECKING:
+    from tenantdeck.sync.changes import Conflict, FieldChange
+    from tenantdeck.sync.plan import Plan, Step
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    """One line of the review: ``app`` and ``symbol`` columns, then ``text``; what it stands for beside it."""
+
+    key: str  #: stable within one plan: ``op3``, ``op3.1``, ``op3.folded``, ``conflict0``, ``drift2``, ``note0``
+    app: str
+    symbol: str
+    text: str
+    step: Step | None = None
+    change: FieldChange | None = None
+    conflict: Conflict | None = None
+
+    @property
+    def settleable(self) -> bool:
+        """A conflict the user can settle field by field (take theirs / keep mine); a whole-resource one is not."""
+        return self.conflict is not None and bool(self.conflict.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a row leads in the draft: the app (by id, or by name while it has none), the resource kind its step
+    changes and, for a widget setting, the section (``style``, ``sidebar``, ``main``) that holds it."""
+
+    app_id: str | None
+    app_name: str
+    kind: str
+    section: str | None = None
+
+    def is_app(self, data: Any) -> bool:
+        """``data`` (one entry of the draft's ``apps``) is this row's app."""
+        if not isinstance(data, dict):
+            return False
+        if self.app_id:
+            return bool(data.get("id") == self.app_id)
+        return not data.get("id") and data.get("name") == self.app_name
+
+
+def review_rows(plan: Plan) -> list[ReviewRow]:
+    """Every row of the review, in the order the screen lists them: steps with their changed fields (defaults of a
+    new widget folded into one line), then conflicts, drift and notes."""
+    rows: list[ReviewRow] = []
+    for n, op in enumerate(plan.operations):
+        rows.append(ReviewRow(f"op{n}", op.app_name, step_symbol(op), step_label(op, app_named=True), step=op))
+        changes, folded = shown_changes(op)
+        for m, change in enumerate(changes):
+            rows.append(ReviewRow(f"op{n}.{m}", "", change_symbol(change), f"  {change_text(change)}", step=op,
+                                  change=change))
+        if folded:
+            rows.append(ReviewRow(f"op{n}.folded", "", "", f"  {folded_text(op, folded)}", step=op))
+    for k, c in enumerate(plan.conflicts):
+        rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {conflict_line(c)}",
+                              conflict=c))
+    for k, d in enumerate(plan.drift):
+        rows.append(ReviewRow(f"drift{k}", d.app, "~", f"drift (kept) {d.resource}: {drift_line(d)}"))
+    for k, note in enumerate(plan.notes):
+        rows.append(ReviewRow(f"note{k}", note.app, "*", note.message))
+    return rows
+
+
+def conflict_line(c: Conflict) -> str:
+    """A conflict in one row: the service's reason, or the field with its three values and the keys that settle
+    it."""
+    if c.message:
+        return c.message
+    return (f"{c.label} ({c.path}): base {side_text(c.base, c.secret)}, draft {side_text(c.draft, c.secret)}, "
+            f"live {side_text(c.live, c.secret)}  (t takes theirs, m keeps mine)")
+
+
+def drift_line(d: FieldChange) -> str:
+    """A change made on the service since the base, kept: the field as the CLI's drift line says it."""
+    return change_text(d) if d.path else str(d.after)
+
+
+def where(row: ReviewRow) -> Where | None:
+    """Where Enter on ``row`` leads: its step's app and resource kind (a widget setting: its section too); None
+    for a conflict, drift or note (nothing of the draft to open for it)."""
+    from tenantdeck.sync.kinds import kind_of_step
+
+    op = row.step
+    if op is None:
+        return None
+    kind = kind_of_step(op.kind).name
+    section = None
+    if kind == "widget" and row.change is not None:
+        head = row.change.path.split(".", 1)[0]
+        section = head if head in SECTIONS and "." in row.change.path else None
+    return Where(op.app_id, op.app_name, kind, section)
+
+
+def conflict_detail(c: Conflict) -> str:
+    """A conflict side by side, for the lines under the review's list: base, draft (mine) and live (theirs). Safe
+    for a terminal as it is: each value is escaped on its own line, so a name cannot add a line."""
+    if c.message:
+        return shown(f"{c.app}: {c.resource}: {c.message}")
+    return (shown(f"{c.app}: {c.resource}: {c.label} ({c.path})") + "\n"  # data: its own newlines escaped
+            f"  base  {side_text(c.base, c.secret)}\n  mine  {side_text(c.draft, c.secret)}   (m keeps it: the push "
+            f"sends it)\n  live  {side_text(c.live, c.secret)}   (t takes it into the draft)")
+
+
+def review_status(plan: Plan, *, online: bool, where: str, allow_delete: bool) -> str:
+    """The line above the review's list: the plan's summary, what it was compared against, deletions, conflicts."""
+    source = f"against the service ({where})" if online else "against the base snapshot (r reads the service)"
+    deletes = "deletes included" if allow_delete else (
+        f"{plan.skipped_deletions} deletion(s) skipped (d includes them)" if plan.skipped_deletions else "")
+    status = f"{summary_line(plan)} Planned {source}." + (f" {deletes}." if deletes else "")
+    if plan.conflicts:
+        status += f" {len(plan.conflicts)} conflict(s): settle them in the draft before pushing."
+    return status
