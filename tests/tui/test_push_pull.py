@@ -332,3 +332,35 @@ async def _palette_from_apps(draft: Path) -> None:
         await pilot.press("n")
         await settle(pilot, 5)
         assert app.screen is screen and screen.last_result is None
+
+
+def test_a_push_writes_new_ids_through_the_open_session_and_keeps_its_undo_history(isolated: Path) -> None:
+    """The ids a push is assigned land as one edit of the editor's session (saved), not behind its back: the
+    session is not reloaded from disk, so the edits made before the push can still be undone."""
+    draft = isolated / "tenantdeck.yaml"
+    draft.write_text("format: 1\n# our apps\napps:\n  - name: Fresh One\n    region: us\n", encoding="utf-8")
+
+    async def main() -> None:
+        app = TenantdeckApp(draft)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, 5)
+            assert app.editor.set("apps[0].region", "eu").ok
+            app.action_save()
+            await settle(pilot, 5)
+            session = app.editor.session
+            screen = await open_review(app, pilot)
+            await pilot.press("p")
+            await pilot.pause()
+            await pilot.press("y")
+            await settle(pilot, 5)
+            assert screen.last_result is not None and screen.last_result.complete
+            new_id = app.editor.get("apps[0].id")
+            assert new_id and app.editor.session is session and not session.dirty
+            assert draft.read_text(encoding="utf-8") == session.text and f"id: {new_id}" in session.text
+            assert "# our apps" in session.text
+            session.undo()  # the ids' edit
+            assert session.get("apps[0].region") == "eu" and not session.get("apps[0].id", None)
+            session.undo()  # the region edit made before the push is still there to undo
+            assert session.get("apps[0].region") == "us"
+
+    asyncio.run(main())

@@ -477,7 +477,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         target = resolve_for_draft(self.editor.path, self.editor.profile)
         ui(self._show_status, f"Reading the service (profile {target.name}) ...")
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
-                              **self.request_options)
+                              id_writer=self.write_ids, **self.request_options)
         prepared = await prepare_push(target, request, os.environ)
         if isinstance(prepared, PushRefused):
             detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
@@ -506,6 +506,24 @@ The sub-title names the profile the review plans against (switch it in the palet
 
         await push(prepared, target, on_event, result=result)
         return True
+
+    def write_ids(self, text: str, edits: list[tuple[str, str]]) -> str | None:
+        """(push thread) The ids the service assigned, written as one edit of the open draft and saved, so its
+        undo history keeps them and nothing reloads it from disk. Only when the session still holds ``text``, the
+        saved draft the ids were placed in: with edits made since, the push writes the file itself (the editor then
+        offers to reload it, as for any change on disk)."""
+
+        def apply() -> str | None:
+            session = self.editor.session
+            if session.dirty or session.text != text or not self.editor.set_many(edits).ok:
+                return None
+            session.save(backup=False)
+            return session.text
+
+        try:
+            return self.app.call_from_thread(apply)  # the session belongs to the UI thread
+        except RuntimeError:  # the app is leaving: the file it is
+            return None
 
     def on_push_progressed(self, message: PushProgressed) -> None:
         self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)

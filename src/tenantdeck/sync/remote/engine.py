@@ -29,7 +29,15 @@ from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, Step
 from tenantdeck.sync.preflight import secret_value_problems
 from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
-from tenantdeck.sync.remote.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
+from tenantdeck.sync.remote.push import (
+    DraftIds,
+    Executor,
+    IdWriter,
+    PushResult,
+    Stale,
+    resolve_intents,
+    stale_resources,
+)
 from tenantdeck.sync.resolve import Choice
 from tenantdeck.sync.settle import settle_app, settled_bases
 from tenantdeck.sync.workspace.history import append_record, operations_record
@@ -80,6 +88,8 @@ class PushRequest:
     rebind: bool = False
     #: where an app has no base (a fresh clone without the lock file): which side wins; None: a conflict
     prefer: Literal["draft", "live"] | None = None
+    #: the editor that has the draft open writes new ids as an edit of its session (its undo history keeps them)
+    id_writer: IdWriter | None = None
 
 
 @dataclass(slots=True)
@@ -173,7 +183,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return wrong
     notices: list[str] = []
     warnings: list[str] = []
-    ids = DraftIds(local.path, local.workspace)
+    ids = DraftIds(local.path, local.workspace, request.id_writer)
     async with target.client(**_client_kwargs(request)) as client:
         resolution = await resolve_intents(client, local.workspace, local.apps, local.base, secret_key=local.secret_key)
         notices += resolution.messages
@@ -393,7 +403,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     """
     emit = on_event or (lambda event: None)
     plan, local = prepared.plan, prepared.local
-    ids = DraftIds(local.path, local.workspace)
+    ids = DraftIds(local.path, local.workspace, prepared.request.id_writer)
 
     async def sleep(delay: float) -> None:
         emit(PushEvent("retry_scheduled", op=_CURRENT_OP.get(), delay=delay,

@@ -21,7 +21,7 @@ import contextvars
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tenantdeck.atomic import WriteFailed
 from tenantdeck.sync import kinds
@@ -139,8 +139,20 @@ def _describe(op: Step) -> str:
 # -- draft write-back -----------------------------------------------------------------------------------------------
 
 
+class IdWriter(Protocol):
+    """Writes ids into a draft someone has open (the editor's session), so they land as an edit of that session
+    (one undo step, its saved text) instead of behind its back.
+
+    Called with the file's text the ids were placed in and the ``(key path, id)`` edits; returns the text saved,
+    or None when it cannot take them (the session has other unsaved edits, or has moved on from that text): the
+    ids are then written into the file as the CLI writes them."""
+
+    def __call__(self, text: str, edits: list[tuple[str, str]]) -> str | None: ...
+
+
 class DraftIds:
-    """Writes service-assigned ids into the draft file, keeping its comments (``tenantdeck.draft.save_draft``).
+    """Writes service-assigned ids into the draft file, keeping its comments (``tenantdeck.draft.save_draft``), or
+    through the :class:`IdWriter` of the editor that has the draft open.
 
     A push collects every id it is assigned and calls :meth:`write` once, at the end (or when interrupted): a
     comment-preserving save of a large draft takes a while, and one per created object would cost k saves. Each
@@ -148,9 +160,10 @@ class DraftIds:
     draft changed only by the tool's own hand. ``saves`` counts the files written (tests check it).
     """
 
-    def __init__(self, path: Path, workspace: Workspace | None = None) -> None:
+    def __init__(self, path: Path, workspace: Workspace | None = None, writer: IdWriter | None = None) -> None:
         self.path = path
         self.workspace = workspace
+        self.writer = writer
         self.saves = 0
 
     def write(self, *, app_ids: Mapping[str, str] | None = None,
@@ -171,13 +184,13 @@ class DraftIds:
         draft = result.draft
         if draft is None:
             raise OSError(f"cannot re-read {self.path} to record new ids")
-        changed = False
-        for app in draft.apps:
+        edits: list[tuple[str, str]] = []  # key path -> id, for a writer that edits an open draft
+        for i, app in enumerate(draft.apps):
             new_id = (app_ids or {}).get(app.name)
             if new_id and not app.id:
                 app.id = new_id
-                changed = True
-            for widget in app.widgets:
+                edits.append((f"apps[{i}].id", new_id))
+            for j, widget in enumerate(app.widgets):
                 if widget.id:
                     continue
                 settings = resolve_widget(draft, widget)
@@ -185,11 +198,13 @@ class DraftIds:
                 wid = (widget_ids or {}).get((app.name, name or ""))
                 if wid:
                     widget.id = wid
-                    changed = True
-        if not changed:
+                    edits.append((f"apps[{i}].widgets[{j}].id", wid))
+        if not edits:
             return False
         before = result.doc.text or ""
-        after = save_draft(self.path, draft, original_text=before, backup=False)
+        written = self.writer(before, edits) if self.writer is not None else None
+        # no open draft to edit (the CLI), or it could not take them: into the file, comments kept
+        after = written if written is not None else save_draft(self.path, draft, original_text=before, backup=False)
         self.saves += 1
         if self.workspace is not None:
             self.workspace.record_draft_write(hashlib.sha256(before.encode("utf-8")).hexdigest(),
@@ -663,4 +678,4 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
     return out
 
 
-__all__ = ["DraftIds", "Executor", "PushResult", "SecretUnavailable", "resolve_intents", "stale_resources"]
+__all__ = ["DraftIds", "Executor", "IdWriter", "PushResult", "SecretUnavailable", "resolve_intents", "stale_resources"]
