@@ -9,15 +9,15 @@ from collections.abc import Iterator
 import pytest
 
 from tenantdeck.events_send import (
+    Endpoint,
     MissingPassword,
     NotSendable,
-    Target,
     TimedOut,
     TlsFailed,
     Unreachable,
+    endpoint_for,
     printable,
     send_test_event,
-    target_for,
     trigger_choices,
 )
 from tenantdeck.models import catalog
@@ -51,14 +51,14 @@ def closed_port() -> Iterator[int]:
 async def test_a_test_event_reaches_the_receiver_with_basic_auth_and_validates() -> None:
     async with Receiver(port=0, basic_auth=("hook", "s3cret")) as receiver:
         drafted = hook(f"{receiver.url}/hooks", useBasicAuth=True, username="hook", password="${HOOK_PW}")
-        target = target_for(drafted, env={"HOOK_PW": "s3cret"})
+        target = endpoint_for(drafted, env={"HOOK_PW": "s3cret"})
         assert "s3cret" not in repr(target)
         heard: list[Delivery] = []
         remove = receiver.add_listener(heard.append)
         result = await send_test_event(target, "message_sent", app_id="app1", region="eu", webhook_id="local")
         await settle(receiver, 1)
         remove()
-        wrong = await send_test_event(Target(target.url, "hook", "nope"), "group_created")
+        wrong = await send_test_event(Endpoint(target.url, "hook", "nope"), "group_created")
         await settle(receiver, 2)
     assert (result.status, result.ok, result.with_auth, result.trigger) == (200, True, True, "message_sent")
     assert result.body == '{"received": true}' and result.content_type == "application/json"
@@ -74,8 +74,8 @@ async def test_a_test_event_reaches_the_receiver_with_basic_auth_and_validates()
 
 async def test_no_auth_required_records_what_the_sender_presented() -> None:
     async with Receiver(port=0) as receiver:
-        await send_test_event(Target(f"{receiver.url}/x", "someone", "pw"), "user_blocked")
-        await send_test_event(Target(f"{receiver.url}/y"), "user_unblocked")
+        await send_test_event(Endpoint(f"{receiver.url}/x", "someone", "pw"), "user_blocked")
+        await send_test_event(Endpoint(f"{receiver.url}/y"), "user_unblocked")
         await settle(receiver, 2)
     assert [(d.auth, d.auth_user) for d in receiver.deliveries] == [("not required", "someone"),
                                                                      ("not required", None)]
@@ -89,7 +89,7 @@ async def test_a_listener_that_raises_is_dropped_and_the_receiver_goes_on() -> N
     async with Receiver(port=0) as receiver:
         receiver.add_listener(broken)
         for _ in range(2):
-            assert (await send_test_event(Target(receiver.url), "group_created")).status == 200
+            assert (await send_test_event(Endpoint(receiver.url), "group_created")).status == 200
         await settle(receiver, 2)
     assert receiver.count == 2 and receiver._listeners == []
 
@@ -97,10 +97,10 @@ async def test_a_listener_that_raises_is_dropped_and_the_receiver_goes_on() -> N
 def test_the_password_comes_from_the_environment_and_an_unset_variable_is_said_plainly() -> None:
     drafted = hook("https://example.com/h", useBasicAuth=True, username="hook", password="${HOOK_PW}")
     with pytest.raises(MissingPassword) as caught:
-        target_for(drafted, env={})
+        endpoint_for(drafted, env={})
     assert "${HOOK_PW}" in str(caught.value) and "not set" in str(caught.value)
-    assert target_for(drafted, env={"HOOK_PW": "x"}).auth == ("hook", "x")
-    assert target_for(hook("https://example.com/h", useBasicAuth=False, password="${NOPE}"), env={}).auth is None
+    assert endpoint_for(drafted, env={"HOOK_PW": "x"}).auth == ("hook", "x")
+    assert endpoint_for(hook("https://example.com/h", useBasicAuth=False, password="${NOPE}"), env={}).auth is None
 
 
 @pytest.mark.parametrize(
@@ -115,31 +115,31 @@ def test_the_password_comes_from_the_environment_and_an_unset_variable_is_said_p
 )
 def test_webhooks_that_cannot_be_sent_to_say_why(drafted: dict[str, object], says: str) -> None:
     with pytest.raises(NotSendable, match=says):
-        target_for(drafted, env={"P": "x"})
+        endpoint_for(drafted, env={"P": "x"})
 
 
 def test_loopback_http_is_allowed_like_the_drafts_rule() -> None:
-    assert target_for(hook("http://localhost:8788/hooks")).url == "http://localhost:8788/hooks"
-    assert target_for(hook("http://[::1]:8788/hooks")).url == "http://[::1]:8788/hooks"
+    assert endpoint_for(hook("http://localhost:8788/hooks")).url == "http://localhost:8788/hooks"
+    assert endpoint_for(hook("http://[::1]:8788/hooks")).url == "http://[::1]:8788/hooks"
 
 
 async def test_unreachable_timeout_and_tls_failures_are_typed_with_one_sentence(closed_port: int) -> None:
     with pytest.raises(Unreachable, match=f"cannot connect to 127.0.0.1:{closed_port}"):
-        await send_test_event(Target(f"http://127.0.0.1:{closed_port}/"), "message_sent")
+        await send_test_event(Endpoint(f"http://127.0.0.1:{closed_port}/"), "message_sent")
     # a socket that listens but never answers
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(1)
     try:
         with pytest.raises(TimedOut, match=r"did not answer within 0\.2 s"):
-            await send_test_event(Target(f"http://127.0.0.1:{silent.getsockname()[1]}/"), "message_sent",
+            await send_test_event(Endpoint(f"http://127.0.0.1:{silent.getsockname()[1]}/"), "message_sent",
                                   timeout=0.2)
     finally:
         silent.close()
     # https to a plain-http server: the handshake fails
     async with Receiver(port=0) as receiver:
         with pytest.raises(TlsFailed, match=r"TLS with 127\.0\.0\.1"):
-            await send_test_event(Target(f"https://127.0.0.1:{receiver.port}/"), "message_sent")
+            await send_test_event(Endpoint(f"https://127.0.0.1:{receiver.port}/"), "message_sent")
 
 
 def test_the_picker_offers_the_webhooks_own_triggers_first_then_every_known_one_by_category() -> None:
@@ -181,7 +181,7 @@ async def test_an_echoing_receiver_never_gets_the_password_onto_the_screen() -> 
     def echo(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"headers": dict(request.headers), "note": "your password is s3cret-pw"})
 
-    target = Target("https://echo.example/post", "hook", "s3cret-pw")
+    target = Endpoint("https://echo.example/post", "hook", "s3cret-pw")
     result = await send_test_event(target, "message_sent", transport=httpx.MockTransport(echo))
     assert result.status == 200 and "authorization" in result.body
     assert "s3cret-pw" not in result.body and "aG9vazpzM2NyZXQtcHc" not in result.body

@@ -64,7 +64,7 @@ class TlsFailed(SendError):
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class Endpoint:
     """Where and how to send: the URL and the resolved Basic Auth (``repr`` never shows the password)."""
 
     url: str
@@ -73,7 +73,7 @@ class Target:
 
     def __repr__(self) -> str:
         auth = f", username={self.username!r}, password=<hidden>" if self.username is not None else ""
-        return f"Target(url={self.url!r}{auth})"
+        return f"Endpoint(url={self.url!r}{auth})"
 
     @property
     def auth(self) -> tuple[str, str] | None:
@@ -100,7 +100,7 @@ class SendResult:
         return 200 <= self.status < 300
 
 
-def target_for(hook: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Target:
+def endpoint_for(hook: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Endpoint:
     """The send target of a drafted webhook (a plain mapping, valid or not): URL checked, Basic Auth resolved.
 
     Raises :class:`NotSendable` (:class:`MissingPassword` for an unset variable) with the reason.
@@ -111,7 +111,7 @@ def target_for(hook: Mapping[str, Any], env: Mapping[str, str] | None = None) ->
     url = url.strip()
     check_url(url)
     if hook.get("useBasicAuth") is not True:
-        return Target(url)
+        return Endpoint(url)
     username = hook.get("username")
     password = hook.get("password")
     if not isinstance(username, str) or not username:
@@ -124,7 +124,7 @@ def target_for(hook: Mapping[str, Any], env: Mapping[str, str] | None = None) ->
         raise MissingPassword(exc.variable) from None
     if reference_name(password) is not None and not secret:
         raise MissingPassword(reference_name(password) or "")
-    return Target(url, username, secret)
+    return Endpoint(url, username, secret)
 
 
 def check_url(url: str) -> None:
@@ -158,7 +158,7 @@ def printable(text: str, limit: int = BODY_PREVIEW) -> tuple[str, bool]:
 
 
 async def send_test_event(
-    target: Target,
+    target: Endpoint,
     trigger: str,
     *,
     app_id: str = "sampleapp",
@@ -212,7 +212,7 @@ async def send_test_event(
     )
 
 
-def _redactor(target: Target) -> Redactor:
+def _redactor(target: Endpoint) -> Redactor:
     """A receiver may echo the request (httpbin-style): hide the password and the Basic token it came in."""
     values: list[str] = []
     if target.password:

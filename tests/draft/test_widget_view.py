@@ -51,12 +51,12 @@ def test_resolving_in_the_preset_itself() -> None:
 
 
 def test_paths_of_a_widget_and_of_a_preset_with_a_dot_in_its_name() -> None:
-    assert wv.Target(2, 1).path("main", "send_gifs") == ("apps", 2, "widgets", 1, "main", "send_gifs")
-    assert wv.Target(preset="v1.2").path("style", "primary_color") == ("presets", "v1.2", "style", "primary_color")
+    assert wv.WidgetSlot(2, 1).path("main", "send_gifs") == ("apps", 2, "widgets", 1, "main", "send_gifs")
+    assert wv.WidgetSlot(preset="v1.2").path("style", "primary_color") == ("presets", "v1.2", "style", "primary_color")
 
 
 def test_reset_deletes_the_key_or_its_section_when_it_is_the_only_one() -> None:
-    target = wv.Target(0, 0)
+    target = wv.WidgetSlot(0, 0)
     one = {"extends": "support", "main": {"send_gifs": True}}
     two = {"extends": "support", "main": {"send_gifs": True, "share_location": False}}
     assert wv.reset_path(one, target, "main", "send_gifs") == ("apps", 0, "widgets", 0, "main")
@@ -66,12 +66,12 @@ def test_reset_deletes_the_key_or_its_section_when_it_is_the_only_one() -> None:
 @pytest.mark.parametrize(
     ("widget", "target"),
     [
-        ({"extends": "support"}, wv.Target(0, 0)),  # not overridden
-        ({"name": "w", "main": {"send_gifs": True}}, wv.Target(0, 0)),  # extends nothing: nothing to go back to
-        ({"extends": "support", "main": {"send_gifs": True}}, wv.Target(preset="support")),  # editing the preset
+        ({"extends": "support"}, wv.WidgetSlot(0, 0)),  # not overridden
+        ({"name": "w", "main": {"send_gifs": True}}, wv.WidgetSlot(0, 0)),  # extends nothing: nothing to go back to
+        ({"extends": "support", "main": {"send_gifs": True}}, wv.WidgetSlot(preset="support")),  # editing the preset
     ],
 )
-def test_nothing_to_reset(widget: dict[str, object], target: wv.Target) -> None:
+def test_nothing_to_reset(widget: dict[str, object], target: wv.WidgetSlot) -> None:
     assert wv.reset_path(widget, target, "main", "send_gifs") is None
 
 

@@ -16,7 +16,7 @@ import httpx
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from tenantdeck.events_send import Target
+from tenantdeck.events_send import Endpoint
 from tenantdeck.models.event_samples import sample_payload
 from tenantdeck.receiver import Receiver
 from tenantdeck.tui.event_lab import EventLab
@@ -89,7 +89,7 @@ async def send_test_scene(pilot: Pilot[None]) -> None:
     pilot.app.open_app(0, "webhooks")  # type: ignore[attr-defined]
     await settle(pilot)
     hook = pilot.app.editor.get(LOCAL_HOOK)  # type: ignore[attr-defined]
-    target = Target(hook["webhookURL"], USER, PASSWORD)
+    target = Endpoint(hook["webhookURL"], USER, PASSWORD)
     pilot.app.push_screen(SendTestEvent(hook, target, app_id="f14dfbf002c61e70", region="us",
                                         transport=httpx.ASGITransport(app=lab.receiver.asgi), clock=ticking(),
                                         now=NOW))

@@ -25,7 +25,7 @@ def counts_text(counts: dict[str, int] | Any) -> str:
     return ", ".join(parts)
 
 
-class PushProgress:
+class ProgressReporter:
     """Feed it every event (:meth:`handle`); call :meth:`finish` once the push is over."""
 
     def __init__(self, total: int, *, stream: TextIO | None = None, interval: float | None = None,

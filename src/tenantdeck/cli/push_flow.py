@@ -64,7 +64,7 @@ def render_refusal(refused: PushRefused, err: TextIO) -> int:
 async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str],
                      err: TextIO | None = None) -> int:
     """Prepare, show, ask, push, summarise (holding the workspace lock); returns the exit code."""
-    from tenantdeck.cli.progress import PushProgress
+    from tenantdeck.cli.progress import ProgressReporter
 
     err = err if err is not None else sys.stderr
     if opts.plan_file is None:
@@ -90,7 +90,7 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         if not opts.confirm(f"Push {count} operation{'s' if count != 1 else ''} to {target.name} ({where})?"):
             _err(err, "Nothing pushed.")
             return exitcodes.ERROR
-    progress = PushProgress(len(plan.operations), stream=err)
+    progress = ProgressReporter(len(plan.operations), stream=err)
     result = PushResult()  # filled as the push runs, so an interrupted one is summarised too
     try:
         await push(prepared, target, progress.handle, saved_plan=opts.plan_file, result=result)

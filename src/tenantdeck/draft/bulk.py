@@ -7,7 +7,7 @@ selection of apps (by name filter, region, the preset their widgets extend, or m
 out; no Textual, and pydantic only for the colour check (as :mod:`tenantdeck.draft.widget_view`).
 
 An app whose widget extends a preset gets an override under its own widget (the path
-:class:`tenantdeck.draft.widget_view.Target` names), never an edit of the preset: a bulk edit changes the apps
+:class:`tenantdeck.draft.widget_view.WidgetSlot` names), never an edit of the preset: a bulk edit changes the apps
 selected, and only those.
 """
 
@@ -207,7 +207,7 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
             current = widget_view.resolve(widget, preset if isinstance(preset, Mapping) else None, field.section,
                                           field.key)
             if not _same(current.value, value):
-                mine.append((widget_view.Target(app=i, widget=j).path(field.section, field.key), value))
+                mine.append((widget_view.WidgetSlot(app=i, widget=j).path(field.section, field.key), value))
         return mine
 
     shown = value if not isinstance(value, bool) else ("on" if value else "off")

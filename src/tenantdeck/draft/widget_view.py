@@ -5,7 +5,7 @@ A widget that ``extends`` a preset writes only what differs; every other value c
 preset leaves out comes from the service's defaults (:mod:`tenantdeck.models.catalog`). An editor must show which
 is which, or an admin cannot tell whether changing a value changes one app or a hundred. :func:`resolve` answers
 that for one field (:class:`Resolved`: value and source ``override``, ``preset``, ``widget``, ``default`` or
-``unset``); :class:`Target` says where an edit goes (the app's widget, or the preset itself) and what resetting an
+``unset``); :class:`WidgetSlot` says where an edit goes (the app's widget, or the preset itself) and what resetting an
 override deletes; :func:`preset_usage` counts what an edit of a preset would change.
 
 The rules mirror :func:`tenantdeck.rules.merge_settings`: a section of the widget is laid over the same section of
@@ -124,7 +124,7 @@ def resolve_preset(preset: Mapping[str, Any] | None, section: str, key: str) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class WidgetSlot:
     """Where the widget tabs write: an app's widget (``preset`` None) or a preset (``app``/``widget`` unused)."""
 
     app: int = 0
@@ -142,7 +142,8 @@ class Target:
         return (*self.root, section) if key is None else (*self.root, section, key)
 
 
-def reset_path(widget: Mapping[str, Any] | None, target: Target, section: str, key: str) -> tuple[PathPart, ...] | None:
+def reset_path(widget: Mapping[str, Any] | None, target: WidgetSlot, section: str,
+               key: str) -> tuple[PathPart, ...] | None:
     """What to delete so that ``section.key`` of the widget is inherited again: the key, or its whole section when
     it is the section's only key (so no empty ``main: {}`` is left behind). None when there is nothing to reset:
     the key is not overridden, or the widget extends no preset."""

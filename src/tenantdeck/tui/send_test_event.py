@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tenantdeck.events_send import SendError, SendResult, Target, send_test_event, trigger_choices
+from tenantdeck.events_send import Endpoint, SendError, SendResult, send_test_event, trigger_choices
 from tenantdeck.models.secrets import reference_name
 from tenantdeck.tui.host import host_of
 
@@ -64,7 +64,7 @@ as the Events screen's receiver (F3).
     SendTestEvent #st-scroll { height: 1fr; min-height: 4; border-top: solid $primary; }
     """
 
-    def __init__(self, hook: dict[str, Any], target: Target, *, app_id: str, region: str,
+    def __init__(self, hook: dict[str, Any], target: Endpoint, *, app_id: str, region: str,
                  **send_options: Any) -> None:
         super().__init__()
         self.hook = hook

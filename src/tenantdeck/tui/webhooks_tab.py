@@ -232,7 +232,7 @@ them as they are.
                                            "then deletes it on the service.", yes="Delete"), answered)
 
     def action_send_test(self) -> None:
-        from tenantdeck.events_send import NotSendable, target_for
+        from tenantdeck.events_send import NotSendable, endpoint_for
         from tenantdeck.tui.send_test_event import SendTestEvent
 
         picked = self._current_hook("No webhook to send to: `a` adds one.")
@@ -240,7 +240,7 @@ them as they are.
             return
         hook = picked[1]
         try:
-            target = target_for(hook)
+            target = endpoint_for(hook)
         except NotSendable as exc:
             self.notify(f"Not sent: {exc}.", title=f"Test event to {hook.get('id', '?')}", severity="error",
                         timeout=15, markup=False)

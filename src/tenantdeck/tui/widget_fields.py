@@ -660,8 +660,8 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
         return presets if isinstance(presets, dict) else {}
 
     @property
-    def target(self) -> wv.Target:
-        return wv.Target(self.app_index, self.widget_index, self.preset_mode)
+    def target(self) -> wv.WidgetSlot:
+        return wv.WidgetSlot(self.app_index, self.widget_index, self.preset_mode)
 
     # -- composing -------------------------------------------------------------------------------------------------
 
