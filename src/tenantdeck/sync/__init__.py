@@ -5,7 +5,8 @@ The layout says what each module may touch, so a change finds its room in one gu
 
 * ``tenantdeck.sync.*`` (the modules directly here) are **pure**: data in, data out, no file and no network.
   ``canonical`` (one normal form for both sides), ``compare`` (three-way, leaf by leaf), ``plan`` (steps, saved
-  plans), ``settle`` (what the base learns when both sides agree), ``names`` (same-name creates), ``changes`` (the
+  plans), ``advance`` (what the base learns when both sides agree), ``settle`` (a conflict settled: take mine
+  or theirs), ``names`` (same-name creates), ``changes`` (the
   value types), ``render`` (plan text, markdown, JSON), ``placeholders`` (secrets in a plan), ``preflight``
   (secret values the service would refuse), ``events`` (what a push reports), ``remote_to_draft`` (pull's
   conversion). ``tests/sync/test_layout.py`` keeps them free of I/O.

@@ -375,7 +375,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.settle(way, conflicts)
 
     def settle(self, way: str, conflicts: list[Conflict]) -> None:
-        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
+        from tenantdeck.sync.settle import Settled, keep_mine, take_theirs
         from tenantdeck.sync.workspace.state import Workspace
 
         settled = Settled()

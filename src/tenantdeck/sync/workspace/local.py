@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tenantdeck.draft import LoadResult
     from tenantdeck.models import Draft
     from tenantdeck.sync.changes import Conflict
-    from tenantdeck.sync.resolve import Choice, Settled
+    from tenantdeck.sync.settle import Choice, Settled
     from tenantdeck.sync.workspace.state import Workspace
 
 
@@ -159,7 +159,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
     edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
     """
     from tenantdeck.draft.session import DraftSession
-    from tenantdeck.sync.resolve import Settled, keep_mine, split, take_theirs
+    from tenantdeck.sync.settle import Settled, keep_mine, split, take_theirs
 
     mine, theirs, unknown = split(conflicts, choice)
     settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
