@@ -20,13 +20,15 @@ from tenantdeck.models import WidgetDraft
 from tenantdeck.models.secrets import derived_secret_name, fingerprint
 from tenantdeck.sandbox import create_app
 from tenantdeck.sandbox.store import Store
-from tenantdeck.sync.canonical import UNKNOWN, canonical_app_from_draft, normalise_widget_settings
+from tenantdeck.sync.canonical import normalise_widget_settings
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.remote.pull import PullError, pull
 from tenantdeck.sync.remote_to_draft import (
     SecretNamer,
     extensions_from_canonical,
     widget_from_canonical,
 )
+from tenantdeck.sync.types import UNKNOWN
 from tenantdeck.sync.workspace.state import Workspace
 from tests.models import factories
 

@@ -19,10 +19,9 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.compare import Comparison, _leaves, _unknown, raw_resources
+from tenantdeck.sync.compare import Comparison, _leaves, raw_resources
 from tenantdeck.sync.kinds import BY_NAME
-from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE
+from tenantdeck.sync.types import ABSENT, UNKNOWN, cannot_tell
 
 
 def advanced_bases(comparison: Comparison) -> dict[str, dict[str, Any]]:
@@ -46,13 +45,13 @@ def advance_app(draft: Mapping[str, Any], base: Mapping[str, Any],
     new: dict[str, Any] | None = None
     for key in d_res.keys() & l_res.keys():
         kind, rid = key
-        if d_res[key] == b_res.get(key) or l_res[key] is UNKNOWN_RESOURCE or d_res[key] is UNKNOWN_RESOURCE:
+        if d_res[key] == b_res.get(key) or l_res[key] is UNKNOWN or d_res[key] is UNKNOWN:
             continue
         d, lv = _leaves(kind, d_res[key]), _leaves(kind, l_res[key])
         b = _leaves(kind, b_res.get(key))
         assert d is not None and lv is not None
         if b is None:
-            if d != lv or any(_unknown(v) for v in lv.values()):
+            if d != lv or any(cannot_tell(v) for v in lv.values()):
                 continue  # no base yet and the sides differ: the push's own operation records it
             leaves = dict(lv)
         else:
@@ -60,7 +59,7 @@ def advance_app(draft: Mapping[str, Any], base: Mapping[str, Any],
             paths = list(d) if BY_NAME[kind].partial else list(dict.fromkeys([*d, *lv]))
             for path in paths:
                 dv, lvv = d.get(path, ABSENT), lv.get(path, ABSENT)
-                if dv != lvv or _unknown(dv) or _unknown(lvv):
+                if dv != lvv or cannot_tell(dv) or cannot_tell(lvv):
                     continue
                 if dv is ABSENT:
                     leaves.pop(path, None)

@@ -31,13 +31,8 @@ from tenantdeck.models.secrets import derived_secret_name, reference_name, secre
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
-from tenantdeck.sync.canonical import (
-    SMS_FIELDS,
-    WEBHOOK_FIELDS,
-    canonical_preset,
-    is_unknown,
-    normalise_widget_settings,
-)
+from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
+from tenantdeck.sync.types import is_unknown
 
 if TYPE_CHECKING:
     from tenantdeck.models import Draft

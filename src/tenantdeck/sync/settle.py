@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tenantdeck.sync.changes import ABSENT, Conflict
 from tenantdeck.sync.kinds import BY_NAME
+from tenantdeck.sync.types import ABSENT, Conflict
 
 
 @dataclass(slots=True)

@@ -40,11 +40,11 @@ from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
-    from tenantdeck.sync.changes import Conflict
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.progress import PushProgress
     from tenantdeck.sync.remote.push import PushResult
+    from tenantdeck.sync.types import Conflict
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
@@ -336,7 +336,9 @@ The sub-title names the profile the review plans against (switch it in the palet
         if index is None:
             self.notify(f"app {op.app_name!r} is not in the draft (a delete).", markup=False)
             return
-        kind = op.resource_key.split("/", 1)[1].split(":", 1)[0]
+        from tenantdeck.sync.plan import resource_key
+
+        kind = resource_key(op).split("/", 1)[1].split(":", 1)[0]
         tab = _TAB_OF.get(kind)
         change = ref[1]
         if kind == "widget" and change is not None and "." in change.path:

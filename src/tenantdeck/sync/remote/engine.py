@@ -27,11 +27,12 @@ from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
 from tenantdeck.sync.placeholders import placeholders_in
-from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
 from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
 from tenantdeck.sync.remote.push import DraftIds, Executor, PushResult, Stale, resolve_intents, stale_resources
 from tenantdeck.sync.settle import Choice
+from tenantdeck.sync.types import Step
 from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
 from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
@@ -140,7 +141,7 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
     ops = [op for op in plan.operations if op.key in keep]
     scoped = replace(plan, operations=ops,
                      fingerprints={k: v for k, v in plan.fingerprints.items()
-                                   if any(op.resource_key == k for op in ops)})
+                                   if any(resource_key(op) == k for op in ops)})
     return scoped, len(plan.operations) - len(ops)
 
 
@@ -231,7 +232,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             _advance(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
                             and app_id in local.base
                             and (new := advance_app(app, local.base[app_id], live[app_id])) is not None})
-            done_keys = {op.resource_key for op in plan.operations if op.key in already}
+            done_keys = {resource_key(op) for op in plan.operations if op.key in already}
             stale = stale_resources(plan, live, done=done_keys)
             for op in plan.operations:
                 if op.kind != "create_app" or op.key in already:

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
-from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
+from tenantdeck.sync.canonical import with_last_pushed
+from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
