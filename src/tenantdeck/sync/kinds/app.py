@@ -1,4 +1,8 @@
-"""The app itself: name, region and version. Created and deleted as a whole; the API has no update-app call."""
+"""The app itself: name, region and version. Created and deleted as a whole; the API has no update-app call.
+
+There is no module-level ``KIND`` here: the registry (:mod:`tenantdeck.sync.kinds`) builds :class:`AppKind` with the
+other kinds, whose empty sections a new app's base holds.
+"""
 
 from __future__ import annotations
 
