@@ -462,8 +462,8 @@ class Executor:
         return body
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
-        """The service's current value of a secret an update sends unchanged: asked of the kind that holds it
-        (the SMS API reports its token; a webhook's password is never reported)."""
+        """The service's current value of a secret an update sends unchanged: read back the way the kind that holds
+        it allows (``ops.SECRET_READS``: the SMS API reports its token; a webhook's password is never reported)."""
         from tenantdeck.models.app import secret_field_of
         from tenantdeck.sync.kinds import KINDS
         from tenantdeck.sync.remote.ops import read_secret
