@@ -33,6 +33,8 @@ CORE_MODULES = [
     "tenantdeck.sync.remote.push",
     "tenantdeck.sync.remote.engine",
     "tenantdeck.sync.settle",
+    "tenantdeck.sync.advance",
+    "tenantdeck.sync.review",
     "tenantdeck.sync.pull_preview",
     "tenantdeck.sync.progress",
     "tenantdeck.sync.preflight",

@@ -10,15 +10,9 @@ import pytest
 from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.models import Draft, catalog
 from tenantdeck.models.secrets import fingerprint
-from tenantdeck.sync.canonical import (
-    UNKNOWN,
-    canonical_app_from_draft,
-    canonical_app_from_remote,
-    is_unknown,
-    normalise_widget_settings,
-    secret_state_of_draft,
-)
-from tenantdeck.sync.remote.fetch import RemoteAppBundle
+from tenantdeck.sync.canonical import normalise_widget_settings, secret_state_of_draft
+from tenantdeck.sync.kinds import canonical_app_from_draft, canonical_app_from_remote
+from tenantdeck.sync.types import UNKNOWN, RemoteAppBundle, is_unknown
 from tests.models import factories
 
 KEY = b"k" * 32

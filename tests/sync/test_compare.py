@@ -9,9 +9,11 @@ import pytest
 
 from tenantdeck.models import Draft
 from tenantdeck.models.secrets import fingerprint
-from tenantdeck.sync.canonical import UNKNOWN, canonical_app_from_draft, normalise_widget_settings
-from tenantdeck.sync.compare import ABSENT, classify, compare_all, compare_app
+from tenantdeck.sync.canonical import normalise_widget_settings
+from tenantdeck.sync.compare import classify, compare_all, compare_app
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
+from tenantdeck.sync.types import ABSENT, UNKNOWN
 from tests.models import factories
 
 KEY = b"k" * 32

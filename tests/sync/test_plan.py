@@ -9,8 +9,8 @@ import json
 import pytest
 
 from tenantdeck.models import Draft
-from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.compare import compare_all
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.placeholders import SecretUnavailable, placeholders_in, resolve_payload
 from tenantdeck.sync.plan import Plan, build_plan
 from tenantdeck.sync.remote.push import stale_resources

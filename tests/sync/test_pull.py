@@ -17,17 +17,18 @@ from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.errors import AuthError, MalformedResponse, TransportError
 from tenantdeck.draft import load_draft
 from tenantdeck.models import WidgetDraft
-from tenantdeck.models.secrets import fingerprint
+from tenantdeck.models.secrets import derived_secret_name, fingerprint
 from tenantdeck.sandbox import create_app
 from tenantdeck.sandbox.store import Store
-from tenantdeck.sync.canonical import UNKNOWN, canonical_app_from_draft, normalise_widget_settings
+from tenantdeck.sync.canonical import normalise_widget_settings
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.remote.pull import PullError, pull
 from tenantdeck.sync.remote_to_draft import (
     SecretNamer,
-    derived_secret_name,
     extensions_from_canonical,
     widget_from_canonical,
 )
+from tenantdeck.sync.types import UNKNOWN
 from tenantdeck.sync.workspace.state import Workspace
 from tests.models import factories
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from tenantdeck.sync.events import PushEvent
-from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.progress import PushProgress
 from tenantdeck.sync.remote.engine import op_identity, retry_scope, unfinished_ops
 from tenantdeck.sync.remote.push import OpResult, PushResult
+from tenantdeck.sync.types import Step
 from tenantdeck.targets import ProfileError, sandbox_faults
 
 

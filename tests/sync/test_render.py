@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tenantdeck.models import Draft
-from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.compare import compare_all
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_json, render_markdown, render_text
 from tests.models import factories

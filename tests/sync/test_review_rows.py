@@ -7,8 +7,8 @@ import copy
 from typing import Any
 
 from tenantdeck.models import Draft
-from tenantdeck.sync.canonical import canonical_app_from_draft
 from tenantdeck.sync.compare import compare_all
+from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_text
 from tenantdeck.sync.review import conflict_detail, review_rows, review_status, where

@@ -41,7 +41,7 @@ def big_fleet(path: Path, apps: int) -> Path:
 def write_base(draft: Path) -> None:
     """A base snapshot equal to the draft on disk, as a pull would leave it: every app "in sync"."""
     from tenantdeck.draft.load import load_text
-    from tenantdeck.sync.canonical import canonical_app_from_draft
+    from tenantdeck.sync.kinds import canonical_app_from_draft
     from tenantdeck.sync.workspace.state import Workspace
 
     loaded = load_text(draft.read_text(encoding="utf-8")).draft

@@ -51,7 +51,7 @@ prefer_option = click.option(
 
 def choice_of(take_mine: tuple[str, ...], take_theirs: tuple[str, ...], take_mine_all: bool,
               take_theirs_all: bool) -> Any:
-    from tenantdeck.sync.resolve import Choice
+    from tenantdeck.sync.settle import Choice
 
     if take_mine_all and take_theirs_all:
         raise click.UsageError("--take-mine-all and --take-theirs-all exclude each other")

@@ -27,9 +27,8 @@ def sms_fields() -> tuple[tuple[str, str], ...]:
 
 def token_reference(app_name: str) -> str:
     """The ``${...}`` reference a new token gets: the name ``pull`` derives (``TENANTDECK_<APP>_TWILIO_AUTH_TOKEN``)."""
-    from tenantdeck.models.secrets import secret_env_name
+    from tenantdeck.models.secrets import derived_secret_name, secret_env_name
     from tenantdeck.models.sms import SmsSettings
-    from tenantdeck.sync.remote_to_draft import derived_secret_name
 
     return f"${{{derived_secret_name(app_name, secret_env_name(SmsSettings, 'twilioAuthToken'))}}}"
 

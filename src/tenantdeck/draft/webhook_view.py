@@ -83,9 +83,8 @@ def row_cells(hook: Any, problems: tuple[int, int]) -> tuple[str, ...]:
 
 def password_reference(app_name: str, hook_id: str) -> str:
     """The reference ``pull`` would derive for this webhook's password (a suggestion for the form)."""
-    from tenantdeck.models.secrets import secret_env_name
+    from tenantdeck.models.secrets import derived_secret_name, secret_env_name
     from tenantdeck.models.webhook import Webhook
-    from tenantdeck.sync.remote_to_draft import derived_secret_name
 
     return f"${{{derived_secret_name(app_name, hook_id or 'HOOK', secret_env_name(Webhook, 'password'))}}}"
 

@@ -81,6 +81,22 @@ def secret_env_name(model: type[BaseModel], field: str) -> str:
     return mark.env_name
 
 
+_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
+
+
+def env_token(text: str) -> str:
+    """``"Acme Inc."`` -> ``"ACME_INC"``: uppercase, every run of non-alphanumerics one ``_``."""
+    return _NOT_ALNUM.sub("_", text.upper()).strip("_") or "X"
+
+
+def derived_secret_name(app_name: str, *parts: str) -> str:
+    """``TENANTDECK_<APPNAME>_<PARTS...>``, e.g. ``TENANTDECK_ACME_HOOK1_PASSWORD``: the variable a secret's
+    ``${VAR}`` reference gets when nobody named one. Beside the :class:`Secret` marks it derives from, so pull and
+    the draft's SMS and webhook forms (which suggest the same name) share it without the draft layer reaching up
+    into sync."""
+    return "_".join(["TENANTDECK", env_token(app_name), *(env_token(p) for p in parts)])
+
+
 class MissingSecret(LookupError):
     """A referenced environment variable is not set at the moment its value is needed."""
 

@@ -2,7 +2,8 @@
 
 Diffing, hashing and storing a base snapshot are only trustworthy when both sides are normalised identically, so
 the normalisations live here, and each kind's module (:mod:`tenantdeck.sync.kinds`, ``from_draft`` beside
-``from_remote``) applies them to its resources from both sides:
+``from_remote``) applies them to its resources from both sides; the registry there assembles a whole app
+(``canonical_app_from_draft``, ``canonical_app_from_remote``). This module imports no kind (the kinds import it):
 
 * optional fields the service fills in when they are left out are filled from :mod:`tenantdeck.models.catalog`'s
   defaults on *both* sides, so "unset in the draft" and "default on the service" never show as a change;
@@ -13,26 +14,22 @@ the normalisations live here, and each kind's module (:mod:`tenantdeck.sync.kind
 * secrets become :data:`SecretState` dicts: a keyed fingerprint, the unresolved reference name, or "unknown".
 
 A field the service did not return (a webhook's write-only ``useBasicAuth``, ``username``, ``password``,
-``retryOnFailure``: ``catalog.WEBHOOK_WRITE_ONLY``) is recorded as :data:`UNKNOWN` (``{"unknown": True}``) rather
-than guessed: compare treats it as "no information", never a change. The base snapshot instead keeps what tenantdeck
-last pushed for such a field (:func:`with_last_pushed`), and the draft side records a webhook field only where the
-draft writes it: left out means "left as it is on the service" (see ``docs/real-service.md``).
+``retryOnFailure``: ``catalog.WEBHOOK_WRITE_ONLY``) is recorded as :data:`~tenantdeck.sync.types.UNKNOWN`
+(``{"unknown": True}``) rather than guessed: compare treats it as "no information", never a change. The base
+snapshot instead keeps what tenantdeck last pushed for such a field (:func:`with_last_pushed`), and the draft side
+records a webhook field only where the draft writes it: left out means "left as it is on the service" (see
+``docs/real-service.md``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tenantdeck.models import Draft, SmsSettings, WebhookBody, WidgetSettings, catalog
+from tenantdeck.models import SmsSettings, WebhookBody, WidgetSettings, catalog
 from tenantdeck.models.secrets import fingerprint, reference_name, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
-
-if TYPE_CHECKING:
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
-
-#: The marker of a value the service did not tell us (also the "unknown" :data:`SecretState`).
-UNKNOWN: dict[str, bool] = {"unknown": True}
+from tenantdeck.sync.types import is_unknown
 
 COLOUR_KEYS = frozenset({"primary_color", "foreground_color", "background_color", "docked_layout_icon_background"})
 #: The plain (compared) fields of a webhook and of SMS settings, in the models' order: every field but the id and
@@ -49,16 +46,6 @@ _SECTION_DEFAULTS: dict[str, Mapping[str, object]] = {
     "main": catalog.MAIN_DEFAULTS,
 }
 _SECTION_KEYS = {name: tuple(model.model_fields) for name, model in SECTION_MODELS.items()}
-
-
-def is_unknown(value: object) -> bool:
-    """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
-    return isinstance(value, Mapping) and value.get("unknown") is True
-
-
-def new_widget_key(name: str) -> str:
-    """Key of a widget not created yet (no widgetId): ``new:<name>``."""
-    return f"new:{name}"
 
 
 # --- scalars and secrets ----------------------------------------------------------------------------------------
@@ -126,38 +113,6 @@ def normalise_widget_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 def canonical_preset(preset: WidgetSettings) -> dict[str, Any]:
     """A preset's settings, normalised like any widget (used to tell which remote values are overrides)."""
     return normalise_widget_settings(preset.model_dump(mode="json", exclude_none=True))
-
-
-def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
-    """The canonical form of ``draft.apps[index]``: widgets resolved against their presets, defaults filled,
-    secrets fingerprinted (reference resolved from ``env``) or recorded as an unresolved ``{"ref": VAR}``.
-
-    Each kind builds its own part (``Kind.from_draft`` in :mod:`tenantdeck.sync.kinds`, beside its
-    ``from_remote``, so both sides of one kind are normalised in one place). Call it on a draft that validated; an
-    invalid widget is still normalised as far as its values go.
-    """
-    from tenantdeck.sync.kinds import KINDS
-
-    app = draft.apps[index]
-    out: dict[str, Any] = {}
-    for kind in KINDS:
-        out.update(kind.from_draft(draft, app, secret_key=secret_key, env=env))
-    return out
-
-
-def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
-    """The canonical form of what the service holds for one app, each kind building its part
-    (``Kind.from_remote``).
-
-    The SMS auth token arrives in clear and is fingerprinted with ``secret_key``; nothing downstream ever sees the
-    value. A webhook password is never returned, so it is :data:`UNKNOWN`.
-    """
-    from tenantdeck.sync.kinds import KINDS
-
-    out: dict[str, Any] = {}
-    for kind in KINDS:
-        out.update(kind.from_remote(remote, secret_key=secret_key))
-    return out
 
 
 def with_last_pushed(live: Mapping[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -31,20 +31,25 @@ pushed, and can never show as drift or conflict.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
-from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, secret_word
 from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, is_secret, label
-from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Leaves
-from tenantdeck.sync.kinds.triggers import cannot_tell as _unknown
-
-ResourceKey = tuple[str, str]  #: (kind, id); id is "" for the app, extensions and sms
-LeafState = Literal["same", "local", "remote", "conflict"]
-ResourceStatus = Literal[
-    "in_sync", "create", "update", "delete", "drift", "conflict", "remote_only", "remote_deleted", "gone"
-]
-
+from tenantdeck.sync.types import (
+    ABSENT,
+    UNKNOWN,
+    AppDiff,
+    Conflict,
+    FieldChange,
+    Leaf,
+    LeafState,
+    Leaves,
+    ResourceDiff,
+    ResourceKey,
+    app_key_for,
+    cannot_tell,
+    secret_word,
+)
 
 # -- cutting canonical apps into resources and leaves (each kind knows its own: tenantdeck.sync.kinds) -----------
 
@@ -55,7 +60,7 @@ def raw_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Any]:
 
 
 def _leaves(kind: str, raw: Any) -> Leaves | None:
-    if raw is None or raw is UNKNOWN_RESOURCE:
+    if raw is None or raw is UNKNOWN:
         return raw
     return BY_NAME[kind].leaves(raw)
 
@@ -65,62 +70,7 @@ def app_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Leaves]:
     return {key: _leaves(key[0], raw) for key, raw in raw_resources(app).items()}  # type: ignore[misc]
 
 
-# -- results ---------------------------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Leaf:
-    path: str
-    base: Any
-    draft: Any
-    live: Any
-    state: LeafState
-
-
-@dataclass(slots=True)
-class ResourceDiff:
-    """How one resource of one app compares, with the leaves of each side kept for plan building."""
-
-    kind: str
-    rid: str
-    title: str
-    status: ResourceStatus
-    leaves: list[Leaf] = field(default_factory=list)
-    base: Leaves | None = None
-    draft: Leaves | None = None
-    live: Leaves | None = None
-    message: str = ""
-
-    @property
-    def key(self) -> ResourceKey:
-        return (self.kind, self.rid)
-
-    def by_state(self, state: LeafState) -> list[Leaf]:
-        return [leaf for leaf in self.leaves if leaf.state == state]
-
-    @property
-    def unchanged(self) -> int:
-        return sum(1 for leaf in self.leaves if leaf.state != "local" and leaf.state != "conflict")
-
-
-@dataclass(slots=True)
-class AppDiff:
-    """One app: its identity on each side and its resources' diffs."""
-
-    key: str  #: app id, or ``new:<name>`` for an app the draft creates
-    app_id: str | None
-    name: str
-    status: Literal["create", "update", "delete", "in_sync", "conflict", "drift", "remote_deleted", "no_base"]
-    resources: list[ResourceDiff]
-    draft: dict[str, Any] | None
-    base: dict[str, Any] | None
-    live: dict[str, Any] | None
-
-    def resource(self, kind: str, rid: str = "") -> ResourceDiff | None:
-        for res in self.resources:
-            if res.kind == kind and res.rid == rid:
-                return res
-        return None
+# -- results (Leaf, ResourceDiff, AppDiff: tenantdeck.sync.types) ---------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -171,14 +121,14 @@ def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: st
             continue  # only the entries the draft names are managed (extensions)
         if _unverifiable(b):
             # fingerprints made with another key: only a service that reports the secret can show a difference
-            known = not _unknown(d) and not _unknown(lv) and d is not ABSENT
+            known = not cannot_tell(d) and not cannot_tell(lv) and d is not ABSENT
             leaves.append(Leaf(path, b, d, lv, "conflict" if known and d != lv else "same"))
             continue
-        if _unknown(d) and b is not ABSENT:
+        if cannot_tell(d) and b is not ABSENT:
             d = b  # a ${VAR} whose variable is unset: cannot tell, so no change
         if d is ABSENT and spec.absent_is_unchanged(path):
             d = b  # left out of the draft = left as it is (a secret cannot be cleared; a webhook update keeps it)
-        if _unknown(lv):
+        if cannot_tell(lv):
             lv = b if b is not ABSENT else d  # the service does not reveal it: the base stands in
         leaves.append(Leaf(path, b, d, lv, classify(b, d, lv)))
     return leaves
@@ -191,8 +141,8 @@ def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
         d, lv = draft.get(path, ABSENT), live.get(path, ABSENT)
         if spec.partial and d is ABSENT:
             continue
-        cannot_tell = _unknown(d) or _unknown(lv) or (d is ABSENT and spec.absent_is_unchanged(path))
-        state: LeafState = "same" if cannot_tell or d == lv else "conflict"
+        unknowable = cannot_tell(d) or cannot_tell(lv) or (d is ABSENT and spec.absent_is_unchanged(path))
+        state: LeafState = "same" if unknowable or d == lv else "conflict"
         leaves.append(Leaf(path, ABSENT, d, lv, state))
     return leaves
 
@@ -281,7 +231,7 @@ def compare_app(
     ident = draft or base or live
     assert ident is not None
     app_id = ident.get("id") or (base or {}).get("id") or (live or {}).get("id")
-    key = app_id or f"new:{ident['name']}"
+    key = app_key_for(app_id, ident["name"])
     d_res = raw_resources(draft) if draft is not None else {}
     b_res = raw_resources(base) if base is not None else {}
     l_res = raw_resources(live) if live is not None else {}
@@ -312,7 +262,7 @@ def compare_app(
         if spec.parent and (spec.parent, rid) not in d_res and (spec.parent, rid) in b_res:
             continue  # covered by the parent's own delete (a webhook's triggers)
         live_res = l_res.get(rkey)
-        if live_res is UNKNOWN_RESOURCE:
+        if live_res is UNKNOWN:
             live_res = b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
         if spec.partial and d_raw is not None:
@@ -340,7 +290,7 @@ def compare_app(
 
 def _only(states: Any, managed: Mapping[str, Any]) -> Any:
     """``states`` restricted to the keys of ``managed`` (None and unknown markers pass through)."""
-    if not isinstance(states, Mapping) or states is UNKNOWN_RESOURCE:
+    if not isinstance(states, Mapping) or states is UNKNOWN:
         return states
     return {k: v for k, v in states.items() if k in managed}
 

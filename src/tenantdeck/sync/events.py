@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from tenantdeck.api.errors import ApiError
-    from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.types import Step
 
 EventKind = Literal["started", "applied", "failed", "not_attempted", "id_assigned", "retry_scheduled",
                     "interrupted", "stopped", "warning", "reapplied", "lost_update"]

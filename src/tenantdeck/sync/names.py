@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from tenantdeck.sync.changes import Conflict
+from tenantdeck.sync.types import Conflict
 
 
 class _Named(Protocol):

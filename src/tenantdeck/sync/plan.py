@@ -20,18 +20,10 @@ from typing import Any
 
 from tenantdeck.models import Draft
 from tenantdeck.rules import app_name_breaks_rule
-from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange, Note
-from tenantdeck.sync.compare import (
-    AppDiff,
-    Comparison,
-    Leaves,
-    ResourceDiff,
-    change_of,
-    conflicts_of,
-    drift_of,
-)
+from tenantdeck.sync.compare import Comparison, change_of, conflicts_of, drift_of
 from tenantdeck.sync.kinds import STEPS, kind, kind_of_step
 from tenantdeck.sync.placeholders import secret_placeholder
+from tenantdeck.sync.types import ABSENT, AppDiff, Conflict, FieldChange, Leaves, Note, ResourceDiff, Step
 
 FORMAT_VERSION = 1
 
@@ -41,41 +33,11 @@ CREATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.creates)
 UPDATE_KINDS = tuple(name for name, (_, spec) in STEPS.items() if spec.effect == "update")
 
 
-@dataclass(slots=True)
-class Step:
-    """One API call of a plan. Saved as an entry of the plan's ``operations`` list (the JSON is unchanged since
-    this class was called ``Operation``). ``app_key`` is the app id, or ``new:<name>`` until ``create_app`` has run.
-    """
-
-    key: str
-    kind: str
-    app_id: str | None
-    app_name: str
-    resource: str  #: human title: 'widget "Support" (w-1)'
-    depends_on: list[str] = field(default_factory=list)
-    destructive: bool = False
-    changes: list[FieldChange] = field(default_factory=list)
-    payload: dict[str, Any] = field(default_factory=dict)
-    app_key: str = ""
-    rid: str = ""  #: widget id / webhook id; ``new:<name>`` for a widget to create
-    unchanged: int = 0  #: settings of this resource left as they are (rendered folded)
-
-    @property
-    def resource_key(self) -> str:
-        """Key of the remote resource touched, as used in :attr:`Plan.fingerprints`."""
-        return f"{self.app_key}/{kind_of_step(self.kind).name}:{self.rid}"
-
-    def to_json(self) -> dict[str, Any]:
-        # by hand, not dataclasses.asdict: that deep-copies every payload (a third of a 1,000-app JSON diff)
-        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
-        data["changes"] = [c.to_json() for c in self.changes]
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Step:
-        data = dict(data)
-        data["changes"] = [FieldChange.from_json(c) for c in data.get("changes", [])]
-        return cls(**data)
+def resource_key(step: Step) -> str:
+    """Key of the remote resource ``step`` touches, as used in :attr:`Plan.fingerprints`: ``APP_KEY/KIND:RID``.
+    Here, not a property of :class:`~tenantdeck.sync.types.Step`: which resource kind a step belongs to is the
+    kinds' registry's to say, and the vocabulary module imports no kind."""
+    return f"{step.app_key}/{kind_of_step(step.kind).name}:{step.rid}"
 
 
 @dataclass(slots=True)
@@ -207,8 +169,8 @@ class _AppPlanner:
         if self.create_key and kind != "create_app":
             op.depends_on.append(self.create_key)
         if res is not None and app.live is not None and kind != "create_app":
-            self.plan.fingerprints[op.resource_key] = fingerprint_leaves(res.live)
-            self.plan.snapshots[op.resource_key] = res.live
+            self.plan.fingerprints[resource_key(op)] = fingerprint_leaves(res.live)
+            self.plan.snapshots[resource_key(op)] = res.live
         (self.destructive if op.destructive else self.ops).append(op)
         return op
 

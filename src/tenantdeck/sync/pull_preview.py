@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tenantdeck.models import App, Draft
-from tenantdeck.sync.canonical import canonical_app_from_draft
-from tenantdeck.sync.changes import ABSENT, FieldChange, secret_word
 from tenantdeck.sync.compare import _leaves, raw_resources, resource_title
-from tenantdeck.sync.kinds import is_secret, label
+from tenantdeck.sync.kinds import canonical_app_from_draft, is_secret, label
 from tenantdeck.sync.kinds import kind as kind_named
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
+from tenantdeck.sync.types import ABSENT, FieldChange, secret_word
 
 Edit = tuple[str, tuple[Any, ...], Any]  #: (verb: set | insert | delete, key path, value)
 

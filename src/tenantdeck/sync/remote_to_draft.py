@@ -11,7 +11,6 @@ never seen) are local work waiting for a push; they are kept, not silently dropp
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,35 +27,18 @@ from tenantdeck.models import (
     WidgetSettings,
     catalog,
 )
-from tenantdeck.models.secrets import reference_name, secret_env_name
+from tenantdeck.models.secrets import derived_secret_name, reference_name, secret_env_name
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
-from tenantdeck.sync.canonical import (
-    SMS_FIELDS,
-    WEBHOOK_FIELDS,
-    canonical_preset,
-    is_unknown,
-    normalise_widget_settings,
-)
+from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
+from tenantdeck.sync.types import is_unknown
 
 if TYPE_CHECKING:
     from tenantdeck.models import Draft
 
-_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
 
-
-# --- secret reference names -------------------------------------------------------------------------------------
-
-
-def env_token(text: str) -> str:
-    """``"Acme Inc."`` -> ``"ACME_INC"``: uppercase, every run of non-alphanumerics one ``_``."""
-    return _NOT_ALNUM.sub("_", text.upper()).strip("_") or "X"
-
-
-def derived_secret_name(app_name: str, *parts: str) -> str:
-    """``TENANTDECK_<APPNAME>_<PARTS...>``, e.g. ``TENANTDECK_ACME_HOOK1_PASSWORD``."""
-    return "_".join(["TENANTDECK", env_token(app_name), *(env_token(p) for p in parts)])
+# --- secret reference names (named by tenantdeck.models.secrets.derived_secret_name) ----------------------------
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Text and markdown show only what changes, each field under its catalog label with the raw key beside it, and fold
 the rest into one "(41 unchanged settings)" line. A secret never shows: its change reads "will rotate"
-(:mod:`tenantdeck.sync.changes` replaced the values before they got here).
+(:mod:`tenantdeck.sync.types` replaced the values before they got here).
 
 Names, ids, labels, values and messages come from the draft and the service: each line is passed through
 :func:`tenantdeck.textsafe.shown` as it is built, so a name cannot move the cursor, set the clipboard or forge a line.
@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from tenantdeck.models import catalog
-from tenantdeck.sync.changes import ABSENT, Conflict, FieldChange
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
-from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.sync.plan import Plan
+from tenantdeck.sync.types import ABSENT, Conflict, FieldChange, Step
 from tenantdeck.textsafe import json_text, shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)

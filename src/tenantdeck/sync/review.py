@@ -28,8 +28,8 @@ from tenantdeck.sync.render import (
 from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:
-    from tenantdeck.sync.changes import Conflict, FieldChange
-    from tenantdeck.sync.plan import Plan, Step
+    from tenantdeck.sync.plan import Plan
+    from tenantdeck.sync.types import Conflict, FieldChange, Step
 
 
 @dataclass(frozen=True, slots=True)

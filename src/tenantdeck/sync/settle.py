@@ -1,72 +1,155 @@
-"""Advance the base where the draft and the live service already agree.
+"""Settle conflicts field by field: keep mine, or take theirs.
 
-The base is "the value both sides held when we last looked". When the two sides reach the same value by different
-roads (someone settles a conflict by copying the live value into the draft, or the same change is made on both
-sides), no operation is planned for that field, so nothing would move its base: ``diff --offline`` would go on
-showing a change that is not there, and a later remote change of that field would look like a *local* change, so a
-push would overwrite it. Pull and push therefore record, field by field, every value the two sides now share.
+A conflict is a field the draft and the service both changed, differently, since the base. Two ways out:
 
-Only genuinely equal values count: a side that cannot tell (a write-only field the service never returns, a
-``${VAR}`` whose variable is unset) never advances the base.
+* **take theirs**: the live value is written into the draft (through :class:`~tenantdeck.draft.session.DraftSession`,
+  so only that value's text changes); draft and live then agree, and the base advances on the next push;
+* **keep mine**: the base records the live value as seen, so the draft's value becomes a local change that the push
+  sends over it. Nothing else moves: other fields of the same resource keep their three-way treatment.
+
+Conflicts are named by :attr:`Conflict.key` (``APP_ID/KIND[:RID]/FIELD``), as ``diff`` prints them. A secret is
+never settled this way (its live value is a fingerprint, not something to write or send): set or rotate it in the
+draft instead.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.compare import Comparison, _leaves, _unknown, raw_resources
 from tenantdeck.sync.kinds import BY_NAME
-from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE
+from tenantdeck.sync.types import ABSENT, Conflict
 
 
-def settled_bases(comparison: Comparison) -> dict[str, dict[str, Any]]:
-    """app id -> its new base, for every app whose base lags behind a value draft and live share."""
-    out: dict[str, dict[str, Any]] = {}
-    if comparison.offline:
-        return out
-    for app in comparison.apps:
-        if not app.app_id or app.base is None or app.live is None or app.draft is None:
-            continue
-        new = settle_app(app.draft, app.base, app.live)
-        if new is not None:
-            out[app.app_id] = new
-    return out
+@dataclass(slots=True)
+class Choice:
+    """What the user asked: keys to keep (mine) or take (theirs), or all of either."""
+
+    mine: list[str] = field(default_factory=list)
+    theirs: list[str] = field(default_factory=list)
+    mine_all: bool = False
+    theirs_all: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.mine or self.theirs or self.mine_all or self.theirs_all)
 
 
-def settle_app(draft: Mapping[str, Any], base: Mapping[str, Any],
-               live: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The base of one app with every leaf that draft and live share recorded, or None when nothing moves."""
-    d_res, b_res, l_res = raw_resources(draft), raw_resources(base), raw_resources(live)
-    new: dict[str, Any] | None = None
-    for key in d_res.keys() & l_res.keys():
-        kind, rid = key
-        if d_res[key] == b_res.get(key) or l_res[key] is UNKNOWN_RESOURCE or d_res[key] is UNKNOWN_RESOURCE:
-            continue
-        d, lv = _leaves(kind, d_res[key]), _leaves(kind, l_res[key])
-        b = _leaves(kind, b_res.get(key))
-        assert d is not None and lv is not None
-        if b is None:
-            if d != lv or any(_unknown(v) for v in lv.values()):
-                continue  # no base yet and the sides differ: the push's own operation records it
-            leaves = dict(lv)
-        else:
-            leaves = dict(b)
-            paths = list(d) if BY_NAME[kind].partial else list(dict.fromkeys([*d, *lv]))
-            for path in paths:
-                dv, lvv = d.get(path, ABSENT), lv.get(path, ABSENT)
-                if dv != lvv or _unknown(dv) or _unknown(lvv):
-                    continue
-                if dv is ABSENT:
-                    leaves.pop(path, None)
-                else:
-                    leaves[path] = dv
-            if leaves == b:
+@dataclass(slots=True)
+class Settled:
+    """What settling did: one line per settled conflict, and what could not be settled (and why)."""
+
+    done: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    draft_changed: bool = False
+    base_changed: bool = False
+
+
+def split(conflicts: Sequence[Conflict], choice: Choice) -> tuple[list[Conflict], list[Conflict], list[str]]:
+    """(to keep mine, to take theirs, keys that name no conflict)."""
+    by_key = {c.key: c for c in conflicts if c.kind}
+    unknown = [k for k in [*choice.mine, *choice.theirs] if k not in by_key]
+    mine = [by_key[k] for k in choice.mine if k in by_key]
+    theirs = [by_key[k] for k in choice.theirs if k in by_key]
+    chosen = {c.key for c in mine + theirs}
+    rest = [c for c in by_key.values() if c.key not in chosen]
+    if choice.mine_all:
+        mine += rest
+    elif choice.theirs_all:
+        theirs += rest
+    return mine, theirs, unknown
+
+
+def draft_edits(conflict: Conflict, data: Any) -> list[tuple[str, tuple[Any, ...], Any]]:
+    """The draft edits that write the live value: ``(verb, path, value)`` with verb set or delete. Empty when the
+    field is not in the draft's reach (the app or resource is not in the draft)."""
+    apps = data.get("apps") if isinstance(data, dict) else None
+    if not isinstance(apps, list):
+        return []
+    i = next((n for n, a in enumerate(apps) if isinstance(a, dict) and (
+        a.get("id") == conflict.app_id if conflict.app_id else (not a.get("id") and a.get("name") == conflict.app))),
+        None)
+    if i is None:
+        return []
+    app = apps[i]
+    live = conflict.live
+    leaf = tuple(conflict.path.split("."))
+    if conflict.kind == "widget":
+        widgets = app.get("widgets") or []
+        j = next((n for n, w in enumerate(widgets) if isinstance(w, dict) and w.get("id") == conflict.rid), None)
+        return [] if j is None else [_leaf_edit(("apps", i, "widgets", j, *leaf), live)]
+    if conflict.kind == "sms" and isinstance(app.get("sms"), dict):
+        return [_leaf_edit(("apps", i, "sms", *leaf), live)]
+    hooks = app.get("webhooks") or []
+    k = next((n for n, h in enumerate(hooks) if isinstance(h, dict) and str(h.get("id")) == conflict.rid), None)
+    if conflict.kind == "webhook":
+        return [] if k is None else [_leaf_edit(("apps", i, "webhooks", k, *leaf), live)]
+    if conflict.kind == "triggers" and k is not None:
+        triggers = [t for t in hooks[k].get("triggers") or [] if t != conflict.path]
+        if live is True:
+            triggers.append(conflict.path)
+        return [("set", ("apps", i, "webhooks", k, "triggers"), triggers)]
+    if conflict.kind == "extensions" and isinstance(app.get("extensions"), dict):
+        ext = app["extensions"]
+        enabled = [e for e in ext.get("enabled") or [] if e != conflict.path]
+        disabled = [e for e in ext.get("disabled") or [] if e != conflict.path]
+        (enabled if live is True else disabled).append(conflict.path)
+        return [("set", ("apps", i, "extensions"), {**ext, "enabled": enabled, "disabled": disabled})]
+    return []
+
+
+def _leaf_edit(path: tuple[Any, ...], live: Any) -> tuple[str, tuple[Any, ...], Any]:
+    return ("delete", path, None) if live is ABSENT or live is None else ("set", path, live)
+
+
+def take_theirs(session: Any, conflicts: Iterable[Conflict], settled: Settled) -> None:
+    """Write each conflict's live value into the open draft session, as one undo step."""
+    with session.transaction():
+        for conflict in conflicts:
+            if conflict.secret:
+                settled.refused.append(f"{conflict.key}: a secret is settled in the draft (set or rotate it there)")
                 continue
-        if new is None:
-            new = copy.deepcopy(dict(base))
-        BY_NAME[kind].put(new, rid, leaves)
-    return new
+            edits = draft_edits(conflict, session.data)
+            if not edits:
+                settled.refused.append(f"{conflict.key}: not found in the draft")
+                continue
+            for verb, path, value in edits:
+                session.delete(path) if verb == "delete" else session.set(path, value)
+            settled.draft_changed = True
+            settled.done.append(f"{conflict.key}: took the service's value")
 
+
+def keep_mine(base: dict[str, dict[str, Any]], conflicts: Iterable[Conflict], settled: Settled) -> set[str]:
+    """Record each conflict's live value in ``base`` (in place); returns the app ids whose base changed."""
+    touched: set[str] = set()
+    for conflict in conflicts:
+        app = base.get(conflict.app_id or "")
+        if conflict.secret or app is None:
+            settled.refused.append(f"{conflict.key}: " + ("a secret is settled in the draft (set or rotate it "
+                                                          "there)" if conflict.secret else "no base to record in"))
+            continue
+        if not _record_live(app, conflict):
+            settled.refused.append(f"{conflict.key}: not found in the base snapshot")
+            continue
+        touched.add(str(conflict.app_id))
+        settled.base_changed = True
+        settled.done.append(f"{conflict.key}: keeping the draft's value (the push sends it)")
+    return touched
+
+
+def _record_live(app: dict[str, Any], conflict: Conflict) -> bool:
+    """Set one leaf of the base to the live value, through the conflict's kind (which knows how its resources are
+    cut out of a canonical app and written back)."""
+    kind = BY_NAME.get(conflict.kind)
+    if kind is None:
+        return False
+    raw = kind.resources(app).get(conflict.rid)
+    if raw is None:
+        return False
+    leaves = dict(kind.leaves(raw))
+    if conflict.live is ABSENT or conflict.live is None:
+        leaves.pop(conflict.path, None)
+    else:
+        leaves[conflict.path] = conflict.live
+    kind.put(app, conflict.rid, leaves)
+    return True

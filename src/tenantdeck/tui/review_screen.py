@@ -32,12 +32,12 @@ from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
-    from tenantdeck.sync.changes import Conflict
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.progress import PushProgress
     from tenantdeck.sync.remote.push import PushResult
     from tenantdeck.sync.review import ReviewRow
+    from tenantdeck.sync.types import Conflict
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
@@ -324,7 +324,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.settle(way, conflicts)
 
     def settle(self, way: str, conflicts: list[Conflict]) -> None:
-        from tenantdeck.sync.resolve import Settled, keep_mine, take_theirs
+        from tenantdeck.sync.settle import Settled, keep_mine, take_theirs
         from tenantdeck.sync.workspace.state import Workspace
 
         settled = Settled()

@@ -1,20 +1,36 @@
 """One module per resource kind, and the registry of them.
 
 Each kind (:class:`~tenantdeck.sync.kinds.base.Kind`) says how its resources are cut out of a canonical app and
-written back, how its fields are labelled and which are secret, which plan steps it has, which API call each step
-is and how a step that succeeded updates the base snapshot. Everything generic (compare, plan, settle, the push
-executor, render, the journal) asks the registry below instead of switching on a kind's name.
+written back, how its fields are labelled and which are secret, which plan steps it has and how a step that
+succeeded updates the base snapshot. Everything generic (compare, plan, settle, the push executor, render, the
+journal) asks the registry below instead of switching on a kind's name. Kinds are pure: the API call each step
+makes is :data:`tenantdeck.sync.remote.ops.CALLS`.
 
-Adding a kind: one module here, one entry in :data:`KINDS`.
+The canonical form of a whole app is assembled here too (:func:`canonical_app_from_draft`,
+:func:`canonical_app_from_remote`): each kind builds its own part from the rules of :mod:`tenantdeck.sync.canonical`.
+
+Adding a kind: one module here, one entry in :data:`KINDS`, one call per step in ``remote.ops.CALLS``
+(``docs/architecture.md``, "Adding a resource kind").
 """
 
 from __future__ import annotations
 
-from tenantdeck.sync.kinds import app, extensions, sms, triggers, webhook, widget
-from tenantdeck.sync.kinds.base import Kind, StepFailed, StepKind
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from tenantdeck.sync.kinds import app, extensions, sms, triggers, webhook, widget
+from tenantdeck.sync.kinds.base import Kind
+
+if TYPE_CHECKING:
+    from tenantdeck.models import Draft
+    from tenantdeck.sync.types import RemoteAppBundle, StepKind
+
+#: every kind but the app's own, in the order the steps of one app run after ``create_app``
+_PARTS: tuple[Kind, ...] = (extensions.KIND, widget.KIND, sms.KIND, webhook.KIND, triggers.KIND)
+#: the app kind; it is handed the others, since a new app's base holds the empty section of each
+APP = app.AppKind(_PARTS)
 #: Every kind, in the order the steps of one app run.
-KINDS: tuple[Kind, ...] = (app.KIND, extensions.KIND, widget.KIND, sms.KIND, webhook.KIND, triggers.KIND)
+KINDS: tuple[Kind, ...] = (APP, *_PARTS)
 
 BY_NAME: dict[str, Kind] = {kind.name: kind for kind in KINDS}
 ORDER: dict[str, int] = {kind.name: i for i, kind in enumerate(KINDS)}
@@ -47,11 +63,36 @@ def is_secret(kind_name: str, path: str) -> bool:
 
 def empty_app(app_id: str, name: str, region: str, version: str) -> dict[str, object]:
     """A canonical app with nothing in it yet (what the base records right after ``create_app``)."""
-    out: dict[str, object] = {"id": app_id, "name": name, "region": region, "version": version}
-    for k in KINDS:
-        out.update(k.empty)
+    return APP.empty_app(app_id, name, region, version)
+
+
+def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+    """The canonical form of ``draft.apps[index]``: widgets resolved against their presets, defaults filled,
+    secrets fingerprinted (reference resolved from ``env``) or recorded as an unresolved ``{"ref": VAR}``.
+
+    Each kind builds its own part (``Kind.from_draft``, beside its ``from_remote``, so both sides of one kind are
+    normalised in one place). Call it on a draft that validated; an invalid widget is still normalised as far as
+    its values go.
+    """
+    app = draft.apps[index]
+    out: dict[str, Any] = {}
+    for found in KINDS:
+        out.update(found.from_draft(draft, app, secret_key=secret_key, env=env))
     return out
 
 
-__all__ = ["BY_NAME", "KINDS", "STEPS", "Kind", "StepFailed", "StepKind", "empty_app", "is_secret", "kind",
-           "kind_of_step", "label", "step_kind"]
+def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+    """The canonical form of what the service holds for one app, each kind building its part
+    (``Kind.from_remote``).
+
+    The SMS auth token arrives in clear and is fingerprinted with ``secret_key``; nothing downstream ever sees the
+    value. A webhook password is never returned, so it is :data:`~tenantdeck.sync.types.UNKNOWN`.
+    """
+    out: dict[str, Any] = {}
+    for found in KINDS:
+        out.update(found.from_remote(remote, secret_key=secret_key))
+    return out
+
+
+__all__ = ["APP", "BY_NAME", "KINDS", "STEPS", "Kind", "canonical_app_from_draft", "canonical_app_from_remote",
+           "empty_app", "is_secret", "kind", "kind_of_step", "label", "step_kind"]

@@ -1,31 +1,44 @@
-"""The app itself: name, region and version. Created and deleted as a whole; the API has no update-app call."""
+"""The app itself: name, region and version. Created and deleted as a whole; the API has no update-app call.
+
+There is no module-level ``KIND`` here: the registry (:mod:`tenantdeck.sync.kinds`) builds :class:`AppKind` with the
+other kinds, whose empty sections a new app's base holds.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
-from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepKind
+from tenantdeck.sync.kinds.base import Kind, Planner
+from tenantdeck.sync.types import Leaves, StepKind
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
-    from tenantdeck.models import App as DraftApp
-    from tenantdeck.models import Draft
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
+    from tenantdeck.models import App, Draft
+    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
 FIELDS = ("name", "region", "version")
 
 
-class App(Kind):
+class AppKind(Kind):
     name = "app"
     steps = (StepKind("create_app", "create app", "create", assigns_id=True),
              StepKind("delete_app", "delete app", "delete"))
     labels = {"name": "App name", "region": "Region", "version": "App version"}
 
-    def from_draft(self, draft: Draft, app: DraftApp, *, secret_key: bytes,
+    def __init__(self, parts: Sequence[Kind] = ()) -> None:
+        #: the other kinds, in the registry's order: a new app's base holds each one's empty section. Given by the
+        #: registry (tenantdeck.sync.kinds) rather than imported from it, which would make a circle.
+        self.parts = tuple(parts)
+
+    def empty_app(self, app_id: str, name: str, region: str, version: str) -> dict[str, Any]:
+        """A canonical app with nothing in it yet (what the base records right after ``create_app``)."""
+        out: dict[str, Any] = {"id": app_id, "name": name, "region": region, "version": version}
+        for k in (self, *self.parts):
+            out.update(k.empty)
+        return out
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes,
                    env: Mapping[str, str]) -> dict[str, Any]:
         return {"id": app.id, "name": app.name, "region": app.region, "version": app.version}
 
@@ -53,24 +66,11 @@ class App(Kind):
             planner.note(f"cannot change {fields} of an existing app (the API has no update-app call); left as it is",
                          "unsupported")
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        if step.kind == "create_app":
-            app = await client.create_app(payload["name"], payload["region"], payload.get("version", "3"))
-            return {"app_id": app.id}
-        assert app_id is not None, f"{step.key}: no app id"
-        await client.delete_app(app_id)
-        return {}
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         """A created app's base is an empty app; a deleted app has none (None)."""
         if step.kind == "delete_app":
             return None
-        from tenantdeck.sync.kinds import empty_app
-
         payload = step.payload
-        return empty_app(result["app_id"], payload["name"], payload["region"], payload.get("version", "3"))
+        return self.empty_app(result["app_id"], payload["name"], payload["region"], payload.get("version", "3"))
 
-
-KIND = App()

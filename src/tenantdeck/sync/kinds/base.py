@@ -1,30 +1,27 @@
-"""What every resource kind provides (:class:`Kind`), and the pieces kinds share (leaves, step descriptions).
+"""What every resource kind provides (:class:`Kind`), and the helpers kinds share (leaves and the base after a step).
 
 A canonical app (:mod:`tenantdeck.sync.canonical`) holds several kinds of resource: the app's own fields, its
 extension switches, widgets, SMS settings, webhooks and each webhook's trigger set. Compare, plan, settle and the
-push executor are generic; whatever differs between kinds is asked of the kind's module here, so adding a kind is
-one new module and one line in :data:`tenantdeck.sync.kinds.KINDS`.
+push executor are generic; whatever differs between kinds is asked of the kind's module here.
+
+A kind is pure, data in and steps out: it reads the draft's models and what the service holds (a
+``RemoteAppBundle``), plans steps (``Step``, both in :mod:`tenantdeck.sync.types`) and says how a step that
+succeeded changes the base.
+It never talks to the service: the API call of each step is :data:`tenantdeck.sync.remote.ops.CALLS`. It imports
+only the vocabulary (:mod:`tenantdeck.sync.types`), the normal form's rules (:mod:`tenantdeck.sync.canonical`),
+the models and the rules, never compare, plan or the I/O layers (``tests/sync/test_kinds_are_pure.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from tenantdeck.sync.changes import ABSENT
+from tenantdeck.sync.types import ABSENT, Leaves, StepKind
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.changes import FieldChange
-    from tenantdeck.sync.compare import AppDiff, ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
-
-Leaves = dict[str, Any]
-#: A resource the service does not report (e.g. triggers, on an API that does not list them): base stands in.
-UNKNOWN_RESOURCE: Leaves = {"unknown": True}
+    from tenantdeck.sync.types import AppDiff, FieldChange, RemoteAppBundle, ResourceDiff, Step
 
 
 def is_secret_state(value: Any) -> bool:
@@ -79,35 +76,6 @@ def with_changes(old: Mapping[str, Any] | None, step: Step, sent: Mapping[str, A
         else:
             leaves[change.path] = change.after
     return unflatten(leaves)
-
-
-class StepFailed(Exception):
-    """The call returned, but the service reported that part of it did not apply (e.g. one trigger)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StepKind:
-    """One kind of plan step (one API call): how it counts, how the plan text names it."""
-
-    name: str  #: ``create_widget``: the ``kind`` of a :class:`~tenantdeck.sync.plan.Step`
-    verb: str  #: what the plan text says before the resource: "create"
-    effect: Literal["create", "update", "delete"]  #: how the summary counts it; "delete" is destructive
-    shown_as: Literal["create", "update", "delete"] | None = None  #: the plan text's symbol, when not ``effect``
-    assigns_id: bool = False  #: the service answers with the new object's id (written back into the draft)
-    folds_defaults: bool = False  #: plan text lists only the values that differ from the defaults
-
-    @property
-    def destructive(self) -> bool:
-        return self.effect == "delete"
-
-    @property
-    def creates(self) -> bool:
-        """A create: journalled as an intent first, so a crash before its answer cannot make a duplicate."""
-        return self.effect == "create"
-
-    @property
-    def symbol(self) -> str:
-        return self.shown_as or self.effect
 
 
 class Planner(Protocol):
@@ -175,7 +143,8 @@ class Kind:
 
     def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
         """This kind's part of the canonical form of what the service holds, normalised exactly like
-        :meth:`from_draft` (secrets fingerprinted with ``secret_key``, unreported values :data:`UNKNOWN`)."""
+        :meth:`from_draft` (secrets fingerprinted with ``secret_key``, unreported values
+        :data:`~tenantdeck.sync.types.UNKNOWN`)."""
         return {}
 
     # -- naming
@@ -219,16 +188,7 @@ class Kind:
         """Add the steps that bring ``res`` (one resource of this kind) to the draft: the kind's half of
         :func:`tenantdeck.sync.plan.build_plan`. Default: nothing to do."""
 
-    # -- the service
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        """Perform ``step`` with a payload whose secrets are resolved; returns the ids the service assigned."""
-        raise ValueError(f"unknown step kind {step.kind!r}")  # pragma: no cover - plans are built from the kinds
-
-    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
-        """The service's current value of secret field ``name``, when the service reports it (else None)."""
-        return None
-
+    # -- after the service applied a step (the call itself is tenantdeck.sync.remote.ops: kinds do no I/O)
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         """The app's base (a copy, None before ``create_app``) after ``step`` succeeded: its resource replaced by

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds.base import Kind, Leaves, Planner, StepFailed, StepKind
+from tenantdeck.sync.kinds.base import Kind, Planner
+from tenantdeck.sync.types import Leaves, StepKind
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
+    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
 
-class Extensions(Kind):
+class ExtensionsKind(Kind):
     name = "extensions"
     section = "extensions"
     empty = {"extensions": None}
@@ -63,15 +61,6 @@ class Extensions(Kind):
                             payload={"enabled": enabled, "disabled": disabled}, unchanged=res.unchanged)
         planner.ext_key = step.key
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        assert app_id is not None, f"{step.key}: no app id"
-        result = await client.set_extensions(app_id, enabled=payload["enabled"], disabled=payload["disabled"])
-        failed = sorted(k for k, ok in result.items() if not ok)
-        if failed:
-            raise StepFailed(f"the service did not switch extension(s) {', '.join(failed)}")
-        return {}
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
@@ -82,4 +71,4 @@ class Extensions(Kind):
         return base
 
 
-KIND = Extensions()
+KIND = ExtensionsKind()

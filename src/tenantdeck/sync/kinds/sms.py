@@ -8,26 +8,16 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.models import catalog
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
-from tenantdeck.sync.canonical import (
-    SMS_FIELDS,
-    SMS_SECRETS,
-    UNKNOWN,
-    number,
-    secret_state_of_draft,
-    secret_state_of_value,
-)
-from tenantdeck.sync.changes import FieldChange
-from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
+from tenantdeck.sync.canonical import SMS_FIELDS, SMS_SECRETS, number, secret_state_of_draft, secret_state_of_value
+from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
+    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
 
-class Sms(Kind):
+class SmsKind(Kind):
     name = "sms"
     section = "sms"
     empty = {"sms": None}
@@ -87,22 +77,6 @@ class Sms(Kind):
             else:
                 planner.skip_delete("SMS settings")
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        assert app_id is not None, f"{step.key}: no app id"
-        if step.kind == "store_sms":
-            await client.store_sms(app_id, payload["settings"])
-        elif step.kind == "update_sms":
-            await client.update_sms(app_id, payload["settings"])
-        else:
-            await client.delete_sms(app_id)
-        return {}
-
-    async def live_secret(self, client: ManagementClient, app_id: str, name: str) -> str | None:
-        """The SMS API reports the token in clear (it is fingerprinted at once, never stored or shown)."""
-        value = (await client.get_sms(app_id) or {}).get(name)
-        return value if isinstance(value, str) and value else None
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
@@ -115,4 +89,4 @@ class Sms(Kind):
         return base
 
 
-KIND = Sms()
+KIND = SmsKind()

@@ -7,18 +7,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.rules import unknown_triggers
-from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.kinds.base import UNKNOWN_RESOURCE, Kind, Leaves, Planner, StepFailed, StepKind
+from tenantdeck.sync.kinds.base import Kind, Planner
+from tenantdeck.sync.types import ABSENT, UNKNOWN, Leaves, StepKind, cannot_tell
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-
-
-def cannot_tell(value: Any) -> bool:
-    """A side that cannot tell this value: what the service does not report, or a ${VAR} whose variable is unset."""
-    return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
+    from tenantdeck.sync.types import ResourceDiff, Step
 
 
 def draft_triggers(hook: Any) -> list[str]:
@@ -29,10 +22,10 @@ def draft_triggers(hook: Any) -> list[str]:
 def remote_triggers(hook: Mapping[str, Any]) -> list[str] | dict[str, bool]:
     """The service's triggers of a webhook, sorted; :data:`UNKNOWN` when it does not list them."""
     found = hook.get("triggers")
-    return sorted(str(t) for t in found) if isinstance(found, list) else dict(UNKNOWN_RESOURCE)
+    return sorted(str(t) for t in found) if isinstance(found, list) else dict(UNKNOWN)
 
 
-class Triggers(Kind):
+class TriggersKind(Kind):
     name = "triggers"
     section = "webhooks"
     parent = "webhook"
@@ -49,7 +42,7 @@ class Triggers(Kind):
         out: dict[str, Any] = {}
         for hid, hook in (app.get("webhooks") or {}).items():
             triggers = hook.get("triggers")
-            out[hid] = UNKNOWN_RESOURCE if cannot_tell(triggers) else {t: True for t in triggers or []}
+            out[hid] = UNKNOWN if cannot_tell(triggers) else {t: True for t in triggers or []}
         return out
 
     def leaves(self, raw: Any) -> Leaves:
@@ -84,18 +77,6 @@ class Triggers(Kind):
             planner.step("add_triggers", res, res.rid, payload={"ids": add}, depends_on=deps,
                          changes=[changes[t] for t in add])
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        assert app_id is not None, f"{step.key}: no app id"
-        if step.kind == "add_triggers":
-            result = await client.add_triggers(app_id, step.rid, payload["ids"])
-            failed = sorted(k for k, ok in result.items() if not ok)
-            if failed:
-                raise StepFailed(f"the service did not add trigger(s) {', '.join(failed)}")
-        else:
-            await client.remove_triggers(app_id, step.rid, payload["ids"])
-        return {}
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
@@ -109,4 +90,4 @@ class Triggers(Kind):
         return base
 
 
-KIND = Triggers()
+KIND = TriggersKind()

@@ -12,27 +12,22 @@ from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.webhook import WebhookBody
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
 from tenantdeck.sync.canonical import (
-    UNKNOWN,
     WEBHOOK_FIELDS,
     WEBHOOK_REQUIRED,
     WEBHOOK_SECRETS,
-    is_unknown,
     secret_state_of_draft,
     secret_state_of_value,
 )
-from tenantdeck.sync.changes import FieldChange
 from tenantdeck.sync.kinds import triggers
-from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
+from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
+    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
 
-class Webhook(Kind):
+class WebhookKind(Kind):
     name = "webhook"
     section = "webhooks"
     empty = {"webhooks": {}}
@@ -131,17 +126,6 @@ class Webhook(Kind):
             else:
                 planner.skip_delete(res.title)
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        assert app_id is not None, f"{step.key}: no app id"
-        if step.kind == "create_webhook":
-            await client.create_webhook(app_id, payload)
-        elif step.kind == "update_webhook":
-            await client.update_webhook(app_id, step.rid, payload)
-        else:
-            await client.delete_webhook(app_id, step.rid)
-        return {}
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
@@ -162,4 +146,4 @@ class Webhook(Kind):
         return base
 
 
-KIND = Webhook()
+KIND = WebhookKind()

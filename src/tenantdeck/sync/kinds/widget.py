@@ -10,19 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
 from tenantdeck.rules import merge_settings, widget_value_breaks_rule
-from tenantdeck.sync.canonical import new_widget_key, normalise_widget_settings
-from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.kinds.base import Kind, Planner, StepKind, unflatten, with_changes
+from tenantdeck.sync.canonical import normalise_widget_settings
+from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.types import ABSENT, StepKind, new_key, new_name
 
 if TYPE_CHECKING:
-    from tenantdeck.api.client import ManagementClient
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.compare import ResourceDiff
-    from tenantdeck.sync.plan import Step
-    from tenantdeck.sync.remote.fetch import RemoteAppBundle
+    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
 
-class Widget(Kind):
+class WidgetKind(Kind):
     name = "widget"
     section = "widgets"
     empty = {"widgets": {}}
@@ -47,7 +44,7 @@ class Widget(Kind):
                 key = widget.id
             else:
                 name = settings.get("name")
-                key = new_widget_key(name if isinstance(name, str) else f"#{j}")
+                key = new_key(name if isinstance(name, str) else f"#{j}")
             widgets[key] = settings
         return {"widgets": widgets}
 
@@ -65,7 +62,7 @@ class Widget(Kind):
         return {"name": "Widget name", "version": "Widget version"}.get(path, path)
 
     def title(self, rid: str, name: str | None) -> str:
-        shown = rid if not rid.startswith("new:") else "new"
+        shown = "new" if new_name(rid) is not None else rid
         return f'widget "{name or rid}" ({shown})'
 
     def resources(self, app: Mapping[str, Any]) -> dict[str, Any]:
@@ -96,14 +93,6 @@ class Widget(Kind):
             planner.note(f"{res.title} is gone from the draft, but the API has no widget delete: it stays on the "
                          "service (remove it in the dashboard)", "widget_delete_unsupported")
 
-    async def call(self, client: ManagementClient, step: Step, app_id: str | None,
-                   payload: dict[str, Any]) -> dict[str, Any]:
-        assert app_id is not None, f"{step.key}: no app id"
-        if step.kind == "create_widget":
-            return {"widget_id": await client.create_widget(app_id, payload["settings"])}
-        await client.update_widget(app_id, step.rid, payload["settings"])
-        return {}
-
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
@@ -116,4 +105,4 @@ class Widget(Kind):
         return base
 
 
-KIND = Widget()
+KIND = WidgetKind()

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tenantdeck.problems import Problem, ProblemError, error
+from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
 from tenantdeck.sync.placeholders import placeholders_in
-from tenantdeck.sync.plan import Plan, Step
+from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
 from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
 from tenantdeck.sync.remote.push import (
@@ -38,8 +39,8 @@ from tenantdeck.sync.remote.push import (
     resolve_intents,
     stale_resources,
 )
-from tenantdeck.sync.resolve import Choice
-from tenantdeck.sync.settle import settle_app, settled_bases
+from tenantdeck.sync.settle import Choice
+from tenantdeck.sync.types import Step
 from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
 from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
@@ -150,7 +151,7 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
     ops = [op for op in plan.operations if op.key in keep]
     scoped = replace(plan, operations=ops,
                      fingerprints={k: v for k, v in plan.fingerprints.items()
-                                   if any(op.resource_key == k for op in ops)})
+                                   if any(resource_key(op) == k for op in ops)})
     return scoped, len(plan.operations) - len(ops)
 
 
@@ -212,7 +213,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 warnings += settled.refused
                 local.prefer, local.prefer_apps = request.prefer, prefer_apps
                 comparison = compare_local(local, live)
-            _settle(local, settled_bases(comparison))
+            _advance(local, advanced_bases(comparison))
             plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
                               base_url=target.base_url)
             if request.only is not None:
@@ -238,10 +239,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             touched = {op.app_id for op in plan.operations if op.app_id}
             live = await fetch_live(client, touched, secret_key=local.secret_key,
                                     concurrency=request.concurrency * 4, listing=listing)
-            _settle(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
+            _advance(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
                             and app_id in local.base
-                            and (new := settle_app(app, local.base[app_id], live[app_id])) is not None})
-            done_keys = {op.resource_key for op in plan.operations if op.key in already}
+                            and (new := advance_app(app, local.base[app_id], live[app_id])) is not None})
+            done_keys = {resource_key(op) for op in plan.operations if op.key in already}
             stale = stale_resources(plan, live, done=done_keys)
             for op in plan.operations:
                 if op.kind != "create_app" or op.key in already:
@@ -383,8 +384,8 @@ def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _settle(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
-    """Record in the base the values draft and live now share (:mod:`tenantdeck.sync.settle`)."""
+def _advance(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
+    """Record in the base the values draft and live now share (:mod:`tenantdeck.sync.advance`)."""
     for app_id, base in bases.items():
         local.workspace.write_base_app(app_id, base)
         local.base[app_id] = base

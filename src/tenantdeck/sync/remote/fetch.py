@@ -9,32 +9,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.client import ManagementClient
-from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
-from tenantdeck.sync.kinds import KINDS
+from tenantdeck.api.models import RemoteApp
+from tenantdeck.sync.kinds import KINDS, canonical_app_from_remote
+from tenantdeck.sync.types import RemoteAppBundle
 
 if TYPE_CHECKING:
     from tenantdeck.sync.workspace.local import Local
-
-
-@dataclass(slots=True)
-class RemoteAppBundle:
-    """What the service holds for one app. Each webhook dict carries a ``"triggers"`` list.
-
-    ``extensions`` is None when it could not be read; an extension whose ``enabled`` is None means the service
-    does not tell per-app state (the real API), which the canonical form records as "unknown".
-    ``sms`` may hold the Twilio auth token in clear: turn the bundle into canonical form (which fingerprints it)
-    and drop the bundle; never log or store it.
-    """
-
-    app: RemoteApp
-    extensions: list[RemoteExtension] | None
-    widgets: list[RemoteWidget] = field(default_factory=list)
-    sms: dict[str, Any] | None = field(default=None, repr=False)
-    webhooks: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAppBundle:
@@ -120,8 +103,6 @@ async def list_known_apps(client: ManagementClient, ids: set[str],
 async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: bytes,
                      concurrency: int = 16, listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
     """Canonical live state of the apps among ``ids`` that exist on the service."""
-    from tenantdeck.sync.canonical import canonical_app_from_remote
-
     known = await list_known_apps(client, ids, listing)
     out: dict[str, dict[str, Any]] = {}
 
@@ -144,8 +125,6 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
     ``diff`` keeps reading everything, to report remote drift.
     """
     import copy
-
-    from tenantdeck.sync.canonical import canonical_app_from_remote
 
     known = await list_known_apps(client, local.app_ids(), listing)
     drafts = {a["id"]: a for a in local.apps if a.get("id")}

@@ -28,15 +28,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.models import RemoteApp
-from tenantdeck.sync.canonical import is_unknown
-from tenantdeck.sync.changes import ABSENT
-from tenantdeck.sync.kinds.base import Kind, Leaves, is_secret_state, unflatten
+from tenantdeck.sync.kinds.base import Kind, is_secret_state, unflatten
 from tenantdeck.sync.placeholders import is_placeholder
-from tenantdeck.sync.remote.fetch import RemoteAppBundle
+from tenantdeck.sync.types import ABSENT, Leaves, RemoteAppBundle, is_unknown
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.types import Step
 
 
 async def _widgets(client: ManagementClient, app_id: str, rid: str) -> dict[str, Any]:

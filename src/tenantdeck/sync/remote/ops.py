@@ -1,25 +1,175 @@
-"""Step -> client call: the one entry the executor uses; each kind's module makes its own calls
-(:meth:`tenantdeck.sync.kinds.base.Kind.call`)."""
+"""Step -> client call: the table of the management API call each plan step makes, and the one entry the push
+executor uses (:func:`run_operation`).
+
+The kinds (:mod:`tenantdeck.sync.kinds`) plan the steps and say how a step that succeeded changes the base, but they
+do no I/O: what talking to the service means for each step lives here, beside the rest of the network side. A new
+step kind needs its entry in :data:`CALLS` (``tests/sync/test_kinds_are_pure.py`` checks that every step has one).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-
-from tenantdeck.sync.kinds import kind_of_step
-from tenantdeck.sync.kinds.base import StepFailed
 
 if TYPE_CHECKING:
     from tenantdeck.api.client import ManagementClient
-    from tenantdeck.sync.plan import Step
+    from tenantdeck.sync.types import Step
+
+#: ``(client, step, app id, payload with its secrets resolved)`` -> the ids the service assigned
+Call = Callable[["ManagementClient", "Step", "str | None", dict[str, Any]], Awaitable[dict[str, Any]]]
+#: ``(client, app id, secret field name)`` -> the service's current value of that secret, when it reports it
+SecretRead = Callable[["ManagementClient", str, str], Awaitable["str | None"]]
 
 
-async def run_operation(client: ManagementClient, op: Step, app_id: str | None,
+class StepFailed(Exception):
+    """The call returned, but the service reported that part of it did not apply (e.g. one trigger)."""
+
+
+def _app_id(step: Step, app_id: str | None) -> str:
+    assert app_id is not None, f"{step.key}: no app id"
+    return app_id
+
+
+# -- the app ------------------------------------------------------------------------------------------------------
+
+
+async def _create_app(client: ManagementClient, step: Step, app_id: str | None,
+                      payload: dict[str, Any]) -> dict[str, Any]:
+    app = await client.create_app(payload["name"], payload["region"], payload.get("version", "3"))
+    return {"app_id": app.id}
+
+
+async def _delete_app(client: ManagementClient, step: Step, app_id: str | None,
+                      payload: dict[str, Any]) -> dict[str, Any]:
+    await client.delete_app(_app_id(step, app_id))
+    return {}
+
+
+# -- extensions ---------------------------------------------------------------------------------------------------
+
+
+async def _set_extensions(client: ManagementClient, step: Step, app_id: str | None,
+                          payload: dict[str, Any]) -> dict[str, Any]:
+    result = await client.set_extensions(_app_id(step, app_id), enabled=payload["enabled"],
+                                         disabled=payload["disabled"])
+    failed = sorted(k for k, ok in result.items() if not ok)
+    if failed:
+        raise StepFailed(f"the service did not switch extension(s) {', '.join(failed)}")
+    return {}
+
+
+# -- widgets ------------------------------------------------------------------------------------------------------
+
+
+async def _create_widget(client: ManagementClient, step: Step, app_id: str | None,
+                         payload: dict[str, Any]) -> dict[str, Any]:
+    return {"widget_id": await client.create_widget(_app_id(step, app_id), payload["settings"])}
+
+
+async def _update_widget(client: ManagementClient, step: Step, app_id: str | None,
+                         payload: dict[str, Any]) -> dict[str, Any]:
+    await client.update_widget(_app_id(step, app_id), step.rid, payload["settings"])
+    return {}
+
+
+# -- SMS ----------------------------------------------------------------------------------------------------------
+
+
+async def _store_sms(client: ManagementClient, step: Step, app_id: str | None,
+                     payload: dict[str, Any]) -> dict[str, Any]:
+    await client.store_sms(_app_id(step, app_id), payload["settings"])
+    return {}
+
+
+async def _update_sms(client: ManagementClient, step: Step, app_id: str | None,
+                      payload: dict[str, Any]) -> dict[str, Any]:
+    await client.update_sms(_app_id(step, app_id), payload["settings"])
+    return {}
+
+
+async def _delete_sms(client: ManagementClient, step: Step, app_id: str | None,
+                      payload: dict[str, Any]) -> dict[str, Any]:
+    await client.delete_sms(_app_id(step, app_id))
+    return {}
+
+
+async def _sms_secret(client: ManagementClient, app_id: str, name: str) -> str | None:
+    """The SMS API reports the token in clear (it is fingerprinted at once, never stored or shown)."""
+    value = (await client.get_sms(app_id) or {}).get(name)
+    return value if isinstance(value, str) and value else None
+
+
+# -- webhooks and their triggers ----------------------------------------------------------------------------------
+
+
+async def _create_webhook(client: ManagementClient, step: Step, app_id: str | None,
+                          payload: dict[str, Any]) -> dict[str, Any]:
+    await client.create_webhook(_app_id(step, app_id), payload)
+    return {}
+
+
+async def _update_webhook(client: ManagementClient, step: Step, app_id: str | None,
+                          payload: dict[str, Any]) -> dict[str, Any]:
+    await client.update_webhook(_app_id(step, app_id), step.rid, payload)
+    return {}
+
+
+async def _delete_webhook(client: ManagementClient, step: Step, app_id: str | None,
+                          payload: dict[str, Any]) -> dict[str, Any]:
+    await client.delete_webhook(_app_id(step, app_id), step.rid)
+    return {}
+
+
+async def _add_triggers(client: ManagementClient, step: Step, app_id: str | None,
                         payload: dict[str, Any]) -> dict[str, Any]:
-    """Perform ``op`` with a payload whose secrets are already resolved; returns ids the service assigned.
+    result = await client.add_triggers(_app_id(step, app_id), step.rid, payload["ids"])
+    failed = sorted(k for k, ok in result.items() if not ok)
+    if failed:
+        raise StepFailed(f"the service did not add trigger(s) {', '.join(failed)}")
+    return {}
+
+
+async def _remove_triggers(client: ManagementClient, step: Step, app_id: str | None,
+                           payload: dict[str, Any]) -> dict[str, Any]:
+    await client.remove_triggers(_app_id(step, app_id), step.rid, payload["ids"])
+    return {}
+
+
+#: step kind (``Step.kind``, declared by its resource kind's ``steps``) -> the call that performs it
+CALLS: dict[str, Call] = {
+    "create_app": _create_app,
+    "delete_app": _delete_app,
+    "set_extensions": _set_extensions,
+    "create_widget": _create_widget,
+    "update_widget": _update_widget,
+    "store_sms": _store_sms,
+    "update_sms": _update_sms,
+    "delete_sms": _delete_sms,
+    "create_webhook": _create_webhook,
+    "update_webhook": _update_webhook,
+    "delete_webhook": _delete_webhook,
+    "add_triggers": _add_triggers,
+    "remove_triggers": _remove_triggers,
+}
+
+#: resource kind -> how to read one of its secrets back from the service; a kind whose secrets the service never
+#: reports (a webhook's password) has no entry
+SECRET_READS: dict[str, SecretRead] = {"sms": _sms_secret}
+
+
+async def run_operation(client: ManagementClient, step: Step, app_id: str | None,
+                   payload: dict[str, Any]) -> dict[str, Any]:
+    """Perform ``step`` with a payload whose secrets are already resolved; returns ids the service assigned.
 
     ``app_id`` is the real id (for a new app, the one ``create_app`` returned earlier in this push).
     """
-    return await kind_of_step(op.kind).call(client, op, app_id, payload)
+    return await CALLS[step.kind](client, step, app_id, payload)
 
 
-__all__ = ["StepFailed", "run_operation"]
+async def read_secret(client: ManagementClient, kind: str, app_id: str, name: str) -> str | None:
+    """The service's current value of secret field ``name`` of resource kind ``kind`` (None: it does not say)."""
+    read = SECRET_READS.get(kind)
+    return None if read is None else await read(client, app_id, name)
+
+
+__all__ = ["CALLS", "SECRET_READS", "StepFailed", "read_secret", "run_operation"]

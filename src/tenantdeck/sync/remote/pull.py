@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import App, Draft
 from tenantdeck.problems import Problem
-from tenantdeck.sync.canonical import canonical_app_from_remote, with_last_pushed
+from tenantdeck.sync.canonical import with_last_pushed
+from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
@@ -250,13 +251,13 @@ async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[st
 def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], env: Mapping[str, str]) -> int:
     """After the editor saved a pulled draft: advance the base where the saved draft and the pulled live agree.
 
-    Field by field (:func:`~tenantdeck.sync.settle.settle_app`), not wholesale, so a pull taken back with undo
+    Field by field (:func:`~tenantdeck.sync.advance.advance_app`), not wholesale, so a pull taken back with undo
     before saving advances nothing, and the values it would have brought stay remote changes (drift) rather than
     turning into local edits that a push would send back. An app the base does not know yet (new on the service)
     takes the live app as its base once the saved draft has it; an app gone from the service and from the saved
     draft leaves the base. Returns the number of apps whose base was written.
     """
-    from tenantdeck.sync.settle import settle_app
+    from tenantdeck.sync.advance import advance_app
     from tenantdeck.sync.workspace.local import DraftInvalid, load_local
 
     try:
@@ -270,7 +271,7 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
         if draft_app is None:
             continue
         base = local.base.get(app_id)
-        new = dict(live_app) if base is None else settle_app(draft_app, base, live_app)
+        new = dict(live_app) if base is None else advance_app(draft_app, base, live_app)
         if new is not None:
             local.workspace.write_base_app(app_id, new)
             written += 1

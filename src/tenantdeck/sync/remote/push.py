@@ -25,14 +25,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tenantdeck.atomic import WriteFailed
 from tenantdeck.sync import kinds
-from tenantdeck.sync.changes import ABSENT
 from tenantdeck.sync.compare import app_resources
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.kinds.base import Leaves
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
-from tenantdeck.sync.plan import Plan, Step, fingerprint_leaves
+from tenantdeck.sync.plan import Plan, fingerprint_leaves, resource_key
 from tenantdeck.sync.remote import fresh
 from tenantdeck.sync.render import step_label
+from tenantdeck.sync.types import ABSENT, Leaves, Step, app_key_for, new_key, new_name
 from tenantdeck.sync.workspace.journal import Intent, Journal, open_intents
 
 if TYPE_CHECKING:
@@ -275,7 +274,7 @@ class Executor:
         self.workspace = workspace
         self.draft = draft
         #: by app key (id, or ``new:<name>``): two apps may share a name when they have ids
-        self.draft_apps = {(a.get("id") or f"new:{a['name']}"): a for a in draft_apps}
+        self.draft_apps = {app_key_for(a.get("id"), a["name"]): a for a in draft_apps}
         self.env = env
         self.secret_key = secret_key
         self.base = dict(base)
@@ -440,7 +439,7 @@ class Executor:
         now = await fresh.read_leaves(self.client, kind, app_id, op.rid, secret_key=self.secret_key)
         if now is None:
             raise fresh.ResourceGone()
-        return fresh.rebase(kind, op, self.plan.snapshots.get(op.resource_key), now), now
+        return fresh.rebase(kind, op, self.plan.snapshots.get(resource_key(op)), now), now
 
     async def _verify(self, kind: kinds.Kind, op: Step, app_id: str, body: dict[str, Any],
                       before: Leaves) -> dict[str, Any]:
@@ -458,7 +457,7 @@ class Executor:
                 break
             self._emit(PushEvent("reapplied", op=op, message="another writer overwrote this change; laid again"))
             try:
-                body = fresh.rebase(kind, op, self.plan.snapshots.get(op.resource_key), after)
+                body = fresh.rebase(kind, op, self.plan.snapshots.get(resource_key(op)), after)
             except fresh.ChangedSincePlan as exc:
                 moved = exc.moved
                 break
@@ -478,16 +477,17 @@ class Executor:
         return body
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
-        """The service's current value of a secret an update sends unchanged: asked of the kind that holds it
-        (the SMS API reports its token; a webhook's password is never reported)."""
+        """The service's current value of a secret an update sends unchanged: read back the way the kind that holds
+        it allows (``ops.SECRET_READS``: the SMS API reports its token; a webhook's password is never reported)."""
         from tenantdeck.models.app import secret_field_of
         from tenantdeck.sync.kinds import KINDS
+        from tenantdeck.sync.remote.ops import read_secret
 
         secret = secret_field_of(field_path)
         if secret is None:
             return None
         found = next((k for k in KINDS if k.section == secret[0].section and k.secret_fields), None)
-        return None if found is None else await found.live_secret(self.client, app_id, secret[0].name)
+        return None if found is None else await read_secret(self.client, found.name, app_id, secret[0].name)
 
     def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
                 error: BaseException | None = None) -> None:
@@ -555,7 +555,7 @@ async def resolve_intents(
                     workspace.write_base_app(chosen.id, base[chosen.id])
                 res.messages.append(f'app "{intent.app_name}": an earlier push created it as {chosen.id}; adopted')
         elif intent.kind == "create_widget" and intent.app_id:
-            key = f"new:{intent.name}"
+            key = new_key(intent.name)
             if key not in (app.get("widgets") or {}):
                 continue  # the draft already carries its id
             known = set(app.get("widgets") or {})  # ids the draft has; one only in the base may be this create
@@ -601,7 +601,7 @@ async def _adopt_recorded(client: ManagementClient, workspace: Workspace, by_nam
                 workspace.write_base_app(rec.app_id, base[rec.app_id])
             res.messages.append(f'app "{rec.app_name}": created as {rec.app_id} by an earlier push (its id did not '
                                 "reach the draft then); adopted")
-        elif rec.kind == "create_widget" and rec.widget_id and f"new:{rec.name}" in (app.get("widgets") or {}):
+        elif rec.kind == "create_widget" and rec.widget_id and new_key(rec.name) in (app.get("widgets") or {}):
             if (rec.app_name, rec.name) in res.widget_ids:
                 continue
             app_id = app.get("id") or res.app_ids.get(rec.app_name)
@@ -638,7 +638,7 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
     """
     from tenantdeck.sync.kinds import label
 
-    titles = {op.resource_key: (op.resource, op.app_name) for op in plan.operations}
+    titles = {resource_key(op): (op.resource, op.app_name) for op in plan.operations}
     out: list[Stale] = []
     cache: dict[str, dict[Any, Any]] = {}
     skip = set(done)
@@ -648,7 +648,7 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
         app_key, _, res = key.partition("/")
         kind, _, rid = res.partition(":")
         title, app_name = titles.get(key, (res, app_key))
-        if app_key.startswith("new:"):
+        if new_name(app_key) is not None:
             continue
         app = live.get(app_key)
         if app is None:
@@ -657,10 +657,10 @@ def stale_resources(plan: Plan, live: Mapping[str, Mapping[str, Any]],
         if app_key not in cache:
             cache[app_key] = app_resources(app)
         current = cache[app_key].get((kind, rid))
-        if kind == "widget" and rid.startswith("new:"):
+        if kind == "widget" and (widget_name := new_name(rid)) is not None:
             names = {w.get("name") for w in (app.get("widgets") or {}).values()}
-            if rid[4:] in names:
-                out.append(Stale(title, app_name, [f"a widget named {rid[4:]!r} now exists"]))
+            if widget_name in names:
+                out.append(Stale(title, app_name, [f"a widget named {widget_name!r} now exists"]))
             continue
         if fingerprint_leaves(current) == expected:
             continue

@@ -81,8 +81,8 @@ def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]] | None:
     ops = record.get("operations")
     if not isinstance(ops, list):
         return None
-    from tenantdeck.sync.plan import Step
     from tenantdeck.sync.render import step_label
+    from tenantdeck.sync.types import Step
 
     rows = []
     for entry in ops:

@@ -21,8 +21,8 @@ from tenantdeck.sync.plan import Plan, build_plan
 if TYPE_CHECKING:
     from tenantdeck.draft import LoadResult
     from tenantdeck.models import Draft
-    from tenantdeck.sync.changes import Conflict
-    from tenantdeck.sync.resolve import Choice, Settled
+    from tenantdeck.sync.settle import Choice, Settled
+    from tenantdeck.sync.types import Conflict
     from tenantdeck.sync.workspace.state import Workspace
 
 
@@ -90,7 +90,7 @@ def load_local(
     """
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.load import load_text
-    from tenantdeck.sync.canonical import canonical_app_from_draft
+    from tenantdeck.sync.kinds import canonical_app_from_draft
     from tenantdeck.sync.workspace.state import Workspace, check_workspace
 
     env = os.environ if env is None else env
@@ -159,7 +159,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
     edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
     """
     from tenantdeck.draft.session import DraftSession
-    from tenantdeck.sync.resolve import Settled, keep_mine, split, take_theirs
+    from tenantdeck.sync.settle import Settled, keep_mine, split, take_theirs
 
     mine, theirs, unknown = split(conflicts, choice)
     settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])

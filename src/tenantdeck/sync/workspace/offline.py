@@ -61,8 +61,8 @@ class AppStates:
         from pydantic import ValidationError
 
         from tenantdeck.models import App, Draft, WidgetSettings
-        from tenantdeck.sync.canonical import canonical_app_from_draft
         from tenantdeck.sync.compare import compare_app
+        from tenantdeck.sync.kinds import canonical_app_from_draft
 
         apps = data.get("apps") if isinstance(data, dict) else None
         if not isinstance(apps, list):

@@ -1,0 +1,326 @@
+"""The sync vocabulary: the plain data every sync module speaks, with no behaviour that needs another sync module.
+
+Compare, plan, settle, render, the resource kinds (:mod:`tenantdeck.sync.kinds`) and the I/O layers
+(:mod:`tenantdeck.sync.remote`, :mod:`tenantdeck.sync.workspace`) all pass these around. They live here, apart from
+the modules that make them, so that a kind can name a :class:`ResourceDiff` or a :class:`Step` without importing
+compare or plan (which import the kinds): this module imports no other sync module, so nothing it holds can sit in
+an import circle.
+
+* what is absent and what cannot be told: :data:`ABSENT`, :data:`UNKNOWN` (``{"unknown": True}``) and its tests;
+* the keys of things not created yet: ``new:<name>`` (:func:`new_key`, :func:`new_name`, :func:`app_key_for`);
+* a field that differs (:class:`FieldChange`), a conflict (:class:`Conflict`), a note (:class:`Note`);
+* a comparison's results per leaf, resource and app (:class:`Leaf`, :class:`ResourceDiff`, :class:`AppDiff`);
+* a plan step and its description (:class:`Step`, :class:`StepKind`);
+* what the service holds for one app, as read (:class:`RemoteAppBundle`).
+
+They are plain dataclasses; those a saved plan holds have ``to_json``/``from_json`` so it round-trips exactly. A
+secret field never carries its value here: ``before``/``after`` of a secret are replaced by a state word ("set",
+"unknown", ...) at the moment the change is built (see :func:`secret_word`), so nothing downstream can leak one by
+accident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
+
+Origin = Literal["local", "remote", "conflict"]
+
+
+class _Absent:
+    """The field or resource does not exist on that side (distinct from a JSON null)."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Any = _Absent()
+
+#: A value the service does not tell: a field it never returns (a webhook's write-only fields), the unreported
+#: secret state, and (by identity, as a whole resource) a trigger set the API does not list, for which the base
+#: stands in. Copy it (``dict(UNKNOWN)``) to put it in a value; compare the whole-resource marker with ``is``.
+UNKNOWN: dict[str, bool] = {"unknown": True}
+
+
+def is_unknown(value: object) -> bool:
+    """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
+    return isinstance(value, Mapping) and value.get("unknown") is True
+
+
+def cannot_tell(value: Any) -> bool:
+    """A side that cannot tell this value: :data:`UNKNOWN`, or a ``${VAR}`` secret (``{"ref": VAR}``) whose
+    variable is unset. Compare treats such a side as "no information", never a change."""
+    return type(value) is dict and (bool(value.get("unknown")) or "ref" in value)
+
+
+# -- keys of what the service has not created yet ------------------------------------------------------------------
+
+_NEW = "new:"
+
+
+def new_key(name: str) -> str:
+    """The key of an app or widget that has no id yet (the draft creates it): ``new:<name>``."""
+    return f"{_NEW}{name}"
+
+
+def new_name(key: str) -> str | None:
+    """The name inside a :func:`new_key` key; None when ``key`` is an id (the object exists on the service)."""
+    return key[len(_NEW):] if key.startswith(_NEW) else None
+
+
+def app_key_for(app_id: str | None, name: str) -> str:
+    """How plans, conflicts and the push name an app: its id, or ``new:<name>`` until ``create_app`` has run."""
+    return app_id or new_key(name)
+
+
+def jsonable(value: Any) -> Any:
+    """ABSENT becomes None for JSON output (the change's ``kind`` says whether it is an add or a removal)."""
+    return None if value is ABSENT else value
+
+
+def secret_word(value: Any) -> str:
+    """What a human may see of a secret state: never the value, never even the fingerprint."""
+    if value is ABSENT or value is None:
+        return "(none)"
+    if isinstance(value, dict):
+        if "ref" in value:
+            return f"${{{value['ref']}}} (unset)"
+        if value.get("unknown"):
+            return "(unknown)"
+    return "(set)"
+
+
+@dataclass(slots=True)
+class FieldChange:
+    """One field that differs: ``path`` is relative to its resource, ``label`` is the human name from the catalog."""
+
+    path: str
+    label: str
+    before: Any
+    after: Any
+    origin: Origin
+    secret: bool = False
+    app: str = ""  #: app name, for lists that span apps (drift)
+    resource: str = ""  #: resource title, e.g. 'widget "Support" (w-1)'
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["before"] = jsonable(self.before)
+        data["after"] = jsonable(self.after)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FieldChange:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class Conflict:
+    """The draft and the live service both changed one field (or resource) away from the base, differently."""
+
+    app: str
+    app_id: str | None
+    resource: str
+    path: str
+    label: str
+    base: Any
+    draft: Any
+    live: Any
+    secret: bool = False
+    message: str = ""
+    kind: str = ""  #: the resource kind (widget, webhook, sms, extensions, triggers), for resolving it
+    rid: str = ""  #: the resource id within the app (widget id, webhook id)
+
+    @property
+    def key(self) -> str:
+        """How ``--take-mine``/``--take-theirs`` name this conflict: ``APP_ID/KIND[:RID]/FIELD``."""
+        return f"{app_key_for(self.app_id, self.app)}/{self.kind}{':' + self.rid if self.rid else ''}/{self.path}"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("base", "draft", "live"):
+            data[key] = jsonable(data[key])
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Conflict:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class Note:
+    """Something the user must know that is not an operation: skipped deletes, unsupported changes."""
+
+    app: str
+    message: str
+    kind: str = "info"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Note:
+        return cls(**data)
+
+
+# -- a comparison's results (made by tenantdeck.sync.compare) ----------------------------------------------------
+
+Leaves = dict[str, Any]  #: a resource's fields by dotted path (``style.primary_color``); see ``kinds.base.flatten``
+ResourceKey = tuple[str, str]  #: (kind, id); id is "" for the app, extensions and sms
+LeafState = Literal["same", "local", "remote", "conflict"]
+ResourceStatus = Literal[
+    "in_sync", "create", "update", "delete", "drift", "conflict", "remote_only", "remote_deleted", "gone"
+]
+
+
+@dataclass(slots=True)
+class Leaf:
+    path: str
+    base: Any
+    draft: Any
+    live: Any
+    state: LeafState
+
+
+@dataclass(slots=True)
+class ResourceDiff:
+    """How one resource of one app compares, with the leaves of each side kept for plan building."""
+
+    kind: str
+    rid: str
+    title: str
+    status: ResourceStatus
+    leaves: list[Leaf] = field(default_factory=list)
+    base: Leaves | None = None
+    draft: Leaves | None = None
+    live: Leaves | None = None
+    message: str = ""
+
+    @property
+    def key(self) -> ResourceKey:
+        return (self.kind, self.rid)
+
+    def by_state(self, state: LeafState) -> list[Leaf]:
+        return [leaf for leaf in self.leaves if leaf.state == state]
+
+    @property
+    def unchanged(self) -> int:
+        return sum(1 for leaf in self.leaves if leaf.state != "local" and leaf.state != "conflict")
+
+
+@dataclass(slots=True)
+class AppDiff:
+    """One app: its identity on each side and its resources' diffs."""
+
+    key: str  #: app id, or ``new:<name>`` for an app the draft creates (:func:`app_key_for`)
+    app_id: str | None
+    name: str
+    status: Literal["create", "update", "delete", "in_sync", "conflict", "drift", "remote_deleted", "no_base"]
+    resources: list[ResourceDiff]
+    draft: dict[str, Any] | None
+    base: dict[str, Any] | None
+    live: dict[str, Any] | None
+
+    def resource(self, kind: str, rid: str = "") -> ResourceDiff | None:
+        for res in self.resources:
+            if res.kind == kind and res.rid == rid:
+                return res
+        return None
+
+
+# -- plan steps (made by the kinds, through tenantdeck.sync.plan) ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StepKind:
+    """One kind of plan step (one API call): how it counts, how the plan text names it. Each resource kind
+    declares its own (``Kind.steps``); the call each one makes is ``tenantdeck.sync.remote.ops.CALLS``."""
+
+    name: str  #: ``create_widget``: the ``kind`` of a :class:`Step`
+    verb: str  #: what the plan text says before the resource: "create"
+    effect: Literal["create", "update", "delete"]  #: how the summary counts it; "delete" is destructive
+    shown_as: Literal["create", "update", "delete"] | None = None  #: the plan text's symbol, when not ``effect``
+    assigns_id: bool = False  #: the service answers with the new object's id (written back into the draft)
+    folds_defaults: bool = False  #: plan text lists only the values that differ from the defaults
+
+    @property
+    def destructive(self) -> bool:
+        return self.effect == "delete"
+
+    @property
+    def creates(self) -> bool:
+        """A create: journalled as an intent first, so a crash before its answer cannot make a duplicate."""
+        return self.effect == "create"
+
+    @property
+    def symbol(self) -> str:
+        return self.shown_as or self.effect
+
+
+@dataclass(slots=True)
+class Step:
+    """One API call of a plan. Saved as an entry of the plan's ``operations`` list (the JSON is unchanged since
+    this class was called ``Operation``). ``app_key`` is the app id, or ``new:<name>`` until ``create_app`` has run.
+    The key of the resource it touches is ``tenantdeck.sync.plan.resource_key`` (it asks the kinds' registry).
+    """
+
+    key: str
+    kind: str
+    app_id: str | None
+    app_name: str
+    resource: str  #: human title: 'widget "Support" (w-1)'
+    depends_on: list[str] = field(default_factory=list)
+    destructive: bool = False
+    changes: list[FieldChange] = field(default_factory=list)
+    payload: dict[str, Any] = field(default_factory=dict)
+    app_key: str = ""
+    rid: str = ""  #: widget id / webhook id; ``new:<name>`` for a widget to create
+    unchanged: int = 0  #: settings of this resource left as they are (rendered folded)
+
+    def to_json(self) -> dict[str, Any]:
+        # by hand, not dataclasses.asdict: that deep-copies every payload (a third of a 1,000-app JSON diff)
+        data = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        data["changes"] = [c.to_json() for c in self.changes]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Step:
+        data = dict(data)
+        data["changes"] = [FieldChange.from_json(c) for c in data.get("changes", [])]
+        return cls(**data)
+
+
+# -- what the service holds (read by tenantdeck.sync.remote.fetch) -----------------------------------------------
+
+
+@dataclass(slots=True)
+class RemoteAppBundle:
+    """What the service holds for one app. Each webhook dict carries a ``"triggers"`` list.
+
+    ``extensions`` is None when it could not be read; an extension whose ``enabled`` is None means the service
+    does not tell per-app state (the real API), which the canonical form records as "unknown".
+    ``sms`` may hold the Twilio auth token in clear: turn the bundle into canonical form (which fingerprints it)
+    and drop the bundle; never log or store it. Plain data: the kinds read it (``Kind.from_remote``) without
+    knowing how it was fetched.
+    """
+
+    app: RemoteApp
+    extensions: list[RemoteExtension] | None
+    widgets: list[RemoteWidget] = field(default_factory=list)
+    sms: dict[str, Any] | None = field(default=None, repr=False)
+    webhooks: list[dict[str, Any]] = field(default_factory=list)
