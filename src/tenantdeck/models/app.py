@@ -46,10 +46,11 @@ class App(StrictModel):
 
     id: str | None = Field(None, description="appId on the service; absent = to be created")
     name: HeldAppName = Field(
-        description="App name, at most 100 characters (a longer one the service holds is kept, with a warning)"
+        title="App name",
+        description="App name, at most 100 characters (a longer one the service holds is kept, with a warning)",
     )
-    region: Region = Field(description="Data region: us, eu or in")
-    version: Literal["3"] = Field("3", description='App version: the string "3"')
+    region: Region = Field(title="Region", description="Data region: us, eu or in")
+    version: Literal["3"] = Field("3", title="App version", description='App version: the string "3"')
     extensions: Extensions | None = Field(None, description="Extensions enabled and disabled in this app")
     widgets: list[WidgetDraft] = Field(
         default_factory=list, max_length=catalog.WIDGETS_PER_APP, description="Chat widgets v2 (at most 25)"

@@ -133,3 +133,9 @@ HeldAppName = Annotated[
 WidgetName = Annotated[
     str, AfterValidator(_not_blank), AfterValidator(_single_line), Held(max_length=catalog.WIDGET_NAME_MAX)
 ]
+
+
+def field_labels(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's human label, its ``title``: the one home of what plans, reviews and forms call a setting
+    (``fromMobileNo`` is "Sender number" everywhere), and what the JSON Schema shows an editor."""
+    return {name: info.title for name, info in model.model_fields.items() if info.title}

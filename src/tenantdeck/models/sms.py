@@ -25,12 +25,15 @@ Seconds = Annotated[int | float, BeforeValidator(_number)]
 class SmsSettings(StrictModel):
     """The legacy SMS extension's settings; all five are required by the API. ``twilioAuthToken`` is a secret."""
 
-    fromMobileNo: NonEmptyStr = Field(description="Number SMS notifications are sent from (e.g. +12345678)")
+    fromMobileNo: NonEmptyStr = Field(title="Sender number",
+        description="Number SMS notifications are sent from (e.g. +12345678)")
     messageDelay: Seconds = Field(
-        ge=0, description="Send an SMS if a message has not been read after this many seconds (default 60)"
+        title="Seconds unread before an SMS", ge=0,
+        description="Send an SMS if a message has not been read after this many seconds (default 60)"
     )
-    twilioAccountSid: NonEmptyStr = Field(description="Twilio account SID (from the Twilio console)")
+    twilioAccountSid: NonEmptyStr = Field(title="Twilio account SID",
+        description="Twilio account SID (from the Twilio console)")
     twilioAuthToken: Annotated[SecretValue, Secret("TWILIO_AUTH_TOKEN")] = Field(
-        description="Twilio auth token (secret): write ${ENV_VAR} in a draft"
+        title="Twilio auth token", description="Twilio auth token (secret): write ${ENV_VAR} in a draft"
     )
-    websiteURL: NonEmptyStr = Field(description="A website URL included in the notification")
+    websiteURL: NonEmptyStr = Field(title="Website URL", description="A website URL included in the notification")

@@ -75,22 +75,28 @@ class WebhookBody(StrictModel):
         description="Unique identifier within the app. A new webhook's id: letters and digits, at most 50 (an "
         "existing one is kept as the service has it)"
     )
-    name: HeldName = Field(description="Display name, at most 50 characters (a longer one the service holds is kept)")
-    webhookURL: WebhookURL = Field(description="Target URL for deliveries: https, at most 255 characters")
+    name: HeldName = Field(title="Name",
+        description="Display name, at most 50 characters (a longer one the service holds is kept)")
+    webhookURL: WebhookURL = Field(title="URL", description="Target URL for deliveries: https, at most 255 characters")
     useBasicAuth: bool | None = Field(
-        None, description="Whether Basic Auth is applied on deliveries (write-only: the service never reports it). "
+        None, title="Use Basic Auth",
+        description="Whether Basic Auth is applied on deliveries (write-only: the service never reports it). "
         "Left out: left as it is (a new webhook: false)"
     )
-    username: Username | None = Field(None, description="Basic Auth username: letters and digits, at most 50")
+    username: Username | None = Field(None, title="Basic Auth username",
+        description="Basic Auth username: letters and digits, at most 50")
     password: Annotated[Password | None, Secret("PASSWORD")] = Field(
-        None, description="Basic Auth password (secret): write ${ENV_VAR} in a draft; at most 100 letters and digits"
+        None, title="Basic Auth password",
+        description="Basic Auth password (secret): write ${ENV_VAR} in a draft; at most 100 letters and digits"
     )
     enabled: bool | None = Field(
-        None, description="Whether the webhook is active and receives events. Left out: left as it is (a new "
+        None, title="Enabled",
+        description="Whether the webhook is active and receives events. Left out: left as it is (a new "
         "webhook: true)"
     )
     retryOnFailure: bool | None = Field(
-        None, description="Retry a failed delivery twice, after 10 s then 30 s (write-only: the service never "
+        None, title="Retry on failure",
+        description="Retry a failed delivery twice, after 10 s then 30 s (write-only: the service never "
         "reports it). Left out: left as it is (a new webhook: false)"
     )
 

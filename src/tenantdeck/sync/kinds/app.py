@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.app import App as AppModel
+from tenantdeck.models.base import field_labels
 from tenantdeck.sync.kinds.base import Kind, Planner
 from tenantdeck.sync.types import Leaves, StepKind
 
@@ -24,7 +26,7 @@ class AppKind(Kind):
     name = "app"
     steps = (StepKind("create_app", "create app", "create", assigns_id=True),
              StepKind("delete_app", "delete app", "delete"))
-    labels = {"name": "App name", "region": "Region", "version": "App version"}
+    labels = field_labels(AppModel)
 
     def __init__(self, parts: Sequence[Kind] = ()) -> None:
         #: the other kinds, in the registry's order: a new app's base holds each one's empty section. Given by the

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.base import field_labels
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
 from tenantdeck.sync.canonical import SMS_FIELDS, SMS_SECRETS, number, secret_state_of_draft, secret_state_of_value
@@ -25,13 +26,7 @@ class SmsKind(Kind):
     secret_path = "sms.{path}"
     steps = (StepKind("store_sms", "store", "create"), StepKind("update_sms", "update", "update"),
              StepKind("delete_sms", "delete", "delete"))
-    labels = {
-        "fromMobileNo": "Sender number",
-        "messageDelay": "Seconds unread before an SMS",
-        "twilioAccountSid": "Twilio account SID",
-        "twilioAuthToken": "Twilio auth token",
-        "websiteURL": "Website URL",
-    }
+    labels = field_labels(SmsSettings)
 
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
         if app.sms is None:

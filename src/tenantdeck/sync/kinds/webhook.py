@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.base import field_labels
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.webhook import WebhookBody
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule
@@ -38,15 +39,7 @@ class WebhookKind(Kind):
     defaults = dict(catalog.WEBHOOK_CREATE_DEFAULTS)
     steps = (StepKind("create_webhook", "create", "create"), StepKind("update_webhook", "update", "update"),
              StepKind("delete_webhook", "delete", "delete"))
-    labels = {
-        "name": "Name",
-        "webhookURL": "URL",
-        "useBasicAuth": "Use Basic Auth",
-        "username": "Basic Auth username",
-        "password": "Basic Auth password",
-        "enabled": "Enabled",
-        "retryOnFailure": "Retry on failure",
-    }
+    labels = field_labels(WebhookBody)
 
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
         """Only what the draft writes: a model default for a field the draft leaves out is not the admin's wish,
