@@ -12,7 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 from textual import work
@@ -307,7 +307,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         row = self._rows.get(str(key))
         return row.conflict if row is not None and row.settleable else None
 
-    def action_settle(self, way: str, everything: bool = False) -> None:
+    def action_settle(self, way: Literal["mine", "theirs"], everything: bool = False) -> None:
         """Settle the conflict under the cursor (or all of them): theirs edits the draft (one undoable step), mine
         records the live value in the base so the draft's value is pushed over it."""
         if everything:
@@ -323,31 +323,15 @@ The sub-title names the profile the review plans against (switch it in the palet
             conflicts = [conflict]
         self.settle(way, conflicts)
 
-    def settle(self, way: str, conflicts: list[Conflict]) -> None:
-        from tenantdeck.sync.settle import Settled, keep_mine, take_theirs
-        from tenantdeck.sync.workspace.state import Workspace
+    def settle(self, way: Literal["mine", "theirs"], conflicts: list[Conflict]) -> None:
+        """Settle as the engine settles (:func:`tenantdeck.sync.workspace.local.settle_open`); say what it did."""
+        from tenantdeck.sync.workspace.local import settle_open
 
-        settled = Settled()
-        if way == "theirs":
-            try:
-                take_theirs(self.editor.session, conflicts, settled)
-            except Exception as exc:  # a refused edit (read-only draft, literal secret)
-                self.notify(problem_text(exc), title="Not settled", severity="error", markup=False)
-                return
-        else:
-            from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
-            from tenantdeck.sync.workspace.state import WorkspaceError
-
-            workspace = Workspace(self.editor.path)
-            try:
-                with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=2.0):
-                    base = workspace.load_base()
-                    touched = keep_mine(base, conflicts, settled)
-                    for app_id in touched:
-                        workspace.write_base_app(app_id, base[app_id])
-            except (WorkspaceLocked, WorkspaceError, OSError) as exc:
-                self.notify(str(exc), title="Not settled", severity="error", markup=False)
-                return
+        try:
+            settled = settle_open(self.editor.session, self.editor.path, way, conflicts)
+        except Exception as exc:  # a refused edit (read-only draft, literal secret), a locked or unreadable base
+            self.notify(problem_text(exc), title="Not settled", severity="error", markup=False)
+            return
         for line in settled.refused:
             self.notify(line, title="Not settled", severity="warning", markup=False)
         for line in settled.done:

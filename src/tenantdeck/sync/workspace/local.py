@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tenantdeck.problems import Problem
 from tenantdeck.sync.compare import Comparison, compare_all
@@ -20,6 +20,7 @@ from tenantdeck.sync.plan import Plan, build_plan
 
 if TYPE_CHECKING:
     from tenantdeck.draft import LoadResult
+    from tenantdeck.draft.session import DraftSession
     from tenantdeck.models import Draft
     from tenantdeck.sync.settle import Choice, Settled
     from tenantdeck.sync.types import Conflict
@@ -159,7 +160,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
     edited for those taken (one splice save), the base for those kept. Returns the reloaded local and what was done.
     """
     from tenantdeck.draft.session import DraftSession
-    from tenantdeck.sync.settle import Settled, keep_mine, split, take_theirs
+    from tenantdeck.sync.settle import Settled, split, take_theirs
 
     mine, theirs, unknown = split(conflicts, choice)
     settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
@@ -169,8 +170,38 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
         if settled.draft_changed:
             session.save()
     if mine:
-        for app_id in keep_mine(local.base, mine, settled):
-            local.workspace.write_base_app(app_id, local.base[app_id])
+        keep_mine_in_base(local.workspace, local.base, mine, settled)
     if settled.draft_changed or settled.base_changed:
         local = load_local(local.path, env)
     return local, settled
+
+
+def keep_mine_in_base(workspace: Workspace, base: dict[str, dict[str, Any]], conflicts: Sequence[Conflict],
+                      settled: Settled) -> None:
+    """Keep the draft's value of ``conflicts``: the base records each live value as seen (so the draft's becomes a
+    local change the push sends), and every app's base it touched is written. The caller holds the lock."""
+    from tenantdeck.sync.settle import keep_mine
+
+    for app_id in keep_mine(base, conflicts, settled):
+        workspace.write_base_app(app_id, base[app_id])
+
+
+def settle_open(session: DraftSession, path: Path, way: Literal["mine", "theirs"], conflicts: Sequence[Conflict],
+                *, lock_timeout: float = 2.0) -> Settled:
+    """The editor's settling, the same acts as :func:`settle_conflicts` on a draft it has open: *theirs* is an edit
+    of that session (one undoable step, saved with the rest); *mine* writes the base, under the workspace lock.
+
+    Raises what a refused edit raises (a read-only draft, a literal secret), ``WorkspaceLocked``,
+    ``WorkspaceError`` or ``OSError``: nothing was settled then."""
+    from tenantdeck.sync.settle import Settled, take_theirs
+    from tenantdeck.sync.workspace.lock import hold
+    from tenantdeck.sync.workspace.state import Workspace
+
+    settled = Settled()
+    if way == "theirs":
+        take_theirs(session, conflicts, settled)
+        return settled
+    workspace = Workspace(path)
+    with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=lock_timeout):
+        keep_mine_in_base(workspace, workspace.load_base(), conflicts, settled)
+    return settled
