@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.draft.session import AppRow, Change, DraftSession, DraftSessionError, PathLike, peek_app_rows
+from tenantdeck.draft.session import (
+    AppRow,
+    Change,
+    ChangeKind,
+    DraftSession,
+    DraftSessionError,
+    PathLike,
+    peek_app_rows,
+)
 from tenantdeck.problems import Problem
 
 #: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
@@ -225,7 +233,7 @@ class Editor:
 
     def _note_stale(self, change: Change) -> None:
         """Remember which apps a change edited (all of them for a preset, the app list, a reload)."""
-        if change.kind in ("validate", "save"):
+        if change.kind in (ChangeKind.VALIDATE, ChangeKind.SAVE):
             return
         indexes: set[int] = set()
         for path in change.paths:

@@ -38,7 +38,7 @@ from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.editor import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
@@ -604,7 +604,7 @@ else it is written with the catalog's default settings.
         self.query_ancestor(WidgetTab).action_add_widget()
 
 
-class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
+class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can_focus=False):
     """Base of the Style, Sidebar and Main tabs: which widget (or preset) they edit, the banner that says so,
     presets (``r`` reset, ``p`` edit the preset), adding a widget (``a``), and repainting the rows on change."""
 

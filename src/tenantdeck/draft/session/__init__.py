@@ -37,13 +37,14 @@ from tenantdeck.draft.session.facade import DraftSession
 from tenantdeck.draft.session.history import Transaction
 from tenantdeck.draft.session.paths import PathLike
 from tenantdeck.draft.session.rows import AppRow, peek_app_rows
-from tenantdeck.draft.session.signal import Change
+from tenantdeck.draft.session.signal import Change, ChangeKind
 from tenantdeck.problems import parse_path
 
 __all__ = [
     "CHANGED_ON_DISK",
     "AppRow",
     "Change",
+    "ChangeKind",
     "ChangedOnDisk",
     "DraftSession",
     "DraftSessionError",

@@ -15,6 +15,7 @@ from typing import Any
 from tenantdeck.draft.session.errors import DraftSessionError, PathNotFound, ReadOnlyDraft
 from tenantdeck.draft.session.history import DataOp, Entry, History, dict_insert, do_op, undo_op
 from tenantdeck.draft.session.paths import MISSING, walk
+from tenantdeck.draft.session.signal import ChangeKind
 from tenantdeck.draft.session.validation import Scope
 from tenantdeck.problems import PathPart, Problem, format_path
 
@@ -66,7 +67,7 @@ class EditingMixin:
                 return []
             self._history.push(entry, self.history_limit)
             problems = self._revalidate(entry.touched)
-            self._bump(kind, entry.paths, problems)
+            self._bump(ChangeKind(kind), entry.paths, problems)
             return problems
 
     def _apply_one(self, entry: Entry, kind: str, parts: tuple[PathPart, ...], value: Any) -> None:

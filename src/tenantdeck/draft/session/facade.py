@@ -23,7 +23,7 @@ from tenantdeck.draft.session.paths import MISSING, PathLike, parts_of, walk
 from tenantdeck.draft.session.placing import PlacingMixin
 from tenantdeck.draft.session.regions import RegionsMixin
 from tenantdeck.draft.session.rows import AppRow, row_of
-from tenantdeck.draft.session.signal import Change, ChangeSignal
+from tenantdeck.draft.session.signal import Change, ChangeKind, ChangeSignal
 from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent, surprises
 from tenantdeck.draft.session.validation import Scope, ValidationMixin, scoped
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
@@ -152,7 +152,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         for p in yaml_problems:
             scope, prefix, base = self._scope_of(p.path)
             scope.text.append(scoped(p, prefix, base - 1))
-        self._bump("reload", (), [])
+        self._bump(ChangeKind.RELOAD, (), [])
 
     # -- reading -----------------------------------------------------------------------------------------------
 
@@ -226,7 +226,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         """Call ``listener`` after every change; returns the function that stops it."""
         return self._signal.subscribe(listener)
 
-    def _bump(self, kind: str, paths: Sequence[str], problems: Sequence[Problem]) -> None:
+    def _bump(self, kind: ChangeKind, paths: Sequence[str], problems: Sequence[Problem]) -> None:
         self.version += 1
         self._problems_cache = None
         self._signal.emit(Change(self.version, kind, tuple(paths), tuple(problems)))
@@ -278,7 +278,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                         return []
                     self._history.push(entry, self.history_limit)
                     problems = self._revalidate(entry.touched)
-                    self._bump("transaction", entry.paths, problems)
+                    self._bump(ChangeKind.TRANSACTION, entry.paths, problems)
                     return problems
         with self.transaction() as tx:
             for parts, value in parsed:
@@ -305,7 +305,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             if entry.data:
                 self._history.push(entry, self.history_limit)
                 tx.problems = self._revalidate(entry.touched)
-                self._bump("transaction", entry.paths, tx.problems)
+                self._bump(ChangeKind.TRANSACTION, entry.paths, tx.problems)
 
     def next_paths(self, which: str) -> list[str]:
         """The key paths the next ``"undo"`` or ``"redo"`` would change (empty: nothing to do), so a UI can say
@@ -323,7 +323,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             self._unapply(entry)
             self._history.redo.append(entry)
             problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
-            self._bump("undo", entry.paths, problems)
+            self._bump(ChangeKind.UNDO, entry.paths, problems)
             return problems
 
     def redo(self) -> list[Problem] | None:
@@ -336,7 +336,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             self._reapply(entry)
             self._history.undo.append(entry)
             problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
-            self._bump("redo", entry.paths, problems)
+            self._bump(ChangeKind.REDO, entry.paths, problems)
             return problems
 
     # -- disk ---------------------------------------------------------------------------------------------------
@@ -367,7 +367,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             written = self._disk.write(self.text, force=force, backup=backup, file=self.file)
             method = "ruamel" if self._used_ruamel else "splice"
             self._used_ruamel = False
-            self._bump("save", (), [])
+            self._bump(ChangeKind.SAVE, (), [])
             return SaveResult(self.path, method, len(written))
 
     def restore_text(self, text: str) -> None:

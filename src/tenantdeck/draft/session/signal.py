@@ -8,17 +8,38 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from tenantdeck.problems import Problem
 
 
+class ChangeKind(StrEnum):
+    """What a change was. Listeners compare with the members; a member still equals its old string (``"save"``),
+    so code written against the strings keeps working."""
+
+    SET = "set"
+    INSERT = "insert"
+    DELETE = "delete"
+    UNDO = "undo"
+    REDO = "redo"
+    #: several edits as one undo step (a transaction, a bulk edit)
+    TRANSACTION = "transaction"
+    SAVE = "save"
+    #: the whole text was read again (open, reload, a restored text)
+    RELOAD = "reload"
+    #: a full validation finished: every problem may have changed
+    VALIDATE = "validate"
+    #: the TUI's own: the base snapshot took in a pull (the draft's text did not change)
+    PULL = "pull"
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
-    """Told to listeners after every change: ``kind`` is set, insert, delete, undo, redo, transaction, save,
-    reload or validate; ``paths`` are the edited paths; ``problems`` those of what the change touched."""
+    """Told to listeners after every change (once: a save too): ``kind`` says what it was; ``paths`` are the edited
+    paths; ``problems`` those of what the change touched."""
 
     version: int
-    kind: str
+    kind: ChangeKind
     paths: tuple[str, ...]
     problems: tuple[Problem, ...]
 

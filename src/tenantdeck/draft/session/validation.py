@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft.session.paths import PathLike, parts_of
+from tenantdeck.draft.session.signal import ChangeKind
 from tenantdeck.problems import PathPart, Problem, sort_problems
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class ValidationMixin:
             if self.read_only:
                 return self.problems
             self._validate_everything()
-            self._bump("validate", (), [])
+            self._bump(ChangeKind.VALIDATE, (), [])
             return self.problems
 
     def recheck(self, path: PathLike) -> list[Problem]:
