@@ -328,7 +328,8 @@ class TenantdeckApp(App[None]):
             self.notify("Nothing to save.")
         else:
             self.notify(f"Saved {self.editor.path.name}.")
-        self._broadcast(Change(session.version, ChangeKind.SAVE, (), ()))
+        # Not broadcast here: the session tells its listeners of a save (the app is one, _changed_in_any_thread),
+        # and a save with nothing to write changed nothing to redraw.
 
     def action_copy_path(self) -> None:
         from tenantdeck.tui.commands import focused_key_path
