@@ -12,7 +12,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +53,9 @@ class UsesEditor(_Node):
 
 @dataclass(slots=True)
 class EditOutcome:
-    """What an edit did: its problems, or why it was refused (then nothing changed)."""
+    """Whether an edit was made, and if not why (then nothing changed). Its problems are not carried here: the
+    screens read them from the session (``Editor.problems_at``) when the change is broadcast."""
 
-    problems: list[Problem] = field(default_factory=list)
     refused: str = ""
 
     @property
@@ -170,7 +170,8 @@ class Editor:
 
     def _do(self, fn: Callable[[], Sequence[Problem] | None]) -> EditOutcome:
         try:
-            return EditOutcome(list(fn() or []))
+            fn()
+            return EditOutcome()
         except DraftSessionError as exc:
             return EditOutcome(refused=exc.problem.message)
 

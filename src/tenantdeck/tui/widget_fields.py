@@ -30,7 +30,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.markup import escape
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -628,13 +627,6 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
     #: the section of the draft the rows edit (rows may name theirs; this is for the banner and problems)
     SECTION: ClassVar[str] = "style"
 
-    class Edited(Message):
-        """A value was written (for tests and for other widgets that follow one field)."""
-
-        def __init__(self, path: tuple[PathPart, ...]) -> None:
-            super().__init__()
-            self.path = path
-
     def __init__(self, app_index: int) -> None:
         super().__init__()
         self.app_index = app_index
@@ -791,7 +783,6 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
             self.notify(outcome.refused, title="Not changed", severity="error")
             self.refresh_all()
             return False
-        self.post_message(self.Edited(path))
         return True
 
     def commit_pending(self) -> None:
@@ -869,7 +860,6 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         if not outcome.ok:
             self.notify(outcome.refused, title="Not reset", severity="error")
             return
-        self.post_message(self.Edited(path))
 
     def action_toggle_preset(self) -> None:
         if self.preset_mode is not None:
