@@ -24,7 +24,7 @@ from tenantdeck.draft.session.placing import PlacingMixin
 from tenantdeck.draft.session.regions import RegionsMixin
 from tenantdeck.draft.session.rows import AppRow, row_of
 from tenantdeck.draft.session.signal import Change, ChangeKind, ChangeSignal
-from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent, surprises
+from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent, yaml11_warnings
 from tenantdeck.draft.session.validation import Scope, ValidationMixin, scoped
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
 
@@ -148,7 +148,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._unique = []
         yaml_problems = list(parsed.problems)
         yaml_problems += _duplicates(DraftDocument(self.file, self.text), parsed.duplicates)
-        yaml_problems += surprises(parsed.surprises)
+        yaml_problems += yaml11_warnings(parsed.surprises)
         for p in yaml_problems:
             scope, prefix, base = self._scope_of(p.path)
             scope.text.append(scoped(p, prefix, base - 1))

@@ -19,6 +19,9 @@ from tenantdeck.problems import PathPart, Problem
 
 @dataclass(slots=True)
 class DataOp:
+    """One change of the data: ``kind`` set, insert or delete of ``key`` in the container at ``parent``, with the
+    value before and after (deep copies are made when it is applied, so a step never shares the draft's objects)."""
+
     kind: str  # set | insert | delete
     parent: tuple[PathPart, ...]
     key: PathPart
@@ -29,6 +32,9 @@ class DataOp:
 
 @dataclass(slots=True)
 class TextOp:
+    """One change of the text, enough to replay it either way: a region rewritten, inserted or removed, the whole
+    text (a ruamel merge), or several app regions at once (a bulk edit)."""
+
     kind: str  # region | insert_region | delete_region | whole | regions
     section: str  # apps | presets | ""
     index: int
@@ -85,17 +91,20 @@ class History:
         self.redo.clear()
 
     def next_paths(self, which: str) -> list[str]:
+        """The paths the next ``"undo"`` or ``"redo"`` would change."""
         stack = self.undo if which == "undo" else self.redo
         return list(stack[-1].paths) if stack else []
 
 
 def dict_insert(d: dict[Any, Any], key: Any, value: Any, position: int) -> dict[Any, Any]:
+    """A copy of ``d`` with ``key`` at ``position`` (the scopes follow the draft's key order)."""
     items = list(d.items())
     items.insert(position, (key, value))
     return dict(items)
 
 
 def _set_in_place(d: dict[Any, Any], key: Any, value: Any, position: int) -> None:
+    """Put ``key`` at ``position`` in ``d`` itself: the draft's mapping is referenced from its parent."""
     items = list(d.items())
     items.insert(position, (key, value))
     d.clear()
@@ -103,6 +112,7 @@ def _set_in_place(d: dict[Any, Any], key: Any, value: Any, position: int) -> Non
 
 
 def do_op(data: Any, op: DataOp) -> None:
+    """Apply ``op`` to the data (an edit, or a redo)."""
     parent = walk(data, op.parent)
     if op.kind == "set":
         parent[op.key] = copy.deepcopy(op.new)
@@ -116,6 +126,7 @@ def do_op(data: Any, op: DataOp) -> None:
 
 
 def undo_op(data: Any, op: DataOp) -> None:
+    """Take ``op`` back from the data (an undo, or an edit that failed half-way)."""
     parent = walk(data, op.parent)
     if op.kind == "set":
         parent[op.key] = copy.deepcopy(op.old)

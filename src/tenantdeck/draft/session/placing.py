@@ -28,6 +28,7 @@ class PlacingMixin:
     _whole_positions: tuple[int, Positions] | None
 
     def _init_placing(self) -> None:
+        """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self._problems_cache = None
         self._whole_positions = None
 

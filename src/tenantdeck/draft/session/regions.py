@@ -27,6 +27,7 @@ class RegionsMixin:
     _indent: splice.Indent
 
     def _init_regions(self) -> None:
+        """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self._layout_value = None
         self._layout_pending = False
         self._indent = splice.Indent()

@@ -21,6 +21,7 @@ class AppRow:
 
 
 def row_of(index: int, app: Any) -> AppRow:
+    """The row of one app as parsed; an app that is not a mapping (a half-typed draft) still has a row."""
     if not isinstance(app, dict):
         return AppRow(index, None, None, None)
     widgets, hooks = app.get("widgets"), app.get("webhooks")

@@ -59,5 +59,6 @@ class ChangeSignal:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def emit(self, change: Change) -> None:
+        """Tell every listener of ``change``, in the order they subscribed."""
         for listener in list(self._listeners):
             listener(change)

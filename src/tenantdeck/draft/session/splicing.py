@@ -29,6 +29,7 @@ class SplicingMixin:
     _used_ruamel: bool
 
     def _init_splicing(self) -> None:
+        """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self._used_ruamel = False
 
     def _write_text(self, entry: Entry, op: DataOp) -> None:
@@ -213,7 +214,7 @@ class SplicingMixin:
         if (section == "apps" and not 0 <= key < len(scopes)) or (section == "presets" and key not in scopes):
             return
         parsed = yamlsource.parse(region_text, self.file)
-        found = surprises(parsed.surprises)
+        found = yaml11_warnings(parsed.surprises)
         scope = scopes[key]  # type: ignore[index]
         scope.text = [unprefixed(p, (0,) if section == "apps" else (index,)) for p in found]
         scope.clear_placed()
@@ -242,19 +243,21 @@ class SplicingMixin:
             scope.clear_placed()
         found = list(parsed.problems)
         found += _duplicates(DraftDocument(self.file, self.text), parsed.duplicates)
-        found += surprises(parsed.surprises)
+        found += yaml11_warnings(parsed.surprises)
         for p in found:
             scope, prefix, base = self._scope_of(p.path)
             scope.text.append(scoped(p, prefix, base - 1))
 
 
 def guess_indent(text: str) -> tuple[int, int, int]:
+    """The draft's indentation style (mapping, sequence, offset), from its start: what new lines are written in."""
     from tenantdeck.draft.save import guess_indentation
 
     return guess_indentation(text[:65536])
 
 
 def parse_data(text: str) -> Any:
+    """The data of a spliced text, or MISSING when it does not read cleanly (the splice is then refused)."""
     parsed = yamlsource.parse(text)
     return MISSING if parsed.fatal or parsed.empty or parsed.problems else parsed.data
 
@@ -270,7 +273,8 @@ def same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def surprises(surprises: list[yamlsource.Surprise]) -> list[Problem]:
+def yaml11_warnings(surprises: list[yamlsource.Surprise]) -> list[Problem]:
+    """The warnings of YAML 1.1 readings (``on`` read as a boolean, ...), as the CLI's loader words them."""
     from tenantdeck.draft.load import _surprise_warnings
 
     return _surprise_warnings(surprises, [])

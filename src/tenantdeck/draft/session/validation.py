@@ -82,6 +82,7 @@ class ValidationMixin:
     _checker: WidgetChecker | None
 
     def _init_validation(self) -> None:
+        """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self.validated = False
         self._root = Scope()
         self._apps = []
