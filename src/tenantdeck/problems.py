@@ -6,6 +6,7 @@ where (file, line, column, key path) and what, in the draft's own words, so that
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -47,16 +48,30 @@ def format_path(loc: Sequence[PathPart]) -> str:
     return "".join(out)
 
 
-def parse_path(text: str) -> tuple[PathPart, ...]:
-    """The inverse of :func:`format_path`: ``apps[3].webhooks[0].password`` -> ``("apps", 3, "webhooks", 0, ...)``."""
-    out: list[PathPart] = []
-    for dotted in text.split("."):
-        name, _, rest = dotted.partition("[")
-        if name:
-            out.append(name)
-        for index in rest.split("[") if rest else []:
-            out.append(int(index.rstrip("]")))
-    return tuple(out)
+#: one part of a written key path: ``[3]`` (a list index) or ``.name`` / ``name`` (a key)
+_PATH_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
+
+
+class PathSyntaxError(ValueError):
+    """A key path written in a way :func:`format_path` never writes (``apps[x]``, ``apps.``, ``apps[0]name``)."""
+
+
+def parse_path(path: str | Sequence[PathPart]) -> tuple[PathPart, ...]:
+    """The inverse of :func:`format_path`: ``"apps[3].webhooks[0].password"`` -> ``("apps", 3, "webhooks", 0,
+    "password")``; a sequence of parts is returned as a tuple.
+
+    Strict, so a typo is an error rather than another path: a text that :func:`format_path` would not write back
+    the same raises :class:`PathSyntaxError` (a ``ValueError``). A key holding ``.`` or ``[`` (a preset named
+    ``v1.2``) cannot be told apart in the written form: pass such paths as tuples.
+    """
+    if not isinstance(path, str):
+        return tuple(path)
+    parts: list[PathPart] = []
+    for m in _PATH_PART.finditer(path):
+        parts.append(int(m.group(1)) if m.group(1) is not None else m.group(2))
+    if format_path(parts) != path:
+        raise PathSyntaxError(f"cannot read the path {path!r}; write it as apps[3].widgets[0].main.send_gifs")
+    return tuple(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from tenantdeck.draft import bulk, preset_view, splice, yamlsource
 from tenantdeck.draft.sample import sample_text
-from tenantdeck.draft.session import DraftSession, _same
+from tenantdeck.draft.session import DraftSession
+from tenantdeck.draft.session.splicing import same as _same
 from tenantdeck.models import catalog
 from tests.draft.test_properties import TRAPS
 from tests.draft.test_session_properties import OTHER_STYLE

@@ -14,6 +14,7 @@ from tenantdeck.draft.sample import sample_text
 from tenantdeck.draft.session import (
     Change,
     ChangedOnDisk,
+    ChangeKind,
     DraftSession,
     PathNotFound,
     ReadOnlyDraft,
@@ -280,6 +281,19 @@ def test_listeners_versions_and_paths(sample: Path) -> None:
     with pytest.raises(PathNotFound):
         session.insert("apps[0].name", "again")
     assert session.line_of("apps[1].webhooks[0].enabled") == SAMPLE.splitlines().index("        enabled: true") + 1
+
+
+def test_a_save_is_told_to_listeners_once(sample: Path) -> None:
+    """One save, one broadcast: listeners (the TUI's editor) are told by the session and by no one else."""
+    session = DraftSession.open(sample)
+    seen: list[Change] = []
+    session.subscribe(seen.append)
+    session.set("apps[0].region", "in")
+    session.save()
+    assert [c.kind for c in seen] == [ChangeKind.SET, ChangeKind.SAVE]
+    assert seen[-1].kind == "save"  # a ChangeKind is still its old string
+    session.save()  # nothing to write: nothing to tell
+    assert [c.kind for c in seen] == [ChangeKind.SET, ChangeKind.SAVE]
 
 
 def test_what_splicing_cannot_express_falls_back_to_ruamel(tmp_path: Path) -> None:

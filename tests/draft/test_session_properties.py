@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tenantdeck.draft import yamlsource
 from tenantdeck.draft.sample import sample_text
 from tenantdeck.draft.save import merge_data
-from tenantdeck.draft.session import DraftSession, _same
+from tenantdeck.draft.session import DraftSession
+from tenantdeck.draft.session.splicing import same as _same
 from tenantdeck.models import catalog
 from tests.draft.test_properties import TRAPS
 

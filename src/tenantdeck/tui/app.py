@@ -16,12 +16,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 
-from tenantdeck.draft.session import Change
+from tenantdeck.draft.session import Change, ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui import navigation
 from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.safety import SafetyNet
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class TenantdeckApp(App[None]):
 
     def _read_in_background_done(self) -> None:
         self._draft_read()
-        self._broadcast(Change(self.editor.session.version, "reload", (), ()))
+        self._broadcast(Change(self.editor.session.version, ChangeKind.RELOAD, (), ()))
         self._after_first_paint()
 
     async def on_unmount(self) -> None:
@@ -178,7 +178,7 @@ class TenantdeckApp(App[None]):
         """Models and rules (pydantic) and the change states, after the first paint."""
         self.editor.session.validate_all()
         self.editor.compute_app_states()
-        self.call_from_worker(self._broadcast, Change(self.editor.session.version, "validate", (), ()))
+        self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))
         self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
 
     # -- changes -----------------------------------------------------------------------------------------------
@@ -190,12 +190,12 @@ class TenantdeckApp(App[None]):
 
     def _broadcast(self, change: Change) -> None:
         self._retitle()
-        if change.kind not in ("validate", "reload", "save") and self.editor.app_states:
+        if change.kind not in (ChangeKind.VALIDATE, ChangeKind.RELOAD, ChangeKind.SAVE) and self.editor.app_states:
             self.refresh_states(change)
         for screen in self.screen_stack:
             screen.post_message(DraftChanged(change))
             for widget in screen.walk_children(Widget):
-                if hasattr(widget, "on_draft_changed"):
+                if isinstance(widget, DraftListener):
                     widget.post_message(DraftChanged(change))
 
     @work(thread=True, exclusive=True, group="states", exit_on_error=False)
@@ -301,7 +301,8 @@ class TenantdeckApp(App[None]):
             self.notify("Nothing to save.")
         else:
             self.notify(f"Saved {self.editor.path.name}.")
-        self._broadcast(Change(session.version, "save", (), ()))
+        # Not broadcast here: the session tells its listeners of a save (the app is one, _changed_in_any_thread),
+        # and a save with nothing to write changed nothing to redraw.
 
     def action_copy_path(self) -> None:
         path = navigation.focused_key_path(self)

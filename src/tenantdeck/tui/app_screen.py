@@ -16,7 +16,7 @@ from textual.widgets import TabbedContent, TabPane
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
 TABS = (
@@ -62,7 +62,7 @@ class AppTabs(TabbedContent):
                 widget.refresh_if_stale()
 
 
-class AppScreen(UsesEditor, Screen[None]):
+class AppScreen(UsesEditor, DraftListener, Screen[None]):
     """``1``-``7`` jump to a tab; ``w`` shows the app's next widget; Escape goes back to the apps."""
 
     HELP = """\

@@ -20,20 +20,23 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
-from tenantdeck.draft.session import AppRow
+from tenantdeck.draft.session import AppRow, ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 
+#: kinds of change that edit the draft where their paths say (the rows of those apps are updated in place)
+_EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO, ChangeKind.REDO,
+          ChangeKind.TRANSACTION)
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
 FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
 
-class AppsScreen(UsesEditor, Screen[None]):
+class AppsScreen(UsesEditor, DraftListener, Screen[None]):
     """Enter opens an app; ``/`` filters; ``n`` adds an app; ``delete`` removes one from the draft."""
 
     HELP = """\
@@ -215,9 +218,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             self._stale = True
             return
         kind = message.change.kind
-        if kind == "save":
+        if kind == ChangeKind.SAVE:
             return  # nothing a row shows depends on what is on disk
-        if kind == "validate":
+        if kind == ChangeKind.VALIDATE:
             self.refresh_status()
             return
         if not self._refresh_edited_rows(message):
@@ -244,7 +247,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         import re
 
         change = message.change
-        if change.kind not in ("set", "insert", "delete", "undo", "redo", "transaction") or not change.paths:
+        if change.kind not in _EDITS or not change.paths:
             return False
         indexes: set[int] = set()
         for path in change.paths:

@@ -12,11 +12,19 @@ import os
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tenantdeck.draft.session import AppRow, Change, DraftSession, DraftSessionError, PathLike, peek_app_rows
+from tenantdeck.draft.session import (
+    AppRow,
+    Change,
+    ChangeKind,
+    DraftSession,
+    DraftSessionError,
+    PathLike,
+    peek_app_rows,
+)
 from tenantdeck.problems import Problem
 
 #: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
@@ -28,9 +36,9 @@ PREVIEW_APPS = 80
 
 @dataclass(slots=True)
 class EditOutcome:
-    """What an edit did: its problems, or why it was refused (then nothing changed)."""
+    """Whether an edit was made, and if not why (then nothing changed). Its problems are not carried here: the
+    screens read them from the session (``Editor.problems_at``) when the change is broadcast."""
 
-    problems: list[Problem] = field(default_factory=list)
     refused: str = ""
 
     @property
@@ -145,7 +153,8 @@ class Editor:
 
     def _do(self, fn: Callable[[], Sequence[Problem] | None]) -> EditOutcome:
         try:
-            return EditOutcome(list(fn() or []))
+            fn()
+            return EditOutcome()
         except DraftSessionError as exc:
             return EditOutcome(refused=exc.problem.message)
 
@@ -208,7 +217,7 @@ class Editor:
 
     def _note_stale(self, change: Change) -> None:
         """Remember which apps a change edited (all of them for a preset, the app list, a reload)."""
-        if change.kind in ("validate", "save"):
+        if change.kind in (ChangeKind.VALIDATE, ChangeKind.SAVE):
             return
         indexes: set[int] = set()
         for path in change.paths:

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.problems import format_path
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
@@ -26,7 +26,7 @@ from tenantdeck.tui.tab_refresh import RefreshWhenShown
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))
 
 
-class ExtensionsTab(UsesEditor, RefreshWhenShown, Vertical):
+class ExtensionsTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
     """``e`` enables, ``d`` disables, ``u`` stops managing the extension under the cursor."""
 
     HELP = """\

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from textual.message import Message
 
-from tenantdeck.draft.session import Change
+from tenantdeck.draft.session import Change, ChangeKind
+
+#: kinds after which anything may have changed, whatever the paths say
+_EVERYWHERE = (ChangeKind.RELOAD, ChangeKind.VALIDATE, ChangeKind.UNDO, ChangeKind.REDO, ChangeKind.TRANSACTION)
 
 
 class DraftChanged(Message, bubble=False):
@@ -21,7 +26,27 @@ class DraftChanged(Message, bubble=False):
 
     def touches(self, prefix: str) -> bool:
         """Whether the change may affect anything under the key path ``prefix`` (e.g. ``apps[3]``)."""
-        if self.change.kind in ("reload", "validate", "undo", "redo", "transaction"):
+        if self.change.kind in _EVERYWHERE:
             return True
         return any(p == prefix or p.startswith(prefix + ".") or p.startswith(prefix + "[") or prefix.startswith(p)
                    for p in self.change.paths)
+
+
+class DraftListener:
+    """Declares a widget (or screen) that reacts to draft changes: the app posts each :class:`DraftChanged` to every
+    screen and to every widget that is a DraftListener, and to no other widget.
+
+    A subclass must define ``on_draft_changed(self, message: DraftChanged) -> None``; a class that declares itself
+    without one is refused when it is made. This class does not define the handler itself: Textual calls the
+    ``on_draft_changed`` of every class along the MRO, so a default here would run after each real one. A plain
+    class at run time (like :class:`~tenantdeck.tui.editor.UsesEditor`), so it changes nothing else of the class.
+    """
+
+    if TYPE_CHECKING:
+
+        def on_draft_changed(self, message: DraftChanged) -> None: ...
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not callable(getattr(cls, "on_draft_changed", None)):
+            raise TypeError(f"{cls.__qualname__} is a DraftListener without on_draft_changed")

@@ -46,13 +46,22 @@ def locate(payload: Any, problems: tuple[str, ...] | list[str]) -> list[Located]
     out: list[Located] = []
     for text in problems:
         head, sep, rest = text.partition(": ")
-        if sep and _PATH.fullmatch(head) and isinstance(payload, dict | list):
-            full = parse_path(head)
+        full = _parts(head) if sep and _PATH.fullmatch(head) and isinstance(payload, dict | list) else None
+        if full is not None:
             found = _existing_prefix(payload, full)
             out.append(Located(full[:found], full[found:], rest, text))
         else:
             out.append(Located((), (), text, text))
     return out
+
+
+def _parts(head: str) -> tuple[PathPart, ...] | None:
+    """The path a problem starts with; None for one :func:`~tenantdeck.problems.parse_path` refuses (``x[01]``
+    passes ``_PATH`` but is not how a path is written): such a problem is listed unplaced, never dropped."""
+    try:
+        return parse_path(head)
+    except ValueError:
+        return None
 
 
 def _existing_prefix(payload: Any, path: tuple[PathPart, ...]) -> int:

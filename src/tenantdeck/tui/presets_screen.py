@@ -20,14 +20,15 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Input, Label, Static
 
 from tenantdeck.draft import bulk, preset_view, widget_view
+from tenantdeck.draft.session import ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 
 
-class PresetsScreen(UsesEditor, Screen[None]):
+class PresetsScreen(UsesEditor, DraftListener, Screen[None]):
     """Presets on the left; the chosen preset's fields and the apps extending it on the right."""
 
     HELP = """\
@@ -147,7 +148,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
     def on_draft_changed(self, message: DraftChanged) -> None:
         """Redraw now when visible; when an App screen opened from here is on top, once it is back (counting the
         overrides of 5,000 apps on every key pressed in another screen would slow that screen down)."""
-        if message.change.kind == "validate":
+        if message.change.kind == ChangeKind.VALIDATE:
             return
         if self.app.screen is not self and not isinstance(self.app.screen, ModalScreen):
             self._stale = True

@@ -21,7 +21,7 @@ from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -39,7 +39,7 @@ def jump_target(problem: Problem) -> tuple[int, str | None] | None:
     return path[1], tab
 
 
-class ProblemsScreen(UsesEditor, Screen[None]):
+class ProblemsScreen(UsesEditor, DraftListener, Screen[None]):
     """Enter jumps to the problem's field; ``e`` opens the draft in ``$EDITOR`` at its line."""
 
     HELP = """\

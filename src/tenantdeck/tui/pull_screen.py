@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from tenantdeck.draft.session import ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
@@ -187,7 +188,7 @@ class PulledBase:
         self._unsubscribe = editor.session.subscribe(self._changed)
 
     def _changed(self, change: Change) -> None:
-        if change.kind != "save":
+        if change.kind != ChangeKind.SAVE:
             return
         self._unsubscribe()
         self.app.run_worker(self._record, thread=True, group="pulled-base", exit_on_error=False)
@@ -205,4 +206,5 @@ class PulledBase:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
                                       f"{exc}", severity="warning", markup=False)
             return
-        self.app.call_from_thread(host_of(self.app).refresh_states, Change(self.editor.session.version, "pull", (), ()))
+        self.app.call_from_thread(host_of(self.app).refresh_states,
+                                  Change(self.editor.session.version, ChangeKind.PULL, (), ()))

@@ -28,6 +28,7 @@ from tenantdeck.textsafe import shown
 from tenantdeck.tui.footer import KeyFooter
 from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.messages import DraftListener
 from tenantdeck.tui.notices import problem_text
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class PushProgressed(Message):
         self.done, self.total, self.line = done, total, line
 
 
-class ReviewScreen(UsesEditor, Screen[None]):
+class ReviewScreen(UsesEditor, DraftListener, Screen[None]):
     """``r`` reads the live service, ``p`` pushes, ``d`` turns deletes on or off, ``c`` cancels a running push."""
 
     HELP = """\

@@ -26,7 +26,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft import recovery
-from tenantdeck.draft.session import Change, DraftSessionError
+from tenantdeck.draft.session import Change, ChangeKind, DraftSessionError
 from tenantdeck.tui.host import host_of
 from tenantdeck.tui.watchdog import ExitWatchdog
 
@@ -156,7 +156,7 @@ class SafetyNet:
         self.remove_signals()
 
     def _changed(self, change: Change) -> None:
-        if change.kind == "save":
+        if change.kind == ChangeKind.SAVE:
             self.checkpointer.clear()
 
     # -- checkpoints ---------------------------------------------------------------------------------------------

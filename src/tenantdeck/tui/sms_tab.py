@@ -21,14 +21,15 @@ from textual.widgets import Button, Input, Label, Static
 
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.draft import sms_view as sv
+from tenantdeck.draft.session import ChangeKind
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.secret_input import SecretInput
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 
-class SmsTab(UsesEditor, RefreshWhenShown, VerticalScroll):
+class SmsTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll):
     """Each field is saved to the draft on Enter or when focus leaves it; ``ctrl+n`` adds settings, ``ctrl+r``
     removes them."""
 
@@ -139,7 +140,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             return
         keys = {k for k, _ in sv.sms_fields()}
         change = message.change
-        if change.kind in ("undo", "redo", "reload", "transaction") or any(
+        if change.kind in (ChangeKind.UNDO, ChangeKind.REDO, ChangeKind.RELOAD, ChangeKind.TRANSACTION) or any(
                 self.prefix == p or self.prefix.startswith(p + ".") or self.prefix.startswith(p + "[")
                 for p in change.paths):
             changed = frozenset(keys)

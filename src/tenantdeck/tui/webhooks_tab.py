@@ -19,7 +19,7 @@ from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
@@ -28,7 +28,7 @@ COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry
            ("Problems", 9))
 
 
-class WebhooksTab(UsesEditor, RefreshWhenShown, Vertical):
+class WebhooksTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
     """``a`` adds, ``e`` or Enter edits, ``d`` or Delete deletes (after a confirm) the webhook under the cursor."""
 
     HELP = """\

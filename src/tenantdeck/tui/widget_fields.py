@@ -30,7 +30,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.markup import escape
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -38,7 +37,7 @@ from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.quiet import update_static
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
@@ -604,7 +603,7 @@ else it is written with the catalog's default settings.
         self.query_ancestor(WidgetTab).action_add_widget()
 
 
-class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
+class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can_focus=False):
     """Base of the Style, Sidebar and Main tabs: which widget (or preset) they edit, the banner that says so,
     presets (``r`` reset, ``p`` edit the preset), adding a widget (``a``), and repainting the rows on change."""
 
@@ -627,13 +626,6 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
 
     #: the section of the draft the rows edit (rows may name theirs; this is for the banner and problems)
     SECTION: ClassVar[str] = "style"
-
-    class Edited(Message):
-        """A value was written (for tests and for other widgets that follow one field)."""
-
-        def __init__(self, path: tuple[PathPart, ...]) -> None:
-            super().__init__()
-            self.path = path
 
     def __init__(self, app_index: int) -> None:
         super().__init__()
@@ -791,7 +783,6 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
             self.notify(outcome.refused, title="Not changed", severity="error")
             self.refresh_all()
             return False
-        self.post_message(self.Edited(path))
         return True
 
     def commit_pending(self) -> None:
@@ -869,7 +860,6 @@ class WidgetTab(UsesEditor, RefreshWhenShown, VerticalScroll, can_focus=False):
         if not outcome.ok:
             self.notify(outcome.refused, title="Not reset", severity="error")
             return
-        self.post_message(self.Edited(path))
 
     def action_toggle_preset(self) -> None:
         if self.preset_mode is not None:

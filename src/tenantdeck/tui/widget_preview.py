@@ -31,7 +31,7 @@ from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
 from tenantdeck.models import catalog
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged
+from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ MIN_FIELD = 9
 HATCH = "\u2573"
 
 
-class PreviewTab(UsesEditor, RefreshWhenShown, VerticalScroll):
+class PreviewTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll):
     """Scrolls the picture; ``o`` shows the widget open or closed (the docked icon's two images)."""
 
     HELP = """\

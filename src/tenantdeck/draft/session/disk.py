@@ -1,0 +1,113 @@
+"""The file under the session: reading its bytes, telling whether someone else changed it, and writing it.
+
+:class:`DiskWatch` owns what the session knows of the file: the text it stands on (read or last saved), and that
+text's ``stat`` and hash. A save is a compare-and-swap against that text (:func:`write`), so another writer
+between the check and the write is caught, not overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+
+from tenantdeck.draft import yamlsource
+from tenantdeck.draft.session.errors import CHANGED_ON_DISK, ChangedOnDisk
+from tenantdeck.problems import Problem
+
+
+@dataclass(frozen=True, slots=True)
+class SaveResult:
+    """What a save did. ``method`` is "splice" when only changed values were rewritten, "ruamel" when some edit
+    since the last save needed the ruamel.yaml merge, "unchanged" when there was nothing to write."""
+
+    path: str
+    method: str
+    bytes_written: int
+
+
+class DiskWatch:
+    """What the session knows of its file: ``base_text`` (the text last read or saved: the session is dirty when
+    its text differs), the ``stat`` and sha256 of those bytes, and the last stat that differed with its verdict."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.base_text = ""
+        self._stat: tuple[int, int, int] | None = None
+        self._sha: str | None = None  #: sha256 of the bytes read or last saved (None: not known yet)
+        self._seen: tuple[tuple[int, int, int], bool] | None = None  #: last stat that differed, and its verdict
+
+    def remember(self, raw: bytes | None) -> None:
+        """Note the file's stat and the hash of ``raw``, the bytes the session now stands on (read or written)."""
+        try:
+            st = os.stat(self.path)
+            self._stat = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            self._stat = None
+        self._sha = hashlib.sha256(raw).hexdigest() if raw is not None else None
+        self._seen = None
+
+    def changed(self) -> bool:
+        """True when the file no longer holds what was read or last saved (see
+        :meth:`DraftSession.changed_on_disk <tenantdeck.draft.session.DraftSession.changed_on_disk>`)."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return self._stat is not None
+        except OSError:
+            return True
+        now = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if now == self._stat:
+            return False
+        if self._seen is not None and self._seen[0] == now:
+            return self._seen[1]
+        try:
+            sha = file_sha256(self.path)
+        except OSError:
+            return True
+        if self._sha is None and self._stat is None:
+            self._sha = sha  # nothing was known about the file (unreadable at open): this is it now
+        same = sha == self._sha
+        if same:
+            self._stat = now
+            self._seen = None
+        else:
+            self._seen = (now, True)
+        return not same
+
+    def write(self, text: str, *, force: bool, backup: bool, file: str) -> bytes:
+        """Write ``text`` atomically unless the file no longer holds :attr:`base_text` (``force``: regardless);
+        then it is the new base. Returns the bytes written; raises :class:`ChangedOnDisk`, writing nothing."""
+        from tenantdeck.atomic import ChangedSinceRead, atomic_write_bytes
+        from tenantdeck.draft.save import still
+
+        data = text.encode("utf-8")
+        try:
+            # compare-and-swap: the caller's check and this write are apart; another writer may come between
+            atomic_write_bytes(self.path, data, backup=backup, expect=None if force else still(self.base_text))
+        except ChangedSinceRead:
+            raise ChangedOnDisk(CHANGED_ON_DISK, (), file, "changed-on-disk") from None
+        self.base_text = text
+        self.remember(data)
+        return data
+
+
+def read_bytes(path: str, name: str, max_bytes: int) -> tuple[bytes | None, list[Problem]]:
+    """The file's bytes, or the same problems :func:`yamlsource.read_text` reports."""
+    try:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            return None, yamlsource.read_text(path, display=name, max_bytes=max_bytes)[1]
+        with open(path, "rb") as fh:
+            return fh.read(max_bytes + 1), []
+    except OSError:
+        return None, yamlsource.read_text(path, display=name, max_bytes=max_bytes)[1]
+
+
+def file_sha256(path: str) -> str:
+    """The file's sha256, read in 1 MiB pieces (a draft of tens of MB is never held twice in memory)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
