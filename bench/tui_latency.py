@@ -46,8 +46,8 @@ async def measure(path: Path, index: int, rounds: int) -> tuple[list[float], lis
     from textual.app import App
 
     from tenantdeck.tui.app import TenantdeckApp
-    from tenantdeck.tui.widget_fields import FieldRow
-    from tenantdeck.tui.widget_main import MainTab
+    from tenantdeck.tui.tabs.widget_fields import FieldRow
+    from tenantdeck.tui.tabs.widget_main import MainTab
 
     app = TenantdeckApp(path)
     shown: list[tuple[float, int, bool]] = []

@@ -52,8 +52,8 @@ async def run(apps: int, idle_samples: int, concurrency: int) -> dict[str, float
     from textual.worker import WorkerCancelled
 
     from tenantdeck.tui.app import TenantdeckApp
-    from tenantdeck.tui.review_screen import ReviewScreen
     from tenantdeck.tui.safety import SafetyNet
+    from tenantdeck.tui.screens.review_screen import ReviewScreen
 
     SafetyNet.TIMERS = False
     draft = Path(os.environ["TENANTDECK_DATA_DIR"]).parent / "tenantdeck.yaml"

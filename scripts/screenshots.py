@@ -1,7 +1,7 @@
 """Write SVG screenshots of every screen at 100x32 into ``screenshots/`` (``make screenshots``).
 
 The same fixture drafts and scenes as the snapshot tests (``tests/tui/safety_fixtures.py``); the App screen's tabs
-are enumerated from ``tenantdeck.tui.app_screen.TABS``, so re-running the script pictures new or finished tabs.
+are enumerated from ``tenantdeck.tui.screens.app_screen.TABS``, so re-running the script pictures new or finished tabs.
 Config and data directories are temporary: your own theme or keymap never shows up in the pictures.
 """
 

@@ -81,7 +81,7 @@ async def events_scene(pilot: Pilot[None]) -> None:
 
 async def send_test_scene(pilot: Pilot[None]) -> None:
     """Send test event from the Webhooks tab to the (in-process) receiver: the 200 answer shown."""
-    from tenantdeck.tui.send_test_event import SendTestEvent
+    from tenantdeck.tui.tabs.send_test_event import SendTestEvent
 
     await settle(pilot)
     lab = make_lab()

@@ -16,8 +16,8 @@ from textual.pilot import Pilot
 
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
-from tenantdeck.tui.push_summary import PushSummaryScreen
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.push_summary import PushSummaryScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
 
 BATCH_NAMES = [f"Branch {n:02d}" for n in range(8)]

@@ -66,7 +66,7 @@ def press(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
 def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[None]]]]:
     """name -> (draft, leave a recovery file first, how to get there). The App tabs come from ``TABS``, so new
     tabs are pictured by re-running the script."""
-    from tenantdeck.tui.app_screen import TABS
+    from tenantdeck.tui.screens.app_screen import TABS
 
     found: dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[None]]]] = {
         "apps": (DEMO, False, settle),

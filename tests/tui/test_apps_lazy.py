@@ -12,9 +12,9 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from tenantdeck.tui import apps_screen
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.apps_screen import AppsScreen
+from tenantdeck.tui.screens import apps_screen
+from tenantdeck.tui.screens.apps_screen import AppsScreen
 from tests.tui.pilot import make_app
 
 APPS = 5000

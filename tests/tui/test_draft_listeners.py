@@ -21,7 +21,7 @@ from tests.tui.safety_fixtures import prepare
 def test_every_handler_of_draft_changes_declares_the_listener() -> None:
     """A widget with the handler but not the declaration would silently hear nothing."""
     handlers = []
-    for info in pkgutil.iter_modules(tenantdeck.tui.__path__, "tenantdeck.tui."):
+    for info in pkgutil.walk_packages(tenantdeck.tui.__path__, "tenantdeck.tui."):
         module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ == module.__name__ and "on_draft_changed" in vars(cls):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tenantdeck.tui.problems_screen import ProblemsScreen
+from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 from tests.tui.pilot import make_app, settle
 from tests.tui.safety_fixtures import env
 
@@ -56,7 +56,7 @@ def test_the_new_app_dialog_has_a_cancel_button_and_shows_a_typed_name_as_text(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Button, Label
 
-    from tenantdeck.tui.new_app import NewAppScreen
+    from tenantdeck.tui.screens.new_app import NewAppScreen
 
     for key, value in env(tmp_path).items():
         monkeypatch.setenv(key, value)
@@ -86,7 +86,7 @@ def test_the_new_app_dialog_has_a_cancel_button_and_shows_a_typed_name_as_text(
 
 def test_help_names_keys_as_keys_lists_only_keys_a_terminal_delivers_and_says_how_to_use_a_field(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tenantdeck.tui.help_screen import HelpScreen
+    from tenantdeck.tui.screens.help_screen import HelpScreen
 
     for key, value in env(tmp_path).items():
         monkeypatch.setenv(key, value)

@@ -16,10 +16,10 @@ from textual.widgets import DataTable, OptionList, Static
 from tenantdeck.models.event_samples import sample_payload
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.event_lab import EventLab
-from tenantdeck.tui.events_screen import EventsScreen
-from tenantdeck.tui.help_screen import help_text
-from tenantdeck.tui.payload_tree import PayloadTree, locate
-from tenantdeck.tui.send_test_event import SendTestEvent
+from tenantdeck.tui.screens.events_screen import EventsScreen
+from tenantdeck.tui.screens.help_screen import help_text
+from tenantdeck.tui.tabs.send_test_event import SendTestEvent
+from tenantdeck.tui.widgets.payload_tree import PayloadTree, locate
 from tests.tui.events_fixtures import DRAFT, LOCAL_HOOK, PASSWORD, USER, broken_message
 from tests.tui.pilot import make_app, settle
 from tests.tui.safety_fixtures import env, prepare

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from tenantdeck.models import catalog
-from tenantdeck.tui.extensions_tab import ExtensionsTab
+from tenantdeck.tui.tabs.extensions_tab import ExtensionsTab
 from tests.tui.hooks_fixtures import draft_path, open_tab
 from tests.tui.pilot import make_app
 

@@ -13,10 +13,10 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from tenantdeck.draft import widget_view
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.app_screen import AppScreen
-from tenantdeck.tui.apps_screen import AppsScreen
-from tenantdeck.tui.bulk_edit import TRIGGER, BulkEditScreen
-from tenantdeck.tui.presets_screen import PresetsScreen, PresetValueScreen
+from tenantdeck.tui.screens.app_screen import AppScreen
+from tenantdeck.tui.screens.apps_screen import AppsScreen
+from tenantdeck.tui.screens.bulk_edit import TRIGGER, BulkEditScreen
+from tenantdeck.tui.screens.presets_screen import PresetsScreen, PresetValueScreen
 from tests.tui.fleet_fixtures import DRAFTS, FLEET, big_fleet, write_base
 from tests.tui.pilot import settle
 

@@ -13,12 +13,12 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input
 
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.app_screen import AppScreen
-from tenantdeck.tui.apps_screen import AppsScreen
-from tenantdeck.tui.problems_screen import ProblemsScreen
-from tenantdeck.tui.sms_tab import SmsTab
-from tenantdeck.tui.widget_fields import BoolRow, FieldRow, TextRow
-from tenantdeck.tui.widget_style import StyleTab
+from tenantdeck.tui.screens.app_screen import AppScreen
+from tenantdeck.tui.screens.apps_screen import AppsScreen
+from tenantdeck.tui.screens.problems_screen import ProblemsScreen
+from tenantdeck.tui.tabs.sms_tab import SmsTab
+from tenantdeck.tui.tabs.widget_fields import BoolRow, FieldRow, TextRow
+from tenantdeck.tui.tabs.widget_style import StyleTab
 from tests.tui import widget_fixtures
 from tests.tui.pilot import make_app, settle
 from tests.tui.widget_fixtures import ACME

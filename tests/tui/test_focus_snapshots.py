@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.widget_fields import FieldRow
+from tenantdeck.tui.tabs.widget_fields import FieldRow
 from tests.tui import widget_fixtures
 from tests.tui.hooks_fixtures import draft_path, open_tab, type_text
 from tests.tui.pilot import make_app, no_blink

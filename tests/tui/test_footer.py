@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.widgets import Footer
 
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.app_screen import TABS
+from tenantdeck.tui.screens.app_screen import TABS
 from tests.tui.pilot import make_app, settle
 from tests.tui.safety_fixtures import prepare
 

@@ -22,8 +22,8 @@ from tenantdeck.sandbox.app import create_app
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.pull_screen import PullScreen
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.pull_screen import PullScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.loopback import serve_on_loopback
 from tests.tui.pilot import settle
 

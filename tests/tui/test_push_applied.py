@@ -22,9 +22,9 @@ from tenantdeck.sync.workspace.history import operation_rows, read_history, rend
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.confirm import ConfirmScreen
-from tenantdeck.tui.history_screen import HistoryScreen
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.confirm import ConfirmScreen
+from tenantdeck.tui.screens.history_screen import HistoryScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import make_app, settle
 
 VAR = "TD_TICKETS_HOOK_PW"
@@ -182,7 +182,7 @@ async def _applied(draft: Path) -> None:
 def test_a_history_record_from_before_operations_were_recorded_is_still_shown(tmp_path: Path) -> None:
     """An older tenantdeck's record has no ``operations``: the CLI prints it as before, and the screen falls back
     to the push's journal, naming each step by its resource (not the app id on every row)."""
-    from tenantdeck.tui.history_screen import operation_rows as screen_rows
+    from tenantdeck.tui.screens.history_screen import operation_rows as screen_rows
 
     journal = tmp_path / "push.jsonl"
     journal.write_text("\n".join(json.dumps(r) for r in [

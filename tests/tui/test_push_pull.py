@@ -14,9 +14,9 @@ import pytest
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.pull_screen import PullScreen
-from tenantdeck.tui.push_summary import PushSummaryScreen
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.pull_screen import PullScreen
+from tenantdeck.tui.screens.push_summary import PushSummaryScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
 
 BATCH = 12
@@ -326,7 +326,7 @@ async def _palette_from_apps(draft: Path) -> None:
         commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
         commands["Push"]()
         await settle(pilot, 5)
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)  # the push still asks first
         await pilot.press("n")

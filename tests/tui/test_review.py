@@ -12,7 +12,7 @@ from tenantdeck.cli import cli
 from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
 
 

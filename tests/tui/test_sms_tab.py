@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
-from tenantdeck.tui.sms_tab import SmsTab
+from tenantdeck.tui.tabs.sms_tab import SmsTab
 from tests.tui.hooks_fixtures import draft_path, open_tab, type_text
 from tests.tui.pilot import make_app
 

@@ -11,8 +11,8 @@ import pytest
 from textual.pilot import Pilot
 
 from tenantdeck.tui.event_lab import EventLab
-from tenantdeck.tui.events_screen import EventsScreen
-from tenantdeck.tui.review_screen import ReviewScreen
+from tenantdeck.tui.screens.events_screen import EventsScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.test_textsafe import EVIL, EVIL_SHOWN, assert_safe
 from tests.tui.pilot import make_app, settle
 from tests.tui.safety_fixtures import env

@@ -16,10 +16,10 @@ from textual.pilot import Pilot
 from tenantdeck.sync.workspace.history import read_history
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.app_screen import AppScreen
-from tenantdeck.tui.history_screen import HistoryScreen
-from tenantdeck.tui.review_screen import ReviewScreen
-from tenantdeck.tui.webhook_form import WebhookForm
+from tenantdeck.tui.screens.app_screen import AppScreen
+from tenantdeck.tui.screens.history_screen import HistoryScreen
+from tenantdeck.tui.screens.review_screen import ReviewScreen
+from tenantdeck.tui.tabs.webhook_form import WebhookForm
 from tests.tui.pilot import settle
 
 TUTORIAL = Path(__file__).resolve().parents[2] / "docs" / "tutorial.md"

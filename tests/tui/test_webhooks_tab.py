@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Input, Static
 
-from tenantdeck.tui.webhook_form import TriggerList, WebhookForm
-from tenantdeck.tui.webhooks_tab import WebhooksTab
+from tenantdeck.tui.tabs.webhook_form import TriggerList, WebhookForm
+from tenantdeck.tui.tabs.webhooks_tab import WebhooksTab
 from tests.tui.hooks_fixtures import DRAFT, draft_path, open_tab, type_text
 from tests.tui.pilot import make_app
 

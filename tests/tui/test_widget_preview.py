@@ -20,7 +20,7 @@ from textual.widgets import TabbedContent, TabPane, Tabs
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import build_scene
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.widget_preview import HATCH, WIDE, Picture, PreviewPicture, PreviewTab
+from tenantdeck.tui.tabs.widget_preview import HATCH, WIDE, Picture, PreviewPicture, PreviewTab
 from tests.tui.preview_fixtures import PREVIEW_DRAFT, write_preview_draft
 
 WIDGET = "apps[0].widgets[0]"

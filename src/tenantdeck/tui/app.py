@@ -97,7 +97,7 @@ class TenantdeckApp(App[None]):
     def get_default_screen(self) -> Screen[Any]:
         """The Apps screen is the bottom of the stack, not pushed over Textual's blank default: then the first
         frame written to the terminal is the apps list (one frame, about 50 ms, sooner; bench/tui_startup.py)."""
-        from tenantdeck.tui.apps_screen import AppsScreen
+        from tenantdeck.tui.screens.apps_screen import AppsScreen
 
         return AppsScreen()
 
@@ -206,7 +206,7 @@ class TenantdeckApp(App[None]):
     def _broadcast_states(self) -> None:
         """New change states: the Apps list updates its Change cells in place (a rebuild of 5,000 rows after
         every edit would stall the UI for a second)."""
-        from tenantdeck.tui.apps_screen import AppsScreen
+        from tenantdeck.tui.screens.apps_screen import AppsScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, AppsScreen):
@@ -317,7 +317,7 @@ class TenantdeckApp(App[None]):
             self.safety.clean_exit()
             self.exit()
             return
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:

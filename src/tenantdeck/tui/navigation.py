@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None = None) -> None:
     """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
-    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.screens.app_screen import AppScreen
 
     screen = AppScreen(index)
     app.push_screen(screen)
@@ -39,39 +39,39 @@ def show(app: App[Any], name: str) -> None:
 def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
     top = app.screen
     if name == "help":
-        from tenantdeck.tui.help_screen import HelpScreen
+        from tenantdeck.tui.screens.help_screen import HelpScreen
 
         return HelpScreen(app.focused, top)
     if name == "problems":
-        from tenantdeck.tui.problems_screen import ProblemsScreen
+        from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 
         return None if isinstance(top, ProblemsScreen) else ProblemsScreen()
     if name == "review":
-        from tenantdeck.tui.review_screen import ReviewScreen
+        from tenantdeck.tui.screens.review_screen import ReviewScreen
 
         return None if isinstance(top, ReviewScreen) else ReviewScreen()
     if name == "pull":
-        from tenantdeck.tui.pull_screen import PullScreen
+        from tenantdeck.tui.screens.pull_screen import PullScreen
 
         return None if isinstance(top, PullScreen) else PullScreen()
     if name == "history":
-        from tenantdeck.tui.history_screen import HistoryScreen
+        from tenantdeck.tui.screens.history_screen import HistoryScreen
 
         return None if isinstance(top, HistoryScreen) else HistoryScreen()
     if name == "events":
-        from tenantdeck.tui.events_screen import EventsScreen
+        from tenantdeck.tui.screens.events_screen import EventsScreen
 
         return None if isinstance(top, EventsScreen) else EventsScreen()
     if name == "bulk_edit":
-        from tenantdeck.tui.apps_screen import AppsScreen
-        from tenantdeck.tui.bulk_edit import BulkEditScreen
+        from tenantdeck.tui.screens.apps_screen import AppsScreen
+        from tenantdeck.tui.screens.bulk_edit import BulkEditScreen
 
         apps = next((s for s in app.screen_stack if isinstance(s, AppsScreen)), None)
         if isinstance(top, BulkEditScreen):
             return None
         return BulkEditScreen(apps.marked if apps else set(), text=apps.filter_text if apps else "")
     if name == "presets":
-        from tenantdeck.tui.presets_screen import PresetsScreen
+        from tenantdeck.tui.screens.presets_screen import PresetsScreen
 
         return None if isinstance(top, PresetsScreen) else PresetsScreen()
     raise ValueError(f"no screen called {name!r}")
@@ -86,14 +86,14 @@ def review_then(app: App[Any], action: str) -> None:
 
 def open_review(app: App[Any]) -> Any:
     """The review screen if it is the top screen, else None (the palette offers its conflict commands then)."""
-    from tenantdeck.tui.review_screen import ReviewScreen
+    from tenantdeck.tui.screens.review_screen import ReviewScreen
 
     return app.screen if isinstance(app.screen, ReviewScreen) else None
 
 
 def switch_profile(app: App[Any], name: str) -> None:
     """Plan, push and pull against ``name`` from now on; an open review plans again against it."""
-    from tenantdeck.tui.review_screen import ReviewScreen
+    from tenantdeck.tui.screens.review_screen import ReviewScreen
 
     host_of(app).editor.profile = name
     app.sub_title = profile_subtitle(name)
@@ -107,8 +107,8 @@ def switch_profile(app: App[Any], name: str) -> None:
 
 def current_app_index(app: App[Any]) -> int | None:
     """The app the user is on: the App screen's, else the row highlighted on the Apps screen."""
-    from tenantdeck.tui.app_screen import AppScreen
-    from tenantdeck.tui.apps_screen import AppsScreen
+    from tenantdeck.tui.screens.app_screen import AppScreen
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
 
     for screen in reversed(app.screen_stack):
         if isinstance(screen, AppScreen):
@@ -120,7 +120,7 @@ def current_app_index(app: App[Any]) -> int | None:
 
 def current_widget_index(app: App[Any], index: int) -> int:
     """The widget the widget tabs of app ``index`` show (its App screen's), else the first."""
-    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.screens.app_screen import AppScreen
 
     for screen in reversed(app.screen_stack):
         if isinstance(screen, AppScreen) and screen.app_index == index:
@@ -132,7 +132,7 @@ def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) ->
     """Show app ``index`` on ``tab`` (reusing its App screen when it is on top) with the focus in the field of
     ``path``: the tab focuses it once it is laid out (``AppScreen._focus_into``), so nothing focuses the tab's first
     field after it."""
-    from tenantdeck.tui.app_screen import AppScreen
+    from tenantdeck.tui.screens.app_screen import AppScreen
 
     top = app.screen
     if isinstance(top, AppScreen) and top.app_index == index:
@@ -154,9 +154,9 @@ def focused_key_path(app: App[Any]) -> str | None:
             return path
         node = node.parent
     screen = app.screen
-    from tenantdeck.tui.app_screen import AppScreen
-    from tenantdeck.tui.apps_screen import AppsScreen
-    from tenantdeck.tui.problems_screen import ProblemsScreen
+    from tenantdeck.tui.screens.app_screen import AppScreen
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
+    from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 
     if isinstance(screen, ProblemsScreen):
         problems = getattr(screen, "_problems", [])

@@ -5,7 +5,7 @@
   once on SIGHUP (a dropped SSH session) or SIGTERM, before the app exits. Textual itself handles only SIGTSTP and
   SIGCONT, so without this a hang-up loses everything typed since the last save.
 - Saving, or quitting on purpose, deletes it. At the next start an earlier session's file is offered
-  (:class:`~tenantdeck.tui.restore.RestoreScreen`).
+  (:class:`~tenantdeck.tui.screens.restore.RestoreScreen`).
 - Every :data:`DISK_INTERVAL` seconds the draft file is compared with what the session read
   (``DraftSession.changed_on_disk``, a ``stat`` unless it changed): with no unsaved edits the new file is loaded
   with a notice; with some, the user chooses (theirs or mine).
@@ -216,7 +216,7 @@ class SafetyNet:
         self._ask(queue)
 
     def _ask(self, queue: list[tuple[Recovered, Assessment]]) -> None:
-        from tenantdeck.tui.restore import RestoreScreen
+        from tenantdeck.tui.screens.restore import RestoreScreen
 
         if not queue:
             self.checkpointer.paused = False
@@ -289,7 +289,7 @@ class SafetyNet:
 
     def ask_reload(self, marker: str | None = None) -> None:
         """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload")."""
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         name = self.editor.path.name
         if not self.session.dirty:
@@ -315,7 +315,7 @@ class SafetyNet:
         """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):
         say exactly how (lines added and removed on disk) and let the user choose: reload theirs (dropping these
         edits), overwrite with mine, or keep both as they are (and merge by hand from the palette's reload)."""
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         name = self.editor.path.name
         try:

@@ -25,11 +25,11 @@ from textual.widgets import DataTable, ProgressBar, Static
 
 from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftListener
-from tenantdeck.tui.notices import problem_text
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -348,7 +348,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.make_plan(online=self.online)
 
     def action_push(self) -> None:
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         if self.pushing:
             self.notify("A push is running (c cancels it).", markup=False)
@@ -399,7 +399,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         self.show_summary(self.last_result)
 
     def show_summary(self, result: PushResult) -> None:
-        from tenantdeck.tui.push_summary import PushSummaryScreen
+        from tenantdeck.tui.screens.push_summary import PushSummaryScreen
 
         def answered(choice: str | None) -> None:
             if choice == "retry":
@@ -517,7 +517,7 @@ The sub-title names the profile the review plans against (switch it in the palet
     def _finish(self, result: PushResult) -> None:
         """The push's headline stays on screen (the plan below is made again from the new base); a push that did
         not finish opens its summary, with f to retry what was not applied."""
-        from tenantdeck.tui.push_summary import headline
+        from tenantdeck.tui.screens.push_summary import headline
 
         self.query_one("#progress-row").remove_class("-running")
         self.last_result = result

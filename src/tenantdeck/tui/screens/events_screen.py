@@ -23,9 +23,9 @@ from textual.widgets.option_list import Option
 from tenantdeck.models import catalog
 from tenantdeck.receiver import Delivery
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
-from tenantdeck.tui.payload_tree import PayloadTree
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.payload_tree import PayloadTree
 
 if TYPE_CHECKING:
     from tenantdeck.tui.event_lab import EventLab

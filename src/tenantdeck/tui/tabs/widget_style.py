@@ -2,7 +2,8 @@
 whether it overrides the system background colours, and custom CSS and JS in text areas.
 
 A widget that extends a preset shows each value as inherited (``preset``) or this app's own (``override``);
-``r`` resets the field that has the cursor, ``p`` edits the preset itself (see :mod:`tenantdeck.tui.widget_fields`).
+``r`` resets the field that has the cursor, ``p`` edits the preset itself (see
+:mod:`tenantdeck.tui.tabs.widget_fields`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from tenantdeck.draft import widget_view as wv
-from tenantdeck.tui.widget_fields import BoolRow, CodeRow, TextRow, WidgetTab
+from tenantdeck.tui.tabs.widget_fields import BoolRow, CodeRow, TextRow, WidgetTab
 
 
 class StyleTab(WidgetTab):

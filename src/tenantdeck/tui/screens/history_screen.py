@@ -15,9 +15,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 
 def journal_rows(path: Path) -> list[tuple[str, str, str]]:

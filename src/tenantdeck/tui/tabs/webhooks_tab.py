@@ -20,8 +20,8 @@ from tenantdeck.models import catalog
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
-from tenantdeck.tui.quiet import update_static
-from tenantdeck.tui.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.quiet import update_static
 
 #: (label, width); the URL takes what is left (at least 12), the detail below the table shows it in full
 COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry", 5), ("Trig", 4),
@@ -176,7 +176,7 @@ them as they are.
         return str(self.editor.get(f"apps[{self.app_index}].name", "") or "")
 
     def action_add(self) -> None:
-        from tenantdeck.tui.webhook_form import WebhookForm
+        from tenantdeck.tui.tabs.webhook_form import WebhookForm
 
         if len(self.hooks()) >= catalog.WEBHOOKS_PER_APP:
             self.notify(f"An app has at most {catalog.WEBHOOKS_PER_APP} webhooks.", severity="error", markup=False)
@@ -195,7 +195,7 @@ them as they are.
 
     def action_edit(self, focus_key: str | None = None) -> None:
         """The form of the webhook under the cursor, opened on ``focus_key`` when given."""
-        from tenantdeck.tui.webhook_form import WebhookForm
+        from tenantdeck.tui.tabs.webhook_form import WebhookForm
 
         picked = self._current_hook("No webhook to edit: `a` adds one.")
         if picked is None:
@@ -215,7 +215,7 @@ them as they are.
                                          focus_key=focus_key), done)
 
     def action_delete(self) -> None:
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         j = self._current()
         if j is None:
@@ -233,7 +233,7 @@ them as they are.
 
     def action_send_test(self) -> None:
         from tenantdeck.events_send import NotSendable, endpoint_for
-        from tenantdeck.tui.send_test_event import SendTestEvent
+        from tenantdeck.tui.tabs.send_test_event import SendTestEvent
 
         picked = self._current_hook("No webhook to send to: `a` adds one.")
         if picked is None:

@@ -8,7 +8,8 @@ the Webhooks tab turns it into edits.
 
 Write-only fields the draft leaves out show "not set in the draft (left as it is on the service)" and stay out of
 the result unless the user sets them. The password is entered as a ``${ENV_VAR}`` reference only, in a masked
-field (:class:`~tenantdeck.tui.secret_input.SecretInput`): a literal typed by mistake is refused, and never shown.
+field (:class:`~tenantdeck.tui.widgets.secret_input.SecretInput`): a literal typed by mistake is refused, and never
+shown.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from textual.widgets.selection_list import Selection
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models.secrets import is_reference
-from tenantdeck.tui.secret_input import SecretInput
+from tenantdeck.tui.widgets.secret_input import SecretInput
 
 _HEADING = "\x00"  #: values of the category headings in the trigger list start with this (never a trigger id)
 TEXT_FIELDS = ("id", "name", "webhookURL", "username", "password")

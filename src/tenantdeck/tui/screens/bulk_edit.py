@@ -21,9 +21,9 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 FIELD, TRIGGER = "field", "trigger"
 

@@ -32,10 +32,10 @@ from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, 
 from tenantdeck.models import catalog
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
-from tenantdeck.tui.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 
 if TYPE_CHECKING:
-    from tenantdeck.tui.app_screen import WidgetSwitched
+    from tenantdeck.tui.screens.app_screen import WidgetSwitched
 
 RGB = tuple[int, int, int]
 
@@ -116,7 +116,7 @@ what neither writes), redrawn on every change.
     # -- keeping up with the draft -------------------------------------------------------------------------
 
     def on_draft_changed(self, message: DraftChanged) -> None:
-        # a keystroke in another tab never pays for re-laying out a picture nobody sees (tui/tab_refresh.py)
+        # a keystroke in another tab never pays for re-laying out a picture nobody sees (tui/tabs/tab_refresh.py)
         if message.touches(f"apps[{self.app_index}].widgets") or message.touches("presets"):
             self.refresh_or_defer()
 

@@ -19,8 +19,8 @@ from tenantdeck.draft import extension_view as ev
 from tenantdeck.problems import format_path
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
-from tenantdeck.tui.quiet import update_static
-from tenantdeck.tui.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.quiet import update_static
 
 #: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it)
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Needed by", 0))

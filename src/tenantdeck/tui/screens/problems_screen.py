@@ -18,10 +18,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem

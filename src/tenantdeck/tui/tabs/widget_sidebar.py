@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.models import catalog
-from tenantdeck.tui.widget_fields import BoolRow, ChoiceRow, FieldRow, SequenceRow, WidgetTab
+from tenantdeck.tui.tabs.widget_fields import BoolRow, ChoiceRow, FieldRow, SequenceRow, WidgetTab
 
 
 class SidebarTab(WidgetTab):

@@ -22,10 +22,10 @@ from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow, ChangeKind
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 #: kinds of change that edit the draft where their paths say (the rows of those apps are updated in place)
 _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO, ChangeKind.REDO,
@@ -348,7 +348,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self.host.action_presets()
 
     def action_new_app(self) -> None:
-        from tenantdeck.tui.new_app import NewAppScreen
+        from tenantdeck.tui.screens.new_app import NewAppScreen
 
         taken = {str(r.name) for r in self.editor.session.app_rows() if r.name is not None and not r.id}
 
@@ -364,7 +364,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self.app.push_screen(NewAppScreen(taken), created)
 
     def action_delete_app(self) -> None:
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         index = self.selected_index()
         if index is None:

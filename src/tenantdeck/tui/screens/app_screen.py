@@ -13,20 +13,20 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
 TABS = (
-    ("style", "Style", "tenantdeck.tui.widget_style", "StyleTab"),
-    ("sidebar", "Sidebar", "tenantdeck.tui.widget_sidebar", "SidebarTab"),
-    ("main", "Main", "tenantdeck.tui.widget_main", "MainTab"),
-    ("preview", "Preview", "tenantdeck.tui.widget_preview", "PreviewTab"),
-    ("extensions", "Extensions", "tenantdeck.tui.extensions_tab", "ExtensionsTab"),
-    ("sms", "SMS", "tenantdeck.tui.sms_tab", "SmsTab"),
-    ("webhooks", "Webhooks", "tenantdeck.tui.webhooks_tab", "WebhooksTab"),
+    ("style", "Style", "tenantdeck.tui.tabs.widget_style", "StyleTab"),
+    ("sidebar", "Sidebar", "tenantdeck.tui.tabs.widget_sidebar", "SidebarTab"),
+    ("main", "Main", "tenantdeck.tui.tabs.widget_main", "MainTab"),
+    ("preview", "Preview", "tenantdeck.tui.tabs.widget_preview", "PreviewTab"),
+    ("extensions", "Extensions", "tenantdeck.tui.tabs.extensions_tab", "ExtensionsTab"),
+    ("sms", "SMS", "tenantdeck.tui.tabs.sms_tab", "SmsTab"),
+    ("webhooks", "Webhooks", "tenantdeck.tui.tabs.webhooks_tab", "WebhooksTab"),
 )
 
 
@@ -53,9 +53,9 @@ class AppTabs(TabbedContent):
             event.prevent_default()
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tab_refresh`): catch up before the pane is drawn,
+        """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tabs.tab_refresh`): catch up before the pane is drawn,
         rather than on its Show event, which comes after a frame of the old values."""
-        from tenantdeck.tui.tab_refresh import RefreshWhenShown
+        from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 
         for widget in event.pane.walk_children():
             if isinstance(widget, RefreshWhenShown):

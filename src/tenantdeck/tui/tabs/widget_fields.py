@@ -38,8 +38,8 @@ from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
-from tenantdeck.tui.quiet import update_static
-from tenantdeck.tui.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.quiet import update_static
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -579,7 +579,7 @@ can be added or repeated here.
 
 @dataclass(frozen=True, slots=True)
 class WidgetIndex:
-    """Which widget of the app the tab shows (what :class:`~tenantdeck.tui.app_screen.WidgetSwitched` says)."""
+    """Which widget of the app the tab shows (what :class:`~tenantdeck.tui.screens.app_screen.WidgetSwitched` says)."""
 
     index: int
 
@@ -813,7 +813,7 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         target = row if row.focusable else next((w for w in row.query("*") if w.focusable), None)
         if target is None:
             return False
-        from tenantdeck.tui.focus import scroll_into_view
+        from tenantdeck.tui.widgets.focus import scroll_into_view
 
         target.focus(scroll_visible=False)
         scroll_into_view(self, row)
@@ -875,7 +875,7 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         if extends not in self.presets():
             self.notify(f"Preset {extends!r} is not in the draft.", severity="error")
             return
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         row = self.focused_row()
         usage = wv.preset_usage(self.editor.session.data, extends, *(

@@ -3,7 +3,7 @@
 Why the token is special: ``twilioAuthToken`` is a secret and the draft lives in git, so it is only ever shown and
 entered as its ``${ENV_VAR}`` reference. A literal typed here is passed to the session, which refuses it; the
 refusal is shown under the field and the field goes back to the draft's reference. The field is masked while typed
-(:class:`~tenantdeck.tui.secret_input.SecretInput`), so a literal typed by mistake is never on the screen.
+(:class:`~tenantdeck.tui.widgets.secret_input.SecretInput`), so a literal typed by mistake is never on the screen.
 
 A field is written on Enter or when it is left; leaving it with a value the model refuses writes nothing (the draft's
 value comes back, with a notice). Escape with a pending edit takes it back; a second Escape leaves the app.
@@ -24,9 +24,9 @@ from tenantdeck.draft import sms_view as sv
 from tenantdeck.draft.session import ChangeKind
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
-from tenantdeck.tui.quiet import update_static
-from tenantdeck.tui.secret_input import SecretInput
-from tenantdeck.tui.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.quiet import update_static
+from tenantdeck.tui.widgets.secret_input import SecretInput
 
 
 class SmsTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll):
@@ -184,7 +184,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         if key not in {k for k, _ in sv.sms_fields()}:
             key = sv.sms_fields()[0][0]
         field = self.query_one(f"#sms-{key}", Input)
-        from tenantdeck.tui.focus import scroll_into_view
+        from tenantdeck.tui.widgets.focus import scroll_into_view
 
         field.focus(scroll_visible=False)
         scroll_into_view(self, field)
@@ -278,7 +278,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         if self._settings() is None:
             self.notify("This app has no SMS settings.", markup=False)
             return
-        from tenantdeck.tui.confirm import ConfirmScreen
+        from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if not yes:

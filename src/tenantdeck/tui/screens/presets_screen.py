@@ -22,10 +22,10 @@ from textual.widgets import DataTable, Input, Label, Static
 from tenantdeck.draft import bulk, preset_view, widget_view
 from tenantdeck.draft.session import ChangeKind
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
 
 
 class PresetsScreen(UsesEditor, DraftListener, Screen[None]):

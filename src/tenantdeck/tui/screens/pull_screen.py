@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft.session import ChangeKind
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
-from tenantdeck.tui.header import TitleHeader
 from tenantdeck.tui.host import UsesEditor, host_of
-from tenantdeck.tui.notices import problem_text
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.notices import problem_text
 
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change

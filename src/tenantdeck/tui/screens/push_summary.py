@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
-from tenantdeck.tui.footer import KeyFooter
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tenantdeck.sync.remote.push import OpResult, PushResult

@@ -1,0 +1,1 @@
+"""The App screen's tabs (Style, Sidebar, Main, Preview, Extensions, SMS, Webhooks) and the modals they open."""

@@ -1,0 +1,1 @@
+"""Reusable pieces the screens and tabs are built from: footer, header, secret input, payload tree, notices."""
