@@ -61,45 +61,16 @@ def split(conflicts: Sequence[Conflict], choice: Choice) -> tuple[list[Conflict]
 
 
 def draft_edits(conflict: Conflict, data: Any) -> list[tuple[str, tuple[Any, ...], Any]]:
-    """The draft edits that write the live value: ``(verb, path, value)`` with verb set or delete. Empty when the
-    field is not in the draft's reach (the app or resource is not in the draft)."""
+    """The draft edits that write the live value: ``(verb, path, value)`` with verb set or delete, as the
+    conflict's kind says (:meth:`~tenantdeck.sync.kinds.base.Kind.draft_edits`). Empty when the field is not in the
+    draft's reach (the app or resource is not in the draft)."""
     apps = data.get("apps") if isinstance(data, dict) else None
-    if not isinstance(apps, list):
+    if not isinstance(apps, list) or conflict.kind not in BY_NAME:
         return []
     i = next((n for n, a in enumerate(apps) if isinstance(a, dict) and (
         a.get("id") == conflict.app_id if conflict.app_id else (not a.get("id") and a.get("name") == conflict.app))),
         None)
-    if i is None:
-        return []
-    app = apps[i]
-    live = conflict.live
-    leaf = tuple(conflict.path.split("."))
-    if conflict.kind == "widget":
-        widgets = app.get("widgets") or []
-        j = next((n for n, w in enumerate(widgets) if isinstance(w, dict) and w.get("id") == conflict.rid), None)
-        return [] if j is None else [_leaf_edit(("apps", i, "widgets", j, *leaf), live)]
-    if conflict.kind == "sms" and isinstance(app.get("sms"), dict):
-        return [_leaf_edit(("apps", i, "sms", *leaf), live)]
-    hooks = app.get("webhooks") or []
-    k = next((n for n, h in enumerate(hooks) if isinstance(h, dict) and str(h.get("id")) == conflict.rid), None)
-    if conflict.kind == "webhook":
-        return [] if k is None else [_leaf_edit(("apps", i, "webhooks", k, *leaf), live)]
-    if conflict.kind == "triggers" and k is not None:
-        triggers = [t for t in hooks[k].get("triggers") or [] if t != conflict.path]
-        if live is True:
-            triggers.append(conflict.path)
-        return [("set", ("apps", i, "webhooks", k, "triggers"), triggers)]
-    if conflict.kind == "extensions" and isinstance(app.get("extensions"), dict):
-        ext = app["extensions"]
-        enabled = [e for e in ext.get("enabled") or [] if e != conflict.path]
-        disabled = [e for e in ext.get("disabled") or [] if e != conflict.path]
-        (enabled if live is True else disabled).append(conflict.path)
-        return [("set", ("apps", i, "extensions"), {**ext, "enabled": enabled, "disabled": disabled})]
-    return []
-
-
-def _leaf_edit(path: tuple[Any, ...], live: Any) -> tuple[str, tuple[Any, ...], Any]:
-    return ("delete", path, None) if live is ABSENT or live is None else ("set", path, live)
+    return [] if i is None else BY_NAME[conflict.kind].draft_edits(i, apps[i], conflict)
 
 
 def take_theirs(session: Any, conflicts: Iterable[Conflict], settled: Settled) -> None:

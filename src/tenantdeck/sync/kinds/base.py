@@ -21,7 +21,26 @@ from tenantdeck.sync.types import ABSENT, Leaves, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import AppDiff, FieldChange, RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import AppDiff, Conflict, FieldChange, RemoteAppBundle, ResourceDiff, Step
+
+#: one edit of the draft's plain data: ``("set", path, value)`` or ``("delete", path, None)``
+DraftEdit = tuple[str, tuple[Any, ...], Any]
+
+
+def leaf_edit(path: tuple[Any, ...], live: Any) -> DraftEdit:
+    """Write ``live`` at ``path``; a value the service does not have removes the key."""
+    return ("delete", path, None) if live is ABSENT or live is None else ("set", path, live)
+
+
+def field_path(conflict: Conflict) -> tuple[str, ...]:
+    """The conflict's field as path parts below its resource (``main.send_gifs`` -> ``("main", "send_gifs")``)."""
+    return tuple(conflict.path.split("."))
+
+
+def webhook_index(app: Mapping[str, Any], rid: str) -> int | None:
+    """Where the webhook ``rid`` sits in the draft app's ``webhooks`` list."""
+    hooks = app.get("webhooks") or []
+    return next((n for n, h in enumerate(hooks) if isinstance(h, dict) and str(h.get("id")) == rid), None)
 
 
 def is_secret_state(value: Any) -> bool:
@@ -148,6 +167,12 @@ class Kind:
         return {}
 
     # -- naming
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        """The edits of the draft's app ``index`` (its plain data ``app``) that write ``conflict``'s live value into
+        the draft ("take theirs"): ``(verb, path, value)`` with verb ``set`` or ``delete``. Empty when the field is
+        out of the draft's reach (its resource is not in the draft) or the kind has nothing to take."""
+        return []
+
     def label(self, path: str) -> str:
         """The human label of ``path`` inside a resource of this kind (falls back to the path itself)."""
         return self.labels.get(path, path)

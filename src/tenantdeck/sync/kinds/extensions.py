@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds.base import Kind, Planner
+from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner
 from tenantdeck.sync.types import Leaves, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
 
 
 class ExtensionsKind(Kind):
@@ -38,6 +38,15 @@ class ExtensionsKind(Kind):
                 return {"extensions": None}
             states[str(ext.id)] = bool(ext.enabled)
         return {"extensions": dict(sorted(states.items()))}
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        ext = app.get("extensions")
+        if not isinstance(ext, dict):
+            return []
+        enabled = [e for e in ext.get("enabled") or [] if e != conflict.path]
+        disabled = [e for e in ext.get("disabled") or [] if e != conflict.path]
+        (enabled if conflict.live is True else disabled).append(conflict.path)
+        return [("set", ("apps", index, "extensions"), {**ext, "enabled": enabled, "disabled": disabled})]
 
     def label(self, path: str) -> str:
         return f"Extension {path}"

@@ -10,12 +10,12 @@ from tenantdeck.models.base import field_labels
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
 from tenantdeck.sync.canonical import SMS_FIELDS, SMS_SECRETS, number, secret_state_of_draft, secret_state_of_value
-from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner, field_path, leaf_edit, unflatten, with_changes
 from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
 
 
 class SmsKind(Kind):
@@ -27,6 +27,11 @@ class SmsKind(Kind):
     steps = (StepKind("store_sms", "store", "create"), StepKind("update_sms", "update", "update"),
              StepKind("delete_sms", "delete", "delete"))
     labels = field_labels(SmsSettings)
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        if not isinstance(app.get("sms"), dict):
+            return []
+        return [leaf_edit(("apps", index, "sms", *field_path(conflict)), conflict.live)]
 
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
         if app.sms is None:

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.rules import unknown_triggers
-from tenantdeck.sync.kinds.base import Kind, Planner
+from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner, webhook_index
 from tenantdeck.sync.types import ABSENT, UNKNOWN, Leaves, StepKind, cannot_tell
 
 if TYPE_CHECKING:
-    from tenantdeck.sync.types import ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, ResourceDiff, Step
 
 
 def draft_triggers(hook: Any) -> list[str]:
@@ -31,6 +31,15 @@ class TriggersKind(Kind):
     parent = "webhook"
     steps = (StepKind("add_triggers", "add", "update", shown_as="create"),
              StepKind("remove_triggers", "remove", "delete"))
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        k = webhook_index(app, conflict.rid)
+        if k is None:
+            return []
+        triggers = [t for t in app["webhooks"][k].get("triggers") or [] if t != conflict.path]
+        if conflict.live is True:
+            triggers.append(conflict.path)
+        return [("set", ("apps", index, "webhooks", k, "triggers"), triggers)]
 
     def label(self, path: str) -> str:
         return f"Trigger {path}"

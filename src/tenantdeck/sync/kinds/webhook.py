@@ -20,12 +20,21 @@ from tenantdeck.sync.canonical import (
     secret_state_of_value,
 )
 from tenantdeck.sync.kinds import triggers
-from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.kinds.base import (
+    DraftEdit,
+    Kind,
+    Planner,
+    field_path,
+    leaf_edit,
+    unflatten,
+    webhook_index,
+    with_changes,
+)
 from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
 
 
 class WebhookKind(Kind):
@@ -40,6 +49,10 @@ class WebhookKind(Kind):
     steps = (StepKind("create_webhook", "create", "create"), StepKind("update_webhook", "update", "update"),
              StepKind("delete_webhook", "delete", "delete"))
     labels = field_labels(WebhookBody)
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        k = webhook_index(app, conflict.rid)
+        return [] if k is None else [leaf_edit(("apps", index, "webhooks", k, *field_path(conflict)), conflict.live)]
 
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
         """Only what the draft writes: a model default for a field the draft leaves out is not the admin's wish,

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.models import catalog
 from tenantdeck.rules import merge_settings, widget_value_breaks_rule
 from tenantdeck.sync.canonical import normalise_widget_settings
-from tenantdeck.sync.kinds.base import Kind, Planner, unflatten, with_changes
+from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner, field_path, leaf_edit, unflatten, with_changes
 from tenantdeck.sync.types import ABSENT, StepKind, new_key, new_name
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
 
 
 class WidgetKind(Kind):
@@ -32,6 +32,11 @@ class WidgetKind(Kind):
         **{f"main.{k}": v for k, v in catalog.MAIN_DEFAULTS.items()},
         "version": catalog.WIDGET_VERSION,
     }
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        widgets = app.get("widgets") or []
+        j = next((n for n, w in enumerate(widgets) if isinstance(w, dict) and w.get("id") == conflict.rid), None)
+        return [] if j is None else [leaf_edit(("apps", index, "widgets", j, *field_path(conflict)), conflict.live)]
 
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
         """Each widget resolved against its preset and normalised, keyed by its id (by its name before it has
