@@ -1,7 +1,7 @@
 """What the widget preview draws, decided from a widget's effective settings: its colours, the docked launcher
 icon, the sidebar sections in order, the composer's buttons, the call buttons and the marks on sample messages.
 
-The TUI's preview (:mod:`tenantdeck.tui.widget_preview`) only paints a :class:`Scene`; which toggle puts which
+The TUI's preview (:mod:`tenantdeck.tui.tabs.widget_preview`) only paints a :class:`Scene`; which toggle puts which
 button in the picture is decided here, as data, so that it is tested without a terminal and the picture cannot
 show a button whose toggle is off. Invalid values never raise: a colour that is not ``#RGB``/``#RRGGBB`` gets no
 RGB and carries the model's own message, an unknown listing or section is left out with a note.
