@@ -86,39 +86,8 @@ def test_kind_classes_do_not_shadow_the_names_of_textual_or_the_models() -> None
         assert type(found).__name__.endswith("Kind"), type(found).__name__
 
 
-def _sync_deps(path: Path, modules: set[str]) -> set[str]:
-    """The sync modules ``path`` imports: ``from a import b`` is ``a.b`` when that is a module, else ``a`` (a
-    package's ``__init__`` that runs first is not counted, as the circle it would make with every submodule says
-    nothing)."""
-    out: set[str] = set()
-    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                base = ".".join(anchor + ([node.module] if node.module else []))
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-        for name in names:
-            while name and name not in modules:
-                name = name.rpartition(".")[0]
-            if name:
-                out.add(name)
-    return out
-
-
 def test_no_import_circle_in_the_sync_package() -> None:
-    paths = {_module_name(p): p for p in SYNC.rglob("*.py")}
-    graph = {name: _sync_deps(path, set(paths)) - {name} for name, path in paths.items()}
-    for start in graph:  # a module that reaches itself is in a circle
-        seen: set[str] = set()
-        todo = list(graph[start])
-        while todo:
-            current = todo.pop()
-            assert current != start, f"{start} is in an import circle"
-            if current not in seen:
-                seen.add(current)
-                todo.extend(graph[current])
+    """The whole package's check (``tests/test_layers.py``), said here for the package where the circle was."""
+    from tests.test_layers import circles
+
+    assert not [c for c in circles() if any(name.startswith("tenantdeck.sync") for name in c)]
