@@ -2,11 +2,11 @@
 
 Source: ``management-apis.json`` in the public repository cometchat/docs at commit
 c72c11fb088d443ac6a899e0abfabea14fb059cf (the newer "MA-c" of ``management-api-facts.md``): the examples of
-list-apps (no ``meta``), list-extensions, list-chat-widget, list-webhooks, get-webhook, update-webhook and
-list-triggers (update-chat-widget answers ``data.body.data.success`` as facts §8 says). Only ids, names, the number of
-apps and, where a test says so, the widget's listing values are varied; the shapes are the examples' own, including what
-they leave out: a webhook answer never carries ``useBasicAuth``, ``username``, ``password``, ``retryOnFailure`` (or
-even ``enabled``), and the apps list has no ``meta``.
+list-apps (no ``meta``), list-extensions, list-chat-widget, list-webhooks, get-webhook, update-webhook,
+list-triggers and list-collaborators (update-chat-widget answers ``data.body.data.success`` as facts §8 says).
+Only ids, names, the number of apps and, where a test says so, the widget's listing values are varied; the shapes
+are the examples' own, including what they leave out: a webhook answer never carries ``useBasicAuth``,
+``username``, ``password``, ``retryOnFailure`` (or even ``enabled``), and the apps list has no ``meta``.
 
 Unlike our sandbox, this server holds state the examples never show: the example webhook ``test_webhook201`` has
 Basic Auth and retries switched on (``hidden``), as an admin may have set them in the dashboard. It records every
@@ -149,6 +149,16 @@ WIDGET_UPDATED: dict[str, Any] = {"data": {"statusCode": 200, "success": True, "
 DELETED: dict[str, Any] = {"data": {"success": True, "message": "Deleted Webhook successfully."}}
 NO_SMS: dict[str, Any] = {"error": {"code": "ERR_SETTINGS_NOT_FOUND", "message": "No settings are stored."}}
 
+#: list-collaborators example (``GET /apps/{appId}/collaborators``), as the OpenAPI has it: two admins, a developer.
+COLLABORATORS_EXAMPLE: dict[str, Any] = {
+    "data": [
+        {"id": "1", "name": "Admin1", "email": "admin1@cometchat.com", "role": "admin", "createdAt": 1618578628},
+        {"id": "2", "name": "Admin2", "email": "admin2@cometchat.com", "role": "admin", "createdAt": 1625220090},
+        {"id": "3", "name": "Developer1", "email": "developer1@cometchat.com", "role": "developer",
+         "createdAt": 1625220076},
+    ]
+}
+
 #: What the service holds for the example webhook beyond what it answers (set in the dashboard, say).
 HIDDEN: dict[str, Any] = {"useBasicAuth": True, "username": "dashboarduser", "retryOnFailure": True, "enabled": True}
 
@@ -248,6 +258,10 @@ def create_fixture_app(service: FixtureService) -> FastAPI:
     @app.delete("/apps/{app_id}/webhooks/{hook_id}")
     async def delete_webhook(app_id: str, hook_id: str) -> Any:
         return DELETED
+
+    @app.get("/apps/{app_id}/collaborators")
+    async def list_collaborators(app_id: str) -> Any:
+        return COLLABORATORS_EXAMPLE if app_id == main_app else {"data": []}
 
     @app.get("/apps/{app_id}/webhooks/{hook_id}/triggers")
     async def list_triggers(app_id: str, hook_id: str) -> Any:

@@ -26,6 +26,8 @@ from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
 _MAX_LISTED = 8
+#: an unknown key's message lists the keys allowed beside it up to this many (an app's ten keys fit)
+_MAX_KEYS_LISTED = 10
 #: where a list too long for a message (46 trigger ids) is found in full
 _FULL_LIST = "`tenantdeck schema` lists them all"
 
@@ -314,7 +316,7 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
     if kind == "extra_forbidden":
         allowed = field_names(root, path[:-1])
         hint = did_you_mean(name, allowed)
-        if not hint and 0 < len(allowed) <= _MAX_LISTED:
+        if not hint and 0 < len(allowed) <= _MAX_KEYS_LISTED:
             hint = "; expected one of: " + ", ".join(allowed)
         return made(f"unknown key `{name}`{hint}", "key")
 

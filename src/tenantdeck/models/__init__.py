@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from tenantdeck.models.app import App, AppCreate, Extensions
     from tenantdeck.models.draft import FORMAT_VERSION, Draft
     from tenantdeck.models.sms import SmsSettings
+    from tenantdeck.models.team import Team
     from tenantdeck.models.webhook import Webhook, WebhookBody
     from tenantdeck.models.widget import (
         Main,
@@ -37,6 +38,7 @@ _HOMES: dict[str, str] = {
     "FORMAT_VERSION": "draft",
     "Draft": "draft",
     "SmsSettings": "sms",
+    "Team": "team",
     "Webhook": "webhook",
     "WebhookBody": "webhook",
     "Main": "widget",
@@ -62,6 +64,7 @@ __all__ = [
     "SmsSettings",
     "Style",
     "StylePatch",
+    "Team",
     "Webhook",
     "WebhookBody",
     "WidgetDraft",

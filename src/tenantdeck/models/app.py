@@ -13,6 +13,7 @@ from tenantdeck.models import catalog
 from tenantdeck.models.base import AppName, HeldAppName, StrictModel
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
+from tenantdeck.models.team import Team
 from tenantdeck.models.webhook import Webhook, _unique
 from tenantdeck.models.widget import WidgetDraft
 
@@ -58,6 +59,9 @@ class App(StrictModel):
     sms: SmsSettings | None = Field(None, description="SMS notification settings")
     webhooks: list[Webhook] = Field(
         default_factory=list, max_length=catalog.WEBHOOKS_PER_APP, description="Webhooks (at most 25)"
+    )
+    team: Team | None = Field(
+        None, description="Admins and moderators by email; left out: the service's team is not managed here"
     )
 
 

@@ -22,6 +22,10 @@ APP_NAME_MAX: Final = 100
 WIDGET_NAME_MAX: Final = 100
 WIDGETS_PER_APP: Final = 25
 WEBHOOKS_PER_APP: Final = 25
+#: collaborators of one app, owner and developers included (facts §3.4)
+TEAM_PER_APP: Final = 25
+#: the roles a draft gives; the owner and developers are the service's, shown and never changed
+TEAM_ROLES: Final = ("admin", "moderator")
 WEBHOOK_ID_MAX: Final = 50
 WEBHOOK_NAME_MAX: Final = 50
 WEBHOOK_URL_MAX: Final = 255

@@ -22,6 +22,7 @@ from tenantdeck.models import (
     App,
     Extensions,
     SmsSettings,
+    Team,
     Webhook,
     WidgetDraft,
     WidgetSettings,
@@ -390,5 +391,22 @@ def app_from_canonical(
     if kept_local:
         notes.append(f"{label}: kept {kept_local} webhook(s) that are not on the service yet (not pushed)")
     data["webhooks"] = hooks
+    team = team_from_canonical(canonical.get("team"), existing.team if existing is not None else None)
+    if team is not None:
+        data["team"] = team
     return AppConversion(app=App.model_validate(data), notes=notes)
+
+
+def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None) -> dict[str, list[str]] | None:
+    """The draft's ``team`` block for the service's admins and moderators, in the old draft's order where it had
+    them. None (no block: not managed) when the service has none and the draft did not manage it either."""
+    if not roles and existing is None:
+        return None
+    roles = roles or {}
+    out: dict[str, list[str]] = {}
+    for role, key in (("admin", "admins"), ("moderator", "moderators")):
+        emails = sorted(e for e, r in roles.items() if r == role)
+        if emails:  # an empty role is left out (the model's default), not written as []
+            out[key] = _keep_order(emails, list(getattr(existing, key)) if existing is not None else [])
+    return out
 

@@ -324,3 +324,5 @@ class RemoteAppBundle:
     widgets: list[RemoteWidget] = field(default_factory=list)
     sms: dict[str, Any] | None = field(default=None, repr=False)
     webhooks: list[dict[str, Any]] = field(default_factory=list)
+    #: the collaborators (``{id, name, email, role, createdAt}``); None when not read
+    team: list[dict[str, Any]] | None = None

@@ -149,6 +149,8 @@ class Kind:
     labels: ClassVar[Mapping[str, str]] = {}
     #: the draft manages only the entries it names (extensions: the others are left as they are)
     partial: ClassVar[bool] = False
+    #: a draft that leaves the section out does not manage it (team); one that has it says all of it
+    optional: ClassVar[bool] = False
     #: the kind whose resources these belong to (triggers of a webhook): created and deleted with it
     parent: ClassVar[str | None] = None
     #: leaf path -> the value a new resource has when the draft leaves it out (see ``StepKind.folds_defaults``)

@@ -135,6 +135,22 @@ async def _remove_triggers(client: ManagementClient, step: Step, app_id: str | N
     return {}
 
 
+# -- the team -----------------------------------------------------------------------------------------------------
+
+
+async def _update_team(client: ManagementClient, step: Step, app_id: str | None,
+                       payload: dict[str, Any]) -> dict[str, Any]:
+    """Adds, changes the role of and removes the emails that changed, in one request; an email the service
+    answers ``success: false`` for fails the step (the others did apply: the journal and a retry take it from
+    there)."""
+    result = await client.update_team(_app_id(step, app_id), admins=payload["admins"],
+                                      moderators=payload["moderators"], remove=payload["collaboratorsToRemove"])
+    failed = sorted(email for answers in result.values() for email, ok in answers.items() if not ok)
+    if failed:
+        raise StepFailed(f"the service did not apply the team change of {', '.join(failed)}")
+    return {}
+
+
 #: step kind (``Step.kind``, declared by its resource kind's ``steps``) -> the call that performs it
 CALLS: dict[str, Call] = {
     "create_app": _create_app,
@@ -150,6 +166,7 @@ CALLS: dict[str, Call] = {
     "delete_webhook": _delete_webhook,
     "add_triggers": _add_triggers,
     "remove_triggers": _remove_triggers,
+    "update_team": _update_team,
 }
 
 #: resource kind -> how to read one of its secrets back from the service; a kind whose secrets the service never

@@ -1,0 +1,74 @@
+"""An app's team: the admins and moderators a draft gives, by email (facts §3.4).
+
+The service also lists the app's owner and its developers; those are its own (an owner cannot be given a role or
+removed, developers are invited in the dashboard), so a draft never names them as such: pull shows them read-only
+and a push leaves them alone. Which emails are admins and which moderators is the whole of what a draft says; a
+``team`` block left out means "not managed here" (the service's team is left as it is).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
+from pydantic_core import PydanticCustomError
+
+from tenantdeck.models import catalog
+from tenantdeck.models.base import StrictModel
+
+#: one address: a local part, an @, a domain with a dot; no spaces (what the service's invitation accepts)
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+
+
+_EMAIL = re.compile(EMAIL_PATTERN)
+
+
+def _email(value: str) -> str:
+    if len(value) > 254 or not _EMAIL.match(value):
+        raise PydanticCustomError("email", "must be an email address, such as ana@example.com", {})
+    return value
+
+
+Email = Annotated[str, StringConstraints(strict=True), AfterValidator(_email)]
+
+
+def _unique_emails(values: list[str]) -> list[str]:
+    seen: set[str] = set()
+    for value in values:
+        key = value.casefold()
+        if key in seen:
+            raise PydanticCustomError("duplicate", "{value} is listed twice", {"value": value})
+        seen.add(key)
+    return values
+
+
+Emails = Annotated[list[Email], AfterValidator(_unique_emails)]
+
+
+class Team(StrictModel):
+    """Who administers and moderates the app, by email; everyone else on the service's team is left as it is
+    unless the draft's base says this draft gave them the role (then leaving them out removes it)."""
+
+    admins: Emails = Field(default_factory=list, title="Admins",
+                           description="Emails of the app's admins (invited if they are not on the team yet)")
+    moderators: Emails = Field(default_factory=list, title="Moderators",
+                               description="Emails of the app's moderators")
+
+    @model_validator(mode="after")
+    def _one_role_each_and_the_limit(self) -> Team:
+        both = sorted({a.casefold() for a in self.admins} & {m.casefold() for m in self.moderators})
+        if both:
+            raise PydanticCustomError("team_two_roles", "{emails}: in admins and in moderators; one role each",
+                                      {"emails": ", ".join(both)})
+        total = len(self.admins) + len(self.moderators)
+        if total >= catalog.TEAM_PER_APP:  # the owner is always one of the 25
+            raise PydanticCustomError(
+                "team_too_big", "{total} admins and moderators; an app has at most {limit} collaborators, its owner "
+                "included", {"total": total, "limit": catalog.TEAM_PER_APP})
+        return self
+
+    def roles(self) -> dict[str, str]:
+        """email -> role, the form a plan compares (sorted, so equal teams compare equal)."""
+        return dict(sorted({**dict.fromkeys(self.admins, "admin"), **dict.fromkeys(self.moderators, "moderator")}
+                           .items()))

@@ -1,0 +1,90 @@
+"""An app's team: ``{email: role}`` for the admins and moderators a draft gives (owner and developers are the
+service's, never in the canonical form, so never planned).
+
+A ``team`` block left out of a draft means "not managed" (the service's team is not compared); a block it has is
+the whole of who administers and moderates, three-way as every kind: an email the base knew and the draft dropped
+is removed, one someone added on the service since the base is drift, kept. The API call adds and removes in one
+request (``POST /apps/{appId}/collaborators``), so one step carries only the emails that change: nothing else on
+the team is touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.models import catalog
+from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner
+from tenantdeck.sync.types import ABSENT, Leaves, StepKind
+
+if TYPE_CHECKING:
+    from tenantdeck.models import App, Draft
+    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
+
+
+def roles_of(collaborators: list[dict[str, Any]]) -> dict[str, str]:
+    """The admins and moderators among the service's collaborators, as ``{email: role}`` (sorted)."""
+    return dict(sorted((str(c["email"]), str(c["role"])) for c in collaborators
+                       if isinstance(c, Mapping) and c.get("role") in catalog.TEAM_ROLES and c.get("email")))
+
+
+class TeamKind(Kind):
+    name = "team"
+    section = "team"
+    empty = {"team": None}
+    optional = True
+    steps = (StepKind("update_team", "update", "update"),)
+
+    def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+        return {"team": None if app.team is None else app.team.roles()}
+
+    def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
+        """None when the team was not read (a push that does not change it skips the request)."""
+        return {"team": None if remote.team is None else roles_of(remote.team)}
+
+    def label(self, path: str) -> str:
+        return f"Team role of {path}"
+
+    def title(self, rid: str, name: str | None) -> str:
+        return "team"
+
+    def leaves(self, raw: Any) -> Leaves:
+        return dict(raw)  # emails hold dots: one leaf per email, never split into a path
+
+    def put(self, app: dict[str, Any], rid: str, leaves: Mapping[str, Any]) -> None:
+        app["team"] = dict(sorted((k, v) for k, v in leaves.items() if v is not ABSENT and v is not None))
+
+    def draft_edits(self, index: int, app: Mapping[str, Any], conflict: Conflict) -> list[DraftEdit]:
+        team = app.get("team")
+        if not isinstance(team, dict):
+            return []
+        email = conflict.path
+        out = {role: [e for e in team.get(role) or [] if e != email] for role in ("admins", "moderators")}
+        if conflict.live in catalog.TEAM_ROLES:
+            out[f"{conflict.live}s"].append(email)
+        return [("set", ("apps", index, "team"), {**team, **out})]
+
+    def plan(self, planner: Planner, res: ResourceDiff) -> None:
+        local = res.by_state("local")
+        if not local:
+            return
+        payload = {
+            "admins": sorted(leaf.path for leaf in local if leaf.draft == "admin"),
+            "moderators": sorted(leaf.path for leaf in local if leaf.draft == "moderator"),
+            "collaboratorsToRemove": sorted(leaf.path for leaf in local if leaf.draft is ABSENT),
+        }
+        planner.step("update_team", res, changes=planner.changes(res), payload=payload, unchanged=res.unchanged)
+
+    def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
+              result: Mapping[str, Any]) -> dict[str, Any] | None:
+        assert base is not None
+        team = dict(base.get("team") or {})
+        team.update(dict.fromkeys(sent["admins"], "admin"))
+        team.update(dict.fromkeys(sent["moderators"], "moderator"))
+        for email in sent["collaboratorsToRemove"]:
+            team.pop(email, None)
+        base["team"] = dict(sorted(team.items()))
+        return base
+
+
+KIND = TeamKind()
