@@ -4,6 +4,10 @@ Generated requests, valid and invalid, must never crash the sandbox (no 5xx: fau
 answered with documented status codes, content types and response shapes. Bounded so CI stays fast; deterministic
 through derandomize.
 
+The team POST (add-collaborator) gets a run of its own on top: generated app ids almost never name an app, so the
+general run mostly meets 404s there; the extra run fixes ``appId`` to a real app so generated bodies reach the
+store's checks (owner, unknown removals, the 25 limit) and its writes.
+
 Excluded: "positive data acceptance". The sandbox validates bodies with the draft's own models, whose rules
 (non-blank names, https-only webhook URLs, Basic Auth needing credentials) go beyond what JSON Schema in the
 document can say, so a schema-valid body may rightly get a 422.
@@ -20,11 +24,17 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 from tenantdeck.sandbox.app import create_app
+from tenantdeck.sandbox.store import Store
 
 _DB_DIR = Path(tempfile.mkdtemp(prefix="tenantdeck-schemathesis-"))
 APP = create_app(_DB_DIR / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, rng_seed=0)
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
+TEAM_POST = schema.include(path="/apps/{appId}/collaborators", method="POST")
+#: A real app for the team run (its own, so the seeded apps' teams stay as seeded for the general run).
+_STORE = Store(_DB_DIR / "sandbox.sqlite3")
+TEAM_APP_ID: str = _STORE.create_app("Schemathesis team", "us", "3")["id"]
+_STORE.close()
 
 
 @schema.parametrize()
@@ -36,4 +46,23 @@ AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
     suppress_health_check=list(HealthCheck),
 )
 def test_sandbox_honours_its_openapi_document(case: schemathesis.Case) -> None:
+    case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
+
+
+def test_the_team_post_is_in_the_document() -> None:
+    """The general run covers every operation of the document; this one must be among them."""
+    operation = schema["/apps/{appId}/collaborators"]["POST"]
+    assert operation.definition.raw["operationId"] == "add-collaborator"
+
+
+@TEAM_POST.parametrize()
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
+    case.path_parameters = {**(case.path_parameters or {}), "appId": TEAM_APP_ID}
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])

@@ -56,6 +56,26 @@ def owner_collaborator(now: int) -> dict[str, Any]:
     return {**SANDBOX_OWNER, "role": "owner", "createdAt": now}
 
 
+def collaborator_record(email: str, role: str, now: int) -> dict[str, Any]:
+    """A collaborator added by ``POST /apps/{appId}/collaborators``: the GET's ``{id, name, email, role, createdAt}``.
+
+    The real service invites the address and takes the name from the account that accepts; the sandbox has no
+    accounts, so the name is made from the address (``ana.lopez@x`` -> ``Ana Lopez``) and the id is random.
+    """
+    return {"id": secrets.token_hex(8), "name": name_from_email(email), "email": email, "role": role,
+            "createdAt": now}
+
+
+def name_from_email(email: str) -> str:
+    """``ana.lopez+chat@acme.example`` -> ``Ana Lopez``: the local part before any ``+`` tag, words capitalised."""
+    local = email.split("@", 1)[0].split("+", 1)[0]
+    words = [w for w in _NAME_SEPARATORS.split(local) if w]
+    return " ".join(w[:1].upper() + w[1:] for w in words) or email
+
+
+_NAME_SEPARATORS = re.compile(r"[._\-]+")
+
+
 def default_app_settings() -> dict[str, Any]:
     """App settings a fresh app reports (facts §3.5 keys; note one value is a list, not a bool)."""
     return {

@@ -381,13 +381,72 @@ class Store:
                 [(app_id, webhook_id, t) for t in trigger_ids],
             )
 
-    # -- read-only team and settings ------------------------------------------------------------------------
+    # -- team -------------------------------------------------------------------------------------------------
 
     def list_collaborators(self, app_id: str) -> list[dict[str, Any]]:
         with self._tx(write=False) as conn:
             self._require_app(conn, app_id)
             rows = conn.execute("SELECT doc FROM collaborators WHERE app_id = ? ORDER BY seq", (app_id,)).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    def update_team(
+        self, app_id: str, roles: dict[str, str], remove: list[str], *, limit: int, key: Callable[[str], str]
+    ) -> None:
+        """Give each email in ``roles`` its role (adding it if new) and remove the ``remove`` emails, all or nothing.
+
+        Emails are matched through ``key`` (case-insensitively, see :func:`~.validation.email_key`); a role change
+        keeps the collaborator's id, name and ``createdAt``. Refused, with nothing changed (the transaction rolls
+        back): the owner's email anywhere (422 ``ERR_ALREADY_AN_OWNER``: the owner can be neither given a role
+        nor removed), removing an email that is not on the team (404 ``ERR_NOT_A_COLLABORATOR``, like an unknown
+        id in the extension toggle's lists), and more than ``limit`` collaborators afterwards, the owner included
+        (422 ``ERR_COLLABORATOR_LIMIT_REACHED``, like the widget and webhook limits).
+        """
+        now = _now()
+        with self._tx(write=True) as conn:
+            self._require_app(conn, app_id)
+            rows = conn.execute(
+                "SELECT seq, doc FROM collaborators WHERE app_id = ? ORDER BY seq", (app_id,)
+            ).fetchall()
+            team: dict[str, tuple[int, dict[str, Any]]] = {}
+            for seq, doc in rows:
+                member = json.loads(doc)
+                team.setdefault(key(str(member.get("email", ""))), (seq, member))
+            owners = {k for k, (_, member) in team.items() if member.get("role") == "owner"}
+            named_owner = [e for e in (*roles, *remove) if key(e) in owners]
+            if named_owner:
+                raise errors.ApiError(
+                    422, errors.ALREADY_AN_OWNER,
+                    f"{named_owner[0]!r} is the app's owner: the owner cannot be given a role or removed.",
+                )
+            missing = [e for e in remove if key(e) not in team]
+            if missing:
+                raise errors.ApiError(
+                    404, errors.NOT_A_COLLABORATOR,
+                    f"Not a collaborator of this app: {', '.join(repr(e) for e in missing[:5])}"
+                    + (f" and {len(missing) - 5} more." if len(missing) > 5 else "."),
+                )
+            added = [e for e in roles if key(e) not in team]
+            size = len(team) + len(added) - len(remove)
+            if size > limit:
+                raise errors.ApiError(
+                    422, errors.COLLABORATOR_LIMIT_REACHED,
+                    f"An app can have at most {limit} collaborators, its owner included; this change makes {size}.",
+                )
+            for email in remove:
+                conn.execute("DELETE FROM collaborators WHERE seq = ?", (team[key(email)][0],))
+            for email, role in roles.items():
+                if email in added:
+                    conn.execute(
+                        "INSERT INTO collaborators(app_id, doc) VALUES (?, ?)",
+                        (app_id, _dumps(records.collaborator_record(email, role, now))),
+                    )
+                else:
+                    seq, member = team[key(email)]
+                    if member.get("role") != role:
+                        doc = _dumps({**member, "role": role})
+                        conn.execute("UPDATE collaborators SET doc = ? WHERE seq = ?", (doc, seq))
+
+    # -- settings (read-only) ---------------------------------------------------------------------------------
 
     def app_settings(self, app_id: str) -> dict[str, Any]:
         with self._tx(write=False) as conn:

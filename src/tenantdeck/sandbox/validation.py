@@ -9,7 +9,9 @@ references, mismatched ids, unknown extension ids reported with the API's own co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -19,11 +21,14 @@ from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule, widget_value_breaks_rule
 from tenantdeck.sandbox import errors
 from tenantdeck.sandbox.store import KEEP_PASSWORD
+from tenantdeck.textsafe import shown
 
 TRIGGER_IDS: frozenset[str] = frozenset(catalog.TRIGGER_IDS)
 EXTENSION_IDS: tuple[str, ...] = tuple(catalog.EXTENSION_IDS)
 WIDGETS_PER_APP: int = catalog.WIDGETS_PER_APP
 WEBHOOKS_PER_APP: int = catalog.WEBHOOKS_PER_APP
+#: collaborators of one app, its owner included (facts §3.4, "25 collaborators per app" [V PC])
+COLLABORATORS_PER_APP = 25
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -229,6 +234,73 @@ def parse_extension_toggle(body: Any) -> Extensions:
     if both:
         raise errors.validation_error({"body": [f"{', '.join(both)}: listed as both enabled and disabled"]})
     return model
+
+
+#: The body keys of add-collaborator, in the vendor OpenAPI's order, and the role each one gives (None: remove).
+TEAM_LISTS: dict[str, str | None] = {"admins": "admin", "moderators": "moderator", "collaboratorsToRemove": None}
+
+#: One address: a local part, an @, a domain with a dot, no spaces; the same rule as the draft's team emails.
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+EMAIL_MAX = 254
+
+
+@dataclass(frozen=True, slots=True)
+class TeamChange:
+    """A checked add-collaborator body: emails per list, duplicates within a list dropped, order kept."""
+
+    admins: list[str]
+    moderators: list[str]
+    remove: list[str]
+
+    def roles(self) -> dict[str, str]:
+        """email -> the role it is given (admins and moderators only)."""
+        return {**dict.fromkeys(self.admins, "admin"), **dict.fromkeys(self.moderators, "moderator")}
+
+
+def email_key(email: str) -> str:
+    """How two addresses are compared: case-insensitively (``Ana@X.example`` is ``ana@x.example``)."""
+    return email.casefold()
+
+
+def parse_team_update(body: Any) -> TeamChange:
+    """``{"admins": [...], "moderators": [...], "collaboratorsToRemove": [...]}``; every key optional.
+
+    Refused with 422 ``ERR_BAD_REQUEST`` (nothing changes): an unknown key, a value that is not a list of
+    strings, a string that is not an email address, an address in two lists. An address twice in one list counts
+    once. Messages never repeat the value (it is data; the field path says which one).
+    """
+    body = _object(body, "body")
+    extra = sorted(set(body) - set(TEAM_LISTS))
+    if extra:
+        keys = ", ".join(TEAM_LISTS)
+        raise errors.validation_error({shown(k[:100]): [f"unknown key; the body's keys are {keys}"] for k in extra})
+    details: dict[str, list[str]] = {}
+    lists: dict[str, dict[str, tuple[int, str]]] = {}  # list -> email key -> (index in the body, email as sent)
+    for key in TEAM_LISTS:
+        values = body.get(key, [])
+        if not isinstance(values, list):
+            details[key] = ["must be a list of email addresses"]
+            continue
+        kept = lists[key] = {}
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                details[f"{key}[{i}]"] = ["must be a string"]
+            elif len(value) > EMAIL_MAX or not _EMAIL.match(value) or shown(value) != value:  # no controls, no bidi
+                details[f"{key}[{i}]"] = ["must be an email address, such as ana@example.com"]
+            else:
+                kept.setdefault(email_key(value), (i, value))
+    if details:
+        raise errors.validation_error(details)
+    first_list: dict[str, str] = {}
+    for key, kept in lists.items():
+        for email, (i, _) in kept.items():
+            first = first_list.setdefault(email, key)
+            if first != key:
+                details[f"{key}[{i}]"] = [f"is also in {first}; an address goes in one list"]
+    if details:
+        raise errors.validation_error(details)
+    admins, moderators, remove = ([email for _, email in lists[key].values()] for key in TEAM_LISTS)
+    return TeamChange(admins, moderators, remove)
 
 
 def request_schemas() -> dict[str, type[BaseModel]]:

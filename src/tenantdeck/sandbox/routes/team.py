@@ -1,25 +1,89 @@
-"""Read-only views of an app's collaborators and settings (seeded data; nothing here writes)."""
+"""An app's team (list, and add/change/remove in one call) and its settings (read-only: nothing writes them).
+
+The team follows the vendor's OpenAPI (``/apps/{appId}/collaborators``, tag "Team Management"): the GET answers
+``data[{id, name, email, role, createdAt}]`` with roles ``owner``, ``admin``, ``moderator``, ``developer``; the POST
+takes ``admins``, ``moderators`` and ``collaboratorsToRemove`` (lists of emails, each optional) and answers, per
+email, ``{"success": true}`` under ``admins``, ``moderators``, ``developers`` and ``collaboratorsToRemove``.
+
+Where the vendor's OpenAPI and the facts file (§3.4) differ, the OpenAPI is followed: its POST example answers the
+unused groups as empty *lists* (``"moderators": []``) while its ``teamMgmtSchema`` and the facts give objects; the
+sandbox always answers objects (``{}`` when empty), which both describe, and the client accepts either. The POST
+example also reports ``developers`` although no body key gives that role; the sandbox reports it (always empty:
+developers are invited in the dashboard, not here).
+
+A request is all or nothing: any refusal (see :meth:`~tenantdeck.sandbox.store.Store.update_team` and
+:func:`~tenantdeck.sandbox.validation.parse_team_update`) leaves the team as it was, so ``success`` is never false
+in a sandbox answer. ``ERR_SELF_ACTION_DENIED`` (facts §5) is not produced: the key and secret are the account's,
+and the only "self" an account has on an app is its owner, refused as ``ERR_ALREADY_AN_OWNER``.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from tenantdeck.sandbox.deps import ERROR_RESPONSES, AppIdParam, StoreDep
+from tenantdeck.sandbox import validation
+from tenantdeck.sandbox.bodies import json_body
+from tenantdeck.sandbox.deps import ERROR_RESPONSES, AppIdParam, StoreDep, json_request_body
 from tenantdeck.sandbox.envelopes import ok
 
 router = APIRouter(responses=ERROR_RESPONSES)
+
+_EMAILS = {"type": "array", "items": {"type": "string", "format": "email"}}
+TEAM_BODY = json_request_body(
+    {
+        "type": "object",
+        "properties": {
+            "admins": {**_EMAILS, "description": "Emails to make admins (added to the team if new)"},
+            "moderators": {**_EMAILS, "description": "Emails to make moderators (added to the team if new)"},
+            "collaboratorsToRemove": {**_EMAILS, "description": "Emails to remove from the team"},
+        },
+        "additionalProperties": False,
+    },
+    "Emails per role to give, and emails to remove; every key is optional, an email goes in one list only",
+)
 
 
 @router.get(
     "/apps/{appId}/collaborators",
     operation_id="list-collaborators",
     summary="List collaborators",
-    description="Answers `data[{id, name, email, role, createdAt}]`. Read-only in the sandbox.",
+    description="Answers `data[{id, name, email, role, createdAt}]`; role is owner, admin, moderator or developer.",
     tags=["Team management"],
 )
 async def list_collaborators(appId: AppIdParam, db: StoreDep) -> JSONResponse:
     return ok(db.list_collaborators(appId))
+
+
+@router.post(
+    "/apps/{appId}/collaborators",
+    operation_id="add-collaborator",
+    summary="Add, change and remove collaborators",
+    description=(
+        "Body `{admins: [emails], moderators: [emails], collaboratorsToRemove: [emails]}`: a new email is added "
+        "with that role, a collaborator's role changes, removed emails leave the team. Answers "
+        "`data{admins, moderators, developers, collaboratorsToRemove}`, each `{email: {success}}`. All or nothing: "
+        "the owner's email anywhere is 422 ERR_ALREADY_AN_OWNER, removing a non-collaborator 404 "
+        f"ERR_NOT_A_COLLABORATOR, more than {validation.COLLABORATORS_PER_APP} collaborators (owner included) 422 "
+        "ERR_COLLABORATOR_LIMIT_REACHED, a malformed email or one in two lists 422 ERR_BAD_REQUEST."
+    ),
+    tags=["Team management"],
+    openapi_extra=TEAM_BODY,
+)
+async def update_team(request: Request, appId: AppIdParam, db: StoreDep) -> JSONResponse:
+    change = validation.parse_team_update(await json_body(request))
+    db.update_team(
+        appId, change.roles(), change.remove, limit=validation.COLLABORATORS_PER_APP, key=validation.email_key
+    )
+    done = {"success": True}
+    return ok(
+        {
+            "admins": {email: dict(done) for email in change.admins},
+            "moderators": {email: dict(done) for email in change.moderators},
+            "developers": {},
+            "collaboratorsToRemove": {email: dict(done) for email in change.remove},
+        }
+    )
 
 
 @router.get(

@@ -1,0 +1,84 @@
+"""The vendor's management OpenAPI, read at test time: operations, declared parameters and ``example`` bodies.
+
+Conformance tests answer with the vendor's own examples instead of copies written by hand, so an example that
+changes (or a shape a copy got wrong) shows up as a failing test. The document lives outside the repository (the
+shared reference, `shared/reference/vendor-openapi/`); ``TENANTDECK_VENDOR_OPENAPI`` names another copy, and
+without one the tests that need it are skipped with a reason rather than passing on nothing.
+(Unique module name: tests/api is not a package.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEFAULT_PATH = Path("/work/shared/reference/vendor-openapi/management-apis-core.json")
+
+
+def document_path() -> Path:
+    return Path(os.environ.get("TENANTDECK_VENDOR_OPENAPI", DEFAULT_PATH))
+
+
+@cache
+def _load(path: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return doc
+
+
+def document() -> dict[str, Any]:
+    """The parsed document; skips the calling test when no copy is reachable."""
+    path = document_path()
+    if not path.is_file():
+        pytest.skip(f"the vendor OpenAPI is not at {path} (set TENANTDECK_VENDOR_OPENAPI)")
+    return _load(path)
+
+
+def operation(method: str, template: str) -> dict[str, Any]:
+    """The operation object of ``METHOD template`` (``template`` as the document writes it)."""
+    op: dict[str, Any] = document()["paths"][template][method.lower()]
+    return op
+
+
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if not isinstance(ref, str):
+        return node
+    target: Any = document()
+    for part in ref.removeprefix("#/").split("/"):
+        target = target[part]
+    return dict(target)
+
+
+def parameters(method: str, template: str, where: str) -> dict[str, dict[str, Any]]:
+    """Declared parameters of one kind (``header``, ``path``, ``query``), by name, ``$ref`` resolved."""
+    out = {}
+    for raw in operation(method, template).get("parameters", []):
+        param = _resolve(raw)
+        if param.get("in") == where:
+            out[str(param["name"])] = param
+    return out
+
+
+def request_properties(method: str, template: str) -> dict[str, dict[str, Any]]:
+    """The JSON request body's declared properties (empty when the operation declares no body)."""
+    body = operation(method, template).get("requestBody", {})
+    schema = body.get("content", {}).get("application/json", {}).get("schema", {})
+    props: dict[str, dict[str, Any]] = _resolve(schema).get("properties", {})
+    return props
+
+
+def example(method: str, template: str, status: str = "200") -> Any:
+    """The response ``example`` of ``METHOD template`` for ``status``, as the document gives it."""
+    content = operation(method, template)["responses"][status]["content"]["application/json"]
+    return content["example"]
+
+
+def path_pattern(template: str) -> re.Pattern[str]:
+    """``/apps/{appId}/x`` -> a pattern matching a concrete (percent-encoded) path, one segment per parameter."""
+    return re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$")
