@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-DEFAULT_PATH = Path("/work/shared/reference/vendor-openapi/management-apis-core.json")
+#: ``../shared`` beside the repository, as CI and the team's checkouts have it
+DEFAULT_PATH = Path(__file__).resolve().parents[2].parent / "shared/reference/vendor-openapi/management-apis-core.json"
 
 
 def document_path() -> Path:

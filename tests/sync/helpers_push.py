@@ -27,7 +27,7 @@ def make_sandbox(db: Path, **kw: Any) -> Any:
     return create_app(db, key=KEY, secret=SECRET, **kw)
 
 
-def endpoint_for(sandbox: Any) -> Target:
+def target_for(sandbox: Any) -> Target:
     return Target("test", BASE_URL, KEY, SECRET, httpx.ASGITransport(app=sandbox, raise_app_exceptions=False))
 
 
@@ -57,7 +57,7 @@ def run_push(sandbox: Any, draft: Path | None, env: Mapping[str, str], **kw: Any
     kw.setdefault("yes", True)
     kw.setdefault("retry_base_delay", 0.001)
     opts = PushOptions(draft_path=draft, **kw)
-    code = asyncio.run(push_flow(endpoint_for(sandbox), opts, env=env, err=err))
+    code = asyncio.run(push_flow(target_for(sandbox), opts, env=env, err=err))
     return code, err.getvalue()
 
 

@@ -21,9 +21,9 @@ from tests.sync.helpers_push import (
     app_named,
     call,
     edit_draft,
-    endpoint_for,
     live_summary,
     loaded,
+    target_for,
 )
 
 ENV = {"NEW_HOOK_PW": "EngineHookPw1"}
@@ -40,7 +40,7 @@ def add_apps(draft: Path, *names: str) -> None:
 
 
 def prepare(sandbox: Any, draft: Path, env: dict[str, str] | None = None, **kw: Any) -> Prepared | PushRefused:
-    return asyncio.run(prepare_push(endpoint_for(sandbox), PushRequest(draft_path=draft, retry_base_delay=0.001, **kw),
+    return asyncio.run(prepare_push(target_for(sandbox), PushRequest(draft_path=draft, retry_base_delay=0.001, **kw),
                                     ENV if env is None else env))
 
 
@@ -49,7 +49,7 @@ def test_a_push_reports_each_operation_as_events_that_add_up_to_the_result(sandb
     prepared = prepare(sandbox, draft)
     assert isinstance(prepared, Prepared), prepared
     events: list[PushEvent] = []
-    result = asyncio.run(push(prepared, endpoint_for(sandbox), events.append))
+    result = asyncio.run(push(prepared, target_for(sandbox), events.append))
     assert result.complete
     ops = [op.key for op in prepared.plan.operations]
     started = [e.op.key for e in events if e.kind == "started" and e.op]
@@ -103,7 +103,7 @@ def test_a_cancelled_push_is_interrupted_safely_and_the_next_one_finishes(sandbo
             if event.kind == "applied" and event.done == 3 and task is not None:
                 task.cancel()
 
-        task = asyncio.create_task(push(prepared, endpoint_for(sandbox), on_event, result=result))
+        task = asyncio.create_task(push(prepared, target_for(sandbox), on_event, result=result))
         with pytest.raises(asyncio.CancelledError):
             await task
 
@@ -112,7 +112,7 @@ def test_a_cancelled_push_is_interrupted_safely_and_the_next_one_finishes(sandbo
     assert result.counts()["not_attempted"] > 0
     again = prepare(sandbox, draft)
     assert isinstance(again, Prepared), again
-    assert asyncio.run(push(again, endpoint_for(sandbox))).complete
+    assert asyncio.run(push(again, target_for(sandbox))).complete
     names = live_summary(sandbox)["app_names"]
     assert [names.count(n) for n in ("Cut A", "Cut B", "Cut C")] == [1, 1, 1]
 
@@ -145,7 +145,7 @@ def test_a_plan_is_made_from_the_editor_s_unsaved_text_without_reading_the_file(
     session.set(path, not session.get(path))
     before = draft.read_bytes()
     offline = asyncio.run(plan_draft(draft, ENV, text=session.text))
-    online = asyncio.run(plan_draft(draft, ENV, text=session.text, target=endpoint_for(sandbox)))
+    online = asyncio.run(plan_draft(draft, ENV, text=session.text, target=target_for(sandbox)))
     for plan in (offline, online):
         assert not isinstance(plan, PushRefused), plan
         (op,) = plan.operations

@@ -104,8 +104,8 @@ def test_digest_depends_on_the_extended_preset_and_referenced_variables() -> Non
 
 def test_pull_leaves_the_cache_warm(tmp_path: Path) -> None:
     from tenantdeck.sync.remote.pull import pull_target
-    from tests.sync.helpers_push import endpoint_for
+    from tests.sync.helpers_push import target_for
 
     draft = tmp_path / "tenantdeck.yaml"
-    pull_target(endpoint_for(make_sandbox(tmp_path / "db.sqlite3")), draft)
+    pull_target(target_for(make_sandbox(tmp_path / "db.sqlite3")), draft)
     assert len(cache_of(draft)) == 3

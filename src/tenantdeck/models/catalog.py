@@ -26,6 +26,9 @@ WEBHOOKS_PER_APP: Final = 25
 TEAM_PER_APP: Final = 25
 #: the roles a draft gives; the owner and developers are the service's, shown and never changed
 TEAM_ROLES: Final = ("admin", "moderator")
+#: a team member's email: a local part, an @, a domain with a dot, no spaces (the draft and the sandbox check it)
+EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+EMAIL_MAX: Final = 254
 WEBHOOK_ID_MAX: Final = 50
 WEBHOOK_NAME_MAX: Final = 50
 WEBHOOK_URL_MAX: Final = 255

@@ -16,16 +16,13 @@ from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import catalog
 from tenantdeck.models.base import StrictModel
+from tenantdeck.textsafe import shown
 
-#: one address: a local part, an @, a domain with a dot; no spaces (what the service's invitation accepts)
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
-
-
-_EMAIL = re.compile(EMAIL_PATTERN)
+_EMAIL = re.compile(catalog.EMAIL_PATTERN)
 
 
 def _email(value: str) -> str:
-    if len(value) > 254 or not _EMAIL.match(value):
+    if len(value) > catalog.EMAIL_MAX or not _EMAIL.match(value) or shown(value) != value:  # no control chars
         raise PydanticCustomError("email", "must be an email address, such as ana@example.com", {})
     return value
 

@@ -28,7 +28,7 @@ EXTENSION_IDS: tuple[str, ...] = tuple(catalog.EXTENSION_IDS)
 WIDGETS_PER_APP: int = catalog.WIDGETS_PER_APP
 WEBHOOKS_PER_APP: int = catalog.WEBHOOKS_PER_APP
 #: collaborators of one app, its owner included (facts §3.4, "25 collaborators per app" [V PC])
-COLLABORATORS_PER_APP = 25
+COLLABORATORS_PER_APP: int = catalog.TEAM_PER_APP
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -239,9 +239,9 @@ def parse_extension_toggle(body: Any) -> Extensions:
 #: The body keys of add-collaborator, in the vendor OpenAPI's order, and the role each one gives (None: remove).
 TEAM_LISTS: dict[str, str | None] = {"admins": "admin", "moderators": "moderator", "collaboratorsToRemove": None}
 
-#: One address: a local part, an @, a domain with a dot, no spaces; the same rule as the draft's team emails.
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-EMAIL_MAX = 254
+#: One address: the draft's rule for team emails (``catalog.EMAIL_PATTERN``).
+_EMAIL = re.compile(catalog.EMAIL_PATTERN)
+EMAIL_MAX: int = catalog.EMAIL_MAX
 
 
 @dataclass(frozen=True, slots=True)
