@@ -55,7 +55,7 @@ def test_edit_push_and_pull_again(sandbox: Any, draft: Path) -> None:
         "admins": ["ana@acme.example", "zoe@acme.example"], "moderators": [],
         "collaboratorsToRemove": ["raj@acme.example"]}
     text = render_text(plan)
-    assert "  ~ update team" in text and 'Team role of zoe@acme.example (zoe@acme.example): "admin"' in text
+    assert "  ~ update team" in text and 'Team role (zoe@acme.example): "admin"' in text
 
     code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.OK, err

@@ -1,6 +1,6 @@
-"""Fixtures of the Extensions, SMS and Webhooks tabs: a draft shaped like a pull of the sandbox (write-only webhook
-fields left out, with pull's comment; an id the service holds outside the documented rule; a trigger the catalog
-lacks), and helpers that open the app on one of these tabs."""
+"""Fixtures of the Extensions, SMS, Webhooks and Team tabs: a draft shaped like a pull of the sandbox (write-only
+webhook fields left out, with pull's comment; an id the service holds outside the documented rule; a trigger the
+catalog lacks; a team), and helpers that open the app on one of these tabs."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ apps:
       twilioAccountSid: ACsandbox00000000000000000000000000
       twilioAuthToken: ${TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN}
       websiteURL: https://support.example.com
+    team:
+      admins: [zoe@acme.example]
+      moderators: [raj@acme.example]
     webhooks:
       - id: orders  # tenantdeck: not reported by the service: useBasicAuth, username, retryOnFailure, password unknown (left out, so left as they are)
         name: Order events

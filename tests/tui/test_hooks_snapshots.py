@@ -1,4 +1,4 @@
-"""Snapshots of the Extensions, SMS and Webhooks tabs and the webhook form at 80x24 and 120x40.
+"""Snapshots of the Extensions, SMS, Webhooks and Team tabs and the webhook form at 80x24 and 120x40.
 
 Deterministic: the draft is copied into ``tmp_path``, config and data directories are isolated, validation is
 awaited (no sleeps) and input cursors do not blink.
@@ -41,6 +41,9 @@ CASES = {
     "webhooks": _before("webhooks", row=1),
     "form_new": _before("webhooks", keys=("a",)),
     "form_edit": _before("webhooks", keys=("down", "e")),
+    "team": _before("team", row=1),
+    "team_add": _before("team", keys=("m",)),
+    "team_none": _before("team", app_index=1),
 }
 
 

@@ -406,7 +406,6 @@ def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None) 
     out: dict[str, list[str]] = {}
     for role, key in (("admin", "admins"), ("moderator", "moderators")):
         emails = sorted(e for e, r in roles.items() if r == role)
-        if emails:  # an empty role is left out (the model's default), not written as []
-            out[key] = _keep_order(emails, list(getattr(existing, key)) if existing is not None else [])
+        out[key] = _keep_order(emails, list(getattr(existing, key)) if existing is not None else [])
     return out
 

@@ -43,7 +43,7 @@ class TeamKind(Kind):
         return {"team": None if remote.team is None else roles_of(remote.team)}
 
     def label(self, path: str) -> str:
-        return f"Team role of {path}"
+        return "Team role"
 
     def title(self, rid: str, name: str | None) -> str:
         return "team"

@@ -27,6 +27,7 @@ TABS = (
     ("extensions", "Extensions", "tenantdeck.tui.tabs.extensions_tab", "ExtensionsTab"),
     ("sms", "SMS", "tenantdeck.tui.tabs.sms_tab", "SmsTab"),
     ("webhooks", "Webhooks", "tenantdeck.tui.tabs.webhooks_tab", "WebhooksTab"),
+    ("team", "Team", "tenantdeck.tui.tabs.team_tab", "TeamTab"),
 )
 
 

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from tenantdeck.sync.types import Conflict
 
 #: resource kind of an operation -> the App tab that edits it
-_TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks"}
+_TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks",
+           "team": "team"}
 
 
 #: how many operations the result area under the status lists after a push (``s`` lists every one)

@@ -1,0 +1,65 @@
+"""What the editor's Team tab shows and writes, as plain data: the draft's ``team`` block as rows, and the new block
+each edit makes (add, switch role, remove). The TUI only renders these; the session validates what is written.
+
+A team is one small block, so every edit writes it whole: one undo step, and the block's order kept (new emails go
+at the end of their role's list).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tenantdeck.models import catalog
+
+#: draft key of each role's list
+LISTS: dict[str, str] = {"admin": "admins", "moderator": "moderators"}
+_EMAIL = re.compile(catalog.EMAIL_PATTERN)
+
+
+def rows(team: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``(email, role)`` for each member, admins first, in the draft's order (anything not an email list is
+    skipped: the session reports it)."""
+    out: list[tuple[str, str]] = []
+    for role, key in LISTS.items():
+        values = (team or {}).get(key)
+        out += [(str(v), role) for v in values if isinstance(v, str)] if isinstance(values, list) else []
+    return out
+
+
+def _block(members: list[tuple[str, str]], old: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``team`` block for ``members``, keeping any other key the draft has there (the session reports it)."""
+    out = {k: v for k, v in old.items() if k not in LISTS.values()}
+    for role, key in LISTS.items():
+        emails = [e for e, r in members if r == role]
+        if emails or key in old:
+            out[key] = emails
+    return out
+
+
+def email_problem(email: str, team: Mapping[str, Any] | None) -> str | None:
+    """Why ``email`` cannot be added (not an address, already on the team, the team is full), or None."""
+    if len(email) > catalog.EMAIL_MAX or not _EMAIL.match(email):
+        return "must be an email address, such as ana@example.com"
+    if any(e.casefold() == email.casefold() for e, _ in rows(team)):
+        return f"{email} is already on the team"
+    if len(rows(team)) + 1 >= catalog.TEAM_PER_APP:
+        return f"an app has at most {catalog.TEAM_PER_APP} collaborators, its owner included"
+    return None
+
+
+def added(team: Mapping[str, Any] | None, email: str, role: str) -> dict[str, Any]:
+    return _block([*rows(team), (email, role)], team or {})
+
+
+def switched(team: Mapping[str, Any], email: str) -> dict[str, Any]:
+    """``email`` in the other role (admin <-> moderator), at the end of that role's list."""
+    members = rows(team)
+    role = next(r for e, r in members if e == email)
+    other = "moderator" if role == "admin" else "admin"
+    return _block([(e, r) for e, r in members if e != email] + [(email, other)], team)
+
+
+def removed(team: Mapping[str, Any], email: str) -> dict[str, Any]:
+    return _block([(e, r) for e, r in rows(team) if e != email], team)

@@ -1,0 +1,249 @@
+"""The Team tab: the app's admins and moderators by email, as the draft says them.
+
+Why it lists only those: the owner and the developers are the service's own (an owner cannot be given a role or
+removed, developers are invited in the dashboard), so a draft never names them and a push never touches them. An
+app whose draft has no ``team`` block does not manage its team at all (the service's is left as it is); ``ctrl+n``
+starts managing it. Every edit writes the whole block through the session (:mod:`tenantdeck.draft.team_view`):
+one undo step each, checked at once by the draft's own model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.actions import SkipAction
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Input, Label, Static
+
+from tenantdeck.draft import team_view as tv
+from tenantdeck.models import catalog
+from tenantdeck.textsafe import shown
+from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.quiet import update_static
+
+ROLE_WORD = {"admin": "admin", "moderator": "moderator"}
+
+
+class TeamTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
+    """``a`` adds an admin, ``m`` a moderator, ``r`` switches the role of the member under the cursor, ``d`` removes
+    them; ``ctrl+n`` manages the team of an app whose draft leaves it to the service."""
+
+    HELP = """\
+## Team
+
+The app's admins and moderators, by email. The owner and the developers are the service's: they are not listed
+here and a push never changes them. A draft without a `team` block leaves the whole team to the service.
+
+- `a`: add an admin · `m`: add a moderator (type the email, `Enter`; `Escape` cancels)
+- `r`: switch the highlighted member between admin and moderator · `d` or `Delete`: remove them from the team
+- `Ctrl+N`: manage this app's team in the draft (an empty block; a pull fills it from the service)
+- `Ctrl+Z`: undo. A push adds, re-roles and removes only the emails you changed; someone added on the service
+  since your last pull or push stays (drift).
+"""
+    BINDINGS = [
+        Binding("a", "add('admin')", "Admin", id="team.add_admin", tooltip="Add an admin by email"),
+        Binding("m", "add('moderator')", "Moderator", id="team.add_moderator", tooltip="Add a moderator by email"),
+        Binding("r", "switch", "Role", id="team.switch", tooltip="Switch the member between admin and moderator"),
+        Binding("d,delete", "remove", "Remove", id="team.remove", tooltip="Remove the member from the team"),
+        Binding("ctrl+n", "manage", "Manage team", id="team.manage", tooltip="Manage this app's team in the draft"),
+        Binding("escape", "cancel", "Cancel", id="team.cancel"),
+    ]
+    DEFAULT_CSS = """
+    TeamTab { height: 1fr; }
+    TeamTab #team-status { height: auto; padding: 0 1; color: $text-muted; }
+    TeamTab DataTable { height: 1fr; }
+    TeamTab #team-add { height: auto; padding: 0 1; display: none; }
+    TeamTab #team-add.-open { display: block; }
+    TeamTab #team-add Label { width: 15; }
+    TeamTab #team-add Input { width: 1fr; }
+    TeamTab #team-detail { height: 3; padding: 0 1; border-top: solid $primary; }
+    """
+
+    def __init__(self, app_index: int) -> None:
+        super().__init__()
+        self.app_index = app_index
+        self._adding: str | None = None  #: the role being added while the email field is open
+
+    @property
+    def prefix(self) -> str:
+        return f"apps[{self.app_index}].team"
+
+    def team(self) -> dict[str, Any] | None:
+        value = self.editor.get(self.prefix, None)
+        return value if isinstance(value, dict) else None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="team-status", markup=False)
+        table: DataTable[Text] = DataTable(id="team", cursor_type="row", zebra_stripes=True)
+        yield table
+        with Horizontal(id="team-add"):
+            yield Label("", id="team-add-label")
+            yield Input(placeholder="email, then Enter (Escape cancels)", id="team-email", compact=True)
+        yield Static("", id="team-detail", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("Email", "Role", "Problems")
+        self.refresh_rows()
+
+    # -- rendering ---------------------------------------------------------------------------------------------
+
+    def refresh_rows(self) -> None:
+        team = self.team()
+        members = tv.rows(team)
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for email, role in members:
+            problems = self._problems(email, role)
+            table.add_row(Text(shown(email)), Text(ROLE_WORD[role]),
+                          Text(f"{len(problems)} problem(s)" if problems else "ok"), key=email)
+        if members:
+            table.move_cursor(row=min(max(row, 0), len(members) - 1))
+        if team is None:
+            status = "This app's team is not managed in this draft: the service's is left as it is. Ctrl+N manages it."
+        else:
+            admins = sum(r == "admin" for _, r in members)
+            status = (f"{admins} admin(s), {len(members) - admins} moderator(s) (at most {catalog.TEAM_PER_APP - 1} "
+                      "besides the owner). The owner and developers are the service's: not listed, never changed.")
+        update_static(self.query_one("#team-status", Static), status)
+        self.refresh_bindings()
+        self._show_detail()
+
+    def _problems(self, email: str, role: str) -> list[Any]:
+        """The draft's problems at this member's entry (a malformed email)."""
+        members = [e for e, r in tv.rows(self.team()) if r == role]
+        return self.editor.problems_at(f"{self.prefix}.{tv.LISTS[role]}[{members.index(email)}]")
+
+    def _current(self) -> tuple[str, str] | None:
+        members = tv.rows(self.team())
+        row = self.query_one(DataTable).cursor_row
+        return members[row] if members and 0 <= row < len(members) else None
+
+    def _show_detail(self) -> None:
+        lines = [f"{'error' if p.is_error else 'warning'}: {p.message}" for p in self.editor.problems_at(self.prefix)
+                 if p.key_path == self.prefix]
+        current = self._current()
+        if current is not None:
+            email, role = current
+            lines.insert(0, f"{email} · {role}")
+            lines += [f"{'error' if p.is_error else 'warning'}: {p.message}"
+                      for p in self._problems(email, role)]
+        update_static(self.query_one("#team-detail", Static), shown("\n".join(lines), newlines=True))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        if message.touches(f"apps[{self.app_index}]"):
+            self.refresh_or_defer()
+
+    def refresh_content(self) -> None:
+        self.refresh_rows()
+
+    def focus_path(self, path: str) -> bool:
+        """``apps[i].team...``: the table focused, on the member the path names when it names one."""
+        if path != self.prefix and not path.startswith(self.prefix + "."):
+            return False
+        from tenantdeck.problems import parse_path
+
+        table = self.query_one(DataTable)
+        try:
+            parts = parse_path(path)
+        except ValueError:
+            parts = ()
+        if len(parts) >= 6 and parts[4] in tv.LISTS.values() and isinstance(parts[5], int):
+            role = next(r for r, key in tv.LISTS.items() if key == parts[4])
+            emails = [e for e, r in tv.rows(self.team()) if r == role]
+            if 0 <= parts[5] < len(emails):
+                table.move_cursor(row=[e for e, _ in tv.rows(self.team())].index(emails[parts[5]]))
+        table.focus()
+        return True
+
+    # -- actions -----------------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that do nothing here are left out of the footer (it must fit 80 columns)."""
+        managed = self.is_mounted and self.team() is not None
+        if action == "manage":
+            return not managed
+        if action in ("switch", "remove"):
+            return managed and self._current() is not None
+        if action == "add":
+            return managed
+        if action == "cancel":
+            return self._adding is not None
+        return True
+
+    def _write(self, block: dict[str, Any], done: str) -> bool:
+        outcome = self.editor.set(self.prefix, block)
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Team not changed", severity="error", markup=False)
+            return False
+        self.notify(done, markup=False)
+        return True
+
+    def action_manage(self) -> None:
+        if self.team() is not None:
+            self.notify("This app's team is already managed in the draft.", markup=False)
+            return
+        self._write({}, "The team is managed in the draft now (empty: a push removes nobody it did not add; a pull "
+                        "fills it from the service).")
+
+    def action_add(self, role: str) -> None:
+        if self.team() is None:
+            self.notify("The team is not managed in this draft: Ctrl+N first.", markup=False)
+            return
+        self._adding = role
+        self.query_one("#team-add-label", Label).update(f"New {role}:")
+        self.query_one("#team-add").add_class("-open")
+        field = self.query_one("#team-email", Input)
+        field.value = ""
+        field.focus()
+        self.refresh_bindings()
+
+    def action_cancel(self) -> None:
+        if self._adding is None:
+            raise SkipAction()
+        self._close_add()
+
+    def _close_add(self) -> None:
+        self._adding = None
+        self.query_one("#team-add").remove_class("-open")
+        self.query_one(DataTable).focus()
+        self.refresh_bindings()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        role, email = self._adding, event.value.strip()
+        if role is None:
+            return
+        problem = tv.email_problem(email, self.team())
+        if problem is not None:
+            self.notify(problem, title="Not added", severity="warning", markup=False)
+            return
+        if self._write(tv.added(self.team(), email, role), f"{email} added as {role} (a push invites them)."):
+            self._close_add()
+            members = [e for e, _ in tv.rows(self.team())]
+            self.query_one(DataTable).move_cursor(row=members.index(email) if email in members else 0)
+
+    def action_switch(self) -> None:
+        current, team = self._current(), self.team()
+        if current is None or team is None:
+            return
+        email, role = current
+        other = "moderator" if role == "admin" else "admin"
+        if self._write(tv.switched(team, email), f"{email} is a {other} now."):
+            members = [e for e, _ in tv.rows(self.team())]
+            self.query_one(DataTable).move_cursor(row=members.index(email))
+
+    def action_remove(self) -> None:
+        current, team = self._current(), self.team()
+        if current is None or team is None:
+            return
+        email, _ = current
+        self._write(tv.removed(team, email), f"{email} removed from the team (a push removes them; Ctrl+Z undoes).")
