@@ -1,6 +1,6 @@
 """Fixtures of the Extensions, SMS, Webhooks and Team tabs: a draft shaped like a pull of the sandbox (write-only
 webhook fields left out, with pull's comment; an id the service holds outside the documented rule; a trigger the
-catalog lacks; a team), and helpers that open the app on one of these tabs."""
+catalog lacks; a team; two app settings, one a list), and helpers that open the app on one of these tabs."""
 
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ apps:
     team:
       admins: [zoe@acme.example]
       moderators: [raj@acme.example]
+    settings:
+      core.conversations.updateOnReplies: false
+      core.notifications.push.advanced.included: [preferences, templates]
     webhooks:
       - id: orders  # tenantdeck: not reported by the service: useBasicAuth, username, retryOnFailure, password unknown (left out, so left as they are)
         name: Order events

@@ -44,6 +44,8 @@ CASES = {
     "team": _before("team", row=1),
     "team_add": _before("team", keys=("m",)),
     "team_none": _before("team", app_index=1),
+    "settings": _before("settings"),
+    "settings_none": _before("settings", app_index=1),
 }
 
 

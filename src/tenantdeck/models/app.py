@@ -7,7 +7,7 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from tenantdeck.models import catalog
 from tenantdeck.models.base import AppName, HeldAppName, StrictModel
@@ -18,6 +18,10 @@ from tenantdeck.models.webhook import Webhook, _unique
 from tenantdeck.models.widget import WidgetDraft
 
 Region = Literal["us", "eu", "in"]
+#: a setting's key as the service names it (``core.conversations.updateOnReplies``): no spaces, not empty
+SettingKey = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
+#: what the service reports: a boolean (settable) or a list of strings (reported, not settable through the API)
+SettingValue = bool | list[str]
 ExtensionId = Literal[catalog.EXTENSION_IDS]  # type: ignore[valid-type]
 ExtensionList = Annotated[list[ExtensionId], AfterValidator(_unique)]  # type: ignore[valid-type]
 
@@ -62,6 +66,10 @@ class App(StrictModel):
     )
     team: Team | None = Field(
         None, description="Admins and moderators by email; left out: the service's team is not managed here"
+    )
+    settings: dict[SettingKey, SettingValue] | None = Field(
+        None, description="App settings by the service's key (core.conversations.*, core.notifications.push.*): "
+        "only the keys written here are managed; booleans can be changed, lists are the service's (shown, kept)"
     )
 
 

@@ -332,3 +332,31 @@ TRIGGER_CATEGORIES: Final[dict[str, tuple[str, ...]]] = {
     category: tuple(t for t in TRIGGER_IDS if trigger_category(t) == category)
     for category in (*(c for c, _ in TRIGGER_PREFIXES), TRIGGER_OTHER)
 }
+
+
+# -- app settings (facts §3.5; the vendor OpenAPI's list-settings example) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AppSetting:
+    """One app setting the service reports: its key, label and whether the API can set it (``POST settings`` maps
+    booleans only; a list value such as ``...advanced.included`` is the service's to say)."""
+
+    key: str
+    label: str
+    settable: bool = True
+
+
+APP_SETTINGS: Final = (
+    AppSetting("core.conversations.updateOnGroupActions", "Conversations update on group actions"),
+    AppSetting("core.conversations.updateOnReplies", "Conversations update on replies"),
+    AppSetting("core.conversations.updateOnCallActivity", "Conversations update on call activity"),
+    AppSetting("core.conversations.updateOnMessageActions", "Conversations update on message actions"),
+    AppSetting("core.conversations.updateOnCustomMessage", "Conversations update on custom messages"),
+    AppSetting("core.threads.updateOnMessageActions", "Threads update on message actions"),
+    AppSetting("core.notifications.push.accessible", "Push notifications accessible"),
+    AppSetting("core.notifications.push.enabled", "Push notifications enabled"),
+    AppSetting("core.notifications.push.advanced.enabled", "Advanced push notifications enabled"),
+    AppSetting("core.notifications.push.advanced.included", "Advanced push features included", settable=False),
+)
+APP_SETTING_BY_KEY: Final = {s.key: s for s in APP_SETTINGS}

@@ -394,7 +394,22 @@ def app_from_canonical(
     team = team_from_canonical(canonical.get("team"), existing.team if existing is not None else None)
     if team is not None:
         data["team"] = team
+    settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
+    if settings is not None:
+        data["settings"] = settings
     return AppConversion(app=App.model_validate(data), notes=notes)
+
+
+def settings_from_canonical(live: Mapping[str, Any] | None,
+                            existing: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Every setting the service reports, in the old draft's order where it had them (new keys sorted after); a
+    key the draft has that the service does not report is kept (the service's answer decides nothing about it).
+    Not read (None): the old block, or none."""
+    if live is None:
+        return dict(existing) if existing is not None else None
+    old = dict(existing or {})
+    order = _keep_order(list(live), list(old))
+    return {**{k: live[k] for k in order}, **{k: v for k, v in old.items() if k not in live}}
 
 
 def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None) -> dict[str, list[str]] | None:

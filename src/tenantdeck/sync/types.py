@@ -326,3 +326,5 @@ class RemoteAppBundle:
     webhooks: list[dict[str, Any]] = field(default_factory=list)
     #: the collaborators (``{id, name, email, role, createdAt}``); None when not read
     team: list[dict[str, Any]] | None = None
+    #: the app settings (``{key: value}``); None when not read
+    settings: dict[str, Any] | None = None

@@ -1,7 +1,7 @@
 """Every read needed to know one app's remote state, run concurrently within an app and across apps.
 
-One app takes five independent reads (extensions, widgets, SMS, webhooks, team) and then one trigger list per
-webhook.
+One app takes six independent reads (extensions, widgets, SMS, webhooks, team, settings) and then one trigger list
+per webhook.
 Apps are fetched ``concurrency`` at a time; the client's own limiter still caps requests in flight and per
 second, so this only decides how much work is queued, not how hard the service is hit.
 """
@@ -30,6 +30,7 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAp
             sms_t = tg.create_task(client.get_sms(app.id))
             webhooks_t = tg.create_task(client.list_webhooks(app.id))
             team_t = tg.create_task(client.list_collaborators(app.id))
+            settings_t = tg.create_task(client.get_app_settings(app.id))
         webhooks = [dict(h) for h in webhooks_t.result()]
         if webhooks:
             async with asyncio.TaskGroup() as tg:
@@ -45,6 +46,7 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAp
         sms=sms_t.result(),
         webhooks=webhooks,
         team=team_t.result(),
+        settings=settings_t.result(),
     )
 
 
@@ -147,18 +149,20 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
         want_ext = "extensions" in changed and d.get("extensions") is not None
         async with gate:
             app = known[app_id]
-            ext, widgets, sms, hooks, team = await asyncio.gather(
+            ext, widgets, sms, hooks, team, settings = await asyncio.gather(
                 client.list_extensions(app_id) if want_ext else none(),
                 client.list_widgets(app_id) if "widgets" in changed else none(),
                 client.get_sms(app_id) if "sms" in changed else none(),
                 client.list_webhooks(app_id) if "webhooks" in changed else none(),
                 client.list_collaborators(app_id) if "team" in changed else none(),
+                client.get_app_settings(app_id) if "settings" in changed else none(),
             )
             hooks = [dict(h) for h in hooks or []]
             triggers = await asyncio.gather(*(client.list_triggers(app_id, str(h["id"])) for h in hooks))
             for hook, ids in zip(hooks, triggers, strict=True):
                 hook["triggers"] = ids
-        bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team)
+        bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team,
+                                 settings=settings)
         live = canonical_app_from_remote(bundle, secret_key=local.secret_key)
         if b is not None:
             for section in _SECTIONS:

@@ -151,6 +151,19 @@ async def _update_team(client: ManagementClient, step: Step, app_id: str | None,
     return {}
 
 
+# -- app settings -------------------------------------------------------------------------------------------------
+
+
+async def _map_settings(client: ManagementClient, step: Step, app_id: str | None,
+                        payload: dict[str, Any]) -> dict[str, Any]:
+    """Sets only the keys that changed; a key the service does not confirm fails the step."""
+    result = await client.map_settings(_app_id(step, app_id), payload["settings"])
+    failed = sorted(key for key in payload["settings"] if not result.get(key))
+    if failed:
+        raise StepFailed(f"the service did not set {', '.join(failed)}")
+    return {}
+
+
 #: step kind (``Step.kind``, declared by its resource kind's ``steps``) -> the call that performs it
 CALLS: dict[str, Call] = {
     "create_app": _create_app,
@@ -167,6 +180,7 @@ CALLS: dict[str, Call] = {
     "add_triggers": _add_triggers,
     "remove_triggers": _remove_triggers,
     "update_team": _update_team,
+    "map_settings": _map_settings,
 }
 
 #: resource kind -> how to read one of its secrets back from the service; a kind whose secrets the service never

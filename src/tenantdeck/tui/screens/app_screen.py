@@ -28,6 +28,7 @@ TABS = (
     ("sms", "SMS", "tenantdeck.tui.tabs.sms_tab", "SmsTab"),
     ("webhooks", "Webhooks", "tenantdeck.tui.tabs.webhooks_tab", "WebhooksTab"),
     ("team", "Team", "tenantdeck.tui.tabs.team_tab", "TeamTab"),
+    ("settings", "Settings", "tenantdeck.tui.tabs.settings_tab", "SettingsTab"),
 )
 
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 #: resource kind of an operation -> the App tab that edits it
 _TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks",
-           "team": "team"}
+           "team": "team", "settings": "settings"}
 
 
 #: how many operations the result area under the status lists after a push (``s`` lists every one)

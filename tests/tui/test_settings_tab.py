@@ -1,0 +1,57 @@
+"""Pilot flows of the Settings tab: a boolean flipped with Space or Enter (one undoable edit), a list value shown
+but never changed, a key no longer managed, an unmanaged app's settings managed on ctrl+n."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from tenantdeck.tui.tabs.settings_tab import SettingsTab
+from tests.tui.hooks_fixtures import draft_path, open_tab
+from tests.tui.pilot import make_app
+
+__all__ = ["draft_path"]
+
+def test_space_flips_a_boolean_and_a_list_is_left_alone(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)  # Acme has two settings, one of them a list
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "settings")
+            tab = app.screen.query_one(SettingsTab)
+            table = tab.query_one(DataTable)
+            table.focus()
+            await pilot.pause()
+            assert table.row_count == 2 and "(service's)" in str(table.get_row_at(1)[1])
+            await pilot.press("space")
+            await pilot.pause()
+            assert app.editor.get(("apps", 0, "settings", "core.conversations.updateOnReplies")) is True
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.editor.get(("apps", 0, "settings", "core.conversations.updateOnReplies")) is False
+            text = app.editor.session.text
+            table.move_cursor(row=1)
+            await pilot.press("space")  # a list: the service's
+            await pilot.pause()
+            assert app.editor.session.text == text
+            await pilot.press("d")
+            await pilot.pause()
+            assert "core.notifications.push.advanced.included" not in app.editor.get("apps[0].settings")
+            await pilot.press("ctrl+z")
+            await pilot.pause()
+            assert app.editor.session.text == text
+
+    asyncio.run(flow())
+
+
+def test_an_unmanaged_app_manages_its_settings_on_ctrl_n(draft_path: Path) -> None:
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "settings", app_index=1)
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+            assert app.editor.get("apps[1].settings") == {}
+
+    asyncio.run(flow())
