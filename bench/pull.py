@@ -3,8 +3,8 @@
 The sandbox runs under uvicorn in a subprocess on 127.0.0.1 (ephemeral port) with ``latency_ms`` of delay per
 request (default 50 ms, like a distant service), populated with :func:`tenantdeck.sandbox.bulk.populate`: each app
 has one widget and two webhooks. Both contenders make the same requests: list apps (paged), then per app its
-extensions, widgets, SMS settings, webhooks, and each webhook's triggers. The pull also converts, writes the
-draft and the base snapshot; the baseline only reads.
+extensions, widgets, SMS settings, webhooks, team, app settings, and each webhook's triggers. The pull also
+converts, writes the draft and the base snapshot; the baseline only reads.
 
 A sequential loop at 50 ms x ~6 requests x 1,000 apps takes about five minutes, so ``--baseline-apps M`` times
 it on the first M apps and extrapolates linearly to N (the output says so).
@@ -152,7 +152,9 @@ def run_baseline(base: str, max_apps: int) -> tuple[float, int, float, int, int]
             http.get(f"/apps/{a}/extensions/sms-notification/v1/settings")  # 404 when not configured
             hooks = http.get(f"/apps/{a}/webhooks", params={"perPage": 1000, "page": 1},
                              headers=hook_headers).raise_for_status().json()["data"]
-            requests += 4
+            http.get(f"/apps/{a}/collaborators").raise_for_status()
+            http.get(f"/apps/{a}/settings").raise_for_status()
+            requests += 6
             for hook in hooks:
                 http.get(f"/apps/{a}/webhooks/{hook['id']}/triggers", params={"perPage": 1000, "page": 1},
                          headers=hook_headers).raise_for_status()
