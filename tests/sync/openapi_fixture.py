@@ -3,9 +3,9 @@
 Source: ``management-apis.json`` in the public repository cometchat/docs at commit
 c72c11fb088d443ac6a899e0abfabea14fb059cf (the newer "MA-c" of ``management-api-facts.md``): the examples of
 list-apps (no ``meta``), list-extensions, list-chat-widget, list-webhooks, get-webhook, update-webhook,
-list-triggers and list-collaborators (update-chat-widget answers ``data.body.data.success`` as facts §8 says).
-Only ids, names, the number of apps and, where a test says so, the widget's listing values are varied; the shapes
-are the examples' own, including what they leave out: a webhook answer never carries ``useBasicAuth``,
+list-triggers, list-collaborators and list-settings (update-chat-widget answers ``data.body.data.success`` as facts
+§8 says). Only ids, names, the number of apps and, where a test says so, the widget's listing values are varied; the
+shapes are the examples' own, including what they leave out: a webhook answer never carries ``useBasicAuth``,
 ``username``, ``password``, ``retryOnFailure`` (or even ``enabled``), and the apps list has no ``meta``.
 
 Unlike our sandbox, this server holds state the examples never show: the example webhook ``test_webhook201`` has
@@ -159,6 +159,18 @@ COLLABORATORS_EXAMPLE: dict[str, Any] = {
     ]
 }
 
+#: list-settings example (``GET /apps/{appId}/settings``), as the OpenAPI has it: one value is a list.
+SETTINGS_EXAMPLE: dict[str, Any] = {
+    "data": {
+        "core.conversations.updateOnGroupActions": True, "core.conversations.updateOnReplies": True,
+        "core.threads.updateOnMessageActions": False, "core.conversations.updateOnCallActivity": True,
+        "core.conversations.updateOnMessageActions": True, "core.conversations.updateOnCustomMessage": True,
+        "core.notifications.push.accessible": True, "core.notifications.push.enabled": True,
+        "core.notifications.push.advanced.enabled": True,
+        "core.notifications.push.advanced.included": ["preferences", "templates", "providers.multiple"],
+    }
+}
+
 #: What the service holds for the example webhook beyond what it answers (set in the dashboard, say).
 HIDDEN: dict[str, Any] = {"useBasicAuth": True, "username": "dashboarduser", "retryOnFailure": True, "enabled": True}
 
@@ -258,6 +270,10 @@ def create_fixture_app(service: FixtureService) -> FastAPI:
     @app.delete("/apps/{app_id}/webhooks/{hook_id}")
     async def delete_webhook(app_id: str, hook_id: str) -> Any:
         return DELETED
+
+    @app.get("/apps/{app_id}/settings")
+    async def list_settings(app_id: str) -> Any:
+        return SETTINGS_EXAMPLE
 
     @app.get("/apps/{app_id}/collaborators")
     async def list_collaborators(app_id: str) -> Any:

@@ -855,12 +855,36 @@ class ManagementClient:
                 raise exc.with_hint(_TEAM_UNCERTAIN_HINT) from None
             raise
 
-    # --- app settings (read-only) -------------------------------------------------------------------------------
+    # --- app settings -------------------------------------------------------------------------------------------
 
     async def get_app_settings(self, app_id: str) -> dict[str, Any]:
         """Key -> value; not every value is a bool (facts §3.5)."""
         op = Operation(f"get settings of app {app_id}", subject="settings", app_id=app_id)
         return (await self._call(op, "GET", f"/apps/{_seg(app_id)}/settings")).optional_obj() or {}
+
+    async def map_settings(self, app_id: str, settings: Mapping[str, bool]) -> dict[str, bool]:
+        """Set boolean settings in one ``POST {"settings": {...}}`` (map-settings); returns key -> success.
+
+        The service answers per key, so **a False is not done**: a key marked ``success: false``, or not in the
+        answer at all, is False and the caller must report it. The vendor's schema maps booleans only: any other
+        value is a :class:`TypeError` before a request is made. Setting a boolean twice is harmless, so a retry
+        after a 5xx or a lost connection simply sends it again. With nothing to set no request is made."""
+        wanted = dict(settings)
+        wrong = sorted(key for key, value in wanted.items() if not isinstance(value, bool))
+        if wrong:
+            raise TypeError(f"map_settings sets booleans only; not a boolean: {', '.join(wrong)}")
+        if not wanted:
+            return {}
+        op = Operation(f"set settings of app {app_id} ({', '.join(wanted)})", subject="settings", app_id=app_id)
+        envelope = await self._call(op, "POST", f"/apps/{_seg(app_id)}/settings", body={"settings": wanted})
+        payload = envelope.optional_obj() or {}
+        return {key: _success(payload.get(key)) for key in wanted}
+
+    async def unmap_settings(self, app_id: str) -> None:
+        """``DELETE /apps/{appId}/settings`` (unmap-settings). Which keys the real service resets is not documented
+        (facts §3.5), so the sync engine never calls it; it is here for tests and for completeness."""
+        op = Operation(f"unmap settings of app {app_id}", subject="settings", app_id=app_id)
+        (await self._call(op, "DELETE", f"/apps/{_seg(app_id)}/settings")).check_success()
 
     # --- diagnostics --------------------------------------------------------------------------------------------
 

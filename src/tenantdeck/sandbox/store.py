@@ -454,6 +454,28 @@ class Store:
             row = conn.execute("SELECT doc FROM app_settings WHERE app_id = ?", (app_id,)).fetchone()
         return {} if row is None else json.loads(row[0])
 
+    def map_settings(self, app_id: str, settings: dict[str, bool]) -> None:
+        """Set boolean settings, all or nothing. A key whose current value is not a boolean (a list such as
+        ``...advanced.included``) is refused (422 ``ERR_BAD_REQUEST``): it is the service's to report. A key the
+        app does not have yet is added (the vendor's schema allows any key; the GET then reports it)."""
+        with self._tx(write=True) as conn:
+            self._require_app(conn, app_id)
+            row = conn.execute("SELECT doc FROM app_settings WHERE app_id = ?", (app_id,)).fetchone()
+            current: dict[str, Any] = {} if row is None else json.loads(row[0])
+            fixed = sorted(k for k in settings if k in current and not isinstance(current[k], bool))
+            if fixed:
+                raise errors.validation_error({f"settings.{k}": ["is not a boolean setting; it cannot be mapped"]
+                                               for k in fixed})
+            current.update(settings)
+            conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)", (app_id, _dumps(current)))
+
+    def unmap_settings(self, app_id: str) -> None:
+        """Back to a fresh app's settings (the real service's unmap is not documented: facts §3.5 [U])."""
+        with self._tx(write=True) as conn:
+            self._require_app(conn, app_id)
+            conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)",
+                         (app_id, _dumps(records.default_app_settings())))
+
 
 def insert_app(
     conn: sqlite3.Connection,

@@ -303,6 +303,27 @@ def parse_team_update(body: Any) -> TeamChange:
     return TeamChange(admins, moderators, remove)
 
 
+def parse_settings_update(body: Any) -> dict[str, bool]:
+    """``{"settings": {key: bool}}`` (map-settings): the vendor's schema allows any key with a boolean value.
+
+    Refused with 422 ``ERR_BAD_REQUEST`` (nothing changes): a body without ``settings`` or with other keys, a
+    ``settings`` that is not an object, an empty key, a value that is not a boolean. Messages name the key (cut
+    and escaped: it is data), never the value."""
+    body = _object(body, "body")
+    extra = sorted(set(body) - {"settings"})
+    if extra or "settings" not in body:
+        raise errors.validation_error({"settings": ["the body is {\"settings\": {key: true|false}}"]})
+    settings = body["settings"]
+    if not isinstance(settings, dict):
+        raise errors.validation_error({"settings": ["must be an object of key: true|false"]})
+    details = {f"settings.{shown(k[:100])}": ["must be true or false"] for k, v in settings.items()
+               if not isinstance(v, bool)}
+    details.update({"settings": ["a key must not be empty"]} if any(not k.strip() for k in settings) else {})
+    if details:
+        raise errors.validation_error(details)
+    return dict(settings)
+
+
 def request_schemas() -> dict[str, type[BaseModel]]:
     """Models whose JSON Schemas /openapi.json publishes as request bodies."""
     return {

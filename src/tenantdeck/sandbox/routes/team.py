@@ -1,4 +1,4 @@
-"""An app's team (list, and add/change/remove in one call) and its settings (read-only: nothing writes them).
+"""An app's team (list, and add/change/remove in one call) and its settings (list, map booleans, unmap).
 
 The team follows the vendor's OpenAPI (``/apps/{appId}/collaborators``, tag "Team Management"): the GET answers
 ``data[{id, name, email, role, createdAt}]`` with roles ``owner``, ``admin``, ``moderator``, ``developer``; the POST
@@ -95,3 +95,47 @@ async def update_team(request: Request, appId: AppIdParam, db: StoreDep) -> JSON
 )
 async def list_settings(appId: AppIdParam, db: StoreDep) -> JSONResponse:
     return ok(db.app_settings(appId))
+
+
+SETTINGS_BODY = json_request_body(
+    {
+        "type": "object",
+        "properties": {"settings": {"type": "object", "additionalProperties": {"type": "boolean"}}},
+        "required": ["settings"],
+        "additionalProperties": False,
+    },
+    "Boolean settings to set, by key",
+)
+
+
+@router.post(
+    "/apps/{appId}/settings",
+    operation_id="map-settings",
+    summary="Map app settings",
+    description=(
+        "Body `{settings: {key: true|false}}`: each key is set (a new key is added). Answers "
+        "`data{key: {success, message}}` as the vendor's example does. All or nothing: a non-boolean value, or a key "
+        "whose value is not a boolean (a list the service reports), is 422 ERR_BAD_REQUEST."
+    ),
+    tags=["Settings"],
+    openapi_extra=SETTINGS_BODY,
+)
+async def map_settings(request: Request, appId: AppIdParam, db: StoreDep) -> JSONResponse:
+    settings = validation.parse_settings_update(await json_body(request))
+    db.map_settings(appId, settings)
+    return ok({key: {"success": True, "message": "Added setting(s) successfully."} for key in settings})
+
+
+@router.delete(
+    "/apps/{appId}/settings",
+    operation_id="unmap-settings",
+    summary="Unmap app settings",
+    description=(
+        "Resets the app's settings to a fresh app's. The real service's unmap declares no body and does not say "
+        "which keys it resets (facts §3.5); tenantdeck never calls it. Answers `data{success, message}`."
+    ),
+    tags=["Settings"],
+)
+async def unmap_settings(appId: AppIdParam, db: StoreDep) -> JSONResponse:
+    db.unmap_settings(appId)
+    return ok({"success": True, "message": "Removed setting(s) successfully."})
