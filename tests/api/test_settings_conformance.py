@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from api_helpers import BASE, KEY, SECRET
-from vendor_openapi import example, parameters, path_pattern, request_properties
+from vendor_openapi import Examples, example, parameters, request_properties
 
 from tenantdeck.api.client import ManagementClient
 
@@ -20,18 +20,8 @@ TEMPLATE = "/apps/{appId}/settings"
 APP_ID = "app-1 b"  # a space: the id must travel inside its own segment
 
 
-class VendorExamples:
-    """Answers each declared operation of the settings path with its example; records every request."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        path = request.url.raw_path.decode("ascii").split("?", 1)[0]
-        assert path_pattern(TEMPLATE).match(path), f"{request.method} {path} is not {TEMPLATE}"
-        assert request.method in ("GET", "POST", "DELETE"), f"{request.method} is not declared on {TEMPLATE}"
-        return httpx.Response(200, json=example(request.method, TEMPLATE))
+def vendor_examples() -> Examples:
+    return Examples(TEMPLATE, ("GET", "POST", "DELETE"))
 
 
 def check_request(request: httpx.Request, method: str) -> dict[str, Any] | None:
@@ -51,7 +41,7 @@ def check_request(request: httpx.Request, method: str) -> dict[str, Any] | None:
 
 
 async def test_get_reads_the_example_with_its_list_value() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
         settings = await client.get_app_settings(APP_ID)
     [request] = handler.requests
@@ -61,7 +51,7 @@ async def test_get_reads_the_example_with_its_list_value() -> None:
 
 
 async def test_map_sends_the_declared_body_and_reads_the_examples_answer() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     key = next(iter(example("POST", TEMPLATE)["data"]))  # the example's own key, so its answer reports it
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
         result = await client.map_settings(APP_ID, {key: True, "core.threads.updateOnMessageActions": False})
@@ -71,7 +61,7 @@ async def test_map_sends_the_declared_body_and_reads_the_examples_answer() -> No
 
 
 async def test_unmap_reads_the_examples_answer() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
         await client.unmap_settings(APP_ID)
     [request] = handler.requests

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from api_helpers import BASE, KEY, SECRET
-from vendor_openapi import example, parameters, path_pattern, request_properties
+from vendor_openapi import Examples, example, parameters, request_properties
 
 from tenantdeck.api.client import ManagementClient
 
@@ -25,18 +25,8 @@ TEMPLATE = "/apps/{appId}/collaborators"
 APP_ID = "app-1 b"  # a space: the id must travel inside its own segment
 
 
-class VendorExamples:
-    """A MockTransport handler answering each declared operation with its example; records every request."""
-
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        path = request.url.raw_path.decode("ascii").split("?", 1)[0]
-        assert path_pattern(TEMPLATE).match(path), f"{request.method} {path} is not {TEMPLATE}"
-        assert request.method in ("GET", "POST"), f"{request.method} is not declared on {TEMPLATE}"
-        return httpx.Response(200, json=example(request.method, TEMPLATE))
+def vendor_examples() -> Examples:
+    return Examples(TEMPLATE, ("GET", "POST"))
 
 
 def check_request(request: httpx.Request, method: str) -> dict[str, Any] | None:
@@ -60,7 +50,7 @@ def check_request(request: httpx.Request, method: str) -> dict[str, Any] | None:
 
 
 async def test_update_team_sends_the_declared_body_and_reads_the_example() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     answer = example("POST", TEMPLATE)
     admins = list(answer["data"]["admins"])  # the example's own emails, so its answer reports them
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
@@ -71,7 +61,7 @@ async def test_update_team_sends_the_declared_body_and_reads_the_example() -> No
 
 
 async def test_every_list_uses_a_declared_field_name() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
         result = await client.update_team(APP_ID, admins=["a@x.example"], moderators=["m@x.example"],
                                           remove=["r@x.example"])  # fmt: skip
@@ -85,7 +75,7 @@ async def test_every_list_uses_a_declared_field_name() -> None:
 
 
 async def test_list_collaborators_reads_the_example() -> None:
-    handler = VendorExamples()
+    handler = vendor_examples()
     async with ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler)) as client:
         team = await client.list_collaborators(APP_ID)
     [request] = handler.requests

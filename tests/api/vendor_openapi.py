@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 #: ``../shared`` beside the repository, as CI and the team's checkouts have it
@@ -83,3 +84,19 @@ def example(method: str, template: str, status: str = "200") -> Any:
 def path_pattern(template: str) -> re.Pattern[str]:
     """``/apps/{appId}/x`` -> a pattern matching a concrete (percent-encoded) path, one segment per parameter."""
     return re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)) + "$")
+
+
+class Examples:
+    """An ``httpx.MockTransport`` handler answering each declared operation of one path template with the
+    document's own example, and recording every request (conformance tests check them)."""
+
+    def __init__(self, template: str, methods: tuple[str, ...]) -> None:
+        self.template, self.methods = template, methods
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        path = request.url.raw_path.decode("ascii").split("?", 1)[0]
+        assert path_pattern(self.template).match(path), f"{request.method} {path} is not {self.template}"
+        assert request.method in self.methods, f"{request.method} is not declared on {self.template}"
+        return httpx.Response(200, json=example(request.method, self.template))

@@ -4,30 +4,17 @@ appear in a draft."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from tenantdeck import exitcodes
 from tenantdeck.draft import load_draft
 from tenantdeck.models import Team
-from tenantdeck.sync.remote.fetch import fetch_live
 from tenantdeck.sync.render import render_text
-from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
-from tests.sync.helpers_push import app_named, call, client_for, edit_draft, loaded, run_pull, run_push
+from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
 
 #: the seeded SMS token as it is on the service: no rotation mixed into the plans below
 SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
-
-
-def live_plan(sandbox: Any, draft: Path) -> Any:
-    local = load_local(draft, SECRETS)
-
-    async def go() -> Any:
-        async with client_for(sandbox) as c:
-            return await fetch_live(c, local.app_ids(), secret_key=local.secret_key)
-
-    return plan_local(local, compare_local(local, asyncio.run(go())))
 
 
 def roles(sandbox: Any, app_id: str) -> dict[str, str]:
@@ -38,7 +25,7 @@ def test_pull_writes_admins_and_moderators_only(sandbox: Any, draft: Path) -> No
     acme = app_named(loaded(draft), "Acme Support")
     assert acme.team == Team(moderators=["raj@acme.example"])  # the seeded developer and the owner are not in it
     assert app_named(loaded(draft), "Globex Community").team is None  # nobody but the owner: nothing to manage
-    plan = live_plan(sandbox, draft)
+    plan = live_plan(sandbox, draft, SECRETS)
     assert plan.operations == [] and plan.drift == [] and plan.conflicts == []
 
 
@@ -49,7 +36,7 @@ def test_edit_push_and_pull_again(sandbox: Any, draft: Path) -> None:
     edit_draft(draft, change)
     acme_id = app_named(loaded(draft), "Acme Support").id
     before = roles(sandbox, acme_id)
-    plan = live_plan(sandbox, draft)
+    plan = live_plan(sandbox, draft, SECRETS)
     (step,) = plan.operations
     assert step.kind == "update_team" and step.payload == {
         "admins": ["ana@acme.example", "zoe@acme.example"], "moderators": [],
@@ -62,11 +49,11 @@ def test_edit_push_and_pull_again(sandbox: Any, draft: Path) -> None:
     after = roles(sandbox, acme_id)
     owner = next(e for e, r in before.items() if r == "owner")
     assert after == {owner: "owner", "ana@acme.example": "admin", "zoe@acme.example": "admin"}
-    assert live_plan(sandbox, draft).operations == []
+    assert live_plan(sandbox, draft, SECRETS).operations == []
 
     run_pull(sandbox, draft)
     assert app_named(loaded(draft), "Acme Support").team == Team(admins=["zoe@acme.example", "ana@acme.example"])
-    assert live_plan(sandbox, draft).operations == []
+    assert live_plan(sandbox, draft, SECRETS).operations == []
 
 
 def test_a_teammate_added_on_the_service_is_kept(sandbox: Any, draft: Path) -> None:
@@ -77,7 +64,7 @@ def test_a_teammate_added_on_the_service_is_kept(sandbox: Any, draft: Path) -> N
         app_named(d, "Acme Support").team = Team(admins=["zoe@acme.example"], moderators=["raj@acme.example"])
 
     edit_draft(draft, change)
-    plan = live_plan(sandbox, draft)
+    plan = live_plan(sandbox, draft, SECRETS)
     (step,) = plan.operations
     assert step.payload["collaboratorsToRemove"] == []  # kim is drift: not in the base, so not the draft's to drop
     assert [d.path for d in plan.drift] == ["kim@acme.example"]
@@ -93,7 +80,7 @@ def test_an_app_without_a_team_block_is_not_managed(sandbox: Any, draft: Path) -
     edit_draft(draft, change)
     acme_id = app_named(loaded(draft), "Acme Support").id
     before = roles(sandbox, acme_id)
-    plan = live_plan(sandbox, draft)
+    plan = live_plan(sandbox, draft, SECRETS)
     assert plan.operations == [] and not [d for d in plan.drift if d.kind == "team"]
     code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.OK, err
