@@ -202,6 +202,20 @@ def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], con
     for name, value in _secrets(app.sms):
         if value is not None and not is_reference(value):
             yield _literal_secret((*base, "sms", name))
+    yield from _setting_problems(app.settings or {}, (*base, "settings"))
+
+
+def _setting_problems(settings: dict[str, Any], path: tuple[PathPart, ...]) -> Iterator[Problem]:
+    """A key the service is not known to report is kept and sent as written (it may know more keys than the facts
+    list), but it is said, with the nearest known key; a known setting of the wrong type is an error before any
+    push (the API maps booleans; a list is the service's to report)."""
+    for key, value in settings.items():
+        known = catalog.APP_SETTING_BY_KEY.get(key)
+        if known is None:
+            yield warning(f"`{key}` is not an app setting the service is known to report; kept and sent as written"
+                          f"{did_you_mean(key, catalog.APP_SETTING_BY_KEY)}", (*path, key), "unknown_setting")
+        elif known.settable and not isinstance(value, bool):
+            yield error(f"{known.label} is true or false", (*path, key), "setting_type")
 
 
 def _secrets(obj: Any) -> Iterator[tuple[str, str | None]]:

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from tenantdeck.draft.yamlsource import STR_TAG, construct_scalar, quote, scalar_reading
+from tenantdeck.models import catalog
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 
 #: Returns the raw text and style of the scalar written at a path, if it is one (``style`` "" = plain).
@@ -314,6 +315,8 @@ def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scala
     if kind == "missing":
         return made(f"missing required key `{name}`", "parent")
     if kind == "extra_forbidden":
+        if name in catalog.NOT_MANAGED:
+            return made(f"unknown key `{name}`: {catalog.NOT_MANAGED[name]}", "key", code="not_managed")
         allowed = field_names(root, path[:-1])
         hint = did_you_mean(name, allowed)
         if not hint and 0 < len(allowed) <= _MAX_KEYS_LISTED:

@@ -360,3 +360,10 @@ APP_SETTINGS: Final = (
     AppSetting("core.notifications.push.advanced.included", "Advanced push features included", settable=False),
 )
 APP_SETTING_BY_KEY: Final = {s.key: s for s in APP_SETTINGS}
+
+#: what a draft might hold that tenantdeck deliberately does not manage, and why (said instead of "unknown key")
+NOT_MANAGED: Final = {
+    "moderation": "moderation is not managed by tenantdeck: the management API's moderation rules are deprecated "
+                  "(the vendor marks them so); configure moderation in the dashboard or with the per-app "
+                  "/moderation REST API",
+}
