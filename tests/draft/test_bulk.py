@@ -259,3 +259,21 @@ def test_preset_view_counts_apps_and_overrides() -> None:
     assert by_key[("main", "show_stickers")].source == "preset" and by_key[("main", "show_stickers")].overriding == 0
     assert by_key[("style", "primary_color")].value == "#112233"
     assert by_key[("main", "allow_creating_polls")].source in ("default", "unset")
+
+
+def test_an_app_setting_is_set_across_the_fleet_only_where_it_differs() -> None:
+    from tenantdeck.draft import bulk
+
+    data = {"apps": [
+        {"name": "A", "region": "us", "settings": {"core.conversations.updateOnReplies": True}},
+        {"name": "B", "region": "us", "settings": {"core.conversations.updateOnReplies": False, "x.y": True}},
+        {"name": "C", "region": "eu"},
+    ]}
+    field = bulk.find_field("Conversations update on replies")
+    assert field is not None and field.kind == bulk.SETTING and bulk.parse_value(field, "on") == (True, None)
+    edit = bulk.set_field(data, bulk.select_apps(data), field, True)
+    assert edit.already == (0,) and edit.changed == (1, 2)
+    assert edit.edits == ((("apps", 1, "settings", "core.conversations.updateOnReplies"), True),
+                          (("apps", 2, "settings"), {"core.conversations.updateOnReplies": True}))
+    assert edit.sentence() == "2 apps will change, 1 already so."
+    assert bulk.find_field("core.notifications.push.advanced.included") is None  # a list: not settable

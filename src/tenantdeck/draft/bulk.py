@@ -23,13 +23,14 @@ from tenantdeck.problems import PathPart
 
 Edit = tuple[tuple[PathPart, ...], Any]
 
-#: what kind of value a bulk-editable widget field takes
-TOGGLE, COLOUR, LISTING = "toggle", "colour", "listing"
+#: what kind of value a bulk-editable field takes (SETTING: an app setting, true or false, not a widget field)
+TOGGLE, COLOUR, LISTING, SETTING = "toggle", "colour", "listing", "setting"
 
 
 @dataclass(frozen=True, slots=True)
 class Field:
-    """A widget field a bulk edit can set: ``section.key``, its label and the kind of value it takes."""
+    """A field a bulk edit can set: ``section.key`` of a widget (or ``settings.<key>`` of an app setting), its label
+    and the kind of value it takes."""
 
     section: str
     key: str
@@ -43,7 +44,7 @@ class Field:
     @property
     def choices(self) -> tuple[Any, ...]:
         """The values it may take (empty for a colour: any ``#rrggbb``)."""
-        if self.kind == TOGGLE:
+        if self.kind in (TOGGLE, SETTING):
             return (True, False)
         if self.kind == LISTING:
             return catalog.LISTING_VALUES[self.key]
@@ -51,12 +52,13 @@ class Field:
 
 
 def fields() -> list[Field]:
-    """Every field a bulk edit offers, in the order the widget tabs show them: Main toggles, Sidebar toggles and
-    listings, Style colours."""
+    """Every field a bulk edit offers, in the order the tabs show them: Main toggles, Sidebar toggles and listings,
+    Style colours, then the app settings the API can set (one set of settings across a fleet)."""
     out = [Field("main", t.key, t.label, TOGGLE) for t in catalog.MAIN_TOGGLES]
     out += [Field("sidebar", k, widget_view.label_of("sidebar", k), TOGGLE) for k in widget_view.SIDEBAR_BOOLEANS]
     out += [Field("sidebar", k, widget_view.label_of("sidebar", k), LISTING) for k in widget_view.LISTING_KEYS]
     out += [Field("style", k, widget_view.label_of("style", k), COLOUR) for k in widget_view.COLOUR_KEYS]
+    out += [Field("settings", s.key, s.label, SETTING) for s in catalog.APP_SETTINGS if s.settable]
     return out
 
 
@@ -74,7 +76,7 @@ def find_field(text: str) -> Field | None:
 def parse_value(field: Field, text: str) -> tuple[Any, str | None]:
     """The value ``text`` means for ``field``, or why it cannot be one (a message naming the allowed values)."""
     raw = text.strip()
-    if field.kind == TOGGLE:
+    if field.kind in (TOGGLE, SETTING):
         lowered = raw.lower()
         if lowered in ("on", "true", "yes"):
             return True, None
@@ -189,7 +191,10 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
     """Edits that make ``field`` hold ``value`` in every widget of the selected apps.
 
     A widget that extends a preset and inherits the value already is left alone; one that inherits another value
-    gets an override. An app with no widget is skipped (a bulk edit adds no widget)."""
+    gets an override. An app with no widget is skipped (a bulk edit adds no widget). An app setting goes to
+    :func:`set_setting`."""
+    if field.kind == SETTING:
+        return set_setting(data, indexes, field, value)
     presets = data.get("presets") if isinstance(data, Mapping) else None
     presets = presets if isinstance(presets, Mapping) else {}
     apps = _apps(data)
@@ -212,6 +217,26 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
 
     shown = value if not isinstance(value, bool) else ("on" if value else "off")
     return _classify(f"{field.label} ({field.name}) = {shown}", indexes, edits_of)
+
+
+def set_setting(data: Any, indexes: Sequence[int], field: Field, value: bool) -> BulkEdit:
+    """Edits that make app setting ``field.key`` hold ``value`` in each selected app. An app whose draft has no
+    ``settings`` block gets one with just this key: the draft then manages that key only (the others stay the
+    service's), so nothing the user did not choose is sent."""
+    apps = _apps(data)
+
+    def edits_of(i: int) -> list[Edit] | str:
+        app = apps[i] if 0 <= i < len(apps) else None
+        if not isinstance(app, Mapping):
+            return "not an app"
+        settings = app.get("settings")
+        if not isinstance(settings, Mapping):
+            return [(("apps", i, "settings"), {field.key: value})]
+        if _same(settings.get(field.key), value):
+            return []
+        return [(("apps", i, "settings", field.key), value)]
+
+    return _classify(f"{field.label} ({field.key}) = {'on' if value else 'off'}", indexes, edits_of)
 
 
 def add_trigger(data: Any, indexes: Sequence[int], webhook_id: str, trigger: str) -> BulkEdit:

@@ -40,7 +40,8 @@ Set one value on many apps at once.
 preset a widget extends, and "only marked" (apps marked with Space on the Apps screen).
 
 **Set**: a widget field (a Main or Sidebar toggle by key or label, with `on`/`off`; a listing with one of its
-values; a colour as `#rrggbb`), or a trigger to add to the webhook with an id. An app whose widget extends a preset
+values; a colour as `#rrggbb`), an app setting by key or label (`core.conversations.updateOnReplies`, with
+`on`/`off`), or a trigger to add to the webhook with an id. An app whose widget extends a preset
 gets an override on its own widget; apps that already hold the value are left alone.
 
 The line below says how many apps will change before anything is written.
