@@ -39,7 +39,8 @@ TARGET = 1.3
 
 
 def build_app(i: int) -> dict[str, Any]:
-    """One app with a complete widget (every toggle written out), SMS settings and two webhooks."""
+    """One app with a complete widget (every toggle written out), SMS settings, two webhooks, a team and every app
+    setting (issue 22: every kind)."""
     main = {t.key: bool(t.default) for t in catalog.MAIN_TOGGLES}
     style = {"custom_css": f".cd-{i} {{ color: #333; }}", **catalog.STYLE_DEFAULTS}
     sidebar = {**catalog.SIDEBAR_DEFAULTS, "calls": True, "user_settings": True}
@@ -72,6 +73,9 @@ def build_app(i: int) -> dict[str, Any]:
             }
             for w in range(2)
         ],
+        "team": {"admins": [f"admin{i}@tenants.example"], "moderators": [f"mod{i}@tenants.example"]},
+        "settings": {s.key: (["preferences", "templates"] if not s.settable else i % 2 == 0)
+                     for s in catalog.APP_SETTINGS},
     }
 
 
