@@ -9,6 +9,7 @@ import pytest
 
 from tenantdeck.draft.session import DraftSession
 from tenantdeck.sync.remote.pull import preview_pull_target, pull_target, record_pulled_base
+from tenantdeck.sync.types import ABSENT
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.targets import local_target
 
@@ -113,3 +114,26 @@ def test_defaults_the_service_fills_in_after_a_create_are_not_shown_as_changes(
     result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
     fields = [(c.resource, c.path) for a in result.preview.apps for c in a.changes]
     assert not any(path in ("enabled", "useBasicAuth", "retryOnFailure") for _, path in fields), fields
+
+
+def test_a_team_and_settings_change_on_the_service_are_previewed_by_label(draft: Path) -> None:
+    session = DraftSession.open(draft)
+    i, app_id = _acme(session)
+
+    async def change() -> None:
+        async with local_target().client() as c:
+            await c.update_team(app_id, admins=["kim@acme.example"])
+            await c.map_settings(app_id, {"core.conversations.updateOnReplies": True})
+
+    asyncio.run(change())
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    (changed,) = result.preview.apps
+    assert sorted((c.label, c.path, c.before, c.after) for c in changed.changes) == [
+        ("Conversations update on replies", "core.conversations.updateOnReplies", False, True),
+        ("Team role", "kim@acme.example", ABSENT, "admin"),
+    ]
+    with session.transaction():
+        for verb, path, value in result.preview.edits:
+            session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
+    assert session.get(("apps", i, "team", "admins")) == ["kim@acme.example"]
+    assert session.get(("apps", i, "settings", "core.conversations.updateOnReplies")) is True
