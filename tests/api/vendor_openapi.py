@@ -19,12 +19,37 @@ from typing import Any
 import httpx
 import pytest
 
+_RELATIVE = Path("shared/reference/vendor-openapi/management-apis-core.json")
+_CHECKOUT = Path(__file__).resolve().parents[2]
 #: ``../shared`` beside the repository, as CI and the team's checkouts have it
-DEFAULT_PATH = Path(__file__).resolve().parents[2].parent / "shared/reference/vendor-openapi/management-apis-core.json"
+DEFAULT_PATH = _CHECKOUT.parent / _RELATIVE
+
+
+def _main_checkout(checkout: Path) -> Path | None:
+    """The main checkout of a linked ``git worktree`` (whose ``.git`` is a file naming
+    ``<main>/.git/worktrees/<name>``), or None. A worktree usually lives elsewhere than its main checkout, so
+    without this its ``../shared`` is missing and every conformance test would be skipped, not run."""
+    marker = checkout / ".git"
+    if not marker.is_file():
+        return None
+    text = marker.read_text(encoding="utf-8", errors="replace").strip()
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = (checkout / text.removeprefix("gitdir:").strip()).resolve()
+    if gitdir.parent.name != "worktrees":
+        return None
+    return gitdir.parent.parent.parent  # <main>/.git/worktrees/<name> -> <main>
 
 
 def document_path() -> Path:
-    return Path(os.environ.get("TENANTDECK_VENDOR_OPENAPI", DEFAULT_PATH))
+    """``TENANTDECK_VENDOR_OPENAPI`` if set; else ``../shared`` beside this checkout, or beside the main checkout
+    when this one is a linked worktree."""
+    if "TENANTDECK_VENDOR_OPENAPI" in os.environ:
+        return Path(os.environ["TENANTDECK_VENDOR_OPENAPI"])
+    main = _main_checkout(_CHECKOUT)
+    if not DEFAULT_PATH.is_file() and main is not None and (main.parent / _RELATIVE).is_file():
+        return main.parent / _RELATIVE
+    return DEFAULT_PATH
 
 
 @cache

@@ -6,7 +6,9 @@ through derandomize.
 
 The team POST (add-collaborator) gets a run of its own on top: generated app ids almost never name an app, so the
 general run mostly meets 404s there; the extra run fixes ``appId`` to a real app so generated bodies reach the
-store's checks (owner, unknown removals, the 25 limit) and its writes.
+store's checks (owner, unknown removals, the 25 limit) and its writes. The settings POST (map-settings) and DELETE
+(unmap-settings) get one the same way, on an app of their own: generated keys and booleans reach the store (the
+list-valued key, the per-app bound) and its writes, and unmap resets what they wrote.
 
 Excluded: "positive data acceptance". The sandbox validates bodies with the draft's own models, whose rules
 (non-blank names, https-only webhook URLs, Basic Auth needing credentials) go beyond what JSON Schema in the
@@ -19,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, reject, settings
+from schemathesis.core.parameters import ParameterLocation
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
@@ -31,9 +34,11 @@ APP = create_app(_DB_DIR / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SE
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
 TEAM_POST = schema.include(path="/apps/{appId}/collaborators", method="POST")
+SETTINGS_WRITES = schema.include(path="/apps/{appId}/settings", method=["POST", "DELETE"])
 #: A real app for the team run (its own, so the seeded apps' teams stay as seeded for the general run).
 _STORE = Store(_DB_DIR / "sandbox.sqlite3")
 TEAM_APP_ID: str = _STORE.create_app("Schemathesis team", "us", "3")["id"]
+SETTINGS_APP_ID: str = _STORE.create_app("Schemathesis settings", "us", "3")["id"]
 _STORE.close()
 
 
@@ -66,3 +71,30 @@ def test_the_team_post_is_in_the_document() -> None:
 def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
     case.path_parameters = {**(case.path_parameters or {}), "appId": TEAM_APP_ID}
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
+
+
+def test_the_settings_writes_are_in_the_document() -> None:
+    operations = schema["/apps/{appId}/settings"]
+    assert operations["POST"].definition.raw["operationId"] == "map-settings"
+    assert operations["DELETE"].definition.raw["operationId"] == "unmap-settings"
+
+
+@SETTINGS_WRITES.parametrize()
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_settings_writes_on_a_real_app(case: schemathesis.Case) -> None:
+    # The real app id and the credentials replace what was generated for the path and headers, so a case made
+    # invalid only there has become a valid request: it is dropped (the general run covers bad ids and headers).
+    # What is exercised here is the body, on an app that exists.
+    if case.meta is not None and any(
+        case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
+    ):
+        reject()
+    case.path_parameters = {**(case.path_parameters or {}), "appId": SETTINGS_APP_ID}
+    response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
+    assert response.status_code < 500

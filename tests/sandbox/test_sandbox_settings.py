@@ -12,7 +12,7 @@ import pytest
 
 from tenantdeck.api.client import ManagementClient, Operation
 from tenantdeck.api.errors import ValidationFailed
-from tenantdeck.sandbox import records
+from tenantdeck.sandbox import records, validation
 from tests.sync.helpers_push import BASE_URL, KEY, SECRET, make_sandbox
 
 REPLIES = "core.conversations.updateOnReplies"
@@ -57,7 +57,10 @@ def test_map_sets_only_the_keys_sent(sandbox: Any) -> None:
 
 
 @pytest.mark.parametrize("body", [{}, {"settings": []}, {"settings": {REPLIES: "yes"}}, {"settings": {"": True}},
-                                  {"settings": {REPLIES: True}, "other": 1}, {"settings": {INCLUDED: True}}])
+                                  {"settings": {REPLIES: True}, "other": 1}, {"settings": {INCLUDED: True}},
+                                  [], {"settings": {REPLIES: True, "x": None}}, {"settings": {" ": True}},
+                                  {"settings": {"k" * 201: True}}, {"settings": {REPLIES: True, "a\x1b[2Jb": True}},
+                                  {"settings": {REPLIES: True, INCLUDED: False}}, {"settings": {REPLIES: 1}}])
 def test_a_refused_body_changes_nothing(sandbox: Any, body: Any) -> None:
     before = run(sandbox, lambda c, a: c.get_app_settings(a))
     answer = raw(sandbox, "POST", body)
@@ -87,3 +90,56 @@ def test_unmap_goes_back_to_a_fresh_apps_settings(sandbox: Any) -> None:
         return await client.get_app_settings(app_id)
 
     assert run(sandbox, go) == records.default_app_settings()
+
+
+def test_answers_have_the_vendor_examples_shapes(sandbox: Any) -> None:
+    """POST: ``data{key: {success, message}}`` per key sent, with the example's message; DELETE ``data{success,
+    message}``. (tests/api/test_settings_conformance.py compares these with the vendor's own examples.)"""
+    mapped = raw(sandbox, "POST", {"settings": {REPLIES: True, "core.notifications.push.enabled": True}})
+    assert mapped.status_code == 200
+    done = {"success": True, "message": "Added setting(s) successfully."}
+    assert mapped.json() == {"data": {REPLIES: done, "core.notifications.push.enabled": done}}
+    unmapped = raw(sandbox, "DELETE", None)
+    assert unmapped.status_code == 200
+    assert set(unmapped.json()["data"]) == {"success", "message"} and unmapped.json()["data"]["success"] is True
+
+
+def test_an_empty_settings_object_changes_nothing(sandbox: Any) -> None:
+    before = run(sandbox, lambda c, a: c.get_app_settings(a))
+    answer = raw(sandbox, "POST", {"settings": {}})
+    assert answer.status_code == 200 and answer.json() == {"data": {}}
+    assert run(sandbox, lambda c, a: c.get_app_settings(a)) == before
+
+
+def test_refusals_say_why_and_escape_the_key(sandbox: Any) -> None:
+    listed = raw(sandbox, "POST", {"settings": {INCLUDED: True}}).json()["error"]
+    assert "a list" in str(listed) and "booleans only" in str(listed)
+    hostile = raw(sandbox, "POST", {"settings": {"a\x1b]52;c;eA==\x07b": True}}).json()["error"]
+    [(shown_key, why)] = hostile["details"].items()
+    assert shown_key == "settings.a\\x1b]52;c;eA==\\x07b"  # escaped, as the sandbox's other messages
+    assert not any(ord(c) < 0x20 for c in shown_key) and why == ["a key must not hold control or bidi characters"]
+
+
+def test_an_app_holds_a_bounded_number_of_settings(sandbox: Any) -> None:
+    """Any key is accepted (the vendor's schema allows any), so a sandbox left running bounds how many an app
+    holds; the request that would cross the bound is refused whole."""
+    fresh = len(records.default_app_settings())
+    room = validation.SETTINGS_PER_APP - fresh
+    assert raw(sandbox, "POST", {"settings": {f"custom.k{i}": True for i in range(room)}}).status_code == 200
+    before = run(sandbox, lambda c, a: c.get_app_settings(a))
+    assert len(before) == validation.SETTINGS_PER_APP
+    over = raw(sandbox, "POST", {"settings": {REPLIES: True, "custom.one-more": True}})
+    assert over.status_code == 422 and over.json()["error"]["code"] == "ERR_BAD_REQUEST"
+    assert run(sandbox, lambda c, a: c.get_app_settings(a)) == before
+    assert raw(sandbox, "POST", {"settings": {REPLIES: True, "custom.k0": False}}).status_code == 200  # known keys
+
+
+def test_an_unknown_app_is_404(sandbox: Any) -> None:
+    async def go() -> list[int]:
+        transport = httpx.ASGITransport(app=sandbox)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL,
+                                     headers={"key": KEY, "secret": SECRET}) as http:
+            return [(await http.request(m, "/apps/no-such-app/settings", json=b)).status_code
+                    for m, b in (("GET", None), ("POST", {"settings": {REPLIES: True}}), ("DELETE", None))]
+
+    assert asyncio.run(go()) == [404, 404, 404]

@@ -5,8 +5,9 @@ Design points, each one the answer to a way things go wrong in practice:
 * **Credentials stay hidden.** ``key``/``secret`` live only in the httpx client's default headers and in a
   :class:`~tenantdeck.api.redact.Redactor`; errors never carry requests, every server text is redacted, and
   ``repr(client)`` shows ``***``.
-* **Retries never duplicate.** GET, PUT, DELETE and the idempotent POSTs (extension enable/disable, trigger add)
-  are retried on connection errors, timeouts, 429 and 5xx with full-jitter backoff (``Retry-After`` honoured).
+* **Retries never duplicate.** GET, PUT, DELETE and the idempotent POSTs (extension enable/disable, trigger add,
+  map-settings) are retried on connection errors, timeouts, 429 and 5xx with full-jitter backoff (``Retry-After``
+  honoured).
   A create (POST) is retried directly only when it certainly did not reach the server (connect failure, 429);
   after an ambiguous failure (timeout after sending, broken connection, 5xx) the client first *looks* whether
   the object appeared, and returns it if it did (see :meth:`ManagementClient._create`).
@@ -48,6 +49,7 @@ from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.api.ratelimit import Limiter
 from tenantdeck.api.redact import Redactor
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from tenantdeck.textsafe import shown
 
 log = logging.getLogger("tenantdeck.api")
 
@@ -867,12 +869,16 @@ class ManagementClient:
 
         The service answers per key, so **a False is not done**: a key marked ``success: false``, or not in the
         answer at all, is False and the caller must report it. The vendor's schema maps booleans only: any other
-        value is a :class:`TypeError` before a request is made. Setting a boolean twice is harmless, so a retry
-        after a 5xx or a lost connection simply sends it again. With nothing to set no request is made."""
+        value is a :class:`TypeError` before a request is made. Setting a boolean twice is harmless (the POST is
+        idempotent: the same body leaves the same settings), so a retry after a 5xx, a timeout or a lost
+        connection simply sends it again, with no read-back. With nothing to set no request is made. Refusals
+        (a list-valued key, an unknown app, ...) raise the :class:`ApiError` family like every call."""
         wanted = dict(settings)
         wrong = sorted(key for key, value in wanted.items() if not isinstance(value, bool))
-        if wrong:
-            raise TypeError(f"map_settings sets booleans only; not a boolean: {', '.join(wrong)}")
+        if wrong:  # keys are data (a draft's): escaped before they can reach a terminal
+            more = f" and {len(wrong) - 5} more" if wrong[5:] else ""
+            named = ", ".join(shown(key[:100]) for key in wrong[:5]) + more
+            raise TypeError(f"map_settings sets booleans only; not a boolean: {named}")
         if not wanted:
             return {}
         op = Operation(f"set settings of app {app_id} ({', '.join(wanted)})", subject="settings", app_id=app_id)

@@ -24,6 +24,7 @@ from typing import Any
 from tenantdeck.models.catalog import WEBHOOK_WRITE_ONLY
 from tenantdeck.sandbox import errors, records
 from tenantdeck.sandbox.ddl import account_id, connect
+from tenantdeck.textsafe import shown
 
 #: Sentinel for :meth:`Store.update_webhook`: keep the stored password (the API never returns it, so a client
 #: that did not send one cannot be asking to clear it).
@@ -446,7 +447,7 @@ class Store:
                         doc = _dumps({**member, "role": role})
                         conn.execute("UPDATE collaborators SET doc = ? WHERE seq = ?", (doc, seq))
 
-    # -- settings (read-only) ---------------------------------------------------------------------------------
+    # -- settings (list, map booleans, unmap) -------------------------------------------------------------------
 
     def app_settings(self, app_id: str) -> dict[str, Any]:
         with self._tx(write=False) as conn:
@@ -454,27 +455,45 @@ class Store:
             row = conn.execute("SELECT doc FROM app_settings WHERE app_id = ?", (app_id,)).fetchone()
         return {} if row is None else json.loads(row[0])
 
-    def map_settings(self, app_id: str, settings: dict[str, bool]) -> None:
-        """Set boolean settings, all or nothing. A key whose current value is not a boolean (a list such as
-        ``...advanced.included``) is refused (422 ``ERR_BAD_REQUEST``): it is the service's to report. A key the
-        app does not have yet is added (the vendor's schema allows any key; the GET then reports it)."""
+    def map_settings(self, app_id: str, settings: dict[str, bool], *, limit: int) -> None:
+        """Set boolean settings, all or nothing (one transaction: a refusal rolls everything back).
+
+        A key whose current value is not a boolean (a list such as ``...advanced.included``) is refused (422
+        ``ERR_BAD_REQUEST``): the vendor's map-settings takes booleans only, so such a value is the service's to
+        report, never ours to overwrite. A key the app does not have yet is added (the vendor's schema allows any
+        key; the GET then reports it), up to ``limit`` settings per app (422 ``ERR_BAD_REQUEST`` beyond).
+        """
         with self._tx(write=True) as conn:
             self._require_app(conn, app_id)
             row = conn.execute("SELECT doc FROM app_settings WHERE app_id = ?", (app_id,)).fetchone()
             current: dict[str, Any] = {} if row is None else json.loads(row[0])
             fixed = sorted(k for k in settings if k in current and not isinstance(current[k], bool))
             if fixed:
-                raise errors.validation_error({f"settings.{k}": ["is not a boolean setting; it cannot be mapped"]
-                                               for k in fixed})
+                raise errors.validation_error(
+                    {f"settings.{shown(k[:100])}": [f"holds {_json_kind(current[k])}, not a boolean: "
+                                                    "map-settings sets booleans only"] for k in fixed}
+                )  # fmt: skip
+            size = len(current.keys() | settings.keys())
+            if size > limit:
+                raise errors.validation_error(
+                    {"settings": [f"an app holds at most {limit} settings; this would make {size}"]}
+                )
             current.update(settings)
             conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)", (app_id, _dumps(current)))
 
     def unmap_settings(self, app_id: str) -> None:
-        """Back to a fresh app's settings (the real service's unmap is not documented: facts §3.5 [U])."""
+        """Back to a fresh app's settings. What the real service's unmap resets is not documented (facts §3.5
+        [U]: no body is declared); a full reset is the one reading that leaves the GET well defined afterwards."""
         with self._tx(write=True) as conn:
             self._require_app(conn, app_id)
             conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)",
                          (app_id, _dumps(records.default_app_settings())))
+
+
+def _json_kind(value: Any) -> str:
+    """``a list``, ``a string``, ...: what a stored JSON value is, for a refusal that says why."""
+    kinds = {list: "a list", dict: "an object", str: "a string", int: "a number", float: "a number"}
+    return "null" if value is None else kinds.get(type(value), "a non-boolean value")
 
 
 def insert_app(

@@ -303,12 +303,21 @@ def parse_team_update(body: Any) -> TeamChange:
     return TeamChange(admins, moderators, remove)
 
 
+#: The longest app-setting key the sandbox stores. The vendor documents none; its keys are dotted names of about
+#: 40 characters (facts §3.5), and a bound keeps a sandbox left running from storing arbitrary text as keys.
+SETTING_KEY_MAX = 200
+#: The most settings one app may hold (the ten a fresh app reports included): any key is accepted (the vendor's
+#: schema allows any), so without a bound repeated requests would grow an app's settings without end.
+SETTINGS_PER_APP = 100
+
+
 def parse_settings_update(body: Any) -> dict[str, bool]:
     """``{"settings": {key: bool}}`` (map-settings): the vendor's schema allows any key with a boolean value.
 
     Refused with 422 ``ERR_BAD_REQUEST`` (nothing changes): a body without ``settings`` or with other keys, a
-    ``settings`` that is not an object, an empty key, a value that is not a boolean. Messages name the key (cut
-    and escaped: it is data), never the value."""
+    ``settings`` that is not an object, an empty key, a key longer than :data:`SETTING_KEY_MAX` or holding control
+    or bidi characters (keys are dotted names; such a key would only ever be shown escaped), a value that is not a
+    boolean. Messages name the key (cut and escaped: it is data), never the value."""
     body = _object(body, "body")
     extra = sorted(set(body) - {"settings"})
     if extra or "settings" not in body:
@@ -316,9 +325,17 @@ def parse_settings_update(body: Any) -> dict[str, bool]:
     settings = body["settings"]
     if not isinstance(settings, dict):
         raise errors.validation_error({"settings": ["must be an object of key: true|false"]})
-    details = {f"settings.{shown(k[:100])}": ["must be true or false"] for k, v in settings.items()
-               if not isinstance(v, bool)}
-    details.update({"settings": ["a key must not be empty"]} if any(not k.strip() for k in settings) else {})
+    details: dict[str, list[str]] = {}
+    for key, value in settings.items():
+        name = f"settings.{shown(key[:100])}"
+        if not key.strip():
+            details["settings"] = ["a key must not be empty"]
+        elif len(key) > SETTING_KEY_MAX:
+            details[name] = [f"a key is at most {SETTING_KEY_MAX} characters"]
+        elif shown(key) != key:
+            details[name] = ["a key must not hold control or bidi characters"]
+        elif not isinstance(value, bool):
+            details[name] = ["must be true or false"]
     if details:
         raise errors.validation_error(details)
     return dict(settings)

@@ -11,6 +11,17 @@ sandbox always answers objects (``{}`` when empty), which both describe, and the
 example also reports ``developers`` although no body key gives that role; the sandbox reports it (always empty:
 developers are invited in the dashboard, not here).
 
+Settings follow the vendor's OpenAPI (``/apps/{appId}/settings``, tag "Settings"; facts §3.5). The GET answers
+``data{key: value}``, where not every value is a boolean (``core.notifications.push.advanced.included`` is a
+list). The POST (map-settings) takes ``{"settings": {key: bool}}`` and answers, per key, ``{"success": true,
+"message": "Added setting(s) successfully."}`` exactly as the vendor's example. Decisions where the vendor is
+silent: a key the app does not report yet is **accepted and stored** (the schema's ``additionalProperties`` allows
+any key; the GET then reports it), within a bound per app; a key whose value is not a boolean is **refused**
+(map-settings sets booleans only; the value is the service's). The DELETE (unmap-settings) declares no body and
+does not say what it resets: the sandbox resets the app to a fresh app's settings, and tenantdeck never calls it.
+The vendor's DELETE example answers ``"message": "Added setting(s) successfully."``, evidently copied from the
+POST; the sandbox says "Removed ..." (the client reads only ``success``).
+
 A request is all or nothing: any refusal (see :meth:`~tenantdeck.sandbox.store.Store.update_team` and
 :func:`~tenantdeck.sandbox.validation.parse_team_update`) leaves the team as it was, so ``success`` is never false
 in a sandbox answer. ``ERR_SELF_ACTION_DENIED`` (facts §5) is not produced: the key and secret are the account's,
@@ -90,7 +101,7 @@ async def update_team(request: Request, appId: AppIdParam, db: StoreDep) -> JSON
     "/apps/{appId}/settings",
     operation_id="list-settings",
     summary="List app settings",
-    description="Answers `data{key: value}`; values are not all booleans. Read-only in the sandbox.",
+    description="Answers `data{key: value}`; values are not all booleans (a list value is never mappable).",
     tags=["Settings"],
 )
 async def list_settings(appId: AppIdParam, db: StoreDep) -> JSONResponse:
@@ -114,15 +125,16 @@ SETTINGS_BODY = json_request_body(
     summary="Map app settings",
     description=(
         "Body `{settings: {key: true|false}}`: each key is set (a new key is added). Answers "
-        "`data{key: {success, message}}` as the vendor's example does. All or nothing: a non-boolean value, or a key "
-        "whose value is not a boolean (a list the service reports), is 422 ERR_BAD_REQUEST."
+        "`data{key: {success, message}}` as the vendor's example does. All or nothing, 422 ERR_BAD_REQUEST: a "
+        "non-boolean value, an empty key or one over 200 characters or with control characters, a key whose value "
+        f"is not a boolean (a list the service reports), more than {validation.SETTINGS_PER_APP} settings on the app."
     ),
     tags=["Settings"],
     openapi_extra=SETTINGS_BODY,
 )
 async def map_settings(request: Request, appId: AppIdParam, db: StoreDep) -> JSONResponse:
     settings = validation.parse_settings_update(await json_body(request))
-    db.map_settings(appId, settings)
+    db.map_settings(appId, settings, limit=validation.SETTINGS_PER_APP)
     return ok({key: {"success": True, "message": "Added setting(s) successfully."} for key in settings})
 
 
