@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
+
+from tenantdeck.api.client import ManagementClient
+from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET, create_app
 
 
 @pytest.fixture
@@ -24,3 +29,12 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, s
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
+
+
+@pytest.fixture
+async def sandbox_client(tmp_path: Path) -> AsyncIterator[ManagementClient]:
+    """The client on an empty in-process sandbox (no seed), over HTTP through ASGI, with fast retries."""
+    app = create_app(tmp_path / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=False)
+    async with ManagementClient("http://sandbox.local", DEFAULT_KEY, DEFAULT_SECRET,
+                                transport=httpx.ASGITransport(app=app), retry_base_delay=0.001) as c:  # fmt: skip
+        yield c

@@ -4,8 +4,6 @@ can show (a key marked failed or not reported, a malformed answer, retries after
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,7 +12,7 @@ from api_helpers import Script, Sleeps, err, make_client, ok
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.errors import ApiError, MalformedResponse, NotFoundError, ValidationFailed
-from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET, create_app, records
+from tenantdeck.sandbox import records
 
 pytestmark = pytest.mark.anyio
 
@@ -26,11 +24,8 @@ DONE = {"success": True, "message": "Added setting(s) successfully."}
 
 
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[ManagementClient]:
-    app = create_app(tmp_path / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=False)
-    async with ManagementClient("http://sandbox.local", DEFAULT_KEY, DEFAULT_SECRET,
-                                transport=httpx.ASGITransport(app=app), retry_base_delay=0.001) as c:  # fmt: skip
-        yield c
+def client(sandbox_client: ManagementClient) -> ManagementClient:
+    return sandbox_client
 
 
 # --- against the sandbox ------------------------------------------------------------------------------------------

@@ -4,16 +4,12 @@ what the service does, and against scripted answers for what only a misbehaving 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import httpx
 import pytest
 from api_helpers import Script, Sleeps, err, make_client, ok
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.errors import AuthError, ConflictError, MalformedResponse, NotFoundError, ValidationFailed
-from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET, create_app, records
+from tenantdeck.sandbox import records
 
 pytestmark = pytest.mark.anyio
 
@@ -22,11 +18,8 @@ PATH = "/apps/abc/collaborators"
 
 
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[ManagementClient]:
-    app = create_app(tmp_path / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=False)
-    async with ManagementClient("http://sandbox.local", DEFAULT_KEY, DEFAULT_SECRET,
-                                transport=httpx.ASGITransport(app=app), retry_base_delay=0.001) as c:  # fmt: skip
-        yield c
+def client(sandbox_client: ManagementClient) -> ManagementClient:
+    return sandbox_client
 
 
 async def roles(client: ManagementClient, app_id: str) -> dict[str, str]:

@@ -54,6 +54,11 @@ def test_sandbox_honours_its_openapi_document(case: schemathesis.Case) -> None:
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
 
 
+#: the runs on a real app: fixed examples (derandomized), no deadline, every health check off (the body is the point)
+ON_A_REAL_APP = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+                         suppress_health_check=list(HealthCheck))
+
+
 def test_the_team_post_is_in_the_document() -> None:
     """The general run covers every operation of the document; this one must be among them."""
     operation = schema["/apps/{appId}/collaborators"]["POST"]
@@ -61,13 +66,7 @@ def test_the_team_post_is_in_the_document() -> None:
 
 
 @TEAM_POST.parametrize()
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@ON_A_REAL_APP
 def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
     case.path_parameters = {**(case.path_parameters or {}), "appId": TEAM_APP_ID}
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
@@ -80,13 +79,7 @@ def test_the_settings_writes_are_in_the_document() -> None:
 
 
 @SETTINGS_WRITES.parametrize()
-@settings(
-    max_examples=40,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
+@ON_A_REAL_APP
 def test_settings_writes_on_a_real_app(case: schemathesis.Case) -> None:
     # The real app id and the credentials replace what was generated for the path and headers, so a case made
     # invalid only there has become a valid request: it is dropped (the general run covers bad ids and headers).
