@@ -8,7 +8,7 @@ step kind needs its entry in :data:`CALLS` (``tests/sync/test_kinds_are_pure.py`
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -23,6 +23,15 @@ SecretRead = Callable[["ManagementClient", str, str], Awaitable["str | None"]]
 
 class StepFailed(Exception):
     """The call returned, but the service reported that part of it did not apply (e.g. one trigger)."""
+
+
+def _all_confirmed(confirmed: Mapping[str, bool], what: str) -> dict[str, Any]:
+    """A call that answers per item (an extension, a trigger, an email, a setting): every item the service did not
+    confirm fails the step, named; the ones it did stay applied (the journal and a retry take it from there)."""
+    failed = sorted(item for item, ok in confirmed.items() if not ok)
+    if failed:
+        raise StepFailed(f"the service did not {what} {', '.join(failed)}")
+    return {}
 
 
 def _app_id(step: Step, app_id: str | None) -> str:
@@ -52,10 +61,7 @@ async def _set_extensions(client: ManagementClient, step: Step, app_id: str | No
                           payload: dict[str, Any]) -> dict[str, Any]:
     result = await client.set_extensions(_app_id(step, app_id), enabled=payload["enabled"],
                                          disabled=payload["disabled"])
-    failed = sorted(k for k, ok in result.items() if not ok)
-    if failed:
-        raise StepFailed(f"the service did not switch extension(s) {', '.join(failed)}")
-    return {}
+    return _all_confirmed(result, "switch extension(s)")
 
 
 # -- widgets ------------------------------------------------------------------------------------------------------
@@ -123,10 +129,7 @@ async def _delete_webhook(client: ManagementClient, step: Step, app_id: str | No
 async def _add_triggers(client: ManagementClient, step: Step, app_id: str | None,
                         payload: dict[str, Any]) -> dict[str, Any]:
     result = await client.add_triggers(_app_id(step, app_id), step.rid, payload["ids"])
-    failed = sorted(k for k, ok in result.items() if not ok)
-    if failed:
-        raise StepFailed(f"the service did not add trigger(s) {', '.join(failed)}")
-    return {}
+    return _all_confirmed(result, "add trigger(s)")
 
 
 async def _remove_triggers(client: ManagementClient, step: Step, app_id: str | None,
@@ -145,10 +148,8 @@ async def _update_team(client: ManagementClient, step: Step, app_id: str | None,
     there)."""
     result = await client.update_team(_app_id(step, app_id), admins=payload["admins"],
                                       moderators=payload["moderators"], remove=payload["collaboratorsToRemove"])
-    failed = sorted(email for answers in result.values() for email, ok in answers.items() if not ok)
-    if failed:
-        raise StepFailed(f"the service did not apply the team change of {', '.join(failed)}")
-    return {}
+    return _all_confirmed({email: ok for answers in result.values() for email, ok in answers.items()},
+                          "apply the team change of")
 
 
 # -- app settings -------------------------------------------------------------------------------------------------
@@ -158,10 +159,7 @@ async def _map_settings(client: ManagementClient, step: Step, app_id: str | None
                         payload: dict[str, Any]) -> dict[str, Any]:
     """Sets only the keys that changed; a key the service does not confirm fails the step."""
     result = await client.map_settings(_app_id(step, app_id), payload["settings"])
-    failed = sorted(key for key in payload["settings"] if not result.get(key))
-    if failed:
-        raise StepFailed(f"the service did not set {', '.join(failed)}")
-    return {}
+    return _all_confirmed({key: result.get(key, False) for key in payload["settings"]}, "set")
 
 
 #: step kind (``Step.kind``, declared by its resource kind's ``steps``) -> the call that performs it
