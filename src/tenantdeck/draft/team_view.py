@@ -14,7 +14,7 @@ from typing import Any
 from tenantdeck.models import catalog
 
 #: draft key of each role's list
-LISTS: dict[str, str] = {"admin": "admins", "moderator": "moderators"}
+LISTS = catalog.TEAM_LISTS
 _EMAIL = re.compile(catalog.EMAIL_PATTERN)
 
 

@@ -24,8 +24,10 @@ WIDGETS_PER_APP: Final = 25
 WEBHOOKS_PER_APP: Final = 25
 #: collaborators of one app, owner and developers included (facts §3.4)
 TEAM_PER_APP: Final = 25
-#: the roles a draft gives; the owner and developers are the service's, shown and never changed
-TEAM_ROLES: Final = ("admin", "moderator")
+#: the roles a draft gives, each with the key of its email list (in a draft's ``team`` block and in the API's
+#: add-collaborator body); the owner and developers are the service's, shown and never changed
+TEAM_LISTS: Final = {"admin": "admins", "moderator": "moderators"}
+TEAM_ROLES: Final = tuple(TEAM_LISTS)
 #: a team member's email: a local part, an @, a domain with a dot, no spaces (the draft and the sandbox check it)
 EMAIL_PATTERN: Final = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 EMAIL_MAX: Final = 254

@@ -67,5 +67,4 @@ class Team(StrictModel):
 
     def roles(self) -> dict[str, str]:
         """email -> role, the form a plan compares (sorted, so equal teams compare equal)."""
-        return dict(sorted({**dict.fromkeys(self.admins, "admin"), **dict.fromkeys(self.moderators, "moderator")}
-                           .items()))
+        return dict(sorted((email, role) for role, key in catalog.TEAM_LISTS.items() for email in getattr(self, key)))

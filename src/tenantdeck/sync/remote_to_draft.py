@@ -419,7 +419,7 @@ def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None) 
         return None
     roles = roles or {}
     out: dict[str, list[str]] = {}
-    for role, key in (("admin", "admins"), ("moderator", "moderators")):
+    for role, key in catalog.TEAM_LISTS.items():
         emails = sorted(e for e, r in roles.items() if r == role)
         out[key] = _keep_order(emails, list(getattr(existing, key)) if existing is not None else [])
     return out

@@ -59,28 +59,26 @@ class TeamKind(Kind):
         if not isinstance(team, dict):
             return []
         email = conflict.path
-        out = {role: [e for e in team.get(role) or [] if e != email] for role in ("admins", "moderators")}
-        if conflict.live in catalog.TEAM_ROLES:
-            out[f"{conflict.live}s"].append(email)
+        out = {key: [e for e in team.get(key) or [] if e != email] for key in catalog.TEAM_LISTS.values()}
+        if conflict.live in catalog.TEAM_LISTS:
+            out[catalog.TEAM_LISTS[conflict.live]].append(email)
         return [("set", ("apps", index, "team"), {**team, **out})]
 
     def plan(self, planner: Planner, res: ResourceDiff) -> None:
         local = res.by_state("local")
         if not local:
             return
-        payload = {
-            "admins": sorted(leaf.path for leaf in local if leaf.draft == "admin"),
-            "moderators": sorted(leaf.path for leaf in local if leaf.draft == "moderator"),
-            "collaboratorsToRemove": sorted(leaf.path for leaf in local if leaf.draft is ABSENT),
-        }
+        payload = {key: sorted(leaf.path for leaf in local if leaf.draft == role)
+                   for role, key in catalog.TEAM_LISTS.items()}
+        payload["collaboratorsToRemove"] = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
         planner.step("update_team", res, changes=planner.changes(res), payload=payload, unchanged=res.unchanged)
 
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
         team = dict(base.get("team") or {})
-        team.update(dict.fromkeys(sent["admins"], "admin"))
-        team.update(dict.fromkeys(sent["moderators"], "moderator"))
+        for role, key in catalog.TEAM_LISTS.items():
+            team.update(dict.fromkeys(sent[key], role))
         for email in sent["collaboratorsToRemove"]:
             team.pop(email, None)
         base["team"] = dict(sorted(team.items()))
