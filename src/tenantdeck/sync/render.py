@@ -121,12 +121,17 @@ def _app_heading(op: Step) -> str:
     return shown(f'app "{op.app_name}" ({op.app_id or "new"})')
 
 
+def conflict_field(c: Conflict) -> str:
+    """A field conflict's field and its three sides, as the CLI's plan and the editor's review both say it."""
+    where = f" ({c.path})" if c.path else ""
+    return (f"{c.label}{where}: base {side_text(c.base, c.secret)}, draft {side_text(c.draft, c.secret)}, "
+            f"live {side_text(c.live, c.secret)}")
+
+
 def _conflict_text(c: Conflict) -> str:
     if c.message:
         return shown(f'app "{c.app}" {c.resource}: {c.message}')
-    where = f" ({c.path})" if c.path else ""
-    text = shown(f'app "{c.app}" {c.resource}: {c.label}{where}: base {side_text(c.base, c.secret)}, '
-                 f"draft {side_text(c.draft, c.secret)}, live {side_text(c.live, c.secret)}")
+    text = shown(f'app "{c.app}" {c.resource}: {conflict_field(c)}')
     key = shown(c.key)
     return text + (f"\n      settle with --take-mine {key} or --take-theirs {key}" if c.kind else "")
 

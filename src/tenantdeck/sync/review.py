@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models.widget import SECTIONS
+from tenantdeck.sync.kinds import kind_of_step
 from tenantdeck.sync.render import (
     change_symbol,
     change_text,
+    conflict_field,
     folded_text,
     shown_changes,
     side_text,
@@ -96,8 +98,7 @@ def conflict_line(c: Conflict) -> str:
     it."""
     if c.message:
         return c.message
-    return (f"{c.label} ({c.path}): base {side_text(c.base, c.secret)}, draft {side_text(c.draft, c.secret)}, "
-            f"live {side_text(c.live, c.secret)}  (t takes theirs, m keeps mine)")
+    return f"{conflict_field(c)}  (t takes theirs, m keeps mine)"
 
 
 def drift_line(d: FieldChange) -> str:
@@ -108,8 +109,6 @@ def drift_line(d: FieldChange) -> str:
 def where(row: ReviewRow) -> Where | None:
     """Where Enter on ``row`` leads: its step's app and resource kind (a widget setting: its section too); None
     for a conflict, drift or note (nothing of the draft to open for it)."""
-    from tenantdeck.sync.kinds import kind_of_step
-
     op = row.step
     if op is None:
         return None
