@@ -26,8 +26,6 @@ from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
 
-ROLE_WORD = {"admin": "admin", "moderator": "moderator"}
-
 
 class TeamTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
     """``a`` adds an admin, ``m`` a moderator, ``r`` switches the role of the member under the cursor, ``d`` removes
@@ -100,7 +98,7 @@ here and a push never changes them. A draft without a `team` block leaves the wh
         table.clear()
         for email, role in members:
             problems = self._problems(email, role)
-            table.add_row(Text(shown(email)), Text(ROLE_WORD[role]),
+            table.add_row(Text(shown(email)), Text(role),
                           Text(f"{len(problems)} problem(s)" if problems else "ok"), key=email)
         if members:
             table.move_cursor(row=min(max(row, 0), len(members) - 1))
