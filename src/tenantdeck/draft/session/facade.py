@@ -24,8 +24,8 @@ from tenantdeck.draft.session.placing import PlacingMixin
 from tenantdeck.draft.session.regions import RegionsMixin
 from tenantdeck.draft.session.rows import AppRow, row_of
 from tenantdeck.draft.session.signal import Change, ChangeKind, ChangeSignal
-from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent, yaml11_warnings
-from tenantdeck.draft.session.validation import Scope, ValidationMixin, scoped
+from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent
+from tenantdeck.draft.session.validation import Scope, ValidationMixin
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
 
 
@@ -114,7 +114,6 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
     def _parse_all(self) -> None:
         """Data, layout and YAML-level problems of the whole text (on open, reload and after a ruamel merge)."""
         from tenantdeck.draft import parsecache
-        from tenantdeck.draft.load import DraftDocument, _duplicates
 
         cached = parsecache.load(self.text) if self.use_parse_cache else None
         parsed = yamlsource.Parsed(data=cached) if cached is not None else yamlsource.parse(self.text, self.file)
@@ -146,12 +145,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._preset_objs = {}
         self._checker = None
         self._unique = []
-        yaml_problems = list(parsed.problems)
-        yaml_problems += _duplicates(DraftDocument(self.file, self.text), parsed.duplicates)
-        yaml_problems += yaml11_warnings(parsed.surprises)
-        for p in yaml_problems:
-            scope, prefix, base = self._scope_of(p.path)
-            scope.text.append(scoped(p, prefix, base - 1))
+        self._place_text_problems(parsed)
         self._bump(ChangeKind.RELOAD, (), [])
 
     # -- reading -----------------------------------------------------------------------------------------------

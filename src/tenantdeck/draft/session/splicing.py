@@ -234,13 +234,18 @@ class SplicingMixin:
 
     def _rescan(self) -> None:
         """Layout and YAML-level problems of the whole text again (after a ruamel merge); scopes keep the rest."""
-        from tenantdeck.draft.load import DraftDocument, _duplicates
-
         parsed = yamlsource.parse(self.text, self.file)
         self._layout = splice.scan(self.text, self.data)
         for scope in (self._root, *self._presets.values(), *self._apps):
             scope.text = []
             scope.clear_placed()
+        self._place_text_problems(parsed)
+
+    def _place_text_problems(self, parsed: yamlsource.Parsed) -> None:
+        """The YAML-level problems of ``parsed`` (syntax, duplicate keys, YAML 1.1 surprises), each in the scope of
+        the app, preset or root it is under: what opening the draft and a rescan after a ruamel merge both do."""
+        from tenantdeck.draft.load import DraftDocument, _duplicates
+
         found = list(parsed.problems)
         found += _duplicates(DraftDocument(self.file, self.text), parsed.duplicates)
         found += yaml11_warnings(parsed.surprises)
