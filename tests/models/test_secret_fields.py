@@ -19,8 +19,26 @@ SRC = Path(tenantdeck.__file__).parent
 
 def test_every_secret_field_is_listed_once() -> None:
     fields = [(f.section, f.name, f.model.__name__, f.keyed) for f in app_secret_fields()]
-    assert fields == [("sms", "twilioAuthToken", "SmsSettings", False), ("webhooks", "password", "Webhook", True)]
-    assert len({(s, n) for s, n, _, _ in fields}) == len(fields)
+    assert fields[:2] == [("sms", "twilioAuthToken", "SmsNotificationSettings", False),
+                          ("webhooks", "password", "Webhook", True)]
+    paths = [f.field("w1") for f in app_secret_fields()]
+    assert len(set(paths)) == len(paths)
+    # every extension setting the catalog marks secret, nested ones included, and nothing else
+    from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS
+
+    def marked(prefix: str, settings: tuple) -> list[str]:
+        out = []
+        for s in settings:
+            if s.secret:
+                out.append(f"{prefix}.{s.key}")
+            if s.type == "object":
+                out.extend(marked(f"{prefix}.{s.key}", s.fields))
+        return out
+
+    expected = {p for ext in DRAFT_EXTENSIONS for p in marked(f"extension_settings.{ext}", BY_ID[ext].settings)}
+    assert set(paths[2:]) == expected
+    assert "extension_settings.push-notification.fcmCredentials.private_key" in expected
+    assert secret_field_of("extension_settings.gifs-giphy.giphyApiKey") is not None
 
 
 def test_the_rest_derives_from_the_marks() -> None:

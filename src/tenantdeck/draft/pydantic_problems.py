@@ -28,7 +28,7 @@ ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
 _MAX_LISTED = 8
 #: an unknown key's message lists the keys allowed beside it up to this many (an app's ten keys fit)
-_MAX_KEYS_LISTED = 10
+_MAX_KEYS_LISTED = 12
 #: where a list too long for a message (46 trigger ids) is found in full
 _FULL_LIST = "`tenantdeck schema` lists them all"
 

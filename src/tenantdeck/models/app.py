@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 
 from tenantdeck.models import catalog
 from tenantdeck.models.base import AppName, HeldAppName, StrictModel
+from tenantdeck.models.extension_settings import ExtensionSettings
 from tenantdeck.models.secrets import secret_fields
 from tenantdeck.models.sms import SmsSettings
 from tenantdeck.models.team import Team
@@ -67,6 +68,10 @@ class App(StrictModel):
     team: Team | None = Field(
         None, description="Admins and moderators by email; left out: the service's team is not managed here"
     )
+    extension_settings: ExtensionSettings | None = Field(  # type: ignore[valid-type]
+        None, description="Each extension's settings by extension id (profanity-filter, push-notification, ...): "
+        "only the extensions written here are managed; secrets are ${ENV_VAR} references"
+    )
     settings: dict[SettingKey, SettingValue] | None = Field(
         None, description="App settings by the service's key (core.conversations.*, core.notifications.push.*): "
         "only the keys written here are managed; booleans can be changed, lists are the service's (shown, kept)"
@@ -77,24 +82,33 @@ class App(StrictModel):
 class SecretField:
     """One secret field of a draft app, found from the models' ``SECRET`` marks (:func:`app_secret_fields`).
 
-    ``section`` is the :class:`App` field that holds it (``sms``, ``webhooks``), ``keyed`` says the section is a
-    list of objects with ids (a plan then names the field with the object's id: ``webhooks.<id>.password``).
+    ``section`` is the :class:`App` field that holds it (``sms``, ``webhooks``, ``extension_settings``), ``keyed``
+    says the section is a list of objects with ids (a plan then names the field with the object's id:
+    ``webhooks.<id>.password``). ``via`` is the way down from the section to the model that holds it, as (attribute,
+    draft key) pairs: ``extension_settings.push-notification.fcmCredentials.private_key`` goes through
+    ``push_notification`` (key ``push-notification``) and ``fcmCredentials``.
     """
 
     section: str
     name: str
     model: type[BaseModel]
     keyed: bool
+    via: tuple[tuple[str, str], ...] = ()
 
     def field(self, rid: str = "") -> str:
         """How a plan names it: ``sms.twilioAuthToken``, ``webhooks.<id>.password``."""
-        return f"{self.section}.{rid}.{self.name}" if self.keyed else f"{self.section}.{self.name}"
+        if self.keyed:
+            return f"{self.section}.{rid}.{self.name}"
+        return ".".join((self.section, *(key for _, key in self.via), self.name))
 
     def locate(self, app: App, rid: str = "") -> tuple[Any, tuple[str | int, ...]] | None:
         """(the draft's value, its key path inside the app), or None when the app has no such object."""
         holder = getattr(app, self.section)
         if not self.keyed:
-            return (getattr(holder, self.name) if holder is not None else None), (self.section, self.name)
+            for attr, _ in self.via:
+                holder = getattr(holder, attr, None) if holder is not None else None
+            path = (self.section, *(key for _, key in self.via), self.name)
+            return (getattr(holder, self.name) if holder is not None else None), path
         for j, item in enumerate(holder):
             if item.id == rid:
                 return getattr(item, self.name), (self.section, j, self.name)
@@ -103,17 +117,38 @@ class SecretField:
 
 def app_secret_fields() -> tuple[SecretField, ...]:
     """Every secret field a draft app can hold, each once: read off the ``SECRET`` marks of the models that
-    :class:`App`'s fields hold (``SmsSettings.twilioAuthToken``, ``Webhook.password``). Placeholders, preflight,
-    the push's live reads and the draft's messages all ask this; none spells a secret's name."""
+    :class:`App`'s fields hold (``SmsSettings.twilioAuthToken``, ``Webhook.password``, each extension's API keys,
+    nested ones such as push-notification's ``fcmCredentials.private_key`` included). Placeholders, preflight, the
+    push's live reads and the draft's messages all ask this; none spells a secret's name."""
     if not _SECRET_FIELDS:
         for section, info in App.model_fields.items():
-            union = typing.get_origin(info.annotation) in (typing.Union, types.UnionType)
-            for tp in typing.get_args(info.annotation) if union else (info.annotation,):
+            for tp in _arms(info.annotation):
                 keyed = typing.get_origin(tp) is list
                 model = typing.get_args(tp)[0] if keyed else tp
-                if isinstance(model, type) and issubclass(model, BaseModel):
-                    _SECRET_FIELDS.extend(SecretField(section, name, model, keyed) for name in secret_fields(model))
+                if _is_model(model):
+                    _SECRET_FIELDS.extend(_secrets_below(section, model, keyed, ()))
     return tuple(_SECRET_FIELDS)
+
+
+def _arms(annotation: Any) -> tuple[Any, ...]:
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    return typing.get_args(annotation) if union else (annotation,)
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _secrets_below(section: str, model: type[BaseModel], keyed: bool,
+                   via: tuple[tuple[str, str], ...]) -> list[SecretField]:
+    found = [SecretField(section, name, model, keyed, via) for name in secret_fields(model)]
+    if keyed:
+        return found
+    for attr, info in model.model_fields.items():
+        for tp in _arms(info.annotation):
+            if _is_model(tp):
+                found.extend(_secrets_below(section, tp, False, (*via, (attr, info.alias or attr))))
+    return found
 
 
 _SECRET_FIELDS: list[SecretField] = []
@@ -129,6 +164,6 @@ def secret_field_of(field: str) -> tuple[SecretField, str] | None:
             rid, _, name = rest.rpartition(".")
             if rid and name == found.name:
                 return found, rid
-        elif rest == found.name:
+        elif field == found.field():
             return found, ""
     return None

@@ -1,0 +1,368 @@
+"""Each extension's settings as data: the one place a field, its type, default, choices and secrecy are written.
+
+Transcribed from the vendor's management OpenAPI (``../shared/reference/vendor-openapi/``, the request schemas of
+``/apps/{appId}/extensions/{extId}/v1/settings``) and, for the extensions it does not carry, from
+``management-api-facts.md`` §3.3 and §10. Everything about extension settings is derived from this table:
+
+* the draft's pydantic models and so the JSON Schema (:mod:`tenantdeck.models.extension_settings`),
+* labels and help in plans and in the editor's generated forms (a field's ``label`` and ``description``),
+* the sample draft, and the values pull fills in for a field the service leaves out (``default``),
+* which fields are secrets (``${VAR}`` in a draft, fingerprinted in the base),
+* the sandbox's request validation and its store/update/delete routes (``store`` and ``reply``).
+
+Adding an extension is one :class:`ExtensionSpec` in :data:`EXTENSIONS`. Pure data: importing this module imports
+no pydantic (start-up time, see ``docs/benchmarks.md``).
+
+Where the OpenAPI and the facts file disagree, the OpenAPI is followed and the difference is written beside the
+entry (``docs/real-service.md`` lists them all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+#: what a setting holds:
+#: ``bool``; ``integer`` (a whole number, such as an enum code); ``number`` (int or float, not a bool);
+#: ``string``; ``strings`` (a list of strings); ``mapping`` (string -> string); ``object`` (the nested
+#: ``fields``); ``objects`` (a list of objects with ``fields``).
+SettingType = Literal["bool", "integer", "number", "string", "strings", "mapping", "object", "objects"]
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One field of an extension's ``settings`` object, exactly as the API names it.
+
+    ``required``: the API's request schema requires it (a draft must write it; pull fills it from ``default`` when
+    the service leaves it out, else the pulled draft says what is missing). ``secret``: the last part of the
+    ``${VAR}`` name tenantdeck derives for it (``TENANTDECK_<APP>_GIPHY_API_KEY``); such a field is never a value
+    in a draft the tool writes, a plan or a screen. ``choices``: the allowed values with what each means (shown as
+    a select). ``regex``: each value is a regular expression, compiled at validate time. ``reported_as``: the name
+    the service's GET uses when it differs from the request's (stickers). ``open``: objects may carry fields the
+    catalog does not list (kept, not refused).
+    """
+
+    key: str
+    type: SettingType
+    label: str
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    choices: tuple[tuple[Any, str], ...] = ()
+    secret: str | None = None
+    fields: tuple[Setting, ...] = ()
+    regex: bool = False
+    minimum: float | None = None
+    reported_as: str | None = None
+    open: bool = False
+    unit: str = ""  #: what a number counts ("seconds"), for its messages and labels
+
+    @property
+    def choice_values(self) -> tuple[Any, ...]:
+        return tuple(value for value, _ in self.choices)
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """Fields that become required when another holds one of some values (push-notification's FCM credentials are
+    needed when the provider is FCM or both)."""
+
+    when: str
+    values: tuple[Any, ...]
+    then: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionSpec:
+    """One extension's ``/v1/settings`` resource.
+
+    ``store``: the method that creates settings (stickers and data-masking have no POST: their PUT stores or
+    updates). ``reply``: where a store/update/delete answer says it worked: ``"data"`` is the usual double-wrapped
+    ``data.body.data.success``, ``"body"`` SMS's exception, ``data.body.success`` (facts §3.3). ``removals``: a list
+    setting whose items the API removes by id in another field, (list key, removal key): data-masking's custom masks
+    are removed with ``deleteCustomRegexData``; the draft holds the masks, the ids to remove are worked out at push.
+    ``documented``: False when the vendor publishes no settings schema (the draft then refuses a settings block).
+    """
+
+    id: str
+    name: str
+    settings: tuple[Setting, ...]
+    store: Literal["POST", "PUT"] = "POST"
+    reply: Literal["data", "body"] = "data"
+    requirements: tuple[Requirement, ...] = ()
+    removals: tuple[tuple[str, str], ...] = ()
+    documented: bool = True
+    note: str = ""
+
+    @property
+    def path(self) -> str:
+        """The API path below ``/apps/{appId}``."""
+        return f"/extensions/{self.id}/v1/settings"
+
+    def setting(self, key: str) -> Setting | None:
+        return next((s for s in self.settings if s.key == key), None)
+
+
+def _flag(key: str, label: str, default: bool, description: str = "") -> Setting:
+    return Setting(key, "bool", label, description or label, default=default)
+
+
+_DROP = Setting("dropMessage", "bool", "Drop the message", "Drop a message that matches instead of masking it",
+                required=True, default=False)
+
+_PUSH_TOGGLES = (
+    _flag("sendNewMessageNotification", "Notify new messages", True),
+    _flag("sendEditMessageNotification", "Notify edited messages", False),
+    _flag("sendDeleteMessageNotification", "Notify deleted messages", False),
+    _flag("sendThreadedMessageNotification", "Notify thread replies", True),
+    _flag("sendIncomingCallNotification", "Notify incoming calls", True),
+    _flag("sendMissedCallNotification", "Notify missed calls", True),
+    _flag("sendMemberJoinedNotification", "Notify a member joined", True),
+    _flag("sendMemberLeftNotification", "Notify a member left", True),
+    _flag("sendMemberKickedNotification", "Notify a member kicked", True),
+    _flag("sendMemberBannedNotification", "Notify a member banned", True),
+    _flag("sendMemberUnbannedNotification", "Notify a member unbanned", True),
+    _flag("sendMemberAddedNotification", "Notify a member added", True),
+    _flag("sendMemberScopeChangedNotification", "Notify a member's scope changed", False),
+)
+
+_WEBHOOK_REPORT = (
+    Setting("maxReports", "number", "Reports before action", "Maximum number of unique reports after which "
+            "moderation actions need to be taken", required=True, default=3, minimum=1, unit="reports"),
+    Setting("useWebhook", "bool", "Send reports to a webhook", "Send reports to webhook and perform custom actions",
+            required=True, default=True),
+    Setting("webhookURL", "string", "Webhook URL", "The webhook URL to be triggered"),
+    Setting("basicAuthUsername", "string", "Basic Auth username", "Basic Auth username for calling your webhook"),
+    Setting("basicAuthPassword", "string", "Basic Auth password", "Basic Auth password for calling your webhook "
+            "(secret)", secret="BASIC_AUTH_PASSWORD"),
+)
+_WEBHOOK_NEEDS_URL = Requirement("useWebhook", (True,), ("webhookURL",), "reports go to a webhook")
+
+EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
+    ExtensionSpec("profanity-filter", "Profanity filter", (
+        Setting("dropMessage", "bool", "Drop the message", "Drop a message with a bad word instead of masking it",
+                required=True, default=False),
+        Setting("badwords", "strings", "Bad words", "Words masked (or dropped) in messages", required=True,
+                default=()),
+    )),
+    ExtensionSpec("data-masking", "Data masking", (
+        Setting("dropMessage", "bool", "Drop the message",
+                "Drop a message with sensitive information instead of masking it", required=True, default=False),
+        Setting("defaultRegexData", "objects", "Default masks", "The service's masks (1 US phone numbers, "
+                "2 emails, 3 SSN): turn each on or off", required=True, fields=(
+                    Setting("id", "string", "Id", required=True),
+                    Setting("name", "string", "Name", required=True),
+                    Setting("regex", "string", "Pattern", required=True, regex=True),
+                    Setting("enableFlag", "bool", "On", required=True, default=False),
+                )),
+        Setting("customregexData", "objects", "Custom masks", "Your own masks: a name, a regular expression and "
+                "an id of your choice", required=True, default=(), fields=(
+                    Setting("id", "string", "Id", required=True),
+                    Setting("name", "string", "Name", required=True),
+                    Setting("regex", "string", "Pattern", required=True, regex=True),
+                )),
+    ), store="PUT", removals=(("customregexData", "deleteCustomRegexData"),),
+        note="PUT stores or updates (no POST); deleteCustomRegexData is worked out at push from the masks removed"),
+    ExtensionSpec("push-notification", "Push notification", (
+        Setting("version", "integer", "Version", required=True, default=2, choices=(
+            (2, "Token-based (recommended)"), (0, "Topic-based + token-based"), (1, "Topic-based (legacy)"))),
+        Setting("pushProvider", "integer", "Provider", required=True, default=1, choices=(
+            (1, "FCM"), (2, "APNs"), (0, "FCM and APNs"))),
+        Setting("fcmCredentials", "object", "FCM credentials", "From the service account JSON file of the "
+                "Firebase console", fields=(
+                    Setting("project_id", "string", "Project id", required=True),
+                    Setting("client_email", "string", "Client email", required=True),
+                    Setting("private_key", "string", "Private key", "Private key (secret)", required=True,
+                            secret="FCM_PRIVATE_KEY"),
+                    Setting("private_key_id", "string", "Private key id", required=True),
+                )),
+        Setting("notificationInPayload", "object", "'notification' key in the payload", fields=(
+            _flag("web", "Web", True, "Include 'notification' key for Web"),
+            _flag("android", "Android", True, "Include 'notification' key for Android"),
+            _flag("ionic_cordova", "Ionic / Cordova", True, "Include 'notification' key for Ionic"),
+            _flag("react_native", "React Native", False, "Include 'notification' key for React native"),
+            _flag("ios", "iOS", True, "Include 'notification' key for iOS"),
+            _flag("flutter", "Flutter", True, "Include 'notification' key for Flutter"),
+        )),
+        _flag("useP8", "Use a .p8 key (APNs)", True, "APNs only. Use .p8 as it never expires"),
+        Setting("keyId", "string", "APNs key id", "APNs only"),
+        Setting("teamId", "string", "APNs team id", "APNs only"),
+        Setting("bundleId", "string", "APNs bundle id", "APNs only"),
+        _flag("sendApnsProduction", "APNs production", True, "APNs only. 'true' for apps available on the Appstore"),
+        *_PUSH_TOGGLES,
+        Setting("cometchatMessagePayloadOptions", "object", "Payload options", fields=(
+            _flag("skipSenderMetadata", "Skip sender metadata", False,
+                  "Excludes sender's metadata from the message object in the push payload"),
+            _flag("skipReceiverMetadata", "Skip receiver metadata", False,
+                  "Excludes receiver's metadata from the message object in the push payload"),
+            _flag("skipMessageMetadata", "Skip message metadata", False,
+                  "Excludes the message metadata from the message object in the push payload"),
+            _flag("trimMessageText", "Trim message text", True,
+                  "Trims the message text so the payload stays under 4 KB (larger ones may not be delivered)"),
+        )),
+    ), requirements=(
+        Requirement("pushProvider", (1, 0), ("fcmCredentials",), "the provider includes FCM"),
+        Requirement("pushProvider", (2, 0), ("keyId", "teamId", "bundleId"), "the provider includes APNs"),
+    )),
+    ExtensionSpec("email-notification", "Email notification", (
+        Setting("sendGridApiKey", "string", "SendGrid API key", "SendGrid API key (secret)",
+                secret="SENDGRID_API_KEY"),
+        Setting("messageDelay", "number", "Seconds unread before an email", "Time interval after which "
+                "notifications are sent", required=True, default=120, minimum=0, unit="seconds"),
+        Setting("senderEmail", "string", "Sender email", "SendGrid sender email for notifications", required=True),
+        Setting("senderName", "string", "Sender name", "SendGrid sender name", required=True),
+        Setting("sendGridTemplateId", "string", "SendGrid template id", required=True),
+        Setting("sendGridUnsubscribeGroupId", "string", "SendGrid unsubscribe group id",
+                "SendGrid group id obtained from their dashboard", required=True),
+        Setting("useWebhook", "bool", "Use a webhook", "Enable webhook", required=True, default=False),
+        Setting("webhookURL", "string", "Webhook URL"),
+        Setting("useWebhookBasicAuth", "bool", "Webhook Basic Auth", "Enable Basic Authentication", required=True,
+                default=False),
+        Setting("webhookUsername", "string", "Webhook username", "Basic Authentication username"),
+        Setting("webhookPassword", "string", "Webhook password", "Basic Authentication password (secret)",
+                secret="WEBHOOK_PASSWORD"),
+        Setting("sendEmailReplies", "bool", "Email replies", "Let users reply to a notification by email",
+                required=True, default=False),
+        Setting("senderEmailForReplies", "string", "Sender email for replies"),
+    ), requirements=(
+        Requirement("useWebhook", (True,), ("webhookURL",), "notifications go to a webhook"),
+        Requirement("useWebhookBasicAuth", (True,), ("webhookUsername", "webhookPassword"),
+                    "the webhook uses Basic Auth"),
+        Requirement("sendEmailReplies", (True,), ("senderEmailForReplies",), "email replies are on"),
+    ), note="the OpenAPI lists webhookURL, webhookUsername, webhookPassword and senderEmailForReplies as required; "
+            "they are required here only when their switch is on (sending empty values for a webhook nobody uses "
+            "would invent them); sendEmailReplies and senderEmailForReplies are not described there, their types "
+            "are the email-replies extension's (facts §3.3)"),
+    ExtensionSpec("e2ee", "End-to-end encryption", (
+        Setting("virgilAppID", "string", "Virgil app id", "Virgil App Id obtained from their dashboard",
+                required=True),
+        Setting("virgilAppKeyID", "string", "Virgil app key id", "Virgil App Key Id obtained from their dashboard",
+                required=True),
+        Setting("virgilAppKey", "string", "Virgil app key", "Virgil App Key (secret)", required=True,
+                secret="VIRGIL_APP_KEY"),
+    )),
+    ExtensionSpec("stickers", "Stickers", (
+        Setting("defaultMasterStickersData", "objects", "Default stickers", "The service's sticker sets: turn each "
+                "on or off", default=(), open=True, fields=(
+                    Setting("id", "string", "Id", required=True),
+                    Setting("stickerName", "string", "Name"),
+                    Setting("stickerUrl", "string", "URL"),
+                    Setting("stickerSetId", "string", "Set id"),
+                    Setting("stickerSetName", "string", "Set name"),
+                    Setting("enableFlag", "bool", "On", default=True),
+                )),
+        Setting("customStickersData", "objects", "Custom stickers", "Your own stickers", default=(), open=True,
+                reported_as="customMasterStickersData", fields=(
+                    Setting("id", "string", "Id", required=True),
+                    Setting("stickerName", "string", "Name", required=True),
+                    Setting("stickerUrl", "string", "URL", required=True),
+                    Setting("stickerSetId", "string", "Set id"),
+                    Setting("stickerSetName", "string", "Set name"),
+                    Setting("enableFlag", "bool", "On", default=True),
+                )),
+    ), store="PUT", note="no POST; the request's `required` list is data-masking's (a copy in the OpenAPI), the "
+                         "fields are the stickers ones; GET reports custom stickers as customMasterStickersData"),
+    ExtensionSpec("report-user", "Report user", _WEBHOOK_REPORT, requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("report-message", "Report message", _WEBHOOK_REPORT, requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("gifs-giphy", "GIFs (Giphy)", (
+        Setting("giphyApiKey", "string", "Giphy API key", "Giphy API key obtained from their dashboard (secret)",
+                required=True, secret="GIPHY_API_KEY"),
+    )),
+    ExtensionSpec("gifs-tenor", "GIFs (Tenor)", (
+        Setting("tenorApiKey", "string", "Tenor API key", "Tenor API key (secret)", required=True,
+                secret="TENOR_API_KEY"),
+    )),
+    ExtensionSpec("message-shortcuts", "Message shortcuts", (
+        Setting("shortcuts", "mapping", "Shortcuts", "Shortcut -> the text it expands to (\"!ty\": \"Thank you\")",
+                required=True, default=()),
+    )),
+    ExtensionSpec("sms-notification", "SMS notification", (
+        Setting("fromMobileNo", "string", "Sender number", "Number SMS notifications are sent from (e.g. +12345678)",
+                required=True, default="+12345678"),
+        Setting("messageDelay", "number", "Seconds unread before an SMS", "Send an SMS if a message has not been "
+                "read after this many seconds (default 60)", required=True, default=60, minimum=0, unit="seconds"),
+        Setting("twilioAccountSid", "string", "Twilio account SID", "Twilio account SID (from the Twilio console)",
+                required=True),
+        Setting("twilioAuthToken", "string", "Twilio auth token", "Twilio auth token (secret): write ${ENV_VAR} in "
+                "a draft", required=True, secret="TWILIO_AUTH_TOKEN"),
+        Setting("websiteURL", "string", "Website URL", "A website URL included in the notification", required=True,
+                default="www.somewebsite.com"),
+    ), reply="body", note="the legacy SMS extension: a draft keeps it under its own `sms` key"),
+    ExtensionSpec("email-replies", "Email replies", (
+        Setting("sendEmailReplies", "bool", "Email replies", "Let users reply to a notification by email",
+                required=True, default=False),
+        Setting("senderEmailForReplies", "string", "Sender email for replies"),
+    )),
+    ExtensionSpec("url-shortener-bitly", "URL shortener (Bitly)", (
+        Setting("bitlyAccessToken", "string", "Bitly access token", "Bitly access token (secret)", required=True,
+                secret="BITLY_ACCESS_TOKEN"),
+        Setting("groupGUID", "string", "Bitly group GUID", required=True),
+    )),
+    ExtensionSpec("url-shortener-tinyurl", "URL shortener (TinyURL)", (
+        Setting("tinyUrlAPIToken", "string", "TinyURL API token", "TinyURL API token (secret)", required=True,
+                secret="TINYURL_API_TOKEN"),
+        Setting("tinyUrlDomain", "string", "TinyURL domain", required=True, default="tiny.one"),
+    )),
+    ExtensionSpec("chatwoot", "Chatwoot", (
+        Setting("chatwootAccessToken", "string", "Chatwoot access token", "Chatwoot access token (secret)",
+                required=True, secret="CHATWOOT_ACCESS_TOKEN"),
+        Setting("chatwootAccountId", "string", "Chatwoot account id", required=True),
+        Setting("chatwootInboxId", "string", "Chatwoot inbox id", required=True),
+        Setting("customerSupportUid", "string", "Support agent's uid", "The user who answers for support",
+                required=True),
+    )),
+    ExtensionSpec("rich-media", "Rich media preview", (
+        Setting("iframelyApiKey", "string", "Iframely API key", "Iframely API key (secret)", required=True,
+                secret="IFRAMELY_API_KEY"),
+    )),
+    ExtensionSpec("stickers-stipop", "Stickers (Stipop)", (
+        Setting("stipopApiKey", "string", "Stipop API key", "Stipop API key (secret)", required=True,
+                secret="STIPOP_API_KEY"),
+        Setting("stipopAppId", "string", "Stipop app id", required=True),
+    )),
+    ExtensionSpec("broadcast", "Broadcast", (
+        Setting("apiVideoKey", "string", "api.video key", "api.video API key (secret)", required=True,
+                secret="API_VIDEO_KEY"),
+        Setting("recordVideo", "bool", "Record the broadcast", required=True, default=False),
+    )),
+    ExtensionSpec("voice-transcription", "Voice transcription", (
+        Setting("revaiAPIKey", "string", "Rev.ai API key", "Rev.ai API key (secret)", required=True,
+                secret="REVAI_API_KEY"),
+    )),
+    ExtensionSpec("sentiment-analysis", "Sentiment analysis", (
+        Setting("dropMessage", "bool", "Drop the message", "Drop a message with a negative sentiment",
+                required=True, default=False),
+    )),
+    ExtensionSpec("xss-filter", "XSS filter", (
+        Setting("dropMessage", "bool", "Drop the message", "Drop a message with a script instead of cleaning it",
+                required=True, default=False),
+    )),
+    ExtensionSpec("image-moderation", "Image moderation", (
+        Setting("dropMessage", "bool", "Drop the message", "Drop an image the moderation flags", required=True,
+                default=False),
+    )),
+    ExtensionSpec("intercom", "Intercom", (), documented=False),
+    ExtensionSpec("human-moderation", "Human moderation", (), documented=False),
+    ExtensionSpec("virus-malware-scanner", "Virus and malware scanner", (), documented=False),
+)
+BY_ID: Final[dict[str, ExtensionSpec]] = {spec.id: spec for spec in EXTENSIONS}
+#: the extensions whose settings a draft's ``extension_settings`` holds: documented, and not SMS (its own ``sms``)
+DRAFT_EXTENSIONS: Final[tuple[str, ...]] = tuple(
+    spec.id for spec in EXTENSIONS if spec.documented and spec.id != "sms-notification"
+)
+
+
+def sample_value(setting: Setting) -> Any:
+    """What a new form or the sample draft writes for ``setting``: its default, else an empty value of its type
+    (a fresh list or dict each time, so a caller may fill it in)."""
+    if setting.default == () or setting.default is None:
+        empty = _EMPTY[setting.type]
+        return empty() if callable(empty) else empty
+    return setting.default
+
+
+_EMPTY: Final[dict[str, Any]] = {
+    "bool": False, "integer": 0, "number": 0, "string": "", "strings": list, "mapping": dict, "object": dict,
+    "objects": list,
+}
