@@ -48,6 +48,7 @@ from tenantdeck.api.errors import (
 from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.api.ratelimit import Limiter
 from tenantdeck.api.redact import Redactor
+from tenantdeck.models import extension_catalog
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from tenantdeck.textsafe import shown
 
@@ -67,6 +68,12 @@ MAX_PAGES = 10_000  # a guard against a server that never says "last page"
 #: Failures that prove the request never reached the server, so even a create can be resent.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 _APP_GONE_CODES = frozenset({"ERR_APP_NOT_FOUND", "ERR_APP_ARCHIVED"})
+_SMS = "sms-notification"
+
+
+def _ext_subject(ext_id: str) -> str:
+    """What an operation on an extension's settings is about, in messages: SMS keeps its own word."""
+    return "sms" if ext_id == _SMS else "extension settings"
 _SERVER_ADDED_WIDGET_KEYS = ("appId", "widgetId")
 _INCOMPLETE_HINT = (
     "nothing was changed; try again (a list that changes while it is read can come back short), and report it if "
@@ -177,7 +184,8 @@ class ManagementClient:
     # --- transport, retries, errors -----------------------------------------------------------------------------
 
     async def _send_once(
-        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any, webhook: bool
+        self, method: str, path: str, params: Mapping[str, Any] | None, body: Any, webhook: bool,
+        files: Mapping[str, Any] | None = None,
     ) -> tuple[httpx.Response, float]:
         async with self._limiter:
             started = time.perf_counter()
@@ -186,6 +194,7 @@ class ManagementClient:
                 path,
                 params=dict(params) if params else None,
                 json=body,
+                files=dict(files) if files else None,
                 headers=WEBHOOK_HEADERS if webhook else None,
             )
             return response, time.perf_counter() - started
@@ -203,6 +212,7 @@ class ManagementClient:
         gone_ok_on_retry: bool = False,
         attempts: _Attempts | None = None,
         max_retries: int | None = None,
+        files: Mapping[str, Any] | None = None,
     ) -> Envelope:
         """One logical call with retries. ``unsafe`` (a create) raises :class:`_Ambiguous` instead of retrying
         when the request may have been applied. ``gone_ok_on_retry``: a 404 on a retried DELETE means the first
@@ -215,7 +225,7 @@ class ManagementClient:
             response: httpx.Response | None = None
             elapsed = 0.0
             try:
-                response, elapsed = await self._send_once(method, path, params, body, webhook)
+                response, elapsed = await self._send_once(method, path, params, body, webhook, files)
             except httpx.TransportError as exc:
                 failure = exc  # handled below, outside the except block, so no traceback chains to httpx
             retry_after: float | None = None
@@ -607,17 +617,20 @@ class ManagementClient:
         envelope = await self._call(op, "PUT", self._widgets_path(app_id), body=body)
         envelope.check_success()
 
-    # --- SMS notification (legacy v1 settings) ------------------------------------------------------------------
+    # --- extension settings (``/extensions/{extId}/v1/settings``; SMS is one of them) ---------------------------
 
     @staticmethod
-    def _sms_path(app_id: str) -> str:
-        return f"/apps/{_seg(app_id)}/extensions/sms-notification/v1/settings"
+    def _ext_path(app_id: str, ext_id: str) -> str:
+        return f"/apps/{_seg(app_id)}/extensions/{_seg(ext_id)}/v1/settings"
 
-    async def get_sms(self, app_id: str) -> dict[str, Any] | None:
-        """The five SMS settings (without the server-added ``appId``), or None when not configured."""
-        op = Operation(f"get SMS settings of app {app_id}", subject="sms", app_id=app_id)
+    async def get_extension_settings(self, app_id: str, ext_id: str) -> dict[str, Any] | None:
+        """The extension's settings (without the server-added ``appId``; a field the GET reports under another name
+        than the request's, stickers' ``customMasterStickersData``, under the request's), or None when none are
+        stored (404 ERR_SETTINGS_NOT_FOUND, or an empty object). Secrets arrive in clear: the caller fingerprints
+        them and drops the value."""
+        op = Operation(f"get {ext_id} settings of app {app_id}", subject=_ext_subject(ext_id), app_id=app_id)
         try:
-            envelope = await self._call(op, "GET", self._sms_path(app_id))
+            envelope = await self._call(op, "GET", self._ext_path(app_id, ext_id))
         except NotFoundError as exc:
             if exc.code in _APP_GONE_CODES:
                 raise
@@ -625,21 +638,33 @@ class ManagementClient:
         payload = envelope.optional_obj()
         if payload is None:
             return None
+        spec = extension_catalog.BY_ID.get(ext_id)
+        known = {s.key for s in spec.settings} if spec is not None else set()
         # Tolerate the settings object without its `settings` wrapper.
-        bare = payload if "fromMobileNo" in payload else None
+        bare = payload if known & set(payload) else None
         settings = payload.get("settings", bare)
         if settings is None or settings == {}:
             return None
         if not isinstance(settings, Mapping):
             raise envelope.bad("'settings' is not an object")
-        return {k: v for k, v in settings.items() if k != "appId"}
+        out = {k: v for k, v in settings.items() if k != "appId"}
+        for setting in spec.settings if spec is not None else ():
+            if setting.reported_as and setting.reported_as in out and setting.key not in out:
+                out[setting.key] = out.pop(setting.reported_as)
+        return out
 
-    async def store_sms(self, app_id: str, settings: Mapping[str, Any]) -> None:
-        op = Operation(f"store SMS settings of app {app_id}", subject="sms", app_id=app_id)
+    async def store_extension_settings(self, app_id: str, ext_id: str, settings: Mapping[str, Any]) -> None:
+        """Create the extension's settings: ``POST``, or ``PUT`` where the API stores with it (data-masking,
+        stickers). A POST whose answer was lost is read back before it is sent again."""
+        spec = extension_catalog.BY_ID.get(ext_id)
+        op = Operation(f"store {ext_id} settings of app {app_id}", subject=_ext_subject(ext_id), app_id=app_id)
         wanted = dict(settings)
+        if spec is not None and spec.store == "PUT":
+            (await self._call(op, "PUT", self._ext_path(app_id, ext_id), body={"settings": wanted})).check_success()
+            return
 
         async def confirm(_: None) -> bool | None:
-            current = await self.get_sms(app_id)
+            current = await self.get_extension_settings(app_id, ext_id)
             if current is not None and all(current.get(k) == v for k, v in wanted.items()):
                 return True
             return None
@@ -648,16 +673,56 @@ class ManagementClient:
             envelope.check_success()
             return True
 
-        await self._create(op, self._sms_path(app_id), {"settings": wanted}, parse=parse, confirm=confirm)
+        await self._create(op, self._ext_path(app_id, ext_id), {"settings": wanted}, parse=parse, confirm=confirm)
 
-    async def update_sms(self, app_id: str, settings: Mapping[str, Any]) -> None:
-        op = Operation(f"update SMS settings of app {app_id}", subject="sms", app_id=app_id)
-        envelope = await self._call(op, "PUT", self._sms_path(app_id), body={"settings": dict(settings)})
+    async def update_extension_settings(self, app_id: str, ext_id: str, settings: Mapping[str, Any]) -> None:
+        """Replace the extension's settings (``PUT``, the whole object: the caller sends the live values it does not
+        change, so a field the draft did not change keeps the service's value)."""
+        op = Operation(f"update {ext_id} settings of app {app_id}", subject=_ext_subject(ext_id), app_id=app_id)
+        envelope = await self._call(op, "PUT", self._ext_path(app_id, ext_id), body={"settings": dict(settings)})
         envelope.check_success()
 
+    async def delete_extension_settings(self, app_id: str, ext_id: str) -> None:
+        op = Operation(f"delete {ext_id} settings of app {app_id}", subject=_ext_subject(ext_id), app_id=app_id)
+        envelope = await self._call(op, "DELETE", self._ext_path(app_id, ext_id), gone_ok_on_retry=True)
+        envelope.check_success()
+
+    # SMS (the legacy ``sms-notification`` extension) is one of them; these names are what the SMS kind calls.
+
+    async def get_sms(self, app_id: str) -> dict[str, Any] | None:
+        """The five SMS settings (without the server-added ``appId``), or None when not configured."""
+        return await self.get_extension_settings(app_id, _SMS)
+
+    async def store_sms(self, app_id: str, settings: Mapping[str, Any]) -> None:
+        await self.store_extension_settings(app_id, _SMS, settings)
+
+    async def update_sms(self, app_id: str, settings: Mapping[str, Any]) -> None:
+        await self.update_extension_settings(app_id, _SMS, settings)
+
     async def delete_sms(self, app_id: str) -> None:
-        op = Operation(f"delete SMS settings of app {app_id}", subject="sms", app_id=app_id)
-        envelope = await self._call(op, "DELETE", self._sms_path(app_id), gone_ok_on_retry=True)
+        await self.delete_extension_settings(app_id, _SMS)
+
+    # --- push certificates (push-notification's APNs .p12 / .p8) ----------------------------------------------
+
+    async def query_certificates(self, app_id: str) -> dict[str, bool]:
+        """Which APNs certificates the service holds: ``{"p12": bool, "p8": bool}`` (query-certificates). A field
+        the answer leaves out is False: nothing says it is there."""
+        op = Operation(f"query push certificates of app {app_id}", subject="certificates", app_id=app_id)
+        path = f"/apps/{_seg(app_id)}/extensions/push-notification/v1/query-certificates"
+        payload = (await self._call(op, "GET", path)).optional_obj() or {}
+        return {kind: payload.get(f"certificate_{kind}") is True for kind in ("p12", "p8")}
+
+    async def upload_certificate(self, app_id: str, kind: str, filename: str, content: bytes) -> None:
+        """Upload an APNs certificate (multipart field ``certificate``, as the API declares). Uploading the same
+        file twice leaves the same certificate, so a retry simply sends it again. The content never reaches a log
+        or an error message: only its size is named."""
+        if kind not in ("p12", "p8"):
+            raise ValueError(f"certificate kind must be p12 or p8, not {kind!r}")
+        op = Operation(f"upload the .{kind} push certificate of app {app_id} ({len(content)} bytes)",
+                       subject="certificates", app_id=app_id)
+        path = f"/apps/{_seg(app_id)}/extensions/push-notification/v1/upload-certificate-{kind}"
+        envelope = await self._call(op, "POST", path, files={"certificate": (filename, content,
+                                                                               "application/octet-stream")})
         envelope.check_success()
 
     # --- webhooks and triggers (always X-Webhook-Version: 2) ----------------------------------------------------
