@@ -277,3 +277,59 @@ def test_an_app_setting_is_set_across_the_fleet_only_where_it_differs() -> None:
                           (("apps", 2, "settings"), {"core.conversations.updateOnReplies": True}))
     assert edit.sentence() == "2 apps will change, 1 already so."
     assert bulk.find_field("core.notifications.push.advanced.included") is None  # a list: not settable
+
+
+PROFANITY_FLEET = textwrap.dedent("""\
+    format: 1
+    apps:
+    - id: p0
+      name: Tenant 0
+      region: us
+      extension_settings:
+        profanity-filter:
+          dropMessage: false
+          badwords: [darn]   # house list
+    - id: p1
+      name: Tenant 1
+      region: us
+      extension_settings:
+        profanity-filter:
+          dropMessage: true
+          badwords:
+          - darn
+          - heck
+    - id: p2
+      name: Tenant 2
+      region: us
+    """)
+
+
+def test_one_word_added_to_every_filter_list_is_one_undo_step(tmp_path: Path) -> None:
+    session = open_text(tmp_path, "fleet.yaml", PROFANITY_FLEET)
+    field = bulk.find_field("profanity-filter.badwords")
+    assert field is not None and field.kind == bulk.ADD_ITEM and field.extension == "profanity-filter"
+    value, problem = bulk.parse_value(field, " heck ")
+    assert (value, problem) == ("heck", None)
+    edit = bulk.set_field(session.data, [0, 1, 2], field, value)
+    assert (edit.changed, edit.already, edit.skipped) == ((0,), (1,), ((2, "no profanity-filter settings"),))
+    assert edit.sentence() == "1 app will change, 1 already so; 1 skipped (no profanity-filter settings)."
+    session.set_many(list(edit.edits))
+    session.validate_all()
+    assert session.get("apps[0].extension_settings.profanity-filter.badwords") == ["darn", "heck"]
+    assert "# house list" in session.text  # the rest of the file as it was
+    assert len(session._undo) == 1
+    session.undo()
+    assert session.text == PROFANITY_FLEET
+
+
+def test_extension_fields_take_the_catalogs_types() -> None:
+    drop = bulk.find_field("Profanity filter: Drop the message")
+    assert drop is not None and drop.kind == bulk.EXTENSION and drop.choices == (True, False)
+    provider = bulk.find_field("push-notification.pushProvider")
+    assert provider is not None and provider.choices == (1, 2, 0)
+    assert bulk.parse_value(provider, "2") == (2, None)
+    assert bulk.parse_value(provider, "apns") == (2, None)
+    assert "one of 1 (FCM), 2 (APNs), 0 (FCM and APNs)" in str(bulk.parse_value(provider, "7")[1])
+    reports = bulk.find_field("report-user.maxReports")
+    assert reports is not None and bulk.parse_value(reports, "0")[1] == "Report user: Reports before action is at least 1"
+    assert bulk.find_field("gifs-giphy.giphyApiKey") is None  # secrets are not a fleet edit

@@ -44,7 +44,8 @@ def test_every_secret_field_is_listed_once() -> None:
 def test_the_rest_derives_from_the_marks() -> None:
     assert BY_NAME["sms"].secret_fields == {"twilioAuthToken"}
     assert BY_NAME["webhook"].secret_fields == {"password"}
-    assert {k.name for k in BY_NAME.values() if k.secret_fields} == {"sms", "webhook"}
+    assert {k.name for k in BY_NAME.values() if k.secret_fields} == {"sms", "webhook", "extension_settings"}
+    assert BY_NAME["extension_settings"].secret_fields >= {"giphyApiKey", "fcmCredentials.private_key"}
     assert set(SECRET_FIELDS) == {"twilioAuthToken", "password"}
     assert "password" not in canonical.WEBHOOK_FIELDS and "twilioAuthToken" not in canonical.SMS_FIELDS
     assert set(canonical.WEBHOOK_FIELDS) == set(WebhookBody.model_fields) - {"id", "password"}

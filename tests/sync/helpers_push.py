@@ -104,13 +104,14 @@ def live_summary(sandbox: Any) -> dict[str, Any]:
 
 def live_plan(sandbox: Any, draft: Path, env: Mapping[str, str]) -> Any:
     """The plan a push would make now: the draft against the sandbox's live state (every read a diff makes)."""
-    from tenantdeck.sync.remote.fetch import fetch_live
+    from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
     from tenantdeck.sync.workspace.local import compare_local, load_local, plan_local
 
     local = load_local(draft, env)
 
     async def go() -> Any:
         async with client_for(sandbox) as c:
-            return await fetch_live(c, local.app_ids(), secret_key=local.secret_key)
+            return await fetch_live(c, local.app_ids(), secret_key=local.secret_key,
+                                    wanted_extensions=managed_extensions(local))
 
     return plan_local(local, compare_local(local, asyncio.run(go())))

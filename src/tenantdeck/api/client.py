@@ -48,8 +48,8 @@ from tenantdeck.api.errors import (
 from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.api.ratelimit import Limiter
 from tenantdeck.api.redact import Redactor
-from tenantdeck.models import extension_catalog
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from tenantdeck.models import extension_catalog
 from tenantdeck.textsafe import shown
 
 log = logging.getLogger("tenantdeck.api")

@@ -123,7 +123,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
 
     from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
-    from tenantdeck.sync.remote.fetch import fetch_live
+    from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
@@ -141,7 +141,8 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
         async with target.client(concurrency=max(concurrency * 4, 16)) as client:
             listing = await client.list_apps()
             live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key,
-                                    concurrency=concurrency * 4, listing=listing)
+                                    concurrency=concurrency * 4, listing=listing,
+                                    wanted_extensions=managed_extensions(local))
             return listing, live
 
     try:

@@ -18,13 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenantdeck.draft import widget_view
-from tenantdeck.models import catalog
+from tenantdeck.models import catalog, extension_catalog
 from tenantdeck.problems import PathPart
 
 Edit = tuple[tuple[PathPart, ...], Any]
 
-#: what kind of value a bulk-editable field takes (SETTING: an app setting, true or false, not a widget field)
+#: what kind of value a bulk-editable field takes (SETTING: an app setting, true or false, not a widget field;
+#: EXTENSION: a field of an extension's settings, typed by the catalog; ADD_ITEM: one more item of such a list)
 TOGGLE, COLOUR, LISTING, SETTING = "toggle", "colour", "listing", "setting"
+EXTENSION, ADD_ITEM = "extension", "add-item"
+_EXT_SECTION = "extension_settings."
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +45,26 @@ class Field:
         return f"{self.section}.{self.key}"
 
     @property
+    def extension(self) -> str | None:
+        """The extension id of a field of an extension's settings (``profanity-filter``), else None."""
+        return self.section[len(_EXT_SECTION):] if self.section.startswith(_EXT_SECTION) else None
+
+    @property
+    def setting(self) -> extension_catalog.Setting | None:
+        ext = self.extension
+        spec = extension_catalog.BY_ID.get(ext) if ext else None
+        return spec.setting(self.key) if spec is not None else None
+
+    @property
     def choices(self) -> tuple[Any, ...]:
         """The values it may take (empty for a colour: any ``#rrggbb``)."""
         if self.kind in (TOGGLE, SETTING):
             return (True, False)
         if self.kind == LISTING:
             return catalog.LISTING_VALUES[self.key]
+        setting = self.setting
+        if self.kind == EXTENSION and setting is not None:
+            return (True, False) if setting.type == "bool" else setting.choice_values
         return ()
 
 
@@ -59,6 +76,23 @@ def fields() -> list[Field]:
     out += [Field("sidebar", k, widget_view.label_of("sidebar", k), LISTING) for k in widget_view.LISTING_KEYS]
     out += [Field("style", k, widget_view.label_of("style", k), COLOUR) for k in widget_view.COLOUR_KEYS]
     out += [Field("settings", s.key, s.label, SETTING) for s in catalog.APP_SETTINGS if s.settable]
+    out += _extension_fields()
+    return out
+
+
+def _extension_fields() -> list[Field]:
+    """The plain fields of each extension's settings (on/off, a choice, a number, a non-secret text) and one
+    "add an item" per list of strings (one profanity word across a fleet). Secrets are not offered: a fleet shares
+    a ``${VAR}`` only by choice, written by hand."""
+    out: list[Field] = []
+    for ext in extension_catalog.DRAFT_EXTENSIONS:
+        spec = extension_catalog.BY_ID[ext]
+        for s in spec.settings:
+            label = f"{spec.name}: {s.label}"
+            if s.type in ("bool", "integer", "number") or (s.type == "string" and not s.secret and not s.regex):
+                out.append(Field(_EXT_SECTION + ext, s.key, label, EXTENSION))
+            elif s.type == "strings":
+                out.append(Field(_EXT_SECTION + ext, s.key, f"{label} (add one)", ADD_ITEM))
     return out
 
 
@@ -68,7 +102,8 @@ def find_field(text: str) -> Field | None:
     if not wanted:
         return None
     for f in fields():
-        if wanted in (f.key.lower(), f.name.lower(), f.label.lower()):
+        names = (f.key, f.name, f.label, f"{f.extension}.{f.key}" if f.extension else f.name)
+        if wanted in (n.lower() for n in names):
             return f
     return None
 
@@ -76,6 +111,8 @@ def find_field(text: str) -> Field | None:
 def parse_value(field: Field, text: str) -> tuple[Any, str | None]:
     """The value ``text`` means for ``field``, or why it cannot be one (a message naming the allowed values)."""
     raw = text.strip()
+    if field.kind in (EXTENSION, ADD_ITEM):
+        return _extension_value(field, raw)
     if field.kind in (TOGGLE, SETTING):
         lowered = raw.lower()
         if lowered in ("on", "true", "yes"):
@@ -89,6 +126,32 @@ def parse_value(field: Field, text: str) -> tuple[Any, str | None]:
         return None, f"{field.label} is one of {', '.join(field.choices)}; not {raw!r}"
     problem = widget_view.colour_problem(raw)
     return (raw, None) if problem is None else (None, f"{field.label}: {problem}")
+
+
+def _extension_value(field: Field, raw: str) -> tuple[Any, str | None]:
+    setting = field.setting
+    assert setting is not None
+    if field.kind == ADD_ITEM:
+        return (raw, None) if raw else (None, f"{field.label}: type the item to add")
+    if setting.type == "bool":
+        return parse_value(Field(field.section, field.key, field.label, TOGGLE), raw)
+    if setting.type in ("integer", "number"):
+        try:
+            value: Any = int(raw) if setting.type == "integer" or raw.lstrip("-").isdigit() else float(raw)
+        except ValueError:
+            named = {label.lower(): v for v, label in setting.choices}
+            if raw.lower() in named:
+                return named[raw.lower()], None
+            return None, f"{field.label} is a number, not {raw!r}"
+        if setting.choices and value not in setting.choice_values:
+            allowed = ", ".join(f"{v} ({label})" for v, label in setting.choices)
+            return None, f"{field.label} is one of {allowed}; not {raw!r}"
+        if setting.minimum is not None and value < setting.minimum:
+            return None, f"{field.label} is at least {setting.minimum:g}"
+        return value, None
+    if setting.required and not raw:
+        return None, f"{field.label} must not be empty"
+    return raw, None
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -195,6 +258,8 @@ def set_field(data: Any, indexes: Sequence[int], field: Field, value: Any) -> Bu
     :func:`set_setting`."""
     if field.kind == SETTING:
         return set_setting(data, indexes, field, value)
+    if field.kind in (EXTENSION, ADD_ITEM):
+        return set_extension_setting(data, indexes, field, value)
     presets = data.get("presets") if isinstance(data, Mapping) else None
     presets = presets if isinstance(presets, Mapping) else {}
     apps = _apps(data)
@@ -237,6 +302,34 @@ def set_setting(data: Any, indexes: Sequence[int], field: Field, value: bool) ->
         return [(("apps", i, "settings", field.key), value)]
 
     return _classify(f"{field.label} ({field.key}) = {'on' if value else 'off'}", indexes, edits_of)
+
+
+def set_extension_setting(data: Any, indexes: Sequence[int], field: Field, value: Any) -> BulkEdit:
+    """Edits that make a field of one extension's settings hold ``value`` (or, for a list, contain it) in each
+    selected app. An app whose draft has no settings for that extension is skipped: starting them would need
+    every required field, which a fleet edit cannot know."""
+    apps = _apps(data)
+    ext = field.extension
+    assert ext is not None
+
+    def edits_of(i: int) -> list[Edit] | str:
+        app = apps[i] if 0 <= i < len(apps) else None
+        block = app.get("extension_settings") if isinstance(app, Mapping) else None
+        settings = block.get(ext) if isinstance(block, Mapping) else None
+        if not isinstance(settings, Mapping):
+            return f"no {ext} settings"
+        path = ("apps", i, "extension_settings", ext, field.key)
+        current = settings.get(field.key)
+        if field.kind == ADD_ITEM:
+            items = list(current) if isinstance(current, list) else []
+            return [] if value in items else [(path, [*items, value])]
+        return [] if _same(current, value) else [(path, value)]
+
+    shown = ("on" if value else "off") if isinstance(value, bool) else value
+    verb = f"add {shown!r} to" if field.kind == ADD_ITEM else "set"
+    what = (f"{verb} {field.label} ({ext}.{field.key})" if field.kind == ADD_ITEM
+            else f"{field.label} ({ext}.{field.key}) = {shown}")
+    return _classify(what, indexes, edits_of)
 
 
 def add_trigger(data: Any, indexes: Sequence[int], webhook_id: str, trigger: str) -> BulkEdit:

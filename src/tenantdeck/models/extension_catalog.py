@@ -127,16 +127,20 @@ _PUSH_TOGGLES = (
     _flag("sendMemberScopeChangedNotification", "Notify a member's scope changed", False),
 )
 
-_WEBHOOK_REPORT = (
-    Setting("maxReports", "number", "Reports before action", "Maximum number of unique reports after which "
-            "moderation actions need to be taken", required=True, default=3, minimum=1, unit="reports"),
-    Setting("useWebhook", "bool", "Send reports to a webhook", "Send reports to webhook and perform custom actions",
-            required=True, default=True),
-    Setting("webhookURL", "string", "Webhook URL", "The webhook URL to be triggered"),
-    Setting("basicAuthUsername", "string", "Basic Auth username", "Basic Auth username for calling your webhook"),
-    Setting("basicAuthPassword", "string", "Basic Auth password", "Basic Auth password for calling your webhook "
-            "(secret)", secret="BASIC_AUTH_PASSWORD"),
-)
+def _report(what: str) -> tuple[Setting, ...]:
+    """report-user's and report-message's settings (the same fields; each secret gets its own variable name)."""
+    return (
+        Setting("maxReports", "number", "Reports before action", "Maximum number of unique reports after which "
+                "moderation actions need to be taken", required=True, default=3, minimum=1, unit="reports"),
+        Setting("useWebhook", "bool", "Send reports to a webhook", "Send reports to webhook and perform custom "
+                "actions", required=True, default=True),
+        Setting("webhookURL", "string", "Webhook URL", "The webhook URL to be triggered"),
+        Setting("basicAuthUsername", "string", "Basic Auth username", "Basic Auth username for calling your webhook"),
+        Setting("basicAuthPassword", "string", "Basic Auth password", "Basic Auth password for calling your webhook "
+                "(secret)", secret=f"{what}_WEBHOOK_PASSWORD"),
+    )
+
+
 _WEBHOOK_NEEDS_URL = Requirement("useWebhook", (True,), ("webhookURL",), "reports go to a webhook")
 
 EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
@@ -221,7 +225,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 default=False),
         Setting("webhookUsername", "string", "Webhook username", "Basic Authentication username"),
         Setting("webhookPassword", "string", "Webhook password", "Basic Authentication password (secret)",
-                secret="WEBHOOK_PASSWORD"),
+                secret="EMAIL_WEBHOOK_PASSWORD"),
         Setting("sendEmailReplies", "bool", "Email replies", "Let users reply to a notification by email",
                 required=True, default=False),
         Setting("senderEmailForReplies", "string", "Sender email for replies"),
@@ -263,8 +267,8 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 )),
     ), store="PUT", note="no POST; the request's `required` list is data-masking's (a copy in the OpenAPI), the "
                          "fields are the stickers ones; GET reports custom stickers as customMasterStickersData"),
-    ExtensionSpec("report-user", "Report user", _WEBHOOK_REPORT, requirements=(_WEBHOOK_NEEDS_URL,)),
-    ExtensionSpec("report-message", "Report message", _WEBHOOK_REPORT, requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("report-user", "Report user", _report("REPORT_USER"), requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("report-message", "Report message", _report("REPORT_MESSAGE"), requirements=(_WEBHOOK_NEEDS_URL,)),
     ExtensionSpec("gifs-giphy", "GIFs (Giphy)", (
         Setting("giphyApiKey", "string", "Giphy API key", "Giphy API key obtained from their dashboard (secret)",
                 required=True, secret="GIPHY_API_KEY"),

@@ -13,7 +13,16 @@ import re
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    create_model,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from tenantdeck.models.base import StrictModel
@@ -160,6 +169,19 @@ def _attr(ext_id: str) -> str:
     return ext_id.replace("-", "_")
 
 
+class _ById(StrictModel):
+    """Dumps under the extension ids (``profanity-filter``), the draft's and the API's keys, whatever the caller
+    asks: a draft saved with a plain ``model_dump`` must not turn them into Python names (``profanity_filter``)."""
+
+    @model_serializer(mode="wrap")
+    def _by_id(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {_ID_OF.get(key, key): value for key, value in data.items()} if isinstance(data, dict) else data
+
+
+_ID_OF: dict[str, str] = {ext.replace("-", "_"): ext for ext in BY_ID}
+
+
 def _extension_settings_model() -> type[StrictModel]:
     fields: dict[str, Any] = {
         _attr(ext): (draft_model(ext) | None, Field(None, alias=ext, title=BY_ID[ext].name,
@@ -175,7 +197,7 @@ def _extension_settings_model() -> type[StrictModel]:
         fields[_attr(spec.id)] = (Annotated[Any, _refuse(why)], Field(None, alias=spec.id,
                                                                          json_schema_extra={"not": {}}))
     return create_model(  # type: ignore[call-overload,no-any-return]
-        "ExtensionSettings", __base__=StrictModel,
+        "ExtensionSettings", __base__=_ById,
         __doc__="Each extension's settings by extension id; an extension left out is not managed here", **fields)
 
 

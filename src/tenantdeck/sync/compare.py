@@ -257,8 +257,10 @@ def compare_app(
     for rkey in keys:
         kind, rid = rkey
         spec = BY_NAME[kind]
-        if (spec.partial or spec.optional) and rkey not in d_res:
-            continue  # the draft does not manage this kind at all (extensions, team)
+        if spec.partial and rkey not in d_res:
+            continue  # only the entries the draft names are managed (extensions)
+        if spec.optional and draft.get(spec.section or "") is None:
+            continue  # the draft does not manage this kind at all (team, extension settings)
         if spec.parent and (spec.parent, rid) not in d_res and (spec.parent, rid) in b_res:
             continue  # covered by the parent's own delete (a webhook's triggers)
         live_res = l_res.get(rkey)

@@ -28,6 +28,9 @@ from tenantdeck.models import (
     WidgetSettings,
     catalog,
 )
+from tenantdeck.models.extension_catalog import BY_ID as EXTENSION_SPECS
+from tenantdeck.models.extension_catalog import Setting
+from tenantdeck.models.extension_settings import draft_model, settings_of
 from tenantdeck.models.secrets import derived_secret_name, reference_name, secret_env_name
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
@@ -77,6 +80,11 @@ def reserve_draft_references(namer: SecretNamer, apps: list[App]) -> None:
                 namer.reserve(name, f"{key}/webhook/{hook.id}")
         if app.sms is not None and (name := reference_name(app.sms.twilioAuthToken)):
             namer.reserve(name, f"{key}/sms")
+        for ext, settings in settings_of(app.extension_settings).items():
+            for path, _ in _secret_settings(ext):
+                value = _get_path(settings, path)
+                if isinstance(value, str) and (name := reference_name(value)):
+                    namer.reserve(name, f"{key}/{ext}/{path}")
 
 
 # --- widgets ----------------------------------------------------------------------------------------------------
@@ -254,6 +262,87 @@ def sms_from_canonical(
     return SmsSettings.model_validate(data)
 
 
+def _secret_settings(ext: str) -> list[tuple[str, Setting]]:
+    """(dotted path, setting) of each secret field of ``ext``'s settings, nested objects' included."""
+    out: list[tuple[str, Setting]] = []
+
+    def walk(settings: tuple[Setting, ...], prefix: str) -> None:
+        for s in settings:
+            if s.secret:
+                out.append((prefix + s.key, s))
+            if s.type == "object":
+                walk(s.fields, f"{prefix}{s.key}.")
+
+    spec = EXTENSION_SPECS.get(ext)
+    walk(spec.settings if spec is not None else (), "")
+    return out
+
+
+def _get_path(value: Any, path: str) -> Any:
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def _set_path(value: dict[str, Any], path: str, item: Any) -> None:
+    *parents, last = path.split(".")
+    for part in parents:
+        value = value.setdefault(part, {})
+    value[last] = item
+
+
+def _known(value: Any, old: Any) -> Any:
+    """A value as the draft should hold it: unknown parts (the service did not report them) are the old draft's,
+    or left out (None)."""
+    if is_unknown(value):
+        return old
+    if isinstance(value, Mapping):
+        out = {k: _known(v, old.get(k) if isinstance(old, Mapping) else None) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v is not None}
+    return value
+
+
+def extension_settings_from_canonical(
+    states: Mapping[str, Any] | None,
+    *,
+    existing: Mapping[str, dict[str, Any]] | None,
+    app_name: str,
+    app_id: str | None,
+    namer: SecretNamer,
+    notes: list[str],
+    label: str,
+) -> dict[str, Any] | None:
+    """The draft's ``extension_settings`` block: each extension's settings the service holds, the old draft's
+    order kept, secrets as ``${VAR}`` (the draft's own reference when it had one, else a derived name), values the
+    service did not report taken from the old draft or left out. An extension whose settings do not fit the draft
+    format keeps its old settings, with a note. Not read (None): the old block, or none; nothing on the service
+    and no old block: none (the draft then does not manage extension settings)."""
+    if states is None:
+        return dict(existing) if existing is not None else None
+    if not states and existing is None:
+        return None
+    old = dict(existing or {})
+    out: dict[str, Any] = {}
+    for ext in _keep_order(list(states), list(old)):
+        state, before = states[ext], old.get(ext) or {}
+        data = _known({k: v for k, v in state.items()}, before)
+        for path, setting in _secret_settings(ext):
+            if _get_path(state, path) is None:
+                continue
+            owner = f"{app_id or 'name:' + app_name}/{ext}/{path}"
+            old_ref = _get_path(before, path)
+            _set_path(data, path, namer.name_for(owner, old_ref if isinstance(old_ref, str) else None, app_name,
+                                                 app_id, setting.secret or path))
+        try:
+            out[ext] = draft_model(ext).model_validate(data).model_dump(exclude_none=True)
+        except ValidationError as exc:
+            notes.append(f"{label} extension_settings.{ext}: cannot be written to the draft "
+                         f"({_validation_summary(exc)})")
+            if ext in old:
+                out[ext] = old[ext]
+    return out
+
+
 def extensions_from_canonical(states: Mapping[str, bool] | None, existing: Extensions | None) -> Extensions | None:
     """``enabled``: every enabled extension; ``disabled``: the disabled ones the draft already managed.
 
@@ -394,6 +483,13 @@ def app_from_canonical(
     team = team_from_canonical(canonical.get("team"), existing.team if existing is not None else None)
     if team is not None:
         data["team"] = team
+    ext_settings = extension_settings_from_canonical(
+        canonical.get("extension_settings"),
+        existing=settings_of(existing.extension_settings) if existing is not None and
+        existing.extension_settings is not None else None,
+        app_name=name, app_id=app_id, namer=namer, notes=notes, label=label)
+    if ext_settings is not None:
+        data["extension_settings"] = ext_settings
     settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
     if settings is not None:
         data["settings"] = settings

@@ -328,3 +328,6 @@ class RemoteAppBundle:
     team: list[dict[str, Any]] | None = None
     #: the app settings (``{key: value}``); None when not read
     settings: dict[str, Any] | None = None
+    #: extension id -> its settings as the service reports them (secrets in clear, like ``sms``), or None when it
+    #: has none; an extension not read is not a key. None: none read at all.
+    extension_settings: dict[str, dict[str, Any] | None] | None = field(default=None, repr=False)

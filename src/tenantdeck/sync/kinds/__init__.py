@@ -18,7 +18,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.sync.kinds import app, extensions, settings, sms, team, triggers, webhook, widget
+from tenantdeck.sync.kinds import (
+    app,
+    extension_settings,
+    extensions,
+    settings,
+    sms,
+    team,
+    triggers,
+    webhook,
+    widget,
+)
 from tenantdeck.sync.kinds.base import Kind
 
 if TYPE_CHECKING:
@@ -26,8 +36,8 @@ if TYPE_CHECKING:
     from tenantdeck.sync.types import RemoteAppBundle, StepKind
 
 #: every kind but the app's own, in the order the steps of one app run after ``create_app``
-_PARTS: tuple[Kind, ...] = (extensions.KIND, widget.KIND, sms.KIND, webhook.KIND, triggers.KIND, team.KIND,
-                            settings.KIND)
+_PARTS: tuple[Kind, ...] = (extensions.KIND, widget.KIND, sms.KIND, extension_settings.KIND, webhook.KIND,
+                            triggers.KIND, team.KIND, settings.KIND)
 #: the app kind; it is handed the others, since a new app's base holds the empty section of each
 APP = app.AppKind(_PARTS)
 #: Every kind, in the order the steps of one app run.

@@ -29,7 +29,7 @@ from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_name
 from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
-from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push
+from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push, managed_extensions
 from tenantdeck.sync.remote.push import (
     DraftIds,
     Executor,
@@ -238,7 +238,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 notices.append(f"Resuming the plan: {len(already)} of its operations were applied by an earlier run.")
             touched = {op.app_id for op in plan.operations if op.app_id}
             live = await fetch_live(client, touched, secret_key=local.secret_key,
-                                    concurrency=request.concurrency * 4, listing=listing)
+                                    concurrency=request.concurrency * 4, listing=listing,
+                                    wanted_extensions=managed_extensions(local))
             _advance(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
                             and app_id in local.base
                             and (new := advance_app(app, local.base[app_id], live[app_id])) is not None})
@@ -294,7 +295,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
     async with target.client(**{"concurrency": max(concurrency * 4, 16), **dict(client_options or {})}) as client:
         listing = await client.list_apps()
         live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
-                                listing=listing)
+                                listing=listing, wanted_extensions=managed_extensions(local))
     plan = plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
                       base_url=target.base_url)
     names = live_names(listing)

@@ -1,7 +1,7 @@
 """Every read needed to know one app's remote state, run concurrently within an app and across apps.
 
-One app takes six independent reads (extensions, widgets, SMS, webhooks, team, settings) and then one trigger list
-per webhook.
+One app takes six independent reads (extensions, widgets, SMS, webhooks, team, settings) and then, in a second
+round, one trigger list per webhook and one settings read per extension that matters (:func:`extensions_to_read`).
 Apps are fetched ``concurrency`` at a time; the client's own limiter still caps requests in flight and per
 second, so this only decides how much work is queued, not how hard the service is hit.
 """
@@ -9,11 +9,12 @@ second, so this only decides how much work is queued, not how hard the service i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.client import ManagementClient
-from tenantdeck.api.models import RemoteApp
+from tenantdeck.api.models import RemoteApp, RemoteExtension
+from tenantdeck.models.extension_catalog import DRAFT_EXTENSIONS
 from tenantdeck.sync.kinds import KINDS, canonical_app_from_remote
 from tenantdeck.sync.types import RemoteAppBundle
 
@@ -21,7 +22,25 @@ if TYPE_CHECKING:
     from tenantdeck.sync.workspace.local import Local
 
 
-async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAppBundle:
+def extensions_to_read(listed: list[RemoteExtension] | None, wanted: Iterable[str] = ()) -> list[str]:
+    """Whose settings one app's read covers: ``wanted`` (what the draft or the base holds settings for, so a
+    comparison never takes "not read" for "none"), plus every extension with settings the service says is enabled.
+    A disabled extension's settings are not read. When the service does not say which are enabled (the real API's
+    list has no per-app flag, facts §3.2), every extension with documented settings is read: the cost of not
+    knowing, rather than a pull that silently leaves settings out."""
+    ids = set(wanted)
+    for ext in listed or ():
+        if str(ext.id) not in DRAFT_EXTENSIONS:
+            continue
+        if ext.enabled is None:
+            return sorted(set(DRAFT_EXTENSIONS) | ids)
+        if ext.enabled:
+            ids.add(str(ext.id))
+    return sorted(ids & set(DRAFT_EXTENSIONS))
+
+
+async def fetch_remote_app(client: ManagementClient, app: RemoteApp,
+                           wanted_extensions: Iterable[str] = ()) -> RemoteAppBundle:
     """All reads for one app; the first failure cancels the others and propagates (an ``ApiError``)."""
     try:
         async with asyncio.TaskGroup() as tg:
@@ -32,11 +51,12 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAp
             team_t = tg.create_task(client.list_collaborators(app.id))
             settings_t = tg.create_task(client.get_app_settings(app.id))
         webhooks = [dict(h) for h in webhooks_t.result()]
-        if webhooks:
-            async with asyncio.TaskGroup() as tg:
-                trigger_tasks = [tg.create_task(client.list_triggers(app.id, str(h["id"]))) for h in webhooks]
-            for hook, task in zip(webhooks, trigger_tasks, strict=True):
-                hook["triggers"] = task.result()
+        ext_ids = extensions_to_read(extensions_t.result(), wanted_extensions)
+        async with asyncio.TaskGroup() as tg:
+            trigger_tasks = [tg.create_task(client.list_triggers(app.id, str(h["id"]))) for h in webhooks]
+            ext_tasks = [tg.create_task(client.get_extension_settings(app.id, ext)) for ext in ext_ids]
+        for hook, task in zip(webhooks, trigger_tasks, strict=True):
+            hook["triggers"] = task.result()
     except BaseExceptionGroup as group:
         raise _first_error(group) from None
     return RemoteAppBundle(
@@ -47,6 +67,7 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp) -> RemoteAp
         webhooks=webhooks,
         team=team_t.result(),
         settings=settings_t.result(),
+        extension_settings={ext: task.result() for ext, task in zip(ext_ids, ext_tasks, strict=True)},
     )
 
 
@@ -56,6 +77,7 @@ async def fetch_remote_apps(
     concurrency: int = 8,
     *,
     on_done: Callable[[RemoteAppBundle], Awaitable[None] | None] | None = None,
+    wanted_extensions: Mapping[str, set[str]] | None = None,
 ) -> list[RemoteAppBundle]:
     """Fetch many apps, at most ``concurrency`` at a time; results keep the order of ``apps``.
 
@@ -67,7 +89,7 @@ async def fetch_remote_apps(
 
     async def one(app: RemoteApp) -> RemoteAppBundle:
         async with gate:
-            bundle = await fetch_remote_app(client, app)
+            bundle = await fetch_remote_app(client, app, (wanted_extensions or {}).get(app.id, ()))
         if on_done is not None:
             result = on_done(bundle)
             if result is not None:
@@ -106,15 +128,30 @@ async def list_known_apps(client: ManagementClient, ids: set[str],
 
 
 async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: bytes,
-                     concurrency: int = 16, listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
-    """Canonical live state of the apps among ``ids`` that exist on the service."""
+                     concurrency: int = 16, listing: list[RemoteApp] | None = None,
+                     wanted_extensions: Mapping[str, set[str]] | None = None) -> dict[str, dict[str, Any]]:
+    """Canonical live state of the apps among ``ids`` that exist on the service (``wanted_extensions``: app id ->
+    the extensions whose settings must be read whatever the service says is enabled: :func:`managed_extensions`)."""
     known = await list_known_apps(client, ids, listing)
     out: dict[str, dict[str, Any]] = {}
 
     def keep(bundle: Any) -> None:
         out[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
 
-    await fetch_remote_apps(client, list(known.values()), concurrency, on_done=keep)
+    await fetch_remote_apps(client, list(known.values()), concurrency, on_done=keep,
+                            wanted_extensions=wanted_extensions)
+    return out
+
+
+def managed_extensions(local: Local) -> dict[str, set[str]]:
+    """App id -> the extensions whose settings its draft or its base holds: a comparison needs their live value
+    even when the service calls the extension disabled (else a base entry would look deleted remotely)."""
+    out: dict[str, set[str]] = {}
+    for app in local.apps:
+        if app.get("id"):
+            out.setdefault(app["id"], set()).update(app.get("extension_settings") or {})
+    for app_id, base in local.base.items():
+        out.setdefault(app_id, set()).update((base or {}).get("extension_settings") or {})
     return out
 
 
@@ -149,20 +186,24 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
         want_ext = "extensions" in changed and d.get("extensions") is not None
         async with gate:
             app = known[app_id]
-            ext, widgets, sms, hooks, team, settings = await asyncio.gather(
+            want_settings = (set(d.get("extension_settings") or {}) | set((b or {}).get("extension_settings") or {})
+                             if "extension_settings" in changed else set())
+            ext, widgets, sms, hooks, team, settings, *ext_settings = await asyncio.gather(
                 client.list_extensions(app_id) if want_ext else none(),
                 client.list_widgets(app_id) if "widgets" in changed else none(),
                 client.get_sms(app_id) if "sms" in changed else none(),
                 client.list_webhooks(app_id) if "webhooks" in changed else none(),
                 client.list_collaborators(app_id) if "team" in changed else none(),
                 client.get_app_settings(app_id) if "settings" in changed else none(),
+                *(client.get_extension_settings(app_id, e) for e in sorted(want_settings)),
             )
             hooks = [dict(h) for h in hooks or []]
             triggers = await asyncio.gather(*(client.list_triggers(app_id, str(h["id"])) for h in hooks))
             for hook, ids in zip(hooks, triggers, strict=True):
                 hook["triggers"] = ids
         bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team,
-                                 settings=settings)
+                                 settings=settings,
+                                 extension_settings=dict(zip(sorted(want_settings), ext_settings, strict=True)))
         live = canonical_app_from_remote(bundle, secret_key=local.secret_key)
         if b is not None:
             for section in _SECTIONS:

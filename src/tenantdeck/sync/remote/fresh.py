@@ -45,6 +45,10 @@ async def _sms(client: ManagementClient, app_id: str, rid: str) -> dict[str, Any
     return {"sms": await client.get_sms(app_id)}
 
 
+async def _extension_settings(client: ManagementClient, app_id: str, rid: str) -> dict[str, Any]:
+    return {"extension_settings": {rid: await client.get_extension_settings(app_id, rid)}}
+
+
 async def _webhook(client: ManagementClient, app_id: str, rid: str) -> dict[str, Any]:
     hook = await client.get_webhook(app_id, rid)
     return {"webhooks": [] if hook is None else [{**hook, "triggers": []}]}
@@ -54,10 +58,11 @@ async def _webhook(client: ManagementClient, app_id: str, rid: str) -> dict[str,
 READS: dict[str, Callable[[ManagementClient, str, str], Awaitable[dict[str, Any]]]] = {
     "widget": _widgets,
     "sms": _sms,
+    "extension_settings": _extension_settings,
     "webhook": _webhook,
 }
 #: where each kind's update body holds the resource's fields (``{"settings": {...}}``); absent: the body itself
-BODY_KEY: dict[str, str] = {"widget": "settings", "sms": "settings"}
+BODY_KEY: dict[str, str] = {"widget": "settings", "sms": "settings", "extension_settings": "settings"}
 
 
 def rebases(kind: Kind, step: Step) -> bool:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 #: ``(client, step, app id, payload with its secrets resolved)`` -> the ids the service assigned
 Call = Callable[["ManagementClient", "Step", "str | None", dict[str, Any]], Awaitable[dict[str, Any]]]
-#: ``(client, app id, secret field name)`` -> the service's current value of that secret, when it reports it
+#: ``(client, app id, the secret's field as a plan names it)`` -> the service's current value, when it reports it
 SecretRead = Callable[["ManagementClient", str, str], Awaitable["str | None"]]
 
 
@@ -99,9 +99,40 @@ async def _delete_sms(client: ManagementClient, step: Step, app_id: str | None,
     return {}
 
 
-async def _sms_secret(client: ManagementClient, app_id: str, name: str) -> str | None:
+async def _sms_secret(client: ManagementClient, app_id: str, field: str) -> str | None:
     """The SMS API reports the token in clear (it is fingerprinted at once, never stored or shown)."""
-    value = (await client.get_sms(app_id) or {}).get(name)
+    value = (await client.get_sms(app_id) or {}).get(field.rpartition(".")[2])
+    return value if isinstance(value, str) and value else None
+
+
+# -- extension settings -------------------------------------------------------------------------------------------
+
+
+async def _store_extension_settings(client: ManagementClient, step: Step, app_id: str | None,
+                                    payload: dict[str, Any]) -> dict[str, Any]:
+    await client.store_extension_settings(_app_id(step, app_id), payload["ext"], payload["settings"])
+    return {}
+
+
+async def _update_extension_settings(client: ManagementClient, step: Step, app_id: str | None,
+                                     payload: dict[str, Any]) -> dict[str, Any]:
+    await client.update_extension_settings(_app_id(step, app_id), payload["ext"], payload["settings"])
+    return {}
+
+
+async def _delete_extension_settings(client: ManagementClient, step: Step, app_id: str | None,
+                                     payload: dict[str, Any]) -> dict[str, Any]:
+    await client.delete_extension_settings(_app_id(step, app_id), payload["ext"])
+    return {}
+
+
+async def _extension_secret(client: ManagementClient, app_id: str, field: str) -> str | None:
+    """These APIs report their secrets in clear, like SMS: ``extension_settings.<ext>.<path...>`` is read from the
+    extension's current settings (fingerprinted or sent at once, never stored or shown)."""
+    _, ext, *path = field.split(".")
+    value: Any = await client.get_extension_settings(app_id, ext)
+    for part in path:
+        value = value.get(part) if isinstance(value, Mapping) else None
     return value if isinstance(value, str) and value else None
 
 
@@ -172,6 +203,9 @@ CALLS: dict[str, Call] = {
     "store_sms": _store_sms,
     "update_sms": _update_sms,
     "delete_sms": _delete_sms,
+    "store_extension_settings": _store_extension_settings,
+    "update_extension_settings": _update_extension_settings,
+    "delete_extension_settings": _delete_extension_settings,
     "create_webhook": _create_webhook,
     "update_webhook": _update_webhook,
     "delete_webhook": _delete_webhook,
@@ -183,7 +217,7 @@ CALLS: dict[str, Call] = {
 
 #: resource kind -> how to read one of its secrets back from the service; a kind whose secrets the service never
 #: reports (a webhook's password) has no entry
-SECRET_READS: dict[str, SecretRead] = {"sms": _sms_secret}
+SECRET_READS: dict[str, SecretRead] = {"sms": _sms_secret, "extension_settings": _extension_secret}
 
 
 async def run_operation(client: ManagementClient, step: Step, app_id: str | None,
@@ -195,10 +229,11 @@ async def run_operation(client: ManagementClient, step: Step, app_id: str | None
     return await CALLS[step.kind](client, step, app_id, payload)
 
 
-async def read_secret(client: ManagementClient, kind: str, app_id: str, name: str) -> str | None:
-    """The service's current value of secret field ``name`` of resource kind ``kind`` (None: it does not say)."""
+async def read_secret(client: ManagementClient, kind: str, app_id: str, field: str) -> str | None:
+    """The service's current value of the secret a plan names ``field`` (``sms.twilioAuthToken``,
+    ``extension_settings.gifs-giphy.giphyApiKey``), held by resource kind ``kind`` (None: it does not say)."""
     read = SECRET_READS.get(kind)
-    return None if read is None else await read(client, app_id, name)
+    return None if read is None else await read(client, app_id, field)
 
 
 __all__ = ["CALLS", "SECRET_READS", "StepFailed", "read_secret", "run_operation"]

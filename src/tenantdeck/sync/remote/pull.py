@@ -140,7 +140,7 @@ async def pull(
     def canonicalise(bundle: Any) -> None:
         # at once, as each app arrives: the SMS token in clear goes no further than its fingerprint
         by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
-        bundle.sms = None
+        bundle.sms = bundle.extension_settings = None
 
     await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
     canonicals = [by_app[a.id] for a in remote_apps]
@@ -214,7 +214,7 @@ async def fetch_pull(client: ManagementClient, workspace: Workspace, *,
 
     def canonicalise(bundle: Any) -> None:
         by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
-        bundle.sms = None  # the SMS token in clear goes no further than its fingerprint
+        bundle.sms = bundle.extension_settings = None  # secrets in clear go no further than their fingerprints
 
     await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
     base = workspace.load_base()

@@ -487,7 +487,7 @@ class Executor:
         if secret is None:
             return None
         found = next((k for k in KINDS if k.section == secret[0].section and k.secret_fields), None)
-        return None if found is None else await read_secret(self.client, found.name, app_id, secret[0].name)
+        return None if found is None else await read_secret(self.client, found.name, app_id, field_path)
 
     def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
                 error: BaseException | None = None) -> None:
