@@ -164,7 +164,8 @@ def test_doctor_over_loopback(live_server: str, isolated_env: dict[str, str]) ->
     result = CliRunner().invoke(cli, ["doctor"], env=env)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert [line.split()[0] for line in lines] == ["ok"] * 5
+    assert [line.split()[0] for line in lines] == ["ok"] * 5 + ["info"]
+    assert lines[5].startswith("info  moderation            not managed by tenantdeck") and "deprecated" in lines[5]
     assert f"-> {live_server}" in lines[0] and "HTTP 200 in" in lines[1]
     assert "loopback http to 127.0.0.1" in lines[3]
     assert lines[4].startswith("ok    clock skew") and lines[4].endswith(" s")

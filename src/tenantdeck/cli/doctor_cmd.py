@@ -41,6 +41,13 @@ class Check:
         return f"{self.status:<4}  {self.name:<21} {self.detail}"
 
 
+#: said on every run: admins look for moderation next to the rest of an app's configuration, and the management
+#: API's moderation rules are deprecated (the vendor marks them so), so tenantdeck does not build on them
+MODERATION = Check("moderation", "info", "not managed by tenantdeck: the management API's moderation rules are "
+                   "deprecated; configure moderation in the dashboard or with the per-app /moderation REST API "
+                   "(docs/real-service.md §7)")
+
+
 def _tls_check(target: Target, answered: bool) -> Check:
     import httpx
 
@@ -141,7 +148,7 @@ def command(ctx: click.Context, profile: str | None, base_url: str | None, insec
     """Check that the service is reachable and the credentials work (exit 0 when every check passes)."""
     from tenantdeck.cli.output import write
 
-    checks = run_checks(profile, base_url, insecure, max_rps)
+    checks = [*run_checks(profile, base_url, insecure, max_rps), MODERATION]
     for check in checks:
         write(check.render() + "\n")  # details quote the service's answers
     ctx.exit(exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft import yamlsource
@@ -129,6 +130,8 @@ def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Pro
         ]
     try:
         draft = Draft.model_validate(data)
+        if not doc.file.startswith("<"):
+            draft._source = Path(doc.file)
     except ValidationError as exc:
         from tenantdeck.draft.pydantic_problems import convert
 

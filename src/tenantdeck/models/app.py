@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import catalog
 from tenantdeck.models.base import AppName, HeldAppName, StrictModel
@@ -47,6 +48,29 @@ class Extensions(StrictModel):
     disabled: ExtensionList = Field(default_factory=list, description="Extension ids to disable")
 
 
+def _certificate_path(suffix: str) -> Any:
+    def check(value: str) -> str:
+        if "\n" in value or "\r" in value or not value.strip():
+            raise PydanticCustomError("certificate_path", "must be the path of one file", {})
+        if not value.lower().endswith(suffix):
+            raise PydanticCustomError("certificate_path", "must name a {suffix} file, not {value}",
+                                      {"suffix": suffix, "value": repr(value[-60:])})
+        return value
+
+    return AfterValidator(check)
+
+
+class PushCertificates(StrictModel):
+    """The APNs certificates of the push-notification extension, by the path of their file (relative to the
+    draft's folder, or absolute). The file's content is never in the draft: push uploads it when its fingerprint
+    changed since the last push, and the service only says whether it holds one (query-certificates)."""
+
+    p12: Annotated[str, _certificate_path(".p12")] | None = Field(
+        None, title="APNs .p12 certificate", description="Path of the .p12 certificate file")
+    p8: Annotated[str, _certificate_path(".p8")] | None = Field(
+        None, title="APNs .p8 key", description="Path of the .p8 key file (it never expires)")
+
+
 class App(StrictModel):
     """One tenant app and everything tenantdeck manages in it."""
 
@@ -71,6 +95,10 @@ class App(StrictModel):
     extension_settings: ExtensionSettings | None = Field(  # type: ignore[valid-type]
         None, description="Each extension's settings by extension id (profanity-filter, push-notification, ...): "
         "only the extensions written here are managed; secrets are ${ENV_VAR} references"
+    )
+    push_certificates: PushCertificates | None = Field(
+        None, description="APNs certificate files (p12, p8) uploaded to the push-notification extension; left out: "
+        "not managed here"
     )
     settings: dict[SettingKey, SettingValue] | None = Field(
         None, description="App settings by the service's key (core.conversations.*, core.notifications.push.*): "

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import Field, PrivateAttr, StringConstraints
 
 from tenantdeck.models.app import App
 from tenantdeck.models.base import StrictModel
@@ -27,3 +28,13 @@ class Draft(StrictModel):
         default_factory=dict, description="Named widget settings that widgets can extend"
     )
     apps: list[App] = Field(default_factory=list, description="The tenant apps")
+    #: the file the draft was read from: paths written in it (push certificates) are relative to its folder
+    _source: Path | None = PrivateAttr(None)
+
+    def resolve_path(self, written: str) -> Path:
+        """A path the draft writes, as the file system knows it: beside the draft file (or the working folder
+        for a draft that was not read from a file)."""
+        path = Path(written).expanduser()
+        if path.is_absolute() or self._source is None:
+            return path
+        return self._source.parent / path

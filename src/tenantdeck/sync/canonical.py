@@ -116,25 +116,30 @@ def canonical_preset(preset: WidgetSettings) -> dict[str, Any]:
 
 
 def with_last_pushed(live: Mapping[str, Any], base: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``live`` (a freshly read canonical app) with each unreported webhook field taken from ``base``.
+    """``live`` (a freshly read canonical app) with each unreported webhook field, and which file each push
+    certificate the service holds came from, taken from ``base``.
 
-    The service never returns a webhook's write-only fields, so the only thing anyone can know about them is what
-    tenantdeck last pushed, which the base recorded. Pull writes the new base through this, so a pull does not
-    forget it (the next rename would otherwise look like it changes them), and the draft it writes can say what
-    was pushed. A value the service does report always wins; nothing is carried where the base knew nothing.
+    The service never returns a webhook's write-only fields, nor which certificate it holds, so the only thing
+    anyone can know about them is what tenantdeck last pushed, which the base recorded. Pull writes the new base
+    through this, so a pull does not forget it (the next rename would otherwise look like it changes them, the
+    next push would upload the same certificate again), and the draft it writes can say what was pushed. A value
+    the service does report always wins; nothing is carried where the base knew nothing.
     """
-    old_hooks = (base or {}).get("webhooks") or {}
-    hooks = live.get("webhooks") or {}
-    if not old_hooks or not hooks:
-        return dict(live)
-    merged: dict[str, Any] = {}
-    for hook_id, hook in hooks.items():
-        old = old_hooks.get(hook_id)
-        if not isinstance(old, Mapping):
-            merged[hook_id] = hook
+    out = dict(live)
+    for section in ("webhooks", "push_certificates"):
+        old_items = (base or {}).get(section) or {}
+        items = live.get(section) or {}
+        if not old_items or not items:
             continue
-        merged[hook_id] = {
-            key: old[key] if is_unknown(value) and key in old and not is_unknown(old[key]) else value
-            for key, value in hook.items()
-        }
-    return {**live, "webhooks": merged}
+        merged: dict[str, Any] = {}
+        for rid, item in items.items():
+            old = old_items.get(rid)
+            if not isinstance(old, Mapping):
+                merged[rid] = item
+                continue
+            merged[rid] = {
+                key: old[key] if is_unknown(value) and key in old and not is_unknown(old[key]) else value
+                for key, value in item.items()
+            }
+        out[section] = merged
+    return out

@@ -490,6 +490,8 @@ def app_from_canonical(
         app_name=name, app_id=app_id, namer=namer, notes=notes, label=label)
     if ext_settings is not None:
         data["extension_settings"] = ext_settings
+    if existing is not None and existing.push_certificates is not None:
+        data["push_certificates"] = existing.push_certificates  # paths of local files: the service has no path
     settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
     if settings is not None:
         data["settings"] = settings

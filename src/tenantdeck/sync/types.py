@@ -331,3 +331,5 @@ class RemoteAppBundle:
     #: extension id -> its settings as the service reports them (secrets in clear, like ``sms``), or None when it
     #: has none; an extension not read is not a key. None: none read at all.
     extension_settings: dict[str, dict[str, Any] | None] | None = field(default=None, repr=False)
+    #: which APNs certificates the service holds (``{"p12": bool, "p8": bool}``); None when not read
+    certificates: dict[str, bool] | None = None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.kinds import (
     app,
+    certificates,
     extension_settings,
     extensions,
     settings,
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from tenantdeck.sync.types import RemoteAppBundle, StepKind
 
 #: every kind but the app's own, in the order the steps of one app run after ``create_app``
-_PARTS: tuple[Kind, ...] = (extensions.KIND, widget.KIND, sms.KIND, extension_settings.KIND, webhook.KIND,
-                            triggers.KIND, team.KIND, settings.KIND)
+_PARTS: tuple[Kind, ...] = (extensions.KIND, widget.KIND, sms.KIND, extension_settings.KIND, certificates.KIND,
+                            webhook.KIND, triggers.KIND, team.KIND, settings.KIND)
 #: the app kind; it is handed the others, since a new app's base holds the empty section of each
 APP = app.AppKind(_PARTS)
 #: Every kind, in the order the steps of one app run.

@@ -102,6 +102,7 @@ class Planner(Protocol):
     the app's comparison, the options, what earlier kinds planned, and the helpers every kind shares."""
 
     app: AppDiff
+    draft: Draft | None  #: the draft the plan is made from (None: a plan of canonical data alone)
     allow_delete: bool
     ext_key: str | None  #: the app's set_extensions step, which widgets wait for
     hook_keys: dict[str, str]  #: webhook id -> its create/update step, which its triggers wait for

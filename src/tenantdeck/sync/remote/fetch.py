@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from tenantdeck.sync.workspace.local import Local
 
 
+_PUSH = "push-notification"  #: its certificates are read with its settings
+
+
 def extensions_to_read(listed: list[RemoteExtension] | None, wanted: Iterable[str] = ()) -> list[str]:
     """Whose settings one app's read covers: ``wanted`` (what the draft or the base holds settings for, so a
     comparison never takes "not read" for "none"), plus every extension with settings the service says is enabled.
@@ -55,6 +58,7 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp,
         async with asyncio.TaskGroup() as tg:
             trigger_tasks = [tg.create_task(client.list_triggers(app.id, str(h["id"]))) for h in webhooks]
             ext_tasks = [tg.create_task(client.get_extension_settings(app.id, ext)) for ext in ext_ids]
+            certs_t = tg.create_task(client.query_certificates(app.id)) if _PUSH in ext_ids else None
         for hook, task in zip(webhooks, trigger_tasks, strict=True):
             hook["triggers"] = task.result()
     except BaseExceptionGroup as group:
@@ -68,6 +72,7 @@ async def fetch_remote_app(client: ManagementClient, app: RemoteApp,
         team=team_t.result(),
         settings=settings_t.result(),
         extension_settings={ext: task.result() for ext, task in zip(ext_ids, ext_tasks, strict=True)},
+        certificates=certs_t.result() if certs_t is not None else None,
     )
 
 
@@ -147,11 +152,12 @@ def managed_extensions(local: Local) -> dict[str, set[str]]:
     """App id -> the extensions whose settings its draft or its base holds: a comparison needs their live value
     even when the service calls the extension disabled (else a base entry would look deleted remotely)."""
     out: dict[str, set[str]] = {}
-    for app in local.apps:
-        if app.get("id"):
-            out.setdefault(app["id"], set()).update(app.get("extension_settings") or {})
-    for app_id, base in local.base.items():
-        out.setdefault(app_id, set()).update((base or {}).get("extension_settings") or {})
+    for app_id, app in [*((a.get("id"), a) for a in local.apps), *local.base.items()]:
+        if app_id and app:
+            wanted = out.setdefault(app_id, set())
+            wanted.update(app.get("extension_settings") or {})
+            if app.get("push_certificates") is not None:
+                wanted.add(_PUSH)  # its certificates are read with it
     return out
 
 
@@ -188,13 +194,15 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
             app = known[app_id]
             want_settings = (set(d.get("extension_settings") or {}) | set((b or {}).get("extension_settings") or {})
                              if "extension_settings" in changed else set())
-            ext, widgets, sms, hooks, team, settings, *ext_settings = await asyncio.gather(
+            certs_wanted = "push_certificates" in changed
+            ext, widgets, sms, hooks, team, settings, certs, *ext_settings = await asyncio.gather(
                 client.list_extensions(app_id) if want_ext else none(),
                 client.list_widgets(app_id) if "widgets" in changed else none(),
                 client.get_sms(app_id) if "sms" in changed else none(),
                 client.list_webhooks(app_id) if "webhooks" in changed else none(),
                 client.list_collaborators(app_id) if "team" in changed else none(),
                 client.get_app_settings(app_id) if "settings" in changed else none(),
+                client.query_certificates(app_id) if certs_wanted else none(),
                 *(client.get_extension_settings(app_id, e) for e in sorted(want_settings)),
             )
             hooks = [dict(h) for h in hooks or []]
@@ -203,7 +211,8 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
                 hook["triggers"] = ids
         bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team,
                                  settings=settings,
-                                 extension_settings=dict(zip(sorted(want_settings), ext_settings, strict=True)))
+                                 extension_settings=dict(zip(sorted(want_settings), ext_settings, strict=True)),
+                                 certificates=certs)
         live = canonical_app_from_remote(bundle, secret_key=local.secret_key)
         if b is not None:
             for section in _SECTIONS:

@@ -136,6 +136,20 @@ async def _extension_secret(client: ManagementClient, app_id: str, field: str) -
     return value if isinstance(value, str) and value else None
 
 
+async def _upload_certificate(client: ManagementClient, step: Step, app_id: str | None,
+                              payload: dict[str, Any]) -> dict[str, Any]:
+    """Reads the file now (its content goes to the request and nowhere else) and uploads it."""
+    from pathlib import Path
+
+    path = Path(payload["file"])
+    try:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise StepFailed(f"cannot read {payload['path']}: {exc.strerror or type(exc).__name__}") from None
+    await client.upload_certificate(_app_id(step, app_id), payload["certificate"], path.name, content)
+    return {}
+
+
 # -- webhooks and their triggers ----------------------------------------------------------------------------------
 
 
@@ -206,6 +220,7 @@ CALLS: dict[str, Call] = {
     "store_extension_settings": _store_extension_settings,
     "update_extension_settings": _update_extension_settings,
     "delete_extension_settings": _delete_extension_settings,
+    "upload_certificate": _upload_certificate,
     "create_webhook": _create_webhook,
     "update_webhook": _update_webhook,
     "delete_webhook": _delete_webhook,
