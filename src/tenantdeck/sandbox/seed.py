@@ -60,7 +60,10 @@ def seed(conn: sqlite3.Connection) -> list[str]:
         "INSERT INTO widgets(app_id, widget_id, configuration, created_at, updated_at) VALUES (?,?,?,?,?)",
         (support, records.new_widget_id(), _dumps(samples.widget_configuration("Support widget")), now, now),
     )
-    conn.execute("INSERT INTO sms_settings VALUES (?, ?, ?)", (support, _dumps(samples.sms_settings()), now))
+    conn.execute(
+        "INSERT INTO extension_settings VALUES (?, ?, ?, ?)",
+        (support, "sms-notification", _dumps(samples.sms_settings()), now),
+    )
     _webhook(
         conn, support, now, ["message_sent", "group_member_joined"],
         webhook_id="orders", name="Order events", url="https://hooks.acme.example/chat/orders",
