@@ -68,11 +68,12 @@ def _check_p12(data: bytes) -> None:
 
 
 def _check_p8(data: bytes) -> None:
+    if data[:1] == b"\x30":
+        raise _refuse("p8", "is binary DER, not PEM text (a .p12? upload it as upload-certificate-p12)")
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError:
-        hint = " (this looks like a binary .p12: upload it as upload-certificate-p12)" if data[:1] == b"\x30" else ""
-        raise _refuse("p8", f"is not a PEM text file{hint}") from None
+        raise _refuse("p8", "is not a PEM text file") from None
     match = _PEM.search(text)
     if match is None:
         raise _refuse("p8", "holds no PEM block: a .p8 key is a '-----BEGIN PRIVATE KEY-----' block")
