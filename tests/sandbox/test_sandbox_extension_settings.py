@@ -156,7 +156,7 @@ def test_secret_values_are_scrubbed_from_any_message() -> None:
         Quoting.model_validate(data)
     details = validation._details(info.value, ("settings",), data)
     assert details == {"settings": ["Value error, acme does not match ***"]}
-    assert {"private_key", "giphyApiKey", "twilioAuthToken", "basicAuthPassword"} <= validation.SECRET_FIELDS
+    assert {"private_key", "giphyApiKey", "twilioAuthToken", "basicAuthPassword"} <= validation.SCRUBBED_FIELDS
 
 
 async def test_body_shape_and_app_id(client: httpx.AsyncClient, app_id: str) -> None:

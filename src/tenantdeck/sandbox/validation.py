@@ -43,13 +43,12 @@ def _secret_keys(settings: tuple[Setting, ...]) -> set[str]:
     return {s.key for s in settings if s.secret} | {k for s in settings for k in _secret_keys(s.fields)}
 
 
-#: Fields whose values must never appear in an error message: what the models mark
-#: (``models.secrets.Secret``) and every secret of the extension catalog, at any depth. Matched by name wherever
-#: they occur in a body, so a nested secret is covered too.
-SECRET_FIELDS = frozenset(
-    {name for model in (SmsSettings, WebhookBody) for name in secret_fields(model)}
-    | {key for spec in EXTENSIONS for key in _secret_keys(spec.settings)}
-)
+#: Fields whose values must never appear in an error message (the models mark them: ``models.secrets.Secret``).
+SECRET_FIELDS = frozenset(name for model in (SmsSettings, WebhookBody) for name in secret_fields(model))
+#: What validation messages are scrubbed of: :data:`SECRET_FIELDS` and every secret of the extension catalog, at any
+#: depth (``fcmCredentials.private_key``). Matched by name wherever such a key occurs in a body, so a nested secret
+#: is covered too; a name that is a secret somewhere is scrubbed everywhere, which only ever hides more.
+SCRUBBED_FIELDS = SECRET_FIELDS | frozenset(key for spec in EXTENSIONS for key in _secret_keys(spec.settings))
 
 
 def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
@@ -60,11 +59,11 @@ def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
 
 
 def _secret_values(data: Any) -> set[str]:
-    """Every string held under a :data:`SECRET_FIELDS` key anywhere in ``data``: what no message may repeat."""
+    """Every string held under a :data:`SCRUBBED_FIELDS` key anywhere in ``data``: what no message may repeat."""
     found: set[str] = set()
     if isinstance(data, dict):
         for key, value in data.items():
-            if key in SECRET_FIELDS and isinstance(value, str) and value:
+            if key in SCRUBBED_FIELDS and isinstance(value, str) and value:
                 found.add(value)
             else:
                 found |= _secret_values(value)
@@ -89,7 +88,7 @@ def _details(exc: ValidationError, prefix: tuple[str | int, ...], data: Any = No
         loc = tuple(err.get("loc", ()))
         message = str(err.get("msg", "invalid"))
         value = err.get("input")
-        if loc and loc[-1] in SECRET_FIELDS and isinstance(value, str) and value:
+        if loc and loc[-1] in SCRUBBED_FIELDS and isinstance(value, str) and value:
             secrets.add(value)
         details.setdefault(_path(prefix, loc), []).append(_scrub(message, secrets))
     return details
