@@ -10,6 +10,11 @@ store's checks (owner, unknown removals, the 25 limit) and its writes. The setti
 (unmap-settings) get one the same way, on an app of their own: generated keys and booleans reach the store (the
 list-valued key, the per-app bound) and its writes, and unmap resets what they wrote.
 
+Every extension's settings writes (POST/PUT of ``/extensions/{extId}/v1/settings``, generated from the catalog)
+and the push certificate uploads get such a run too, on an app of their own with fewer examples per operation
+(there are dozens of them): generated bodies reach the catalog's request models, the secret checks, data-masking's
+merge and the size bound, and generated multipart files reach the certificate checks.
+
 Excluded: "positive data acceptance". The sandbox validates bodies with the draft's own models, whose rules
 (non-blank names, https-only webhook URLs, Basic Auth needing credentials) go beyond what JSON Schema in the
 document can say, so a schema-valid body may rightly get a 422.
@@ -35,10 +40,15 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
 TEAM_POST = schema.include(path="/apps/{appId}/collaborators", method="POST")
 SETTINGS_WRITES = schema.include(path="/apps/{appId}/settings", method=["POST", "DELETE"])
+EXTENSION_WRITES = schema.include(
+    path_regex=r"^/apps/\{appId\}/extensions/[^/]+/v1/(settings|upload-certificate-p12|upload-certificate-p8)$",
+    method=["POST", "PUT"],
+)
 #: A real app for the team run (its own, so the seeded apps' teams stay as seeded for the general run).
 _STORE = Store(_DB_DIR / "sandbox.sqlite3")
 TEAM_APP_ID: str = _STORE.create_app("Schemathesis team", "us", "3")["id"]
 SETTINGS_APP_ID: str = _STORE.create_app("Schemathesis settings", "us", "3")["id"]
+EXTENSIONS_APP_ID: str = _STORE.create_app("Schemathesis extensions", "us", "3")["id"]
 _STORE.close()
 
 
@@ -89,5 +99,26 @@ def test_settings_writes_on_a_real_app(case: schemathesis.Case) -> None:
     ):
         reject()
     case.path_parameters = {**(case.path_parameters or {}), "appId": SETTINGS_APP_ID}
+    response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
+    assert response.status_code < 500
+
+
+def test_the_extension_writes_are_in_the_document() -> None:
+    """The run below covers every generated extension write and both uploads (and so cannot pass on nothing)."""
+    ids = {op.ok().definition.raw["operationId"] for op in EXTENSION_WRITES.get_all_operations()}
+    assert {"store-settings-gifs-giphy", "store-or-update-settings-data-masking", "update-settings-stickers",
+            "store-settings-sms-notification", "upload-push-notification-certificate-p12",
+            "upload-push-notification-certificate-p8"} <= ids
+    assert not any(i.startswith(("get-", "delete-")) for i in ids)
+
+
+@EXTENSION_WRITES.parametrize()
+@settings(max_examples=8, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+def test_extension_writes_on_a_real_app(case: schemathesis.Case) -> None:
+    if case.meta is not None and any(
+        case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
+    ):
+        reject()  # as for the settings writes: the body is what this run exercises
+    case.path_parameters = {**(case.path_parameters or {}), "appId": EXTENSIONS_APP_ID}
     response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
     assert response.status_code < 500

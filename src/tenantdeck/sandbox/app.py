@@ -25,7 +25,7 @@ from tenantdeck.sandbox.limits import DEFAULT_MAX_BODY, BodyLimitMiddleware
 from tenantdeck.sandbox.messaging import CHAT_PATH_PREFIX, DeliveryConfig
 from tenantdeck.sandbox.messaging import install as install_messaging
 from tenantdeck.sandbox.openapi import install_openapi
-from tenantdeck.sandbox.routes import apps, extensions, sms, team, webhooks, widgets
+from tenantdeck.sandbox.routes import apps, extension_settings, extensions, push_certificates, team, webhooks, widgets
 from tenantdeck.sandbox.seed import seed as seed_sample_apps
 from tenantdeck.sandbox.store import Store
 
@@ -35,8 +35,8 @@ A local implementation of the multi-tenant chat platform's **management API** (t
 Same paths, bodies and envelopes as the real API. Every request needs the `key` and `secret` headers.
 Errors are always `{"error": {"code": "ERR_...", "message": "...", "details": {path: [messages]}}}`.
 
-Sandbox extras: extension list items carry `enabled` (this app's state); GET/PUT/DELETE of SMS settings answer
-404 `ERR_SETTINGS_NOT_FOUND` when none are stored; injected faults (429/503) when started with a fail rate.
+Sandbox extras: extension list items carry `enabled` (this app's state); GET/PUT/DELETE of an extension's settings
+answer 404 `ERR_SETTINGS_NOT_FOUND` when none are stored; injected faults (429/503) when started with a fail rate.
 """
 
 
@@ -86,7 +86,7 @@ def create_app(
     app.state.faults = FaultConfig(
         latency_ms=latency_ms, fail_rate=fail_rate, retry_after=retry_after, rng=random.Random(rng_seed)
     )
-    for module in (apps, extensions, widgets, sms, webhooks, team):
+    for module in (apps, extensions, widgets, extension_settings, push_certificates, webhooks, team):
         app.include_router(module.router)
     install_messaging(app, store, delivery)
     errors.install_error_handlers(app)

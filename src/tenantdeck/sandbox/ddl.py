@@ -3,6 +3,12 @@
 Documents the API returns whole (app records, widget configurations, webhook bodies, settings) are kept as JSON
 in TEXT columns: the sandbox never queries inside them, and storing what was validated keeps round-trips exact.
 Webhook passwords live in their own column so that serialising a webhook document can never leak one.
+
+Every extension's ``/v1/settings`` (SMS included) is one row of ``extension_settings``, keyed by app and extension
+id: the routes are generated from the catalog, so a new extension needs no table. Push certificates are kept as a
+fingerprint, a size and an upload time only (``push_certificates``): the sandbox never stores a certificate's bytes.
+Schema changes are additive (``CREATE ... IF NOT EXISTS``) plus :func:`_migrate`, which brings a file written by
+an older sandbox forward when it is opened.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -47,11 +53,21 @@ CREATE TABLE IF NOT EXISTS widgets (
     UNIQUE (app_id, widget_id)
 );
 CREATE INDEX IF NOT EXISTS widgets_by_app ON widgets(app_id, seq);
-CREATE TABLE IF NOT EXISTS sms_settings (
-    app_id     TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS extension_settings (
+    app_id     TEXT NOT NULL,
+    ext_id     TEXT NOT NULL,
     settings   TEXT NOT NULL,
-    updated_at INTEGER NOT NULL
-);
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, ext_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS push_certificates (
+    app_id      TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    uploaded_at INTEGER NOT NULL,
+    PRIMARY KEY (app_id, kind)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS webhooks (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
     app_id     TEXT NOT NULL,
@@ -130,11 +146,36 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA busy_timeout=10000")
     conn.executescript(DDL)
-    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+    _migrate(conn)
     # the account this database is: random, made once, kept by a reset (the same file is the same account), so a
     # draft pulled from one sandbox is never silently compared with another (both are `local` at sandbox.local)
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('account_id', ?)", (secrets.token_hex(8),))
     return conn
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a database written by an older sandbox to :data:`SCHEMA_VERSION`, in one transaction.
+
+    Version 1 kept SMS settings in a table of their own (``sms_settings``); they are now the ``sms-notification``
+    row of ``extension_settings``, so the same generic routes serve them. The rows are copied and the old table
+    dropped; a second process opening the same file at the same time finds the table gone and does nothing.
+    """
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sms_settings'").fetchone():
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sms_settings'").fetchone():
+                conn.execute(
+                    "INSERT OR IGNORE INTO extension_settings(app_id, ext_id, settings, updated_at)"
+                    " SELECT app_id, 'sms-notification', settings, updated_at FROM sms_settings"
+                )
+                conn.execute("DROP TABLE sms_settings")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None or row[0] != SCHEMA_VERSION:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
 
 
 def account_id(conn: sqlite3.Connection) -> str:

@@ -106,6 +106,10 @@ def not_found_webhook(webhook_id: str) -> ApiError:
     return ApiError(404, WEBHOOK_NOT_FOUND, f"The webhook {webhook_id!r} does not exist in this app.")
 
 
+def settings_not_found(ext_id: str) -> ApiError:
+    return ApiError(404, SETTINGS_NOT_FOUND, f"No settings of the {ext_id!r} extension are stored for this app.")
+
+
 def validation_error(details: dict[str, list[str]], message: str = "The request body is not valid.") -> ApiError:
     return ApiError(422, BAD_REQUEST, message, details=details)
 

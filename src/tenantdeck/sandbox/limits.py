@@ -90,3 +90,12 @@ class BodyLimitMiddleware:
         else:
             response = errors.error_response(exc.status, exc.code, exc.message, headers=exc.headers)
         await response(scope, receive, send)
+
+
+#: The largest settings document one extension of one app may hold, in bytes of compact JSON. The biggest real
+#: ones are a profanity word list or a few hundred custom masks (tens of kilobytes); data-masking's PUT *adds* the
+#: masks it sends to those kept, so without a bound repeated requests would grow one row without end.
+EXTENSION_SETTINGS_MAX_BYTES: Final = 256 * 1024
+#: The largest push certificate upload. A .p12 bundle or a .p8 key is one to a few kilobytes; only its SHA-256,
+#: size and upload time are stored, but the bytes are read (and checked) in memory first.
+CERTIFICATE_MAX_BYTES: Final = 64 * 1024

@@ -12,6 +12,8 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from tenantdeck.models.extension_settings import request_model
+from tenantdeck.sandbox.ext_settings import APP_ID_PROPERTY, served
 from tenantdeck.sandbox.validation import request_schemas
 
 REF_TEMPLATE = "#/components/schemas/{model}"
@@ -37,6 +39,8 @@ def install_openapi(app: FastAPI) -> None:
             for def_name, definition in schema.pop("$defs", {}).items():
                 schemas.setdefault(def_name, definition)
             schemas[name] = schema
+        for spec in served():  # settings.appId is accepted (and ignored) in every extension-settings body
+            schemas[request_model(spec.id).__name__].setdefault("properties", {})["appId"] = dict(APP_ID_PROPERTY)
         components["securitySchemes"] = {
             "key": {"type": "apiKey", "in": "header", "name": "key", "description": "Account key"},
             "secret": {"type": "apiKey", "in": "header", "name": "secret", "description": "Account secret"},

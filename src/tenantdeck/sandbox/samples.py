@@ -1,4 +1,5 @@
-"""Realistic sample documents (widget configuration, webhooks, SMS) used by the seed and the bulk loader.
+"""Realistic sample documents (widget configuration, webhooks, SMS, extension settings) used by the seed and the bulk
+loader.
 
 Built from :mod:`tenantdeck.models.catalog` defaults and normalised through the draft's own models, so sample
 data is exactly what a client would have pushed, and a model change cannot leave stale samples behind.
@@ -12,6 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from tenantdeck.models import SmsSettings, WebhookBody, WidgetSettings, catalog
+from tenantdeck.models.extension_catalog import BY_ID
+from tenantdeck.models.extension_settings import request_model
 
 
 @lru_cache(maxsize=8)
@@ -63,3 +66,58 @@ def sms_settings() -> dict[str, Any]:
             "websiteURL": "https://support.example.com",
         }
     ).model_dump(mode="json")
+
+
+#: A PEM-shaped stand-in for a private key: a DER SEQUENCE around the text "SANDBOX-FAKE-NOT-A-KEY", so it has the
+#: shape the sandbox's .p8 check asks for and is obviously no key at all.
+FAKE_PRIVATE_KEY = "-----BEGIN PRIVATE KEY-----\nMBZTQU5EQk9YLUZBS0UtTk9ULUEtS0VZ\n-----END PRIVATE KEY-----\n"
+#: What the seed records as an uploaded APNs .p8 (only its fingerprint is stored; the bytes are this fake text).
+FAKE_P8 = FAKE_PRIVATE_KEY.encode("ascii")
+
+
+def extension_settings(ext_id: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` checked by the API's own request model for ``ext_id`` and stored as a client would have sent
+    them (the removal fields, such as ``deleteCustomRegexData``, are part of a request, not of what is stored), so a
+    catalog change that makes a sample invalid fails the seed's test, not a demo."""
+    doc = request_model(ext_id).model_validate(settings).model_dump(mode="json", exclude_none=True)
+    for _, removal in BY_ID[ext_id].removals:
+        doc.pop(removal, None)
+    return doc
+
+
+def moderation_settings() -> dict[str, dict[str, Any]]:
+    """Profanity filter, data masking and report-user settings of a community app."""
+    return {
+        "profanity-filter": extension_settings("profanity-filter", {
+            "dropMessage": False, "badwords": ["darn", "heck", "frak", "smeg"],
+        }),
+        "data-masking": extension_settings("data-masking", {
+            "dropMessage": False,
+            "defaultRegexData": [
+                {"id": "1", "name": "US Phone numbers", "regex": r"[2-9]\d{2}-\d{3}-\d{4}", "enableFlag": True},
+                {"id": "2", "name": "Emails", "regex": r"\w+([.-]?\w+)*@\w+([.-]?\w+)*(\.\w{2,10})+",
+                 "enableFlag": True},
+                {"id": "3", "name": "SSN", "regex": r"\d{3}-\d{2}-\d{4}", "enableFlag": False},
+            ],
+            "customregexData": [{"id": "order-number", "name": "Order numbers", "regex": r"ORD-\d{6}"}],
+            "deleteCustomRegexData": [],
+        }),
+        "report-user": extension_settings("report-user", {
+            "maxReports": 3, "useWebhook": True, "webhookURL": "https://globex.example/webhooks/reports",
+        }),
+    }  # fmt: skip
+
+
+def push_settings() -> dict[str, Any]:
+    """Push notifications through FCM and APNs with fake credentials (the private key is not a key)."""
+    return extension_settings("push-notification", {
+        "version": 2,
+        "pushProvider": 0,
+        "fcmCredentials": {
+            "project_id": "initech-field-chat", "client_email": "push@initech-field-chat.iam.example",
+            "private_key": FAKE_PRIVATE_KEY, "private_key_id": "0000sandbox0000",
+        },
+        "useP8": True, "keyId": "SANDBOXKEY", "teamId": "SANDBOXTEAM", "bundleId": "com.initech.fieldchat",
+        "sendApnsProduction": False,
+        "sendNewMessageNotification": True, "sendIncomingCallNotification": True, "sendMissedCallNotification": True,
+    })  # fmt: skip

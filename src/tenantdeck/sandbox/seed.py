@@ -1,12 +1,15 @@
 """Sample data for a brand-new sandbox, so ``pull`` and the TUI have something real to show on first run.
 
 Three apps, one per region: the first is fully configured (widget, SMS, two webhooks with Basic Auth and
-triggers, extensions, extra collaborators), the other two are partly configured. Seeding happens once per
-database file (see :meth:`tenantdeck.sandbox.store.Store.seed_if_new`); all secrets are fake.
+triggers, extensions, extra collaborators, app settings), the second holds moderation extension settings
+(profanity filter, data masking, report user), the third push notification settings with an uploaded .p8.
+Seeding happens once per database file (see :meth:`tenantdeck.sandbox.store.Store.seed_if_new`); all secrets are
+fake, and every document is deterministic (only ids and timestamps vary).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -38,6 +41,13 @@ def _extensions(conn: sqlite3.Connection, app_id: str, now: int, enabled: list[s
     )
 
 
+def _extension_settings(conn: sqlite3.Connection, app_id: str, now: int, settings: dict[str, dict[str, Any]]) -> None:
+    conn.executemany(
+        "INSERT INTO extension_settings VALUES (?, ?, ?, ?)",
+        [(app_id, ext_id, _dumps(doc), now) for ext_id, doc in settings.items()],
+    )
+
+
 def seed(conn: sqlite3.Connection) -> list[str]:
     """Insert the sample apps inside the caller's transaction; returns their ids."""
     now = int(time.time())
@@ -60,7 +70,7 @@ def seed(conn: sqlite3.Connection) -> list[str]:
         "INSERT INTO widgets(app_id, widget_id, configuration, created_at, updated_at) VALUES (?,?,?,?,?)",
         (support, records.new_widget_id(), _dumps(samples.widget_configuration("Support widget")), now, now),
     )
-    conn.execute("INSERT INTO sms_settings VALUES (?, ?, ?)", (support, _dumps(samples.sms_settings()), now))
+    _extension_settings(conn, support, now, {"sms-notification": samples.sms_settings()})
     _webhook(
         conn, support, now, ["message_sent", "group_member_joined"],
         webhook_id="orders", name="Order events", url="https://hooks.acme.example/chat/orders",
@@ -74,7 +84,8 @@ def seed(conn: sqlite3.Connection) -> list[str]:
     # 2. An EU community app with moderation extensions and one webhook.
     community = ids[1]
     insert_app(conn, community, "Globex Community", "eu", "3", now - 86_400 * 12)
-    _extensions(conn, community, now, ["data-masking", "profanity-filter", "mentions"], [])
+    _extensions(conn, community, now, ["data-masking", "profanity-filter", "report-user", "mentions"], [])
+    _extension_settings(conn, community, now, samples.moderation_settings())
     _webhook(
         conn, community, now, ["group_created", "group_deleted"],
         webhook_id="groups", name="Group lifecycle", url="https://globex.example/webhooks/groups",
@@ -84,4 +95,9 @@ def seed(conn: sqlite3.Connection) -> list[str]:
     initech = ids[2]
     insert_app(conn, initech, "Initech Field Chat", "in", "3", now - 3_600)
     _extensions(conn, initech, now, ["push-notification"], [])
+    _extension_settings(conn, initech, now, {"push-notification": samples.push_settings()})
+    conn.execute(
+        "INSERT INTO push_certificates VALUES (?, 'p8', ?, ?, ?)",
+        (initech, hashlib.sha256(samples.FAKE_P8).hexdigest(), len(samples.FAKE_P8), now),
+    )
     return ids

@@ -31,7 +31,8 @@ from tenantdeck.textsafe import shown
 KEEP_PASSWORD: Any = object()
 
 
-def _dumps(doc: Any) -> str:
+def dumps(doc: Any) -> str:
+    """Compact JSON, as every document is stored (and as size bounds measure it)."""
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -175,7 +176,7 @@ class Store:
                 )
             conn.execute(
                 "INSERT INTO widgets(app_id, widget_id, configuration, created_at, updated_at) VALUES (?,?,?,?,?)",
-                (app_id, widget_id, _dumps(configuration), now, now),
+                (app_id, widget_id, dumps(configuration), now, now),
             )
         return widget_id
 
@@ -184,7 +185,7 @@ class Store:
             self._require_app(conn, app_id)
             cur = conn.execute(
                 "UPDATE widgets SET configuration = ?, updated_at = ? WHERE app_id = ? AND widget_id = ?",
-                (_dumps(configuration), _now(), app_id, widget_id),
+                (dumps(configuration), _now(), app_id, widget_id),
             )
             if cur.rowcount == 0:
                 raise errors.ApiError(
@@ -207,34 +208,85 @@ class Store:
             ).fetchall()
         return [(wid, json.loads(cfg)) for wid, cfg in rows]
 
-    # -- SMS notification settings --------------------------------------------------------------------------
+    # -- extension settings (every extension's /v1/settings, SMS included) ---------------------------------------
 
-    def get_sms(self, app_id: str) -> dict[str, Any] | None:
+    def extension_settings(self, app_id: str, ext_id: str) -> dict[str, Any] | None:
+        """The stored settings of one extension of an app, or None; 404 ``ERR_APP_NOT_FOUND`` for an unknown app."""
         with self._tx(write=False) as conn:
             self._require_app(conn, app_id)
-            row = conn.execute("SELECT settings FROM sms_settings WHERE app_id = ?", (app_id,)).fetchone()
-        return None if row is None else json.loads(row[0])
+            row = conn.execute(
+                "SELECT settings FROM extension_settings WHERE app_id = ? AND ext_id = ?", (app_id, ext_id)
+            ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
 
-    def store_sms(self, app_id: str, settings: dict[str, Any], *, must_exist: bool) -> None:
-        """POST stores (creating or replacing); PUT (``must_exist``) refuses when nothing is stored yet."""
+    def write_extension_settings(
+        self,
+        app_id: str,
+        ext_id: str,
+        build: Callable[[dict[str, Any] | None], dict[str, Any]],
+        *,
+        must_exist: bool,
+    ) -> dict[str, Any]:
+        """Store ``build(stored)`` as the extension's settings and return it, in one write transaction.
+
+        ``build`` gets what is stored (None when nothing is) and may refuse with an ``ApiError`` (data-masking
+        merges its custom masks into the stored ones and checks the size of the result), so the read, the merge
+        and the write are atomic. ``must_exist`` (an update) refuses with 404 ``ERR_SETTINGS_NOT_FOUND`` when
+        nothing is stored yet.
+        """
         with self._tx(write=True) as conn:
             self._require_app(conn, app_id)
-            if must_exist:
-                self._require_sms(conn, app_id)
-            conn.execute("INSERT OR REPLACE INTO sms_settings VALUES (?, ?, ?)", (app_id, _dumps(settings), _now()))
+            row = conn.execute(
+                "SELECT settings FROM extension_settings WHERE app_id = ? AND ext_id = ?", (app_id, ext_id)
+            ).fetchone()
+            if row is None and must_exist:
+                raise errors.settings_not_found(ext_id)
+            doc = build(None if row is None else dict(json.loads(row[0])))
+            conn.execute(
+                "INSERT OR REPLACE INTO extension_settings(app_id, ext_id, settings, updated_at) VALUES (?,?,?,?)",
+                (app_id, ext_id, dumps(doc), _now()),
+            )
+        return doc
 
-    def delete_sms(self, app_id: str) -> None:
+    def delete_extension_settings(self, app_id: str, ext_id: str) -> None:
+        """Forget the extension's settings; 404 ``ERR_SETTINGS_NOT_FOUND`` when none are stored."""
         with self._tx(write=True) as conn:
             self._require_app(conn, app_id)
-            self._require_sms(conn, app_id)
-            conn.execute("DELETE FROM sms_settings WHERE app_id = ?", (app_id,))
+            cur = conn.execute("DELETE FROM extension_settings WHERE app_id = ? AND ext_id = ?", (app_id, ext_id))
+            if cur.rowcount == 0:
+                raise errors.settings_not_found(ext_id)
+
+    # -- push certificates (fingerprints only) -------------------------------------------------------------------
+
+    def record_certificate(self, app_id: str, kind: str, sha256: str, size: int) -> dict[str, bool]:
+        """Record an uploaded certificate (``kind`` ``p12`` or ``p8``) by fingerprint, replacing the app's previous
+        one of that kind; returns which kinds the app now has. The bytes themselves are never stored."""
+        with self._tx(write=True) as conn:
+            self._require_app(conn, app_id)
+            conn.execute(
+                "INSERT OR REPLACE INTO push_certificates(app_id, kind, sha256, size, uploaded_at) VALUES (?,?,?,?,?)",
+                (app_id, kind, sha256, size, _now()),
+            )
+            return self._certificate_kinds(conn, app_id)
+
+    def certificates(self, app_id: str) -> dict[str, bool]:
+        """``{"p12": bool, "p8": bool}``: which certificates the app has."""
+        with self._tx(write=False) as conn:
+            self._require_app(conn, app_id)
+            return self._certificate_kinds(conn, app_id)
+
+    def certificate_record(self, app_id: str, kind: str) -> dict[str, Any] | None:
+        """``{sha256, size, uploadedAt}`` of one stored certificate (for tests and the seed's checks), or None."""
+        with self._tx(write=False) as conn:
+            row = conn.execute(
+                "SELECT sha256, size, uploaded_at FROM push_certificates WHERE app_id = ? AND kind = ?", (app_id, kind)
+            ).fetchone()
+        return None if row is None else {"sha256": row[0], "size": row[1], "uploadedAt": row[2]}
 
     @staticmethod
-    def _require_sms(conn: sqlite3.Connection, app_id: str) -> None:
-        if conn.execute("SELECT 1 FROM sms_settings WHERE app_id = ?", (app_id,)).fetchone() is None:
-            raise errors.ApiError(
-                404, errors.SETTINGS_NOT_FOUND, "No SMS notification settings are stored for this app."
-            )
+    def _certificate_kinds(conn: sqlite3.Connection, app_id: str) -> dict[str, bool]:
+        kinds = {r[0] for r in conn.execute("SELECT kind FROM push_certificates WHERE app_id = ?", (app_id,))}
+        return {"p12": "p12" in kinds, "p8": "p8" in kinds}
 
     # -- webhooks -------------------------------------------------------------------------------------------
 
@@ -265,9 +317,9 @@ class Store:
                 raise errors.ApiError(422, errors.WEBHOOK_LIMIT_REACHED, f"An app can have at most {limit} webhooks.")
             conn.execute(
                 "INSERT INTO webhooks(app_id, webhook_id, doc, password, created_at, updated_at) VALUES (?,?,?,?,?,?)",
-                (app_id, webhook_id, _dumps(doc), password, now, now),
+                (app_id, webhook_id, dumps(doc), password, now, now),
             )
-        return self._webhook_out(_dumps(doc), now, now)
+        return self._webhook_out(dumps(doc), now, now)
 
     def list_webhooks(
         self, app_id: str, search: str | None, limit: int, offset: int
@@ -309,14 +361,14 @@ class Store:
                     )
                 conn.execute(
                     "UPDATE webhooks SET doc = ?, updated_at = ? WHERE app_id = ? AND webhook_id = ?",
-                    (_dumps(doc), now, app_id, webhook_id),
+                    (dumps(doc), now, app_id, webhook_id),
                 )
             else:
                 conn.execute(
                     "UPDATE webhooks SET doc = ?, password = ?, updated_at = ? WHERE app_id = ? AND webhook_id = ?",
-                    (_dumps(doc), password, now, app_id, webhook_id),
+                    (dumps(doc), password, now, app_id, webhook_id),
                 )
-        return self._webhook_out(_dumps(doc), row[1], now)
+        return self._webhook_out(dumps(doc), row[1], now)
 
     def delete_webhook(self, app_id: str, webhook_id: str) -> None:
         with self._tx(write=True) as conn:
@@ -439,12 +491,12 @@ class Store:
                 if email in added:
                     conn.execute(
                         "INSERT INTO collaborators(app_id, doc) VALUES (?, ?)",
-                        (app_id, _dumps(records.collaborator_record(email, role, now))),
+                        (app_id, dumps(records.collaborator_record(email, role, now))),
                     )
                 else:
                     seq, member = team[key(email)]
                     if member.get("role") != role:
-                        doc = _dumps({**member, "role": role})
+                        doc = dumps({**member, "role": role})
                         conn.execute("UPDATE collaborators SET doc = ? WHERE seq = ?", (doc, seq))
 
     # -- settings (list, map booleans, unmap) -------------------------------------------------------------------
@@ -479,7 +531,7 @@ class Store:
                     {"settings": [f"an app holds at most {limit} settings; this would make {size}"]}
                 )
             current.update(settings)
-            conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)", (app_id, _dumps(current)))
+            conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)", (app_id, dumps(current)))
 
     def unmap_settings(self, app_id: str) -> None:
         """Back to a fresh app's settings. What the real service's unmap resets is not documented (facts §3.5
@@ -487,7 +539,7 @@ class Store:
         with self._tx(write=True) as conn:
             self._require_app(conn, app_id)
             conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)",
-                         (app_id, _dumps(records.default_app_settings())))
+                         (app_id, dumps(records.default_app_settings())))
 
 
 def _json_kind(value: Any) -> str:
@@ -509,13 +561,13 @@ def insert_app(
 ) -> dict[str, Any]:
     """Insert one app with its owner collaborator and default settings (inside the caller's transaction)."""
     record = records.app_record(app_id, name, region, version, now)
-    conn.execute("INSERT INTO apps(id, name, doc, created_at) VALUES (?, ?, ?, ?)", (app_id, name, _dumps(record), now))
+    conn.execute("INSERT INTO apps(id, name, doc, created_at) VALUES (?, ?, ?, ?)", (app_id, name, dumps(record), now))
     conn.executemany(
         "INSERT INTO collaborators(app_id, doc) VALUES (?, ?)",
-        [(app_id, _dumps(c)) for c in (collaborators or [records.owner_collaborator(now)])],
+        [(app_id, dumps(c)) for c in (collaborators or [records.owner_collaborator(now)])],
     )
     conn.execute(
         "INSERT INTO app_settings(app_id, doc) VALUES (?, ?)",
-        (app_id, _dumps(settings if settings is not None else records.default_app_settings())),
+        (app_id, dumps(settings if settings is not None else records.default_app_settings())),
     )
     return record

@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
-from tenantdeck.models.secrets import is_reference, secret_fields
+from tenantdeck.models.extension_catalog import EXTENSIONS, ExtensionSpec, Setting
+from tenantdeck.models.extension_settings import request_model
+from tenantdeck.models.secrets import check_secret, is_reference, secret_fields
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule, widget_value_breaks_rule
 from tenantdeck.sandbox import errors
-from tenantdeck.sandbox.store import KEEP_PASSWORD
+from tenantdeck.sandbox.limits import EXTENSION_SETTINGS_MAX_BYTES
+from tenantdeck.sandbox.store import KEEP_PASSWORD, dumps
 from tenantdeck.textsafe import shown
 
 TRIGGER_IDS: frozenset[str] = frozenset(catalog.TRIGGER_IDS)
@@ -32,8 +36,19 @@ COLLABORATORS_PER_APP: int = catalog.TEAM_PER_APP
 
 M = TypeVar("M", bound=BaseModel)
 
+
+
+def _secret_keys(settings: tuple[Setting, ...]) -> set[str]:
+    """The keys of the catalog's secret settings, nested ones included (``fcmCredentials.private_key``)."""
+    return {s.key for s in settings if s.secret} | {k for s in settings for k in _secret_keys(s.fields)}
+
+
 #: Fields whose values must never appear in an error message (the models mark them: ``models.secrets.Secret``).
 SECRET_FIELDS = frozenset(name for model in (SmsSettings, WebhookBody) for name in secret_fields(model))
+#: What validation messages are scrubbed of: :data:`SECRET_FIELDS` and every secret of the extension catalog, at any
+#: depth (``fcmCredentials.private_key``). Matched by name wherever such a key occurs in a body, so a nested secret
+#: is covered too; a name that is a secret somewhere is scrubbed everywhere, which only ever hides more.
+SCRUBBED_FIELDS = SECRET_FIELDS | frozenset(key for spec in EXTENSIONS for key in _secret_keys(spec.settings))
 
 
 def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
@@ -43,16 +58,39 @@ def _path(prefix: tuple[str | int, ...], loc: tuple[str | int, ...]) -> str:
     return out or "body"
 
 
-def _details(exc: ValidationError, prefix: tuple[str | int, ...]) -> dict[str, list[str]]:
-    """pydantic errors -> ``{field path: [messages]}``; secret inputs are scrubbed from messages."""
+def _secret_values(data: Any) -> set[str]:
+    """Every string held under a :data:`SCRUBBED_FIELDS` key anywhere in ``data``: what no message may repeat."""
+    found: set[str] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in SCRUBBED_FIELDS and isinstance(value, str) and value:
+                found.add(value)
+            else:
+                found |= _secret_values(value)
+    elif isinstance(data, list):
+        for item in data:
+            found |= _secret_values(item)
+    return found
+
+
+def _scrub(message: str, secrets: set[str]) -> str:
+    for value in sorted(secrets, key=len, reverse=True):  # the longest first: one secret may contain another
+        message = message.replace(value, "***")
+    return message
+
+
+def _details(exc: ValidationError, prefix: tuple[str | int, ...], data: Any = None) -> dict[str, list[str]]:
+    """pydantic errors -> ``{field path: [messages]}``; the body's secret values are scrubbed from every message
+    (not only the secret field's own: a model-level message may quote any value)."""
+    secrets = _secret_values(data)
     details: dict[str, list[str]] = {}
     for err in exc.errors(include_url=False, include_input=True):
         loc = tuple(err.get("loc", ()))
         message = str(err.get("msg", "invalid"))
         value = err.get("input")
-        if loc and loc[-1] in SECRET_FIELDS and isinstance(value, str) and value and value in message:
-            message = message.replace(value, "***")
-        details.setdefault(_path(prefix, loc), []).append(message)
+        if loc and loc[-1] in SCRUBBED_FIELDS and isinstance(value, str) and value:
+            secrets.add(value)
+        details.setdefault(_path(prefix, loc), []).append(_scrub(message, secrets))
     return details
 
 
@@ -60,7 +98,7 @@ def _validate(model: type[M], data: Any, prefix: tuple[str | int, ...]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise errors.validation_error(_details(exc, prefix)) from None
+        raise errors.validation_error(_details(exc, prefix, data)) from None
 
 
 def _refuse_unresolved(doc: dict[str, Any], prefix: tuple[str, ...]) -> None:
@@ -140,11 +178,81 @@ def _leaves(doc: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def parse_sms(body: Any) -> dict[str, Any]:
-    model = _validate(SmsSettings, _settings_of(body), ("settings",))
-    doc = model.model_dump(mode="json", exclude_none=True)
-    _refuse_unresolved(doc, ("settings",))
-    return doc
+@dataclass(frozen=True, slots=True)
+class ExtensionWrite:
+    """A checked extension-settings body: the ``settings`` to store (removal fields taken out) and, per list
+    setting the spec removes by id, the ids to remove (data-masking's ``deleteCustomRegexData``)."""
+
+    settings: dict[str, Any]
+    removals: dict[str, list[str]]
+
+
+def parse_extension_settings(spec: ExtensionSpec, body: Any) -> ExtensionWrite:
+    """``{"settings": {...}}`` for ``spec``'s ``/v1/settings``, validated with the catalog's request model.
+
+    On top of the model, as a server must: a secret may be neither empty nor an unresolved (or broken) ``${VAR}``
+    reference; a list removed by id may not name one id twice nor send an id it also removes; the document is at
+    most :data:`~tenantdeck.sandbox.limits.EXTENSION_SETTINGS_MAX_BYTES`. ``settings.appId`` (the GET reports it,
+    and the vendor's own push-notification request example sends one) is accepted as a string and dropped: the
+    app is the path's. Messages never repeat a secret value (:func:`_details`).
+    """
+    settings = _settings_of(body)
+    if "appId" in settings and not isinstance(settings.pop("appId"), str):
+        raise errors.validation_error({"settings.appId": ["must be a string (it is ignored: the path names the app)"]})
+    doc = _validate(request_model(spec.id), settings, ("settings",)).model_dump(mode="json", exclude_none=True)
+    details = {path: [why] for path, why in _secret_problems(spec.settings, doc, "settings")}
+    removals: dict[str, list[str]] = {}
+    for list_key, removal_key in spec.removals:
+        ids = removals[list_key] = list(dict.fromkeys(doc.pop(removal_key, [])))
+        seen: dict[str, int] = {}
+        for i, item in enumerate(doc.get(list_key) or []):
+            item_id = item.get("id") if isinstance(item, dict) else None
+            if item_id in seen:
+                details[f"settings.{list_key}[{i}].id"] = [f"is also the id of item {seen[item_id]}; ids are unique"]
+            elif item_id in ids:
+                details[f"settings.{list_key}[{i}].id"] = [f"is also in {removal_key}: keep it or remove it"]
+            if isinstance(item_id, str):
+                seen.setdefault(item_id, i)
+    if details:
+        raise errors.validation_error(details)
+    check_settings_size(doc)
+    return ExtensionWrite(doc, removals)
+
+
+def check_settings_size(doc: dict[str, Any]) -> None:
+    """422 when ``doc`` (a whole settings document, as stored) is over the per-extension bound."""
+    size = len(dumps(doc).encode("utf-8"))
+    if size > EXTENSION_SETTINGS_MAX_BYTES:
+        raise errors.validation_error(
+            {"settings": [f"would hold {size} bytes; an extension's settings hold at most "
+                          f"{EXTENSION_SETTINGS_MAX_BYTES} bytes of JSON"]}
+        )  # fmt: skip
+
+
+def _secret_problems(settings: tuple[Setting, ...], doc: Any, path: str) -> list[tuple[str, str]]:
+    """(path, why) for each secret in ``doc`` that is empty or a ``${VAR}`` reference, following the catalog's
+    nesting (an ``object`` setting's fields, each item of an ``objects`` list). Never quotes the value."""
+    if not isinstance(doc, dict):
+        return []
+    out: list[tuple[str, str]] = []
+    for setting in settings:
+        value, here = doc.get(setting.key), f"{path}.{setting.key}"
+        if setting.secret and isinstance(value, str):
+            if not value:
+                out.append((here, "must not be empty"))
+            elif is_reference(value):
+                out.append((here, "is an unresolved ${...} reference; resolve secrets before sending them"))
+            else:
+                try:
+                    check_secret(value)
+                except PydanticCustomError as exc:  # "looks like a broken environment reference": no value in it
+                    out.append((here, exc.message()))
+        elif setting.type == "object":
+            out += _secret_problems(setting.fields, value, here)
+        elif setting.type == "objects" and isinstance(value, list):
+            for i, item in enumerate(value):
+                out += _secret_problems(setting.fields, item, f"{here}[{i}]")
+    return out
 
 
 _KEPT_PASSWORD_STAND_IN = "StoredPassword"
@@ -347,6 +455,7 @@ def request_schemas() -> dict[str, type[BaseModel]]:
         "AppCreate": AppCreate,
         "WidgetSettings": WidgetSettings,
         "SmsSettings": SmsSettings,
+        **{request_model(spec.id).__name__: request_model(spec.id) for spec in EXTENSIONS if spec.documented},
         "WebhookBody": WebhookBody,
         "Extensions": Extensions,
     }
