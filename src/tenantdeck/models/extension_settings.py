@@ -160,6 +160,8 @@ def _model(spec: ExtensionSpec, *, wire: bool) -> type[StrictModel]:
 
 def _refuse(message: str) -> Any:
     def refuse(value: object) -> object:
+        if value is None:
+            return None  # not written (a dump of the block writes every key)
         raise PydanticCustomError("not_here", message, {})
 
     return BeforeValidator(refuse)

@@ -44,7 +44,9 @@ def webhook_index(app: Mapping[str, Any], rid: str) -> int | None:
 
 
 def is_secret_state(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown"} & set(value))
+    """A secret's (or a certificate file's) state, one leaf: its fingerprint, an unset ``${VAR}`` (``ref``), a value
+    the service does not report (``unknown``), or a file that cannot be read (``unreadable``)."""
+    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown", "unreadable"} & set(value))
 
 
 def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:

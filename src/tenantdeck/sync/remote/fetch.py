@@ -151,8 +151,13 @@ async def fetch_live(client: ManagementClient, ids: set[str], *, secret_key: byt
 def managed_extensions(local: Local) -> dict[str, set[str]]:
     """App id -> the extensions whose settings its draft or its base holds: a comparison needs their live value
     even when the service calls the extension disabled (else a base entry would look deleted remotely)."""
+    return managed_extensions_of([*((a.get("id"), a) for a in local.apps), *local.base.items()])
+
+
+def managed_extensions_of(apps: Iterable[tuple[str | None, Mapping[str, Any] | None]]) -> dict[str, set[str]]:
+    """:func:`managed_extensions` of ``(app id, canonical app)`` pairs (a pull passes its old base)."""
     out: dict[str, set[str]] = {}
-    for app_id, app in [*((a.get("id"), a) for a in local.apps), *local.base.items()]:
+    for app_id, app in apps:
         if app_id and app:
             wanted = out.setdefault(app_id, set())
             wanted.update(app.get("extension_settings") or {})

@@ -20,7 +20,7 @@ from tenantdeck.problems import Problem
 from tenantdeck.sync.canonical import with_last_pushed
 from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
-from tenantdeck.sync.remote.fetch import fetch_remote_apps
+from tenantdeck.sync.remote.fetch import fetch_remote_apps, managed_extensions_of
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
 from tenantdeck.sync.workspace.state import Workspace
 
@@ -142,7 +142,9 @@ async def pull(
         by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
         bundle.sms = bundle.extension_settings = None
 
-    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
+    # what the old base holds is read whatever the service says is enabled: a pull must not lose it
+    wanted_ext = managed_extensions_of(({} if set_aside else workspace.load_base()).items())
+    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise, wanted_extensions=wanted_ext)
     canonicals = [by_app[a.id] for a in remote_apps]
 
     old_base = {} if set_aside else workspace.load_base()
@@ -216,8 +218,9 @@ async def fetch_pull(client: ManagementClient, workspace: Workspace, *,
         by_app[bundle.app.id] = canonical_app_from_remote(bundle, secret_key=secret_key)
         bundle.sms = bundle.extension_settings = None  # secrets in clear go no further than their fingerprints
 
-    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise)
     base = workspace.load_base()
+    await fetch_remote_apps(client, remote_apps, concurrency, on_done=canonicalise,
+                            wanted_extensions=managed_extensions_of(base.items()))
     return [with_last_pushed(by_app[a.id], base.get(a.id)) for a in remote_apps]
 
 

@@ -1,0 +1,83 @@
+"""Push certificates end to end against the sandbox over HTTP: the draft names a file, push uploads it when its
+content changed (not when it did not), the file's bytes never reach a draft, a plan, the journal or the output,
+a missing file is refused before any request, and a file taken out of the draft is noted, not deleted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tenantdeck import exitcodes
+from tenantdeck.models.app import PushCertificates
+from tenantdeck.sync.render import render_text
+from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
+
+ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
+P8 = b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n-----END PRIVATE KEY-----\n"
+MARK = b"Tm90QVJlYWxLZXk"
+
+
+def _use(draft: Path, p8: str | None) -> None:
+    edit_draft(draft, lambda d: app_named(d, "Acme Support").__setattr__(
+        "push_certificates", None if p8 is None else PushCertificates(p8=p8)))
+
+
+def _everything_written(root: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file() and p.suffix != ".p8")
+
+
+def test_a_certificate_is_uploaded_once_and_again_only_when_it_changes(sandbox: Any, draft: Path) -> None:
+    (draft.parent / "certs").mkdir()
+    key = draft.parent / "certs" / "acme.p8"
+    key.write_bytes(P8)
+    _use(draft, "certs/acme.p8")
+    acme = str(app_named(loaded(draft), "Acme Support").id)
+    plan = live_plan(sandbox, draft, ENV)
+    (step,) = plan.operations
+    assert step.kind == "upload_certificate" and step.rid == "p8"
+    assert "certs/acme.p8" in render_text(plan) and MARK.decode() not in json.dumps(plan.to_json())
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    assert call(sandbox, "query_certificates", acme)["p8"] is True
+    assert live_plan(sandbox, draft, ENV).operations == []  # the same file: nothing to upload
+    run_pull(sandbox, draft)  # the service cannot say which file: the base keeps what was uploaded
+    assert app_named(loaded(draft), "Acme Support").push_certificates.p8 == "certs/acme.p8"
+    assert live_plan(sandbox, draft, ENV).operations == []
+    key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
+    (again,) = live_plan(sandbox, draft, ENV).operations
+    assert again.kind == "upload_certificate"
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    assert MARK not in _everything_written(draft.parent) and MARK.decode() not in err
+
+
+def test_a_missing_file_is_refused_before_any_request(sandbox: Any, draft: Path) -> None:
+    _use(draft, "certs/missing.p8")
+    plan = live_plan(sandbox, draft, ENV)
+    assert plan.operations == []
+    assert any("cannot read the certificate file" in c.message and "missing.p8" in c.message
+               for c in plan.conflicts)
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.CONFLICT, err
+
+
+def test_a_certificate_taken_out_of_the_draft_stays_and_is_noted(sandbox: Any, draft: Path) -> None:
+    (draft.parent / "acme.p8").write_bytes(P8)
+    _use(draft, "acme.p8")
+    code, err = run_push(sandbox, draft, ENV)
+    assert code == exitcodes.OK, err
+    edit_draft(draft, lambda d: app_named(d, "Acme Support").__setattr__("push_certificates", PushCertificates()))
+    plan = live_plan(sandbox, draft, ENV)
+    assert plan.operations == [] and "cannot remove a push certificate" in render_text(plan)
+
+
+def test_a_wrong_suffix_is_a_located_draft_error(tmp_path: Path) -> None:
+    from tenantdeck.draft import load_draft
+
+    path = tmp_path / "d.yaml"
+    path.write_text("format: 1\napps:\n- name: A\n  region: us\n  push_certificates:\n    p8: key.pem\n",
+                    encoding="utf-8")
+    result = load_draft(path)
+    (problem,) = [p for p in result.problems if p.severity.name == "ERROR"]
+    assert problem.line == 6 and "must name a .p8 file" in problem.message
