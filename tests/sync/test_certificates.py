@@ -14,7 +14,8 @@ from tenantdeck.sync.render import render_text
 from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
-P8 = b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n-----END PRIVATE KEY-----\n"
+P8 = (b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n"
+      b"-----END PRIVATE KEY-----\n")
 MARK = b"Tm90QVJlYWxLZXk"
 
 
