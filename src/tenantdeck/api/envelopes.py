@@ -236,6 +236,8 @@ class Envelope:
         if isinstance(doc, list):
             node: Any = doc  # `[{data:{…}}]`: the create-webhook example has no outer object
         elif isinstance(doc, Mapping):
+            if "data" not in doc and set(doc) == {"settings"}:
+                return dict(doc)  # the push-notification examples answer a bare {"settings": {...}}: read as one
             if "data" not in doc:
                 if "error" in doc:
                     info = parse_error_body(json.dumps(doc).encode(), "application/json")
