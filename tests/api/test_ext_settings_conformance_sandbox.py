@@ -91,11 +91,7 @@ def response_example(op: dict[str, Any]) -> Any:
 #: How a vendor example is adapted before use, by operationId, and why. Nothing else is changed.
 def _stickers_request(body: dict[str, Any]) -> dict[str, Any]:
     # stickersRequestSchema has no `settings` level (facts §3.3: the schema is a copy-paste), so its properties
-    # are the settings; its custom sticker's id is "" (an id the service perhaps assigns), which the catalog's
-    # request model refuses (custom stickers need an id), so one is given
-    settings = body["settings"]
-    for sticker in settings.get("customStickersData", []):
-        sticker["id"] = sticker["id"] or "custom-1"
+    # are the settings; its custom sticker's id "" is sent as it is (a new sticker: the catalog does not require one)
     return body
 
 

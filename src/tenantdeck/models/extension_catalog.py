@@ -258,7 +258,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 )),
         Setting("customStickersData", "objects", "Custom stickers", "Your own stickers", default=(), open=True,
                 reported_as="customMasterStickersData", fields=(
-                    Setting("id", "string", "Id", required=True),
+                    Setting("id", "string", "Id", "Left empty for a new sticker: the vendor's example sends \"\""),
                     Setting("stickerName", "string", "Name", required=True),
                     Setting("stickerUrl", "string", "URL", required=True),
                     Setting("stickerSetId", "string", "Set id"),
