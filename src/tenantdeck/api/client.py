@@ -706,10 +706,15 @@ class ManagementClient:
 
     async def query_certificates(self, app_id: str) -> dict[str, bool]:
         """Which APNs certificates the service holds: ``{"p12": bool, "p8": bool}`` (query-certificates). A field
-        the answer leaves out is False: nothing says it is there."""
+        the answer leaves out is False: nothing says it is there; a 404 that is not about the app is none."""
         op = Operation(f"query push certificates of app {app_id}", subject="certificates", app_id=app_id)
         path = f"/apps/{_seg(app_id)}/extensions/push-notification/v1/query-certificates"
-        payload = (await self._call(op, "GET", path)).optional_obj() or {}
+        try:
+            payload = (await self._call(op, "GET", path)).optional_obj() or {}
+        except NotFoundError as exc:
+            if exc.code in _APP_GONE_CODES:
+                raise
+            payload = {}  # like a settings read: nothing there (push notification never configured)
         return {kind: payload.get(f"certificate_{kind}") is True for kind in ("p12", "p8")}
 
     async def upload_certificate(self, app_id: str, kind: str, filename: str, content: bytes) -> None:

@@ -31,6 +31,14 @@ class Draft(StrictModel):
     #: the file the draft was read from: paths written in it (push certificates) are relative to its folder
     _source: Path | None = PrivateAttr(None)
 
+    def __eq__(self, other: object) -> bool:
+        """Equal drafts say the same thing, wherever they were read from (``_source`` is not part of it)."""
+        if not isinstance(other, Draft):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like every pydantic model
+
     def resolve_path(self, written: str) -> Path:
         """A path the draft writes, as the file system knows it: beside the draft file (or the working folder
         for a draft that was not read from a file)."""
