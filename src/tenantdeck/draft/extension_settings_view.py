@@ -541,16 +541,17 @@ _REFERENCE_HINT = re.compile(r"^\$\{?[A-Za-z_]")
 
 def edit_text(row: Row) -> str:
     """What an edit line starts with for ``row``: the draft's value as text (a secret: its reference, or the
-    suggested one; never a literal)."""
+    suggested one; never a literal). Control characters in the value come escaped (``\\x1b``), as everywhere on
+    screen: what is typed then replaces the value, escapes and all."""
     if row.kind == SECRET:
         assert row.secret is not None
         return f"${{{row.secret.variable}}}" if row.secret.variable else row.secret.suggested
     if row.kind == STRINGS:
-        return ", ".join(str(v) for v in row.value) if isinstance(row.value, list) else ""
+        return ", ".join(shown(str(v)) for v in row.value) if isinstance(row.value, list) else ""
     if not row.written or row.value is None:
         default = row.setting.default if row.setting is not None and row.kind in (NUMBER, INTEGER) else None
         return "" if default is None else str(default)
-    return str(row.value) if not isinstance(row.value, bool) else ("true" if row.value else "false")
+    return shown(str(row.value)) if not isinstance(row.value, bool) else ("true" if row.value else "false")
 
 
 def parse(row: Row, text: str) -> Parsed:
