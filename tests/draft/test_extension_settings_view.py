@@ -202,11 +202,11 @@ def test_edits_write_yaml_that_validates_again(session: DraftSession, tmp_path: 
         apply(session, xv.set_edits(session.data, 0, "email-notification", (key,), value))
     apply(session, xv.set_edits(session.data, 0, "gifs-giphy", ("giphyApiKey",), "${GIPHY_KEY}"))
     apply(session, xv.add_edits(session.data, 0, "message-shortcuts", ("shortcuts",), ("!ty", "Thank you")))
-    masks = session.get(("apps", 0, "extension_settings", "data-masking", "customregexData"))
+    block = session.get(("apps", 0, "extension_settings", "data-masking"))
     setting = xv.setting_at("data-masking", ("customregexData",))
     assert setting is not None
-    new = xv.new_item(setting, masks)
-    assert new == {"id": "1", "name": "", "regex": ""}
+    new = xv.new_item(setting, block)
+    assert new == {"id": "2", "name": "", "regex": ""}  # above the default mask's id 1
     apply(session, xv.add_edits(session.data, 0, "data-masking", ("customregexData",), new))
     for key, value in (("id", "9"), ("name", "Orders"), ("regex", "ORD-\\d+")):
         apply(session, xv.set_edits(session.data, 0, "data-masking", ("customregexData", 0, key), value))

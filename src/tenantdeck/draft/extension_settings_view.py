@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from tenantdeck.draft import extension_view as ev
+from tenantdeck.models import catalog
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, ExtensionSpec, Setting, sample_value
 from tenantdeck.models.secrets import derived_secret_name, is_reference, reference_name
 from tenantdeck.problems import Problem
@@ -183,7 +184,8 @@ def why_no_form(ext_id: str) -> str:
     elsewhere (SMS), none published by the vendor, or none to set at all."""
     spec = BY_ID.get(ext_id)
     if spec is None:
-        return f"{ext_id} has no settings the tool knows of (no /v1/settings endpoint): enable or disable it only."
+        name = catalog.EXTENSION_NAMES.get(ext_id, ext_id)
+        return f"{name} has no settings to configure (no /v1/settings endpoint): enable or disable it only."
     if ext_id == "sms-notification":
         return "SMS settings are the app's own sms block: edit them in the SMS tab."
     if not spec.documented:
@@ -755,16 +757,15 @@ def toggle_edits(data: Any, app_index: int, ext_id: str, row: Row) -> list[Edit]
     return set_edits(data, app_index, ext_id, row.path, not bool(current))
 
 
-def new_item(setting: Setting, items: Sequence[Any]) -> dict[str, Any]:
-    """A new object for a table: each field's default (required ones empty), and an ``id`` the next free number
-    (the masks' and stickers' ids are "of your choice": a number nobody uses is a fine start)."""
+def new_item(setting: Setting, block: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A new object for a table of the settings ``block``: each field's default (required ones empty), and an
+    ``id`` one above the highest number any object of the block uses (a custom mask's id must not be a default
+    mask's: they share the service's id space, and "of your choice" makes a fresh number a fine start)."""
     item = _new_object(setting.fields, "")
     if any(f.key == "id" for f in setting.fields):
-        used = {str(i.get("id")) for i in items if isinstance(i, dict)}
-        n = len(items) + 1
-        while str(n) in used:
-            n += 1
-        item["id"] = str(n)
+        numbers = [int(obj["id"]) for value in (block or {}).values() if isinstance(value, list)
+                   for obj in value if isinstance(obj, dict) and str(obj.get("id", "")).isdigit()]
+        item["id"] = str(max(numbers, default=0) + 1)
     return item
 
 

@@ -307,13 +307,11 @@ is set where the editor runs, never its value. Set it where you push.
             return
         if setting.type == "objects":
             data = self.editor.session.data
-            items = xv.settings_of(data, self.app_index, self.ext_id) or {}
-            current = items.get(container[-1]) if len(container) == 1 else None
-            existing = current if isinstance(current, list) else []
-            if self._apply(xv.add_edits(data, self.app_index, self.ext_id, container,
-                                        xv.new_item(setting, existing))):
-                self.app.push_screen(ExtensionSettingsForm(self.app_index, self.ext_id,
-                                                           under=(*container, len(existing))))
+            block = xv.settings_of(data, self.app_index, self.ext_id)
+            current = block.get(str(container[-1])) if block is not None and len(container) == 1 else None
+            index = len(current) if isinstance(current, list) else 0  # before the insert changes the list
+            if self._apply(xv.add_edits(data, self.app_index, self.ext_id, container, xv.new_item(setting, block))):
+                self.app.push_screen(ExtensionSettingsForm(self.app_index, self.ext_id, under=(*container, index)))
             return
         holder = next((r for r in (self.form.rows if self.form else ()) if r.path == container), row)
         assert holder is not None
