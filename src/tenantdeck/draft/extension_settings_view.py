@@ -304,7 +304,9 @@ def _setting_rows(out: list[Row], setting: Setting, value: Any, path: KeyPath, d
                        **common))  # type: ignore[arg-type]
         for i, item in enumerate(value if isinstance(value, list) else []):
             cells = _cells(setting, item)
-            out.append(Row((*path, i), ROW, f"{i + 1}", "Enter edits this one; d removes it.", depth + 1, item,
+            flag = next((f.label for f in setting.fields if f.type == "bool"), None)
+            keys = f"Space flips its {flag}; " if flag else ""
+            out.append(Row((*path, i), ROW, f"{i + 1}", f"{keys}Enter edits this one; d removes it.", depth + 1, item,
                            "  ".join(cells), columns=cells, setting=setting))
         return
     out.append(Row(path, kind, setting.label, help_text, depth, value, text, dimmed=dimmed,

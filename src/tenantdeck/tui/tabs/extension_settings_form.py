@@ -448,9 +448,9 @@ is set where the editor runs, never its value. Set it where you push.
             return
         row, mode = self.editing
         parsed, path = self._typed(text)
-        if not parsed.ok:
+        if not parsed.ok:  # said under the field, which keeps the focus: nothing is written
             self._show_edit_message(parsed.error)
-            self.notify(f"{row.label}: {parsed.error}", title="Not written", severity="warning", markup=False)
+            self.app.bell()
             return
         data = self.editor.session.data
         if mode == "add":

@@ -55,7 +55,7 @@ below the table, the widgets of this app where such a toggle is on.
 - `Ctrl+Z`: undo
 """
     BINDINGS = [
-        Binding("s", "settings", "Settings", id="extensions.settings",
+        Binding("s", "settings", "Settings", id="extensions.settings", show=False,  # the detail says Enter does it
                 tooltip="Open the extension's settings form"),
         Binding("e", "set_state('enabled')", "Enable", id="extensions.enable", tooltip="Enable this extension"),
         Binding("d", "set_state('disabled')", "Disable", id="extensions.disable",
