@@ -7,6 +7,7 @@ asserts never reaches the screen."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -17,42 +18,8 @@ from tenantdeck.models import catalog
 from tests.tui.hooks_fixtures import open_tab
 from tests.tui.pilot import no_blink, settle
 
-DRAFT = """\
-format: 1
-apps:
-  - name: Acme Support
-    region: us
-    version: '3'
-    extensions:
-      enabled: [data-masking, gifs-giphy, profanity-filter, push-notification]
-      disabled: []
-    extension_settings:
-      profanity-filter:
-        dropMessage: false
-        badwords: [darn, heck]
-      data-masking:
-        dropMessage: false
-        defaultRegexData:
-          - {id: '1', name: US phone numbers, regex: '\\d{3}-\\d{3}-\\d{4}', enableFlag: true}
-          - {id: '2', name: Emails, regex: '[\\w.]+@[\\w.]+', enableFlag: true}
-          - {id: '3', name: SSN, regex: '\\d{3}-\\d{2}-\\d{4}', enableFlag: false}
-        customregexData:
-          - {id: '4', name: Order numbers, regex: 'ORD-\\d{6}'}
-      push-notification:
-        version: 2
-        pushProvider: 1
-        fcmCredentials:
-          project_id: acme-chat
-          client_email: push@acme-chat.iam.gserviceaccount.com
-          private_key: ${TENANTDECK_ACME_SUPPORT_FCM_PRIVATE_KEY}
-          private_key_id: 4f1c0ffee
-        sendEditMessageNotification: true
-      gifs-giphy:
-        giphyApiKey: ${TENANTDECK_ACME_SUPPORT_GIPHY_API_KEY}
-  - name: Globex
-    region: eu
-    version: '3'
-"""
+#: also the screenshots' draft (``scripts/screenshots.py`` through :func:`scenes`)
+DRAFT = (Path(__file__).parent / "drafts" / "extension-settings.yaml").read_text(encoding="utf-8")
 
 #: the value of the one secret variable that is set: it must never be on a screen
 SECRET_VALUE = "sk-live-DO-NOT-SHOW-0f9e8d"
@@ -68,6 +35,27 @@ def ext_draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "tenantdeck.yaml"
     path.write_text(DRAFT, encoding="utf-8")
     return path
+
+
+def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[None]]]]:
+    """The screenshots of the form (``scripts/screenshots.py``, through ``safety_fixtures.scenes``): name ->
+    (draft, leave a recovery file first, how to get there)."""
+
+    def shot(ext: str, *keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+        async def scene(pilot: Pilot[None]) -> None:
+            await settle(pilot)
+            await open_form(pilot, ext)
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+
+        return scene
+
+    return {
+        "extension-settings-profanity": ("extension-settings", False, shot("profanity-filter", "down")),
+        "extension-settings-push": ("extension-settings", False, shot("push-notification", *("down",) * 5)),
+        "extension-settings-masking": ("extension-settings", False, shot("data-masking", "down", "down")),
+    }
 
 
 async def open_form(pilot: Pilot[None], ext: str, app_index: int = 0) -> None:
