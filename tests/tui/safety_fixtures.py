@@ -80,7 +80,8 @@ def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[Non
     found["palette"] = (DEMO, False, press("ctrl+p", *"globex"))
     found["restore"] = (DEMO, True, settle)
     found["quit-confirm"] = (DEMO, False, press("delete", "y", "ctrl+q"))
-    from tests.tui import fleet_fixtures
+    from tests.tui import ext_settings_fixtures, fleet_fixtures
 
     found.update(fleet_fixtures.scenes())
+    found.update(ext_settings_fixtures.scenes())
     return found

@@ -33,7 +33,8 @@ def jump_target(problem: Problem) -> tuple[int, str | None] | None:
     if len(path) < 2 or path[0] != "apps" or not isinstance(path[1], int):
         return None
     section = path[2] if len(path) > 2 else None
-    tab = {"extensions": "extensions", "sms": "sms", "webhooks": "webhooks"}.get(str(section))
+    tab = {"extensions": "extensions", "extension_settings": "extensions", "sms": "sms", "webhooks": "webhooks",
+           "team": "team", "settings": "settings"}.get(str(section))
     if section == "widgets" and len(path) > 4:
         tab = {"style": "style", "sidebar": "sidebar", "main": "main"}.get(str(path[4]), "style")
     return path[1], tab
