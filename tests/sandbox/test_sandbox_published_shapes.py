@@ -102,3 +102,16 @@ async def test_each_sandbox_delivery_has_the_published_structure(make_app: MakeA
     print(f"\nthe sandbox fires {len(fired)} triggers; it cannot fire yet: {', '.join(cannot)}")
     assert differences == {}, json.dumps(differences, indent=1)
     assert len(fired) == 22
+
+
+async def test_a_retried_delivery_repeats_its_idempotency_key_and_the_receiver_says_so(make_app: MakeApp) -> None:
+    """The receiver got the first attempt but the sandbox saw 503 (a lost answer): ``retryOnFailure`` sends the
+    same payload again, so the receiver records a second delivery with the same key, marked a duplicate."""
+    async for chat in make_chat(make_app, fail=1, lose=True, triggers=("message_sent",)):
+        sent = await chat.ok("POST", "/messages", "alice", json=text("bob", "once"))
+        first, retry = await chat.delivered()
+        [entry] = await chat.log()
+    assert entry["attempts"] == 2 and entry["status"] == "delivered"
+    assert first.idempotency_key == retry.idempotency_key == f"lab|message_sent|{sent['id']}"
+    assert (first.duplicate_of, retry.duplicate_of) == (None, first.seq)
+    assert "DUPLICATE of #1" in retry.line() and retry.to_json()["duplicate_of"] == first.seq
