@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tenantdeck.tui.event_lab import EventLab
 
 #: (label, width); Trigger takes what is left (at least 14)
-COLUMNS = (("Time (UTC)", 12), ("Trigger", 0), ("Result", 11), ("Idempotency key", 18), ("Auth", 4), ("Size", 6))
+COLUMNS = (("Time (UTC)", 12), ("Trigger", 0), ("Result", 11), ("Idempotency key", 16), ("Auth", 5), ("Size", 6))
 #: The validity filter's steps (``v`` cycles them): what each keeps.
 VALIDITY = {
     "all": lambda d: True,
@@ -102,9 +102,10 @@ problems names the variant of the payload where the vendor publishes several, an
     BINDINGS = [
         Binding("escape", "back", "Back", id="events.back"),
         Binding("s", "toggle_receiver", "Receiver", id="events.toggle", tooltip="Stop or start the receiver"),
-        Binding("f", "filter_trigger", "Trigger", id="events.filter_trigger", tooltip="Show one trigger"),
-        Binding("v", "filter_validity", "Validity", id="events.filter_validity", tooltip="Valid, invalid, dups"),
-        Binding("w", "save", "Save", id="events.save", tooltip="Save the delivery as JSON"),
+        # f, v and w are named in the status line (with the filters they set): the 80-column footer keeps F2 Save
+        Binding("f", "filter_trigger", "Trigger", show=False, id="events.filter_trigger"),
+        Binding("v", "filter_validity", "Validity", show=False, id="events.filter_validity"),
+        Binding("w", "save", "JSON", show=False, id="events.save"),
         Binding("u", "copy_url", "Copy URL", show=False, id="events.copy_url"),
         Binding("c", "clear", "Clear", show=False, id="events.clear"),
     ]
@@ -190,7 +191,7 @@ problems names the variant of the payload where the vendor publishes several, an
                      f"{len(receiver.deliveries)} deliveries kept from before"]
         trigger = shown(self.trigger_filter) if self.trigger_filter else "all"
         lines.append(f"Showing {len(self._shown)} · trigger: {trigger} (f) · validity: {self.validity_filter} (v)"
-                     " · w saves")
+                     " · w saves it")
         self.query_one("#ev-status", Static).update("\n".join(lines))
 
     # -- rendering ---------------------------------------------------------------------------------------------
