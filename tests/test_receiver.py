@@ -103,3 +103,30 @@ def test_basic_auth_password_only_from_an_environment_variable() -> None:
     assert result.exit_code == 64 and "UNSET_FOR_TEST_12 is not set" in result.output
     result = runner.invoke(cli, ["listen", "--host", "0.0.0.0"])
     assert result.exit_code == 64 and "loopback only" in result.output
+
+
+async def test_published_examples_are_valid_deliveries_and_a_repeat_is_a_duplicate_of_the_first() -> None:
+    """Posted over HTTP like the service does: the receiver accepts the vendor's examples, labels the variant and
+    legacy deliveries, and marks the second delivery of one idempotency key as a duplicate of the first."""
+    import json
+    from pathlib import Path
+
+    fixtures = Path(__file__).parent / "fixtures" / "events"
+    sent = json.loads((fixtures / "message_sent.json").read_text(encoding="utf-8"))
+    ringing = json.loads((fixtures / "call_initiated.json").read_text(encoding="utf-8"))
+    legacy = json.loads((fixtures / "legacy.after_message.json").read_text(encoding="utf-8"))
+    other = json.loads((fixtures / "message_sent.json").read_text(encoding="utf-8"))
+    other["data"]["message"]["id"] = "2"
+    async with Receiver(port=0) as receiver, httpx.AsyncClient(base_url=receiver.url) as c:
+        for payload in (sent, ringing, sent, legacy, other):
+            assert (await c.post("/hooks", json=payload)).status_code == 200
+        await settle(receiver, 5)
+    got = list(receiver.deliveries)
+    assert [(d.valid, d.duplicate_of) for d in got] == [(True, None), (True, None), (True, 1), (True, None),
+                                                        (True, None)]
+    assert got[2].idempotency_key == got[0].idempotency_key == "<webhookID>|message_sent|1"
+    assert got[1].variant == "ringing page: by and on only" and got[3].legacy
+    assert "[DUPLICATE of #1: <webhookID>|message_sent|1]" in got[2].line() and "[legacy v1]" in got[3].line()
+    line = got[2].to_json()
+    assert (line["idempotency_key"], line["duplicate_of"], line["variant"]) == ("<webhookID>|message_sent|1", 1,
+                                                                                  None)

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tenantdeck.jsonlimits import MAX_JSON_DEPTH, too_deep, too_deep_message
-from tenantdeck.models.events import check_delivery
+from tenantdeck.models.events import Inspection, inspect_delivery
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8788
@@ -43,6 +43,9 @@ DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_KEEP = 500
 #: How much of an unparseable body is kept (as text) for display.
 RAW_PREVIEW = 4096
+#: How many idempotency keys are remembered to recognise a retried delivery (far more than a retry needs: the
+#: service retries after 10 s and 30 s).
+SEEN_KEYS = 10_000
 #: Seconds a client may take to send its request headers, and then its body (slowloris defence).
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 10.0
@@ -72,6 +75,13 @@ class Delivery:
     auth: str = "not required"
     #: the username the sender presented (never the password), or None
     auth_user: str | None = None
+    #: ``webhook|trigger|...`` as the vendor's docs define it per trigger (None: no key for this delivery)
+    idempotency_key: str | None = None
+    #: the ``seq`` of the first delivery with the same key: this one is a retry (or a replay) of it
+    duplicate_of: int | None = None
+    #: which published variant the payload follows, where several are in the wild (legacy v1 included)
+    variant: str | None = None
+    legacy: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -87,6 +97,10 @@ class Delivery:
             "path": self.path,
             "size": self.size,
             "auth": self.auth,
+            "idempotency_key": self.idempotency_key,
+            "duplicate_of": self.duplicate_of,
+            "variant": self.variant,
+            "legacy": self.legacy,
         }
         if self.raw is not None:
             out["raw"] = self.raw
@@ -103,6 +117,10 @@ class Delivery:
                 f" (+{len(self.problems) - 3} more)" if len(self.problems) > 3 else ""
             )
             verdict = f"INVALID: {shown}"
+        if self.legacy:
+            verdict += " [legacy v1]"
+        if self.duplicate_of is not None:
+            verdict += f" [DUPLICATE of #{self.duplicate_of}: {self.idempotency_key}]"
         return f"{when}  {self.status}  {trigger:<32} {self.size:>7} B  {self.path}  {verdict}"
 
 
@@ -148,6 +166,7 @@ class Receiver:
     _server: Any = field(init=False, default=None)
     _task: asyncio.Task[None] | None = field(init=False, default=None)
     _expected: bytes | None = field(init=False, default=None, repr=False)
+    _seen_keys: collections.OrderedDict[str, int] = field(init=False, default_factory=collections.OrderedDict)
 
     def __post_init__(self) -> None:
         if self.keep < 1 or self.max_body < 1:
@@ -347,8 +366,9 @@ class Receiver:
             return
         await _answer(send, 200, {"received": True})
         # validation happens after the answer, as the spec asks of a receiver; whatever the body, it is recorded
-        trigger, problems, payload, raw = _check(body)
-        self._record(method, path, 200, True, size, trigger, problems, payload, raw, remote, auth, auth_user)
+        seen, payload, raw = _check(body)
+        self._record(method, path, 200, True, size, seen.trigger, list(seen.problems), payload, raw, remote, auth,
+                     auth_user, seen)
 
     def _record(
         self,
@@ -364,8 +384,15 @@ class Receiver:
         remote: str,
         auth: str = "not required",
         auth_user: str | None = None,
+        seen: Inspection | None = None,
     ) -> None:
         self._seq += 1
+        key = seen.idempotency_key if seen is not None else None
+        duplicate_of = self._seen_keys.get(key) if key is not None else None
+        if key is not None and duplicate_of is None:
+            self._seen_keys[key] = self._seq
+            if len(self._seen_keys) > SEEN_KEYS:
+                self._seen_keys.popitem(last=False)
         delivery = Delivery(
             seq=self._seq,
             received_at=self.clock().astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -382,6 +409,10 @@ class Receiver:
             remote=remote,
             auth=auth,
             auth_user=auth_user,
+            idempotency_key=key,
+            duplicate_of=duplicate_of,
+            variant=seen.variant if seen is not None else None,
+            legacy=seen.legacy if seen is not None else False,
         )
         self.deliveries.append(delivery)
         for sub in list(self._subscribers):
@@ -393,22 +424,23 @@ class Receiver:
                 self._listeners.remove(callback)
 
 
-def _check(body: bytes) -> tuple[str | None, list[str], Any, str | None]:
-    """``(trigger, problems, payload, raw preview)`` of an answered body; never raises, so a hostile body is kept
-    as an invalid delivery instead of vanishing with a traceback after its 200."""
+def _check(body: bytes) -> tuple[Inspection, Any, str | None]:
+    """``(inspection, payload, raw preview)`` of an answered body; never raises, so a hostile body is kept as an
+    invalid delivery instead of vanishing with a traceback after its 200."""
+    too_deep_seen = Inspection(None, (too_deep_message(MAX_JSON_DEPTH) + "; not checked",))
     if too_deep(body, MAX_JSON_DEPTH):
-        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
+        return too_deep_seen, None, _preview(body)
     try:
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
-        return None, [f"the body is not valid JSON: {exc}"], None, _preview(body)
+        return Inspection(None, (f"the body is not valid JSON: {exc}",)), None, _preview(body)
     except RecursionError:  # the depth check is exact for JSON; this only guards against a deeper call stack
-        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
+        return too_deep_seen, None, _preview(body)
     try:
-        trigger, problems = check_delivery(payload)
+        seen = inspect_delivery(payload)
     except RecursionError:
-        return None, [too_deep_message(MAX_JSON_DEPTH) + "; not checked"], None, _preview(body)
-    return trigger, problems, payload, None
+        return too_deep_seen, None, _preview(body)
+    return seen, payload, None
 
 
 def _preview(body: bytes) -> str:

@@ -25,13 +25,19 @@ HOOK_URL = "http://127.0.0.1:9/hook"  # never dialled: the delivery transport is
 
 
 class FlakyReceiver:
-    """The receiver behind an ASGI app that answers 503 to the first ``fail`` requests."""
+    """The receiver behind an ASGI app that answers 503 to the first ``fail`` requests; with ``lose``, the receiver
+    does get them (and answers 200) but the sender sees 503, as when an answer is lost on its way back."""
 
-    def __init__(self, receiver: Receiver, fail: int) -> None:
-        self.receiver, self.fail, self.calls = receiver, fail, 0
+    def __init__(self, receiver: Receiver, fail: int, lose: bool = False) -> None:
+        self.receiver, self.fail, self.lose, self.calls = receiver, fail, lose, 0
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.calls += 1
+        if self.calls <= self.fail and self.lose:
+            async def swallow(message: dict[str, Any]) -> None:
+                return None
+
+            await self.receiver.asgi(scope, receive, swallow)
         if self.calls <= self.fail:
             await send({"type": "http.response.start", "status": 503, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -73,9 +79,9 @@ class Chat:
 
 
 async def make_chat(make_app: MakeApp, *, fail: int = 0, retry: bool = True,
-                    triggers: tuple[str, ...] = catalog.TRIGGER_IDS) -> AsyncIterator[Chat]:
+                    triggers: tuple[str, ...] = catalog.TRIGGER_IDS, lose: bool = False) -> AsyncIterator[Chat]:
     receiver = Receiver(basic_auth=("hookuser", "HookPass1"))
-    flaky = FlakyReceiver(receiver, fail)
+    flaky = FlakyReceiver(receiver, fail, lose)
     app = make_app(delivery=DeliveryConfig(retry_delays=(0, 0), transport=httpx.ASGITransport(app=flaky)))
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sandbox",
                                  headers=AUTH) as client:

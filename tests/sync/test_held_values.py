@@ -35,14 +35,14 @@ def test_service_held_ids_and_triggers_are_pulled_and_never_deleted(sandbox: Any
     app_id = call(sandbox, "list_apps")[0].id
     store.create_webhook(app_id, {"id": "test_webhook201", "name": "n" * 60, "webhookURL": "https://e.example/t",
                                   "enabled": True}, None, 25)
-    store.add_triggers(app_id, "test_webhook201", ["message_sent", "message_delivered_to_all"])  # not documented
+    store.add_triggers(app_id, "test_webhook201", ["message_sent", "group_member_removed"])  # no catalog id
     path = tmp_path / "tenantdeck.yaml"
     result = run_pull(sandbox, path)
 
     assert not [n for n in result.notes if "test_webhook201" in n]
     app = next(a for a in loaded(path).apps if a.id == app_id)
     hook = next(h for h in app.webhooks if h.id == "test_webhook201")
-    assert hook.name == "n" * 60 and hook.triggers == ["message_delivered_to_all", "message_sent"]
+    assert hook.name == "n" * 60 and hook.triggers == ["group_member_removed", "message_sent"]
     codes = {p.code for p in result.problems}
     assert {"held_webhook_id", "held_webhook_name", "held_trigger"} <= codes
 
@@ -54,13 +54,13 @@ def test_creating_or_adding_values_outside_the_rules_is_refused(sandbox: Any, dr
     def change(d: Any) -> None:
         acme = app_named(d, "Acme Support")
         acme.webhooks.append(factories_webhook("new_hook"))
-        acme.webhooks[1].triggers = [*acme.webhooks[1].triggers, "message_delivered_to_all"]
+        acme.webhooks[1].triggers = [*acme.webhooks[1].triggers, "group_member_removed"]
 
     edit_draft(draft, change)
     plan = live_plan(sandbox, draft)
     messages = [c.message for c in plan.conflicts]
     assert any("refused: webhook id 'new_hook' is not letters and digits" in m for m in messages), messages
-    assert any("refused: message_delivered_to_all: not documented" in m for m in messages), messages
+    assert any("refused: group_member_removed: not documented" in m for m in messages), messages
     assert [op.kind for op in plan.operations] == []  # neither the create nor its triggers nor the bad trigger
     code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.CONFLICT, err

@@ -91,9 +91,10 @@ def test_deliveries_posted_to_the_screens_receiver_show_newest_first_with_proble
             table = screen.query_one(DataTable)
             assert table.row_count == 4
             rows = [cells(table, r) for r in range(4)]
-            assert [(r[1], r[2], r[3]) for r in rows] == [
-                ("made_up", "unknown", "/hooks"), ("-", "not JSON", "/raw"),
-                ("message_sent", "invalid (2)", "/hooks"), ("group_created", "valid", "/hooks")]
+            assert [(r[1], r[2]) for r in rows] == [
+                ("made_up", "unknown"), ("-", "not JSON"), ("message_sent", "invalid (2)"), ("group_created", "valid")]
+            # the idempotency key, its end where the keys differ; none for what has no trigger or no key
+            assert [r[3] for r in rows[:2]] == ["-", "-"] and rows[2][3].endswith("sent|101")
             tree = screen.query_one(PayloadTree)
             # the newest is shown; its problems (envelope fields missing) are listed, none dropped
             assert "made_up" in str(tree.root.label)
@@ -214,7 +215,7 @@ def test_send_test_event_to_the_events_screens_own_receiver_with_basic_auth(
             screen = app.screen
             assert isinstance(screen, EventsScreen)
             row = cells(screen.query_one(DataTable), 0)
-            assert (row[1], row[2], row[3], row[4]) == ("message_sent", "valid", "/hooks", "ok")
+            assert (row[1], row[2], row[4]) == ("message_sent", "valid", "ok") and row[3].endswith("sent|101")
             delivered = lab.receiver.deliveries[-1]
             assert (delivered.auth, delivered.auth_user) == ("ok", USER)
             assert delivered.payload["webhook"] == "local" and delivered.payload["appId"] == "f14dfbf002c61e70"
@@ -316,3 +317,65 @@ def test_locate_puts_every_problem_somewhere() -> None:
     # no payload kept (401, 413, not JSON): the problem is on the root, whole
     assert [(f.path, f.missing, f.message) for f in locate(None, ["rejected: wrong Basic Auth (answered 401)"])] == [
         ((), (), "rejected: wrong Basic Auth (answered 401)")]
+
+
+def test_filters_by_trigger_and_validity_show_duplicates_and_save_a_delivery_as_json(draft: Path,
+                                                                                     tmp_path: Path) -> None:
+    """A retried delivery (same payload twice) is shown as a duplicate of the first with its key; f and v narrow
+    the list; w saves the highlighted delivery as the JSON ``listen --json`` prints, where the prompt says."""
+    import json
+
+    fixtures = Path(__file__).parents[1] / "fixtures" / "events"
+    ringing = json.loads((fixtures / "call_busy.json").read_text(encoding="utf-8"))
+    legacy = json.loads((fixtures / "legacy.before_message.json").read_text(encoding="utf-8"))
+
+    async def flow() -> None:
+        app = make_app(draft)
+        lab = EventLab(0)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            app.event_lab = lab
+            await settle(pilot)
+            await pilot.press("f3")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, EventsScreen)
+            async with httpx.AsyncClient(base_url=lab.receiver.url) as client:
+                for payload in (ringing, broken_message(), ringing, legacy):
+                    assert (await client.post("/hooks", json=payload)).status_code == 200
+            await arrived(pilot, lab, 4)
+            table = screen.query_one(DataTable)
+            rows = [cells(table, r) for r in range(table.row_count)]
+            assert [(r[1], r[2]) for r in rows] == [("before_message", "legacy"), ("call_busy", "dup of #1"),
+                                                    ("message_sent", "invalid (2)"), ("call_busy", "valid")]
+            table.move_cursor(row=1)
+            await pilot.pause()
+            problems = screen.query_one("#ev-problem-list", OptionList)
+            listed = [str(problems.get_option_at_index(i).prompt) for i in range(problems.option_count)]
+            assert "key <webhookId>|call_busy|43414|1744960250 · duplicate of #1" in listed
+            await pilot.press("v")  # valid only
+            assert [cells(table, r)[1] for r in range(table.row_count)] == ["before_message", "call_busy",
+                                                                            "call_busy"]
+            await pilot.press("v")  # invalid only
+            assert [cells(table, r)[2] for r in range(table.row_count)] == ["invalid (2)"]
+            await pilot.press("v", "v")  # duplicates, then all again
+            assert screen.validity_filter == "all" and table.row_count == 4
+            await pilot.press("f")  # the first trigger received
+            assert screen.trigger_filter == "call_busy"
+            assert [cells(table, r)[2] for r in range(table.row_count)] == ["dup of #1", "valid"]
+            assert "trigger: call_busy (f)" in str(screen.query_one("#ev-status", Static).render())
+            target = tmp_path / "saved.json"
+            await pilot.press("w")
+            await pilot.pause()
+            prompt = app.screen.query_one("#save-path")
+            assert prompt.value == "delivery-3.json"  # type: ignore[attr-defined]
+            prompt.value = str(target)  # type: ignore[attr-defined]
+            await pilot.press("enter")
+            await pilot.pause()
+            saved = json.loads(target.read_text(encoding="utf-8"))
+            assert saved["seq"] == 3 and saved["duplicate_of"] == 1 and saved["payload"] == ringing
+            assert saved["idempotency_key"] == "<webhookId>|call_busy|43414|1744960250"
+            assert f"Saved delivery #3 to {target}" in notices(app)
+            await pilot.press("f", "f", "f")  # message_sent, before_message, then all again
+            assert screen.trigger_filter is None and table.row_count == 4
+
+    run(flow())

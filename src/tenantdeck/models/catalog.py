@@ -278,7 +278,10 @@ EXTENSION_NAMES: Final[dict[str, str]] = {
     "xss-filter": "XSS filter",
 }
 
-#: Webhook trigger ids (facts §7, WH-OV: 46 ids) plus ``user_mentioned``, which the spec's Events table lists.
+#: Webhook trigger ids: the facts' 46 (§7, WH-OV), ``user_mentioned`` (the spec's Events table), and the ones the
+#: vendor's webhook pages publish besides: the ringing outcomes ``call_busy``, ``call_cancelled``,
+#: ``call_rejected``, ``call_unanswered`` (calls/webhooks-ringing.mdx) and the enhanced-messaging-status
+#: ``message_delivered_to_all``, ``message_read_by_all`` (the webhook events page). Order: the editor's.
 TRIGGER_IDS: Final[tuple[str, ...]] = (
     "message_sent", "message_edited", "message_deleted", "message_reaction_added", "message_reaction_removed",
     "user_blocked", "user_unblocked", "user_mentioned",
@@ -286,7 +289,9 @@ TRIGGER_IDS: Final[tuple[str, ...]] = (
     "group_member_added", "group_member_kicked", "group_member_banned", "group_member_unbanned",
     "group_member_scope_changed", "group_owner_transferred",
     "user_connection_status_changed", "message_delivery_receipt", "message_read_receipt",
+    "message_delivered_to_all", "message_read_by_all",
     "call_initiated", "call_started", "call_participant_joined", "call_participant_left", "call_ended",
+    "call_busy", "call_cancelled", "call_rejected", "call_unanswered",
     "meeting_started", "meeting_participant_joined", "meeting_participant_left", "meeting_ended",
     "recording_generated", "transcription_generated",
     "after_campaign_completed", "after_campaign_failed", "after_notification_created", "after_feed_item_sent",
@@ -295,6 +300,67 @@ TRIGGER_IDS: Final[tuple[str, ...]] = (
     "moderation_engine_approved", "moderation_engine_blocked", "moderation_manual_approved",
     "moderation_engine_failed",
 )  # fmt: skip
+
+#: When each trigger fires, in the vendor's words where its webhook pages give them (webhooks overview, the
+#: events page, the ringing and call-session pages); the campaign, feed, push, transcription and
+#: engine-failure triggers have no published description, so theirs say what the id names.
+TRIGGER_DESCRIPTIONS: Final[dict[str, str]] = {
+    "message_sent": "Triggered after a message is sent.",
+    "message_edited": "Triggered after a message is edited.",
+    "message_deleted": "Triggered after a message is deleted.",
+    "message_reaction_added": "Triggered when a user reacts to a message.",
+    "message_reaction_removed": "Triggered when a reaction is removed.",
+    "user_blocked": "Triggered when a user blocks another user.",
+    "user_unblocked": "Triggered when a user unblocks another user.",
+    "user_mentioned": "Triggered when a user is mentioned in a message.",
+    "group_created": "Triggered after a group is created.",
+    "group_updated": "Triggered after a group is updated.",
+    "group_deleted": "Triggered after a group is deleted.",
+    "group_member_joined": "Triggered when a user joins a group.",
+    "group_member_left": "Triggered when a user leaves a group.",
+    "group_member_added": "Triggered when a member is added.",
+    "group_member_kicked": "Triggered when a member is kicked.",
+    "group_member_banned": "Triggered when a member is banned.",
+    "group_member_unbanned": "Triggered when a member is unbanned.",
+    "group_member_scope_changed": "Triggered when a member's scope changes.",
+    "group_owner_transferred": "Triggered when group ownership is transferred.",
+    "user_connection_status_changed": "Triggered when a user connects/disconnects.",
+    "message_delivery_receipt": "Triggered when a message is delivered to the client.",
+    "message_read_receipt": "Triggered when a message is marked as read.",
+    "message_delivered_to_all": "Triggered when a message was delivered to all the participants of a group "
+    "(Enhanced Messaging Status).",
+    "message_read_by_all": "Triggered when a message was read by all the participants of a group "
+    "(Enhanced Messaging Status).",
+    "call_initiated": "Triggered when a user initiates a call to another user or group.",
+    "call_started": "Triggered when the call session begins (first participant joins after accepting).",
+    "call_participant_joined": "Triggered when a participant joins the active call.",
+    "call_participant_left": "Triggered when a participant leaves the active call.",
+    "call_ended": "Triggered when the call session ends (all participants have left).",
+    "call_busy": "Triggered when a 1-on-1 call cannot connect because the recipient is already on another call.",
+    "call_cancelled": "Triggered when the caller cancels the call before it is answered.",
+    "call_rejected": "Triggered when the recipient explicitly rejects a 1-on-1 call.",
+    "call_unanswered": "Triggered when a call goes unanswered (for group calls: no member joins at all).",
+    "meeting_started": "Triggered when a call session begins.",
+    "meeting_participant_joined": "Triggered when a participant joins the session.",
+    "meeting_participant_left": "Triggered when a participant leaves the session.",
+    "meeting_ended": "Triggered when the session ends (all participants have left).",
+    "recording_generated": "Triggered when a call or meeting recording is ready for download.",
+    "transcription_generated": "A transcription was generated (no published description).",
+    "after_campaign_completed": "A campaign completed (no published description).",
+    "after_campaign_failed": "A campaign failed (no published description).",
+    "after_notification_created": "A notification was created (no published description).",
+    "after_feed_item_sent": "A feed item was sent (no published description).",
+    "after_feed_item_delivered": "A feed item was delivered (no published description).",
+    "after_feed_item_read": "A feed item was read (no published description).",
+    "after_feed_item_interacted": "A feed item was interacted with (no published description).",
+    "after_push_notification_sent": "A push notification was sent (no published description).",
+    "after_push_notification_delivered": "A push notification was delivered (no published description).",
+    "after_push_notification_clicked": "A push notification was clicked (no published description).",
+    "moderation_engine_approved": "Triggered when a message is auto-approved.",
+    "moderation_engine_blocked": "Triggered when a message is auto-blocked.",
+    "moderation_manual_approved": "Triggered when a blocked message is manually approved.",
+    "moderation_engine_failed": "The moderation engine failed on a message (no published description).",
+}
 
 #: Webhook fields the service takes but never returns (facts §7: the get/list examples carry only id, name,
 #: webhookURL, createdAt, updatedAt; ``webhookSchema`` adds ``enabled``). Nothing can be learned about them by

@@ -207,8 +207,18 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
             "type": "receipts",
             "sender": "bob",
             "messageSender": "alice",
-            "body": {"action": action, "messageId": "101", "user": user},
-            "timestamp": t,
+            "body": {"action": action, "messageId": "101", "user": user, "timestamp": t},
+        }
+    if trigger in ("message_delivered_to_all", "message_read_by_all"):
+        system = {"uid": "app_system", "name": "System", "avatar": "", "role": "default", "status": "offline"}
+        action = "deliveredToAll" if trigger == "message_delivered_to_all" else "readByAll"
+        return {
+            "receiver": "support",
+            "receiverType": "group",
+            "type": "receipts",
+            "sender": "app_system",
+            "messageSender": "alice",
+            "body": {"messageId": "101", "timestamp": t, "action": action, "user": system},
         }
     if trigger == "user_mentioned":
         mention = _sample_message(t, alice, bob, "Hi <@uid:bob>, can you check?")
@@ -238,11 +248,12 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
             "userPresenceChanged": True,
         }
     if trigger == "group_created":
-        return {"group": group, "members": members}
+        creator = {k: v for k, v in group.items() if k != "onlineMembersCount"}
+        return {"group": {**creator, "scope": "admin", "joinedAt": t - 600, "hasJoined": True}, "members": members}
     if trigger in ("group_updated", "group_deleted"):
         return {"group": _sample_group(t, updatedAt=t, updatedBy="alice")}
     if trigger == "group_owner_transferred":
-        return {"group": {**_sample_group(t, oldOwner="alice"), "owner": "bob"}}
+        return {"group": {**_sample_group(t, updatedAt=t, updatedBy="alice", oldOwner="alice"), "owner": "bob"}}
     if trigger in ("group_member_joined", "group_member_left"):
         return {"group": group, "members": {"bob": bob}}
     if trigger in ("group_member_added", "group_member_kicked", "group_member_banned", "group_member_unbanned"):
@@ -281,6 +292,31 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
                 "updatedAt": t,
             }
         }
+    if trigger in ("call_busy", "call_cancelled", "call_rejected", "call_unanswered"):
+        return {
+            "call": {
+                "id": "104",
+                "conversationId": user_conversation_id("alice", "bob"),
+                "sender": "alice",
+                "receiverType": "user",
+                "receiver": "bob",
+                "category": "call",
+                "type": "audio",
+                "data": {"action": trigger.removeprefix("call_")},
+                "sentAt": t,
+                "updatedAt": t,
+            }
+        }
+    if trigger in ("moderation_engine_approved", "moderation_engine_blocked", "moderation_manual_approved"):
+        out: dict[str, Any] = {"message": message}
+        if trigger != "moderation_engine_approved":
+            out["moderation"] = [{
+                "condition": {"entity": "message", "operand": "text", "category": "pattern", "operator": "contains",
+                              "value": ["sample"], "message": "Text message contains a sample pattern"},
+                "rule": {"id": "sample_filter", "name": "Sample filter", "revisionId": "sample_filter_1",
+                         "action": ["blockMessage"], "blockedAt": t},
+            }]
+        return out
     if trigger in ("call_started", "meeting_started"):
         return {"created_at": t, "sessionId": "v1.us.sample.session"}
     occupant = {"joined_at": t - 60, "audio_call": "false", "name": "Alice"}
@@ -303,7 +339,7 @@ def sample_data(trigger: str, now: int | None = None) -> dict[str, Any]:
         return {"occupant": {**occupant, "left_at": t}, "sessionId": "v1.us.sample.session"}
     if trigger in ("call_ended", "meeting_ended"):
         return {
-            "all_occupants": [occupant],
+            "all_occupants": [{**occupant, "left_at": t}],
             "destroyed_at": t,
             "created_at": t - 120,
             "sessionId": "v1.us.sample.session",

@@ -257,8 +257,8 @@ def create_chat_app(service: ChatService, worker: DeliveryWorker) -> FastAPI:
         return ok(group)
 
     @app.delete("/groups/{guid}", tags=["Groups"], summary="Delete a group")
-    async def delete_group(request: Request, guid: str) -> JSONResponse:
-        _fire(request, _service(request).delete_group(_app_id(request), guid))
+    async def delete_group(request: Request, guid: str, on_behalf_of: OnBehalfOf = None) -> JSONResponse:
+        _fire(request, _service(request).delete_group(_app_id(request), guid, on_behalf_of))
         return ok({"success": True, "message": f"Group {guid} deleted successfully."})
 
     @app.post("/groups/{guid}/members", tags=["Group Members"], summary="Add members (at most 25 per call)")

@@ -55,6 +55,23 @@ def _now() -> int:
     return int(time.time())
 
 
+def _seen_by(user: dict[str, Any], actor: str) -> dict[str, Any]:
+    """A user as an event about what ``actor`` did to them shows them: with their one-to-one conversation with the
+    actor (published user_blocked, member events, mentions)."""
+    if actor == user["uid"]:
+        return user
+    return {**user, "conversationId": user_conversation_id(actor, user["uid"])}
+
+
+def _member_event_group(group: dict[str, Any], now: int | None) -> dict[str, Any]:
+    """The group as member events show it: membership changes stamp ``updatedAt`` (``None``: not stamped, as the
+    published group_member_added), and ``updatedBy`` belongs to group updates only."""
+    out = {k: v for k, v in group.items() if k not in ("updatedAt", "updatedBy")}
+    if now is not None:
+        out["updatedAt"] = now
+    return out
+
+
 def not_found(code: str, what: str) -> ApiError:
     return ApiError(404, code, f"{what} does not exist.")
 
@@ -201,6 +218,7 @@ class ChatService:
             o: {"success": True, "message": f"The user with UID {uid} has {verb} user with UID {o} successfully."}
             for o in others
         }
+        users = {o: _seen_by(user, uid) for o, user in users.items()}
         return result, [("user_unblocked" if unblock else "user_blocked", {"users": users, "by": by})]
 
     # -- groups ---------------------------------------------------------------------------------------------
@@ -307,7 +325,11 @@ class ChatService:
             ]
             members = {uid: self._user(conn, app_id, uid) for uid in uids}
             group = self._group(conn, app_id, body.guid)
-        return group, [("group_created", {"group": group, "members": members})]
+        # the event shows the group as its creator sees it (published group_created: scope, joinedAt, hasJoined,
+        # no online count); the answer keeps the counts
+        created = {k: v for k, v in group.items() if k != "onlineMembersCount"}
+        created.update({"scope": "admin", "joinedAt": now, "hasJoined": True})
+        return group, [("group_created", {"group": created, "members": members})]
 
     def get_group(self, app_id: str, guid: str) -> dict[str, Any]:
         with self.store.transaction(write=False) as conn:
@@ -356,10 +378,11 @@ class ChatService:
                 events.append(("group_owner_transferred", {"group": {**group, "oldOwner": old_owner}}))
         return group, events
 
-    def delete_group(self, app_id: str, guid: str) -> list[Event]:
+    def delete_group(self, app_id: str, guid: str, on_behalf_of: str | None = None) -> list[Event]:
         with self.store.transaction(write=True) as conn:
             self._require_app(conn, app_id)
             group = self._group(conn, app_id, guid)
+            group.update({"updatedAt": _now(), "updatedBy": on_behalf_of or SYSTEM_USER})
             for table in ("chat_groups", "chat_members", "chat_bans"):
                 conn.execute(f"DELETE FROM {table} WHERE app_id = ? AND guid = ?", (app_id, guid))
         return [("group_deleted", {"group": group})]
@@ -403,9 +426,13 @@ class ChatService:
             group = self._group(conn, app_id, guid)
         events: list[Event] = []
         if added:
-            events.append(("group_member_added", {"group": group, "members": added, "by": by}))
+            added_group = _member_event_group(group, None)
+            members = {uid: _seen_by(user, by["uid"]) for uid, user in added.items()}
+            events.append(("group_member_added", {"group": added_group, "members": members, "by": by}))
         if banned:
-            events.append(("group_member_banned", {"group": group, "members": banned, "by": by}))
+            members = {uid: _seen_by(user, by["uid"]) for uid, user in banned.items()}
+            events.append(("group_member_banned", {"group": _member_event_group(group, now), "members": members,
+                                                   "by": by}))
         return result, events
 
     def list_members(self, app_id: str, guid: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
@@ -455,10 +482,11 @@ class ChatService:
                 if cur.rowcount == 0:
                     raise bad_request("ERR_NOT_A_MEMBER", f"{uid!r} is not a member of the group.")
             group = self._group(conn, app_id, guid)
+        group = _member_event_group(group, now)
         if how == "leave":
             return [("group_member_left", {"group": group, "members": {uid: user}})]
         trigger = {"kick": "group_member_kicked", "ban": "group_member_banned", "unban": "group_member_unbanned"}[how]
-        return [(trigger, {"group": group, "members": {uid: user}, "by": by})]
+        return [(trigger, {"group": group, "members": {uid: _seen_by(user, by["uid"])}, "by": by})]
 
     def join(self, app_id: str, guid: str, uid: str, password: str | None) -> tuple[dict[str, Any], list[Event]]:
         now = _now()
@@ -475,9 +503,11 @@ class ChatService:
             if not self._add_member(conn, app_id, guid, uid, "participant", now):
                 raise ApiError(403, "ERR_BANNED_GROUPMEMBER", f"{uid!r} is banned from the group.")
             group = self._group(conn, app_id, guid, scope="participant", joinedAt=now, hasJoined=True)
-        return group, [("group_member_joined", {"group": group, "members": {uid: user}})]
+        plain = {k: v for k, v in group.items() if k not in ("scope", "joinedAt", "hasJoined")}
+        return group, [("group_member_joined", {"group": _member_event_group(plain, now), "members": {uid: user}})]
 
     def change_scope(self, app_id: str, guid: str, uid: str, scope: str, on_behalf_of: str | None) -> list[Event]:
+        now = _now()
         with self.store.transaction(write=True) as conn:
             self._require_app(conn, app_id)
             doc = self._group_row(conn, app_id, guid)
@@ -493,7 +523,8 @@ class ChatService:
             user = self._user(conn, app_id, uid)
             by = self._user(conn, app_id, on_behalf_of or SYSTEM_USER)
             group = self._group(conn, app_id, guid)
-        member = {**user, "scope": scope, "oldScope": old}
+        member = {**_seen_by(user, by["uid"]), "scope": scope, "oldScope": old}
+        group = _member_event_group(group, now)
         return [("group_member_scope_changed", {"group": group, "members": {uid: member}, "by": by})]
 
     def list_bans(self, app_id: str, guid: str) -> list[dict[str, Any]]:
@@ -554,7 +585,7 @@ class ChatService:
                         "SELECT doc FROM chat_users WHERE app_id = ? AND uid = ?", (app_id, uid)
                     ).fetchone()
                     if exists is not None:
-                        mentions[uid] = json.loads(exists[0])
+                        mentions[uid] = _seen_by(json.loads(exists[0]), sender)
             if mentions:
                 data["mentions"] = mentions
             data["entities"] = {"sender": entity(sender_user, "user"), "receiver": receiver_entity}
@@ -659,7 +690,10 @@ class ChatService:
                 conn.execute("DELETE FROM chat_reactions WHERE app_id = ? AND message_id = ?", (app_id, int(doc["id"])))
             else:
                 self._save_message(conn, doc)
-            action = self._action(conn, app_id, "deleted", by, doc, now)
+            # the event shows the deleted message without its content (the published message_deleted has only
+            # the entities left in its data); history keeps it for a soft delete
+            gone = {**doc, "data": {"entities": doc["data"]["entities"]}}
+            action = self._action(conn, app_id, "deleted", by, gone, now)
         return action, [("message_deleted", {"message": action})]
 
     def list_messages(
@@ -796,6 +830,12 @@ class ChatService:
             message = self._message(conn, app_id, message_id)
             if message["conversationId"] != conversation:
                 raise bad_request("ERR_BAD_REQUEST", f"Message {message_id!r} is not in this conversation.")
+            stamp = "readAt" if action == "read" else "deliveredAt"
+            if with_type == "user" and message["sender"] != me and stamp not in message:
+                message[stamp] = now  # what edits and deletes show of the message later (published examples)
+                if action == "read" and "deliveredAt" not in message:
+                    message["deliveredAt"] = now
+                self._save_message(conn, message)
             reader = self._user(conn, app_id, me)
             receipts = True
             if with_type == "group":
@@ -826,8 +866,7 @@ class ChatService:
             "type": "receipts",
             "sender": me,
             "messageSender": message["sender"],
-            "body": {"action": action, "messageId": message["id"], "user": user},
-            "timestamp": now,
+            "body": {"action": action, "messageId": message["id"], "user": user, "timestamp": now},
         }
         trigger = "message_read_receipt" if action == "read" else "message_delivery_receipt"
         return result, [(trigger, data)]

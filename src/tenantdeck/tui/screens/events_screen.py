@@ -4,12 +4,16 @@ Why: admins need to see their webhooks fire with the payloads the spec promises 
 and what "Send test event" sends, before a push. The receiver is core (:mod:`tenantdeck.receiver`) and lives for
 the session (:mod:`tenantdeck.tui.event_lab`); this screen only renders its deliveries, newest first, and the
 selected one's payload as a tree with every problem on its node. Nothing is dropped: unknown triggers, invalid,
-unparseable, oversized and unauthorised requests are rows too, flagged.
+unparseable, oversized and unauthorised requests are rows too, flagged. Each row shows the delivery's idempotency key
+and whether it repeats an earlier one (a retried delivery); filters by trigger and validity narrow the list, and a
+delivery can be saved as JSON for a bug report.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -20,9 +24,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tenantdeck.atomic import WriteFailed, atomic_write_text
 from tenantdeck.models import catalog
+from tenantdeck.models.events import LEGACY_TRIGGERS
 from tenantdeck.receiver import Delivery
 from tenantdeck.textsafe import shown
+from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.payload_tree import PayloadTree
@@ -31,7 +38,14 @@ if TYPE_CHECKING:
     from tenantdeck.tui.event_lab import EventLab
 
 #: (label, width); Trigger takes what is left (at least 14)
-COLUMNS = (("Time (UTC)", 12), ("Trigger", 0), ("Result", 11), ("Path", 10), ("Auth", 7), ("Size", 7))
+COLUMNS = (("Time (UTC)", 12), ("Trigger", 0), ("Result", 11), ("Idempotency key", 16), ("Auth", 5), ("Size", 6))
+#: The validity filter's steps (``v`` cycles them): what each keeps.
+VALIDITY = {
+    "all": lambda d: True,
+    "valid": lambda d: d.valid,
+    "invalid": lambda d: not d.valid,
+    "duplicates": lambda d: d.duplicate_of is not None,
+}
 
 
 def verdict(delivery: Delivery) -> tuple[str, str]:
@@ -42,11 +56,14 @@ def verdict(delivery: Delivery) -> tuple[str, str]:
         return "413 large", "bold red"
     if delivery.raw is not None:
         return "not JSON", "bold red"
-    if delivery.trigger is None or delivery.trigger not in catalog.TRIGGER_IDS:
+    known = delivery.trigger in catalog.TRIGGER_IDS or delivery.trigger in LEGACY_TRIGGERS
+    if delivery.trigger is None or not known:
         return ("unknown" if delivery.trigger else "no trigger"), "bold yellow"
-    if delivery.valid:
-        return "valid", "green"
-    return f"invalid ({len(delivery.problems)})", "bold red"
+    if not delivery.valid:
+        return f"invalid ({len(delivery.problems)})", "bold red"
+    if delivery.duplicate_of is not None:
+        return f"dup of #{delivery.duplicate_of}", "bold yellow"
+    return ("legacy" if delivery.legacy else "valid"), "green"
 
 
 def auth_cell(delivery: Delivery) -> str:
@@ -73,12 +90,22 @@ Each request is a row, newest first: valid, invalid (with the number of problems
 each problem on its node (a missing field as a red "(missing)" node); the list beside it has every problem:
 `Enter` on one moves to its node. The receiver keeps the last 500.
 
+The Idempotency key column is the key the vendor's docs give for the trigger (`webhook|trigger|...`); a
+delivery whose key was seen before is a retry (or a replay) and its Result says `dup of #N`. The detail above the
+problems names the variant of the payload where the vendor publishes several, and legacy (v1) deliveries.
+
 - `Tab`: between the table, the tree and the problems · `s`: stop / start the receiver
+- `f`: filter by trigger (cycles through the triggers received) · `v`: by validity (all, valid, invalid,
+  duplicates) · `w`: save the highlighted delivery as JSON
 - `u`: copy the receiver's URL · `c`: clear the list · `Escape`: back
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="events.back"),
         Binding("s", "toggle_receiver", "Receiver", id="events.toggle", tooltip="Stop or start the receiver"),
+        # f, v and w are named in the status line (with the filters they set): the 80-column footer keeps F2 Save
+        Binding("f", "filter_trigger", "Trigger", show=False, id="events.filter_trigger"),
+        Binding("v", "filter_validity", "Validity", show=False, id="events.filter_validity"),
+        Binding("w", "save", "JSON", show=False, id="events.save"),
         Binding("u", "copy_url", "Copy URL", show=False, id="events.copy_url"),
         Binding("c", "clear", "Clear", show=False, id="events.clear"),
     ]
@@ -97,6 +124,8 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         self._detail_seq: int | None = None  #: the delivery the tree shows (not rebuilt while it stays)
         self._pending = False  #: a redraw for new deliveries is queued
         self._unlisten: Callable[[], None] = lambda: None
+        self.trigger_filter: str | None = None  #: show only this trigger (None: all)
+        self.validity_filter = "all"  #: a key of :data:`VALIDITY`
 
     @property
     def lab(self) -> EventLab:
@@ -160,6 +189,9 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         else:
             lines = [f"Not receiving · {auth} · s starts the receiver on 127.0.0.1:{self.lab.wanted_port}",
                      f"{len(receiver.deliveries)} deliveries kept from before"]
+        trigger = shown(self.trigger_filter) if self.trigger_filter else "all"
+        lines.append(f"Showing {len(self._shown)} · trigger: {trigger} (f) · validity: {self.validity_filter} (v)"
+                     " · w saves it")
         self.query_one("#ev-status", Static).update("\n".join(lines))
 
     # -- rendering ---------------------------------------------------------------------------------------------
@@ -173,7 +205,9 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         follows the newest, like a tail)."""
         table = self.query_one(DataTable)
         current = self.current() if table.cursor_row > 0 else None  # on the newest row: follow the newest
-        self._shown = list(reversed(self.lab.receiver.deliveries))
+        keep = VALIDITY[self.validity_filter]
+        self._shown = [d for d in reversed(self.lab.receiver.deliveries)
+                       if keep(d) and (self.trigger_filter is None or d.trigger == self.trigger_filter)]
         table.clear(columns=True)
         widths = self._widths()
         for (label, _), width in zip(COLUMNS, widths, strict=True):
@@ -181,8 +215,9 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
         for d in self._shown:
             result, style = verdict(d)
             trigger = shown(d.trigger or "-")  # the trigger and the path are the sender's: data
+            key = shown(d.idempotency_key) if d.idempotency_key else "-"  # built from the sender's data
             table.add_row(Text(d.received_at[11:23]), Text(_fit(trigger, widths[1])), Text(result, style=style),
-                          Text(_fit(shown(d.path), widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
+                          Text(_fit_end(key, widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
                           key=str(d.seq))
         if not self._shown:
             self._show_detail(None)
@@ -213,6 +248,12 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
                              f"{delivery.status}"), shown(f" · auth {delivery.auth}" +
                              (f" ({delivery.auth_user})" if delivery.auth_user else "")))
         options.add_option(Option(head, disabled=True))
+        if delivery.idempotency_key:
+            again = f" · duplicate of #{delivery.duplicate_of}" if delivery.duplicate_of is not None else ""
+            options.add_option(Option(Text(shown(f"key {delivery.idempotency_key}{again}"),
+                                           style="bold yellow" if again else ""), disabled=True))
+        if delivery.variant:
+            options.add_option(Option(Text(shown(f"variant: {delivery.variant}"), style="dim"), disabled=True))
         if not delivery.problems:
             options.add_option(Option(Text("valid: no problems", style="green"), disabled=True))
         for i, item in enumerate(tree.located):
@@ -239,6 +280,41 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
             await self._start()
         self._show_status()
 
+    def action_filter_trigger(self) -> None:
+        """The next trigger among those received (in the order first seen), then all again."""
+        seen = list(dict.fromkeys(d.trigger for d in self.lab.receiver.deliveries if d.trigger))
+        steps: list[str | None] = [None, *seen]
+        at = steps.index(self.trigger_filter) if self.trigger_filter in steps else 0
+        self.trigger_filter = steps[(at + 1) % len(steps)]
+        self.refresh_rows()
+        self._show_status()
+
+    def action_filter_validity(self) -> None:
+        steps = list(VALIDITY)
+        self.validity_filter = steps[(steps.index(self.validity_filter) + 1) % len(steps)]
+        self.refresh_rows()
+        self._show_status()
+
+    def action_save(self) -> None:
+        delivery = self.current()
+        if delivery is None:
+            self.notify("No delivery to save.", markup=False)
+            return
+
+        def save(path: str | None) -> None:
+            if path is None:
+                return
+            target = Path(path).expanduser()
+            text = json.dumps(delivery.to_json(), indent=2, ensure_ascii=False) + "\n"
+            try:
+                atomic_write_text(target, text)
+            except (WriteFailed, OSError) as exc:
+                self.notify(f"Not saved: {exc}", title="Save delivery", severity="error", markup=False)
+                return
+            self.notify(f"Saved delivery #{delivery.seq} to {shown(str(target))}.", markup=False)
+
+        self.app.push_screen(SaveDeliveryScreen(f"delivery-{delivery.seq}.json"), save)
+
     def action_copy_url(self) -> None:
         url = f"{self.lab.receiver.url}/hooks"
         self.app.copy_to_clipboard(url)
@@ -255,3 +331,8 @@ each problem on its node (a missing field as a red "(missing)" node); the list b
 
 def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _fit_end(text: str, width: int) -> str:
+    """The end of ``text`` (an idempotency key differs in its last parts, after webhook and trigger)."""
+    return text if len(text) <= width else "…" + text[-max(width - 1, 0):]
