@@ -143,6 +143,14 @@ def _report(what: str) -> tuple[Setting, ...]:
 
 _WEBHOOK_NEEDS_URL = Requirement("useWebhook", (True,), ("webhookURL",), "reports go to a webhook")
 
+#: data-masking's three built-in masks (ids 1-3, all off), as the vendor's request schema names them; its JSON writes
+#: each pattern escaped twice (`\\\\d`), these are the patterns the names describe
+_DEFAULT_MASKS: Final = (
+    {"enableFlag": False, "id": "1", "name": "US Phone numbers", "regex": r"[2-9]\d{2}-\d{3}-\d{4}"},
+    {"enableFlag": False, "id": "2", "name": "Emails", "regex": r"\w+([.-]?\w+)*@\w+([.-]?\w+)*(\.\w{2,10})+"},
+    {"enableFlag": False, "id": "3", "name": "SSN", "regex": r"\d{3}-\d{2}-\d{4}"},
+)
+
 EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
     ExtensionSpec("profanity-filter", "Profanity filter", (
         Setting("dropMessage", "bool", "Drop the message", "Drop a message with a bad word instead of masking it",
@@ -154,7 +162,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Setting("dropMessage", "bool", "Drop the message",
                 "Drop a message with sensitive information instead of masking it", required=True, default=False),
         Setting("defaultRegexData", "objects", "Default masks", "The service's masks (1 US phone numbers, "
-                "2 emails, 3 SSN): turn each on or off", required=True, fields=(
+                "2 emails, 3 SSN): turn each on or off", required=True, default=_DEFAULT_MASKS, fields=(
                     Setting("id", "string", "Id", required=True),
                     Setting("name", "string", "Name", required=True),
                     Setting("regex", "string", "Pattern", required=True, regex=True),
@@ -363,6 +371,8 @@ def sample_value(setting: Setting) -> Any:
     if setting.default == () or setting.default is None:
         empty = _EMPTY[setting.type]
         return empty() if callable(empty) else empty
+    if isinstance(setting.default, tuple):
+        return [dict(item) if isinstance(item, dict) else item for item in setting.default]
     return setting.default
 
 
