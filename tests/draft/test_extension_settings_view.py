@@ -360,3 +360,16 @@ def test_parse_typed_values() -> None:
     assert "already there" in xv.parse_entry("!ty=x", {"!ty": "y"}).error
     report = xv.build_form({"apps": [{"name": "A"}]}, 0, "report-user")
     assert xv.parse(row(report, "maxReports"), "0").error == "must be at least 1 reports"
+
+
+def test_push_notification_says_which_certificates_the_draft_and_the_service_have() -> None:
+    app = {"name": "Acme", "push_certificates": {"p8": "certs/acme.p8"}}
+    assert xv.certificate_notes(app, None) == (
+        "APNs certificates: .p8 certs/acme.p8 · service (last pull/push): not read yet",)
+    held = {"push_certificates": {"p12": {"path": {"unknown": True}, "file": {"unknown": True}}}}
+    assert xv.certificate_notes({"name": "Acme"}, held) == (
+        "APNs certificates: none in the draft · service (last pull/push): .p12",)
+    data = {"format": 1, "apps": [app]}
+    form = xv.build_form(data, 0, "push-notification", last_read={"push_certificates": {}})
+    assert form.notes == ("APNs certificates: .p8 certs/acme.p8 · service (last pull/push): none",)
+    assert xv.build_form(data, 0, "profanity-filter").notes == ()

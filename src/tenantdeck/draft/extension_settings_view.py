@@ -169,6 +169,7 @@ class Form:
     problems: tuple[Problem, ...] = ()
     why_no_form: str = ""
     missing: bool = False  #: ``under`` names an object the draft no longer has (undone, removed)
+    notes: tuple[str, ...] = ()  #: what the form says beside its fields (push-notification's certificates)
 
     @property
     def title(self) -> str:
@@ -226,13 +227,15 @@ def build_form(
     *,
     under: KeyPath = (),
     env: Mapping[str, str] | None = None,
+    last_read: Mapping[str, Any] | None = None,
 ) -> Form:
     """The form of ``ext_id`` in app ``app_index``: every catalog field (nested objects as indented groups, lists
     as their items, lists of objects as a table), each with the draft's value or its default (dimmed).
 
     ``problems``: the session's problems at or below the block (``Editor.problems_at``); each goes to the deepest
     row whose path holds it, the rest to :attr:`Form.problems`. ``under``: show one object of a table as a form of
-    its own (its fields as rows). ``env``: where a secret's variable is looked up (``os.environ``)."""
+    its own (its fields as rows). ``env``: where a secret's variable is looked up (``os.environ``). ``last_read``:
+    the app as the service had it at the last pull or push (its base), for what only the service can say."""
     app = _app(data, app_index)
     prefix = prefix_of(app_index, ext_id)
     block = _block(app).get(ext_id, ABSENT)
@@ -255,7 +258,27 @@ def build_form(
     else:
         _object_rows(rows, spec.settings, block if has else {}, (), 0, ctx, open_=False)
     placed, left = _place(rows, problems, prefix, under)
-    return _replace(base, rows=tuple(placed), problems=tuple(left))
+    notes = certificate_notes(app, last_read) if ext_id == "push-notification" and not under else ()
+    return _replace(base, rows=tuple(placed), problems=tuple(left), notes=notes)
+
+
+def _brief_path(path: str) -> str:
+    return path if len(path) <= 40 else "..." + path[-37:]
+
+
+def certificate_notes(app: Mapping[str, Any], last_read: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """One line on the APNs certificates: the files the draft names (``push_certificates``) and which ones the
+    service held at the last pull or push (query-certificates, recorded in the base). Never a file's content."""
+    block = app.get("push_certificates")
+    written = {k: v for k, v in (block.items() if isinstance(block, Mapping) else ()) if isinstance(v, str) and v}
+    held = (last_read or {}).get("push_certificates")
+    parts = [f".{kind} {_brief_path(written[kind])}" for kind in ("p12", "p8") if kind in written]
+    draft = ", ".join(parts) if parts else "none in the draft"
+    if not isinstance(held, Mapping):
+        service = "not read yet"
+    else:
+        service = ", ".join(f".{k}" for k in ("p12", "p8") if k in held) or "none"
+    return (f"APNs certificates: {draft} · service (last pull/push): {service}",)
 
 
 @dataclass(frozen=True, slots=True)

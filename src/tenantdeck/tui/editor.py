@@ -191,6 +191,16 @@ class Editor:
 
     # -- change states against the base snapshot (offline, no network) ------------------------------------------
 
+    def last_read(self, app_id: str | None) -> dict[str, Any] | None:
+        """App ``app_id`` as the service had it at the last pull or push (the base), or None."""
+        from tenantdeck.sync.workspace.offline import AppStates
+
+        if not app_id:
+            return None
+        if self._states is None:
+            self._states = AppStates(self.path)
+        return self._states.last_read(app_id)
+
     def compute_app_states(self) -> dict[str, str]:
         """Each app's state against the base snapshot: new (no id), no base, in sync or modified.
 

@@ -55,6 +55,13 @@ class AppStates:
             self._key, self._base = b"\0" * 32, {}
         return True
 
+    def last_read(self, app_id: str) -> dict[str, Any] | None:
+        """The app as the service had it at the last pull or push (its base), read again when the workspace
+        changed; None when there is none. What the editor shows of the service without asking it (which push
+        certificates it holds)."""
+        self._load()
+        return self._base.get(app_id)
+
     def compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None = None) -> dict[str, str]:
         """Every app's state; with ``only``, just those apps are compared again (the rest keep their last state,
         unless the base changed or the number of apps did)."""

@@ -153,8 +153,10 @@ is set where the editor runs, never its value. Set it where you push.
 
     def build(self) -> xv.Form:
         prefix = xv.prefix_of(self.app_index, self.ext_id)
+        app_id = self.editor.get(f"apps[{self.app_index}].id", None)
+        last_read = self.editor.last_read(app_id) if self.ext_id == "push-notification" else None
         return xv.build_form(self.editor.session.data, self.app_index, self.ext_id, self.editor.problems_at(prefix),
-                             under=self.under)
+                             under=self.under, last_read=last_read)
 
     def refresh_rows(self) -> None:
         """Draw the form again from the draft, the cursor kept on the field it was on."""
@@ -197,6 +199,7 @@ is set where the editor runs, never its value. Set it where you push.
         else:
             lines = [f"{form.ext_id}: {form.state} in this draft · no settings in the draft (the service's are left "
                      "as they are). Ctrl+N starts them from the catalog's defaults; editing a field does too."]
+        lines += list(form.notes)
         errors = [p for p in form.problems if p.is_error]
         lines += [f"{'error' if p.is_error else 'warning'}: {p.message}" for p in form.problems]
         update_static(status, shown("\n".join(lines), newlines=True))
