@@ -1,7 +1,7 @@
 """Sample data for a brand-new sandbox, so ``pull`` and the TUI have something real to show on first run.
 
-Three apps, one per region: the first is fully configured (widget, SMS, two webhooks with Basic Auth and
-triggers, extensions, extra collaborators, app settings), the second holds moderation extension settings
+Three apps, one per region: the first is fully configured (widget, SMS, a profanity filter, two webhooks with
+Basic Auth and triggers, extensions, extra collaborators, app settings), the second holds moderation extension settings
 (profanity filter, data masking, report user), the third push notification settings with an uploaded .p8.
 Seeding happens once per database file (see :meth:`tenantdeck.sandbox.store.Store.seed_if_new`); all secrets are
 fake, and every document is deterministic (only ids and timestamps vary).
@@ -65,12 +65,17 @@ def seed(conn: sqlite3.Connection) -> list[str]:
              "createdAt": now - 86_400 * 10},
         ],
     )  # fmt: skip
-    _extensions(conn, support, now, ["widget", "polls", "reactions", "stickers", "sms-notification"], ["e2ee"])
+    _extensions(conn, support, now, ["widget", "polls", "reactions", "stickers", "sms-notification",
+                                     "profanity-filter"], ["e2ee"])
     conn.execute(
         "INSERT INTO widgets(app_id, widget_id, configuration, created_at, updated_at) VALUES (?,?,?,?,?)",
         (support, records.new_widget_id(), _dumps(samples.widget_configuration("Support widget")), now, now),
     )
-    _extension_settings(conn, support, now, {"sms-notification": samples.sms_settings()})
+    _extension_settings(conn, support, now, {
+        "sms-notification": samples.sms_settings(),
+        "profanity-filter": samples.extension_settings("profanity-filter", {"dropMessage": False,
+                                                                           "badwords": ["darn"]}),
+    })
     _webhook(
         conn, support, now, ["message_sent", "group_member_joined"],
         webhook_id="orders", name="Order events", url="https://hooks.acme.example/chat/orders",

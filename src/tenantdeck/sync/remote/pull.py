@@ -45,12 +45,15 @@ class PullResult:
     apps: int = 0
     widgets: int = 0
     webhooks: int = 0
+    extension_settings: int = 0  #: extensions with settings on the service
+    team: int = 0  #: admins and moderators
     removed_apps: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     def summary(self) -> str:
-        """``pulled 3 apps (2 widgets, 5 webhooks) into tenantdeck.yaml; base snapshot in .tenantdeck/x/``."""
+        """``pulled 3 apps (2 widgets, 5 webhooks, 4 extension settings, 2 team members) into tenantdeck.yaml; base
+        snapshot in .tenantdeck/x/``."""
         try:
             base = os.path.relpath(self.workspace.root)
         except ValueError:  # another drive on Windows
@@ -59,7 +62,8 @@ class PullResult:
             base = str(self.workspace.root)
         text = (
             f"pulled {_count(self.apps, 'app')} ({_count(self.widgets, 'widget')}, "
-            f"{_count(self.webhooks, 'webhook')}) into {self.draft_path.name}; base snapshot in {base}{os.sep}"
+            f"{_count(self.webhooks, 'webhook')}, {self.extension_settings} extension settings, "
+            f"{_count(self.team, 'team member')}) into {self.draft_path.name}; base snapshot in {base}{os.sep}"
         )
         if self.removed_apps:
             text += f"; removed {_count(len(self.removed_apps), 'app')} no longer on the service"
@@ -171,6 +175,8 @@ async def pull(
         result.notes.extend(conversion.notes)
         result.widgets += len(canonical["widgets"])
         result.webhooks += len(canonical["webhooks"])
+        result.extension_settings += len(canonical.get("extension_settings") or {})
+        result.team += len(canonical.get("team") or {})
     result.apps = len(pulled)
 
     replaced = {id(a) for a in matched.values()}
