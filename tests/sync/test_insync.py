@@ -109,3 +109,20 @@ def test_pull_leaves_the_cache_warm(tmp_path: Path) -> None:
     draft = tmp_path / "tenantdeck.yaml"
     pull_target(target_for(make_sandbox(tmp_path / "db.sqlite3")), draft)
     assert len(cache_of(draft)) == 3
+
+
+def test_a_changed_certificate_file_is_seen(pulled: Path) -> None:
+    """The draft's text does not change when a certificate file does: the digest holds the file's hash."""
+    from tenantdeck.models.app import PushCertificates
+
+    key = pulled.parent / "acme.p8"
+    key.write_bytes(b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    edit_draft(pulled, lambda d: setattr(app_named(d, "Acme Support"), "push_certificates",
+                                         PushCertificates(p8="acme.p8")))
+    assert offline_diff(pulled)[0] == 2  # never uploaded: a change
+    app = {"id": "a1", "name": "A", "push_certificates": {"p8": "acme.p8"}}
+    digest = app_digest(app, {}, {}, b"k" * 32, pulled.parent)
+    key.write_bytes(b"-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY-----\n")
+    assert app_digest(app, {}, {}, b"k" * 32, pulled.parent) != digest
+    key.unlink()
+    assert app_digest(app, {}, {}, b"k" * 32, pulled.parent) != digest

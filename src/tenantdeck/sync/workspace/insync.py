@@ -18,13 +18,14 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from tenantdeck.atomic import atomic_write_json
 from tenantdeck.sync.workspace.state import Workspace
 
 #: Bump whenever canonicalisation or the comparison rules change, so old entries cannot vouch for new code.
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: certificate files and extension settings enter the canonical form
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -36,8 +37,10 @@ def preset_digests(presets: Mapping[str, Any]) -> dict[str, str]:
     return {name: _sha(json.dumps(data, sort_keys=True, ensure_ascii=False)) for name, data in presets.items()}
 
 
-def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str], key: bytes) -> str:
-    """Everything the app's canonical form depends on, hashed. Secret values enter only as hashes.
+def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str], key: bytes,
+               folder: Path | None = None) -> str:
+    """Everything the app's canonical form depends on, hashed. Secret values enter only as hashes; so do the push
+    certificate files the app names (``folder``: the draft's, which their paths are relative to).
 
     Keys are hashed in the file's own order (no sorting): YAML order is deterministic, and a reordered key only
     costs a cache miss. One incremental hash, because this runs for every app on every offline diff.
@@ -53,7 +56,21 @@ def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str]
         for name in sorted(set(_REFERENCE.findall(text))):
             value = _sha(env[name]) if name in env else "unset"
             digest.update(f"\0env:{name}={value}".encode())
+    certs = app_data.get("push_certificates")
+    for kind, written in sorted(certs.items()) if isinstance(certs, dict) else ():
+        if isinstance(written, str):
+            path = Path(written).expanduser()
+            path = path if path.is_absolute() or folder is None else folder / path
+            try:
+                content = _sha_bytes(path.read_bytes()) if path.stat().st_size <= 1 << 20 else "large"
+            except OSError:
+                content = "unreadable"
+            digest.update(f"\0cert:{kind}={content}".encode())
     return digest.hexdigest()
+
+
+def _sha_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 class InSyncCache:

@@ -114,7 +114,7 @@ def load_local(
         presets = preset_digests(data.get("presets") or {})
         for app, app_data in zip(draft.apps, data.get("apps") or [], strict=False):
             if app.id and isinstance(app_data, dict):
-                digests[app.id] = app_digest(app_data, presets, env, key)
+                digests[app.id] = app_digest(app_data, presets, env, key, Path(path).parent)
         hits = InSyncCache(workspace).hits(digests)
     apps = [
         canonical_app_from_draft(draft, i, secret_key=key, env=env)

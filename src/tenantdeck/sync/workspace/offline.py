@@ -98,6 +98,7 @@ class AppStates:
             try:
                 app = App.model_validate(app_data)
                 draft = Draft.model_construct(format=1, presets=presets, apps=[app])
+                draft._source = self.draft_path  # certificate paths are relative to the draft's folder
                 canonical = canonical_app_from_draft(draft, 0, secret_key=self._key, env=env)
             except (ValidationError, KeyError, TypeError, ValueError):
                 out[where] = "unknown"
