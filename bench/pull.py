@@ -3,7 +3,9 @@
 The sandbox runs under uvicorn in a subprocess on 127.0.0.1 (ephemeral port) with ``latency_ms`` of delay per
 request (default 50 ms, like a distant service), populated with :func:`tenantdeck.sandbox.bulk.populate`: each app
 has one widget and two webhooks. Both contenders make the same requests: list apps (paged), then per app its
-extensions, widgets, SMS settings, webhooks, team, app settings, and each webhook's triggers. The pull also
+extensions, widgets, SMS settings, webhooks, team, app settings, each webhook's triggers, the settings of each
+enabled extension that has settings (profanity-filter and push-notification hold some, stickers none) and the push
+certificates. The pull also
 converts, writes the draft and the base snapshot; the baseline only reads.
 
 A sequential loop at 50 ms x ~6 requests x 1,000 apps takes about five minutes, so ``--baseline-apps M`` times
@@ -122,6 +124,17 @@ async def run_pull(base: str, draft: Path, concurrency: int) -> tuple[float, int
     return time.perf_counter() - started, transport.count, result, phases
 
 
+#: what every bench app holds besides its widget and webhooks (issue 22: the pull includes every kind)
+BENCH_EXTENSION_SETTINGS = {
+    "profanity-filter": {"dropMessage": False, "badwords": ["darn", "heck"]},
+    "push-notification": {"version": 2, "pushProvider": 1, "fcmCredentials": {
+        "project_id": "bench", "client_email": "push@bench.example", "private_key": "FakeBenchKey",
+        "private_key_id": "k1"}},
+}
+#: the settings a pull reads per app: the enabled extensions that have settings (sorted, as the pull reads them)
+BENCH_SETTINGS_READS = ("profanity-filter", "push-notification", "stickers")
+
+
 def run_baseline(base: str, max_apps: int) -> tuple[float, int, float, int, int]:
     """The same reads, one after another, with a plain httpx.Client (no retries, no parsing beyond JSON).
 
@@ -155,6 +168,11 @@ def run_baseline(base: str, max_apps: int) -> tuple[float, int, float, int, int]
             http.get(f"/apps/{a}/collaborators").raise_for_status()
             http.get(f"/apps/{a}/settings").raise_for_status()
             requests += 6
+            for ext in BENCH_SETTINGS_READS:  # each enabled extension with settings (stickers has none: 404)
+                http.get(f"/apps/{a}/extensions/{ext}/v1/settings")
+                requests += 1
+            http.get(f"/apps/{a}/extensions/push-notification/v1/query-certificates").raise_for_status()
+            requests += 1
             for hook in hooks:
                 http.get(f"/apps/{a}/webhooks/{hook['id']}/triggers", params={"perPage": 1000, "page": 1},
                          headers=hook_headers).raise_for_status()
@@ -176,8 +194,11 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-pull-") as tmp:
         db = Path(tmp) / "sandbox.sqlite3"
-        # stickers enabled: the bulk widget shows stickers, and a draft with it on but the extension off is invalid
-        populate(db, args.apps, enabled_extensions=("widget", "polls", "reactions", "stickers"))
+        # stickers enabled: the bulk widget shows stickers, and a draft with it on but the extension off is invalid;
+        # profanity-filter and push-notification hold settings: the pull reads every enabled one's settings
+        populate(db, args.apps, enabled_extensions=("widget", "polls", "reactions", "stickers", "profanity-filter",
+                                                    "push-notification"),
+                 extension_settings=BENCH_EXTENSION_SETTINGS)
         proc, base = start_server(db, args.latency_ms)
         try:
             wall, requests, result, phases = asyncio.run(

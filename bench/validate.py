@@ -34,13 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from tenantdeck.models import catalog  # noqa: E402
+from tenantdeck.models.extension_catalog import BY_ID  # noqa: E402
 
 TARGET = 1.3
 
 
+_MASKS = BY_ID["data-masking"].setting("defaultRegexData").default  # type: ignore[union-attr]
+
+
 def build_app(i: int) -> dict[str, Any]:
-    """One app with a complete widget (every toggle written out), SMS settings, two webhooks, a team and every app
-    setting (issue 22: every kind)."""
+    """One app with a complete widget (every toggle written out), SMS settings, two webhooks, a team, every app
+    setting, and profanity-filter, data-masking and push-notification settings (issue 22: every kind)."""
     main = {t.key: bool(t.default) for t in catalog.MAIN_TOGGLES}
     style = {"custom_css": f".cd-{i} {{ color: #333; }}", **catalog.STYLE_DEFAULTS}
     sidebar = {**catalog.SIDEBAR_DEFAULTS, "calls": True, "user_settings": True}
@@ -50,7 +54,8 @@ def build_app(i: int) -> dict[str, Any]:
         "name": f"Tenant {i:05d}",
         "region": ("us", "eu", "in")[i % 3],
         "version": "3",
-        "extensions": {"enabled": ["stickers", "polls", "reactions"], "disabled": ["e2ee"]},
+        "extensions": {"enabled": ["stickers", "polls", "reactions", "profanity-filter", "data-masking",
+                                   "push-notification"], "disabled": ["e2ee"]},
         "widgets": [{"name": f"Support {i}", "version": "v2", "style": style, "sidebar": sidebar, "main": main}],
         "sms": {
             "fromMobileNo": "+12345678",
@@ -74,6 +79,20 @@ def build_app(i: int) -> dict[str, Any]:
             for w in range(2)
         ],
         "team": {"admins": [f"admin{i}@tenants.example"], "moderators": [f"mod{i}@tenants.example"]},
+        "extension_settings": {
+            "profanity-filter": {"dropMessage": False, "badwords": ["darn", "heck", f"tenant{i}"]},
+            "data-masking": {
+                "dropMessage": False,
+                "defaultRegexData": [dict(m) for m in _MASKS],
+                "customregexData": [{"id": f"c{i}", "name": "Order numbers", "regex": r"ORD-\d{6}"}],
+            },
+            "push-notification": {
+                "version": 2, "pushProvider": 1,
+                "fcmCredentials": {"project_id": f"tenant{i}", "client_email": f"push@tenant{i}.example",
+                                   "private_key": "${FCM_PRIVATE_KEY}", "private_key_id": f"k{i}"},
+                "sendEditMessageNotification": True,
+            },
+        },
         "settings": {s.key: (["preferences", "templates"] if not s.settable else i % 2 == 0)
                      for s in catalog.APP_SETTINGS},
     }

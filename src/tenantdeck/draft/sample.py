@@ -7,7 +7,9 @@ sample can never lag behind the models; a test checks that it validates without 
 
 from __future__ import annotations
 
-from tenantdeck.models import catalog
+import json
+
+from tenantdeck.models import catalog, extension_catalog
 
 _HEAD = """\
 {modeline}
@@ -52,7 +54,7 @@ apps:
     region: eu                 # us | eu | in
     version: "3"               # quoted: a bare 3 is a number
     extensions:
-      enabled: [polls, reactions, stickers]
+      enabled: [polls, reactions, stickers, profanity-filter]
       disabled: []
     widgets:
       - extends: support       # everything from presets.support ...
@@ -60,6 +62,10 @@ apps:
         main:
           send_gifs: true
           share_location: false
+    # Each extension's settings by its id, with the API's field names; `tenantdeck schema` lists every field.
+    extension_settings:
+      profanity-filter:
+{profanity}
 
   - name: Globex
     region: us
@@ -106,6 +112,18 @@ def _toggle_lines() -> str:
     return "\n".join(lines)
 
 
+def _extension_lines(ext_id: str, values: dict[str, object]) -> str:
+    """One extension's settings in the sample, each field with its catalog label as a comment."""
+    spec = extension_catalog.BY_ID[ext_id]
+    rows = []
+    for setting in spec.settings:
+        value = values.get(setting.key, extension_catalog.sample_value(setting))
+        text = json.dumps(value) if not isinstance(value, bool) else ("true" if value else "false")
+        rows.append((f"        {setting.key}: {text}", setting.description or setting.label))
+    width = max(len(entry) for entry, _ in rows)
+    return "\n".join(f"{entry.ljust(width)}  # {note}" for entry, note in rows)
+
+
 def modeline(schema_ref: str) -> str:
     """The first line that makes yaml-language-server (VS Code, Neovim, Helix...) validate against the schema."""
     return f"# yaml-language-server: $schema={schema_ref}"
@@ -113,4 +131,5 @@ def modeline(schema_ref: str) -> str:
 
 def sample_text(schema_ref: str) -> str:
     """The full sample draft, its first line pointing editors at the JSON Schema ``schema_ref``."""
-    return _HEAD.format(modeline=modeline(schema_ref), asset=catalog.ASSET_URL, toggles=_toggle_lines())
+    return _HEAD.format(modeline=modeline(schema_ref), asset=catalog.ASSET_URL, toggles=_toggle_lines(),
+                        profanity=_extension_lines("profanity-filter", {"badwords": ["darn", "heck"]}))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,14 @@ def populate(
     webhooks_per_app: int = 2,
     triggers: Sequence[str] = ("message_sent", "group_created"),
     enabled_extensions: Sequence[str] = ("widget", "polls", "reactions"),
+    extension_settings: Mapping[str, Mapping[str, Any]] | None = None,
     mark_seeded: bool = True,
 ) -> list[str]:
     """Insert ``n_apps`` apps, each with ``widgets_per_app`` full widgets and ``webhooks_per_app`` webhooks.
 
     Apps are named ``f"{name_prefix} {i:04d}"`` and cycle through the regions. Webhooks get ids ``hook1``,
     ``hook2``… (Basic Auth on the first, with a fake password) and the given triggers.
+    ``extension_settings`` (extension id -> settings, stored as given) go to every app, to measure pulls with them.
     ``mark_seeded`` (default) stops ``create_app(seed=True)`` from adding the three sample apps later, so the
     database holds exactly what was populated. Returns the new app ids in insertion order.
     """
@@ -80,6 +82,10 @@ def populate(
         conn.executemany(
             "INSERT OR REPLACE INTO extensions VALUES (?, ?, 1, ?)",
             [(a, e, now) for a in app_ids for e in enabled_extensions],
+        )
+        conn.executemany(
+            "INSERT INTO extension_settings VALUES (?, ?, ?, ?)",
+            [(a, ext, _dumps(dict(doc)), now) for a in app_ids for ext, doc in (extension_settings or {}).items()],
         )
         if mark_seeded:
             conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('seeded', ?)", (str(now),))
