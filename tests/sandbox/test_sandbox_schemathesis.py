@@ -25,6 +25,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, reject, settings
 from schemathesis.core.parameters import ParameterLocation
@@ -122,3 +123,48 @@ def test_extension_writes_on_a_real_app(case: schemathesis.Case) -> None:
     case.path_parameters = {**(case.path_parameters or {}), "appId": EXTENSIONS_APP_ID}
     response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
     assert response.status_code < 500
+
+
+# -- the vendor's own document -----------------------------------------------------------------------------------
+
+#: the vendor's extensions OpenAPI (the subset kept in ../shared, see tests/api/vendor_openapi.py), when reachable
+_VENDOR_DOC = (Path(__file__).resolve().parents[2].parent
+               / "shared/reference/vendor-openapi/management-apis-extensions.json")
+
+
+def _vendor_schema() -> schemathesis.BaseSchema | None:
+    """The vendor's document, pointed at the sandbox: its extension-settings and certificate operations only (the
+    deprecated moderation list is not served), on the app of its own."""
+    import json
+
+    if not _VENDOR_DOC.is_file():
+        return None
+    doc = json.loads(_VENDOR_DOC.read_text(encoding="utf-8"))
+    doc["servers"] = [{"url": "/"}]
+    doc["paths"] = {p: item for p, item in doc["paths"].items() if "/extensions/" in p}
+    loaded = schemathesis.openapi.from_dict(doc)
+    loaded.app = APP
+    return loaded
+
+
+VENDOR = _vendor_schema()
+
+
+@pytest.mark.skipif(VENDOR is None, reason=f"the vendor OpenAPI is not at {_VENDOR_DOC}")
+def test_the_vendor_document_has_the_new_paths() -> None:
+    assert VENDOR is not None
+    ids = {op.ok().definition.raw["operationId"] for op in VENDOR.get_all_operations()}
+    assert {"store-settings-gifs-giphy", "store-or-update-settings-data-masking", "adds-settings-profanity-filter",
+            "upload-push-notification-certificate-p8", "query-push-notification-certificates"} <= ids
+
+
+if VENDOR is not None:
+    @VENDOR.parametrize()
+    @settings(max_examples=6, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def test_the_vendors_own_schema_never_gets_a_server_error(case: schemathesis.Case) -> None:
+        """Requests generated from the vendor's document (its odd schemas included: stickers without a settings
+        level, email's undeclared required fields) on a real app: the sandbox may refuse them, never fail."""
+        case.path_parameters = {**(case.path_parameters or {}), "appId": EXTENSIONS_APP_ID}
+        response = case.call(headers=AUTH)
+        assert response.status_code < 500, (case.method, case.path, response.status_code, response.text[:300])
