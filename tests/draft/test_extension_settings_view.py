@@ -373,3 +373,13 @@ def test_push_notification_says_which_certificates_the_draft_and_the_service_hav
     form = xv.build_form(data, 0, "push-notification", last_read={"push_certificates": {}})
     assert form.notes == ("APNs certificates: .p8 certs/acme.p8 · service (last pull/push): none",)
     assert xv.build_form(data, 0, "profanity-filter").notes == ()
+
+
+def test_the_team_tab_says_who_the_service_keeps_read_only() -> None:
+    from tenantdeck.draft import team_view as tv
+
+    base = {"service_team": [{"email": "owner@acme.example", "role": "owner"},
+                             {"email": "ana@acme.example", "role": "developer"}]}
+    assert tv.service_line(base) == ("Owner: owner@acme.example · developers: ana@acme.example (the service's, "
+                                     "read-only; as of the last pull or push)")
+    assert tv.service_line(None) == "" and tv.service_line({"service_team": []}) == ""

@@ -96,3 +96,19 @@ def test_a_team_mistake_is_located(tmp_path: Path) -> None:
     path.write_text(head + "      admins: [ana@x.io]\n      moderators: [Ana@x.io]\n", encoding="utf-8")
     (problem,) = load_draft(path).problems
     assert problem.key_path == "apps[0].team" and "ana@x.io: in admins and in moderators" in problem.message
+
+
+def test_the_owner_and_developers_are_kept_beside_the_team_never_compared(sandbox: Any, draft: Path) -> None:
+    """Pull records who the service keeps (the editor shows them read-only); a diff never plans them."""
+    from tenantdeck.draft import team_view as tv
+    from tenantdeck.sync.workspace.offline import AppStates
+    from tenantdeck.sync.workspace.state import Workspace
+
+    acme = app_named(loaded(draft), "Acme Support")
+    base = Workspace(draft).load_base()[acme.id]
+    assert {m["role"] for m in base["service_team"]} == {"owner", "developer"}
+    assert "ana@acme.example" in tv.service_line(base) and "Owner: " in tv.service_line(base)
+    assert "ana@acme.example" not in (acme.team.admins + acme.team.moderators)
+    assert live_plan(sandbox, draft, SECRETS).operations == []
+    data = load_draft(draft).doc.data
+    assert set(AppStates(draft).compute(data, env=SECRETS).values()) == {"in sync"}

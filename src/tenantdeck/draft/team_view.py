@@ -63,3 +63,23 @@ def switched(team: Mapping[str, Any], email: str) -> dict[str, Any]:
 
 def removed(team: Mapping[str, Any], email: str) -> dict[str, Any]:
     return _block([(e, r) for e, r in rows(team) if e != email], team)
+
+
+def service_members(last_read: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """The owner and developers as the service listed them at the last pull or push (``service_team`` in the
+    base): shown read-only, never in a draft. Empty when not known."""
+    listed = (last_read or {}).get("service_team")
+    return [(str(m.get("email")), str(m.get("role"))) for m in listed or () if isinstance(m, Mapping)]
+
+
+def service_line(last_read: Mapping[str, Any] | None) -> str:
+    """``Owner: a@x · developers: b@x, c@x (the service's, read-only; as of the last pull or push)``, or "" when
+    the base does not say."""
+    members = service_members(last_read)
+    if not members:
+        return ""
+    owners = [e for e, r in members if r == "owner"]
+    others = sorted({r for _, r in members} - {"owner"})
+    parts = [f"Owner: {', '.join(owners)}"] if owners else []
+    parts += [f"{role}s: {', '.join(e for e, r in members if r == role)}" for role in others]
+    return " · ".join(parts) + " (the service's, read-only; as of the last pull or push)"

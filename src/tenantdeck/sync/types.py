@@ -56,6 +56,13 @@ ABSENT: Any = _Absent()
 UNKNOWN: dict[str, bool] = {"unknown": True}
 
 
+#: a canonical remote app's key for the collaborators a draft never names (the owner, developers): kept in the base
+#: so the editor can show them, read by no kind (never compared, never planned)
+SERVICE_TEAM = "service_team"
+#: keys of a canonical app that are shown, not compared (a canonical draft never has them)
+SHOWN_ONLY = (SERVICE_TEAM,)
+
+
 def is_unknown(value: object) -> bool:
     """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
     return isinstance(value, Mapping) and value.get("unknown") is True

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
 from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner
-from tenantdeck.sync.types import ABSENT, Leaves, StepKind
+from tenantdeck.sync.types import ABSENT, SERVICE_TEAM, Leaves, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
@@ -39,8 +39,14 @@ class TeamKind(Kind):
         return {"team": None if app.team is None else app.team.roles()}
 
     def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
-        """None when the team was not read (a push that does not change it skips the request)."""
-        return {"team": None if remote.team is None else roles_of(remote.team)}
+        """None when the team was not read (a push that does not change it skips the request). The owner and the
+        developers go beside it, under :data:`~tenantdeck.sync.types.SERVICE_TEAM`: shown by the editor (from the
+        base), never compared or planned."""
+        if remote.team is None:
+            return {"team": None}
+        others = sorted((str(c["email"]), str(c.get("role") or "")) for c in remote.team
+                        if isinstance(c, Mapping) and c.get("email") and c.get("role") not in catalog.TEAM_ROLES)
+        return {"team": roles_of(remote.team), SERVICE_TEAM: [{"email": e, "role": r} for e, r in others]}
 
     def label(self, path: str) -> str:
         return "Team role"

@@ -70,6 +70,7 @@ class AppStates:
         from tenantdeck.models import App, Draft, WidgetSettings
         from tenantdeck.sync.compare import compare_app
         from tenantdeck.sync.kinds import canonical_app_from_draft
+        from tenantdeck.sync.types import SHOWN_ONLY
 
         apps = data.get("apps") if isinstance(data, dict) else None
         if not isinstance(apps, list):
@@ -103,7 +104,7 @@ class AppStates:
             except (ValidationError, KeyError, TypeError, ValueError):
                 out[where] = "unknown"
                 continue
-            if canonical == base[app_id]:
+            if canonical == {k: v for k, v in base[app_id].items() if k not in SHOWN_ONLY}:
                 out[where] = "in sync"
                 continue
             diff = compare_app(canonical, base[app_id], base[app_id], offline=True)

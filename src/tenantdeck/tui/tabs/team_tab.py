@@ -108,7 +108,10 @@ here and a push never changes them. A draft without a `team` block leaves the wh
             admins = sum(r == "admin" for _, r in members)
             status = (f"{admins} admin(s), {len(members) - admins} moderator(s) (at most {catalog.TEAM_PER_APP - 1} "
                       "besides the owner). The owner and developers are the service's: not listed, never changed.")
-        update_static(self.query_one("#team-status", Static), status)
+        service = tv.service_line(self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None)))
+        if service:
+            status += "\n" + service
+        update_static(self.query_one("#team-status", Static), shown(status, newlines=True))
         self.refresh_bindings()
         self._show_detail()
 
