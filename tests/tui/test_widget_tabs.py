@@ -131,11 +131,12 @@ async def test_enable_extension_key_adds_it_to_the_apps_extensions(draft: Path) 
         await pilot.press("e")
         await pilot.pause()
         assert app.editor.get(f"apps[{ACME}].extensions.enabled") == [
-            "polls", "reactions", "stickers", "message-translation"]
+            "polls", "reactions", "stickers", "profanity-filter", "message-translation"]
         assert "needs message-translation: enabled" in str(r.render())
         await pilot.press("ctrl+z")  # one undo step
         await pilot.pause()
-        assert app.editor.get(f"apps[{ACME}].extensions.enabled") == ["polls", "reactions", "stickers"]
+        assert app.editor.get(f"apps[{ACME}].extensions.enabled") == ["polls", "reactions", "stickers",
+                                                                      "profanity-filter"]
 
 
 async def test_enable_extension_creates_the_block_and_takes_it_out_of_disabled(draft: Path) -> None:
@@ -156,7 +157,7 @@ async def test_enable_extension_creates_the_block_and_takes_it_out_of_disabled(d
         await pilot.press("e")
         await pilot.pause()
         assert app.editor.get(f"apps[{ACME}].extensions") == {
-            "enabled": ["polls", "reactions", "stickers", "whiteboard"], "disabled": []}
+            "enabled": ["polls", "reactions", "stickers", "profanity-filter", "whiteboard"], "disabled": []}
 
 
 async def test_main_rows_show_label_description_default_required_and_extension(draft: Path) -> None:
