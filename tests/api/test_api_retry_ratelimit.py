@@ -79,3 +79,66 @@ async def test_limiter_validates() -> None:
         Limiter(max_rps=None, concurrency=0)
     with pytest.raises(ValueError):
         TokenBucket(0)
+
+
+# -- adaptive concurrency (issue 24) -------------------------------------------------------------------------------
+
+
+def test_a_throttled_answer_halves_the_slots_once_per_round() -> None:
+    limiter = Limiter(max_rps=None, concurrency=16)
+    for _ in range(16):
+        limiter.observe(0.05, throttled=False)
+    limiter.observe(0.05, throttled=True)
+    assert limiter.limit == 8 and limiter.throttled == 1
+    for _ in range(5):  # the rest of the same burst of 429s: one signal, not five halvings
+        limiter.observe(0.05, throttled=True)
+    assert limiter.limit == 8
+    for _ in range(3):  # a round (8 answers) after the cut: the next 429 halves again
+        limiter.observe(0.05, throttled=True)
+    assert limiter.limit == 4
+    for _ in range(100):
+        limiter.observe(0.05, throttled=True)
+    assert limiter.limit >= 1
+
+
+def test_slots_grow_back_while_latency_holds_and_not_while_it_rises() -> None:
+    limiter = Limiter(max_rps=None, concurrency=8, max_concurrency=10)
+    limiter.observe(0.05, throttled=False)
+    limiter.limit = 2
+    for _ in range(2):
+        limiter.observe(0.05, throttled=False)
+    assert limiter.limit == 3
+    for _ in range(50):  # twice as slow as the fastest seen: the service is saturating, hold
+        limiter.observe(0.10, throttled=False)
+    assert limiter.limit == 3
+    for _ in range(200):
+        limiter.observe(0.05, throttled=False)
+    assert limiter.limit == 10  # never beyond the ceiling
+
+
+def test_the_published_quota_is_kept() -> None:
+    limiter = Limiter(max_rps=None, concurrency=4)
+    assert limiter.remaining is None
+    limiter.observe(0.01, throttled=False, remaining=41)
+    assert limiter.remaining == 41
+    limiter.observe(0.01, throttled=False)
+    assert limiter.remaining == 41
+
+
+async def test_no_more_requests_in_flight_than_the_slots() -> None:
+    import asyncio
+
+    limiter = Limiter(max_rps=None, concurrency=3)
+    limiter.limit = 2
+    inside = peak = 0
+
+    async def one() -> None:
+        nonlocal inside, peak
+        async with limiter:
+            inside += 1
+            peak = max(peak, inside)
+            await asyncio.sleep(0.001)
+            inside -= 1
+
+    await asyncio.gather(*(one() for _ in range(20)))
+    assert peak == 2 and inside == 0

@@ -169,6 +169,12 @@ class ManagementClient:
     def __repr__(self) -> str:
         return f"ManagementClient(base_url={self.base_url!r}, key=***, secret=***)"
 
+    @property
+    def limits(self) -> Limiter:
+        """The adaptive limits in force: ``limit`` (requests in flight now), ``throttled`` (429s seen) and
+        ``remaining`` (the quota the service last reported), for progress displays and tests."""
+        return self._limiter
+
     async def __aenter__(self) -> ManagementClient:
         await self._http.__aenter__()
         return self
@@ -197,7 +203,10 @@ class ManagementClient:
                 files=dict(files) if files else None,
                 headers=WEBHOOK_HEADERS if webhook else None,
             )
-            return response, time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+        self._limiter.observe(elapsed, throttled=response.status_code == 429 or "retry-after" in response.headers,
+                              remaining=_int_header(response.headers.get("x-rate-limit-remaining")))
+        return response, elapsed
 
     async def _call(
         self,
@@ -976,6 +985,13 @@ class ManagementClient:
             server_date=_http_date(envelope.headers.get("date")),
             apps_total=pagination.total if pagination else None,
         )
+
+
+def _int_header(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _record_key(item: Any) -> str | None:

@@ -49,27 +49,74 @@ class TokenBucket:
 
 
 class Limiter:
-    """Async context manager around one HTTP attempt: waits for a concurrency slot, then for a token."""
+    """Async context manager around one HTTP attempt: waits for a concurrency slot, then for a token.
 
-    def __init__(self, *, max_rps: float | None, concurrency: int, clock: Clock = time.monotonic,
-                 sleep: Sleep = asyncio.sleep) -> None:
+    The number of slots adapts (additive increase, multiplicative decrease, as TCP does): ``concurrency`` is where
+    it starts and ``max_concurrency`` the most it grows to. After every ``limit`` answers that were not throttled
+    and whose latency stayed within ``LATENCY_SLACK`` of the fastest seen, one slot is added; a 429 (or any answer
+    with ``Retry-After``) halves the slots at once, at most once per round of ``limit`` answers so a burst of 429s
+    from one window counts once. A service that publishes its quota (``X-Rate-Limit-Remaining``) has it kept in
+    :attr:`remaining` for progress displays. Never fewer than one slot.
+    """
+
+    LATENCY_SLACK = 1.5  #: an answer this much slower than the fastest seen says the service is saturating
+
+    def __init__(self, *, max_rps: float | None, concurrency: int, max_concurrency: int | None = None,
+                 clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.max_rps = max_rps
-        self.concurrency = concurrency
-        self._semaphore = asyncio.Semaphore(concurrency)
+        self.concurrency = concurrency  #: where the adaptive limit started
+        self.max_concurrency = max(concurrency, max_concurrency or concurrency)
+        self.limit = concurrency  #: slots now
+        self.remaining: int | None = None  #: the service's ``X-Rate-Limit-Remaining``, when it sends one
+        self.throttled = 0  #: answers that said slow down (429 / Retry-After)
+        self._in_flight = 0
+        self._cond = asyncio.Condition()
+        self._good = 0
+        self._since_cut = 0
+        self._fastest: float | None = None
         self._bucket = TokenBucket(max_rps, clock=clock, sleep=sleep) if max_rps else None
 
     async def __aenter__(self) -> None:
-        await self._semaphore.acquire()
+        async with self._cond:
+            await self._cond.wait_for(lambda: self._in_flight < self.limit)
+            self._in_flight += 1
         try:
             if self._bucket is not None:
                 await self._bucket.acquire()
         except BaseException:
-            self._semaphore.release()
+            await self._release()
             raise
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._semaphore.release()
+        await self._release()
+
+    async def _release(self) -> None:
+        async with self._cond:
+            self._in_flight -= 1
+            self._cond.notify_all()
+
+    def observe(self, latency: float, *, throttled: bool, remaining: int | None = None) -> None:
+        """What one answer says about the service: its latency, whether it asked us to slow down, the quota left."""
+        if remaining is not None:
+            self.remaining = remaining
+        self._since_cut += 1
+        if throttled:
+            self.throttled += 1
+            self._good = 0
+            if self._since_cut >= self.limit:  # one cut per round: a burst of 429s is one signal
+                self.limit = max(1, self.limit // 2)
+                self._since_cut = 0
+            return
+        if self._fastest is None or latency < self._fastest:
+            self._fastest = latency
+        if latency > self._fastest * self.LATENCY_SLACK and latency - self._fastest > 0.005:
+            self._good = 0  # slower than it can be: hold
+            return
+        self._good += 1
+        if self._good >= self.limit and self.limit < self.max_concurrency:
+            self.limit += 1
+            self._good = 0

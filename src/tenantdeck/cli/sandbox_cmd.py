@@ -51,6 +51,16 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _per_minute(value: str | None) -> int | None:
+    """``600/min`` (or ``600``) -> 600; anything else is a usage error naming the form."""
+    if value is None:
+        return None
+    text = value.strip().lower().removesuffix("/min").removesuffix("/m").strip()
+    if not text.isdigit() or int(text) < 1:
+        raise click.BadParameter(f"{value!r} is not a quota; write it as N/min, such as 600/min")
+    return int(text)
+
+
 @click.command("sandbox")
 @click.option(
     "--host", default="127.0.0.1", show_default=True, help="Interface to listen on (loopback only unless --public)."
@@ -77,6 +87,11 @@ def bind_socket(host: str, port: int) -> socket.socket:
     "--fail-rate", default=0.0, type=click.FloatRange(0.0, 1.0), metavar="P",
     help="Fail this fraction of requests (0 to 1) with 429/503.  [default: 0]",
 )
+@click.option(
+    "--rate-limit", default=None, callback=lambda ctx, param, value: _per_minute(value), metavar="N/min",
+    help="Enforce a quota of N requests per minute: 429 with Retry-After past it, X-Rate-Limit-Remaining on "
+         "every answer.  [default: none]",
+)
 @click.option("--rng-seed", type=int, default=None, help="Seed for fault injection (repeatable failures).")
 @click.option("--no-seed", is_flag=True, help="Do not add the sample apps to a new (or --reset) database.")
 @click.option("--public", is_flag=True, help="Allow listening on a non-loopback interface.")
@@ -97,6 +112,7 @@ def command(
     secret: str,
     latency_ms: int,
     fail_rate: float,
+    rate_limit: int | None,
     rng_seed: int | None,
     no_seed: bool,
     public: bool,
@@ -136,13 +152,14 @@ def command(
 
     app = create_app(
         path, key=key, secret=secret, latency_ms=latency_ms, fail_rate=fail_rate, seed=not no_seed, rng_seed=rng_seed,
-        max_body=max_body,
+        max_body=max_body, rate_limit=rate_limit,
     )
     sock = bind_socket(host, port)
     bound_port = sock.getsockname()[1]
     shown_host = f"[{host.strip('[]')}]" if ":" in host else host
     faults = f"; latency {latency_ms} ms" if latency_ms else ""
     faults += f"; failing {fail_rate:.0%} of requests" if fail_rate else ""
+    faults += f"; at most {rate_limit} requests per minute" if rate_limit else ""
     click.echo(f"tenantdeck sandbox listening on http://{shown_host}:{bound_port} (db: {path}{faults})", err=True)
     click.echo(f"key: {key}  secret: {secret}  (the sandbox's own credentials, not secrets); in another shell:",
                err=True)

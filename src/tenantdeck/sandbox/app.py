@@ -50,6 +50,7 @@ def create_app(
     seed: bool = True,
     rng_seed: int | None = None,
     retry_after: int = 1,
+    rate_limit: int | None = None,
     webhook_envelope: WebhookEnvelope = "object",
     delivery: DeliveryConfig | None = None,
     max_body: int = DEFAULT_MAX_BODY,
@@ -84,7 +85,8 @@ def create_app(
     app.state.store = store
     app.state.options = Options(webhook_envelope=webhook_envelope)
     app.state.faults = FaultConfig(
-        latency_ms=latency_ms, fail_rate=fail_rate, retry_after=retry_after, rng=random.Random(rng_seed)
+        latency_ms=latency_ms, fail_rate=fail_rate, retry_after=retry_after, rng=random.Random(rng_seed),
+        rate_limit=rate_limit
     )
     for module in (apps, extensions, widgets, extension_settings, push_certificates, webhooks, team):
         app.include_router(module.router)
