@@ -93,3 +93,23 @@ def test_the_command_line_takes_n_per_minute(given: str, ok: bool, tmp_path: Pat
     assert (result.exit_code == 0) is ok, result.output
     if not ok:
         assert "write it as N/min" in result.output
+
+
+
+def test_the_pace_is_said_in_words_every_progress_shows() -> None:
+    """The engine's events carry the client's pace (``Pace``); the TUI's and the CLI's progress show its words."""
+    import io
+
+    from tenantdeck.cli.progress import ProgressReporter
+    from tenantdeck.sync.events import Pace, PushEvent
+    from tenantdeck.sync.progress import PushProgress
+
+    assert Pace(16).text() == ""  # never throttled, no quota published: nothing to say
+    assert Pace(4, throttled=3, remaining=41).text() == "throttled 3x, 4 in flight · quota 41 left"
+    event = PushEvent("applied", done=1, total=2, counts={"applied": 1}, pace=Pace(8, 1, 0))
+    tui = PushProgress()
+    tui.feed(event)
+    assert "throttled 1x, 8 in flight · quota 0 left" in tui.line()
+    cli = ProgressReporter(2, stream=io.StringIO())
+    cli.handle(event)
+    assert cli.line().endswith(", throttled 1x, 8 in flight · quota 0 left")

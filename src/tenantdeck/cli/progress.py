@@ -12,7 +12,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from tenantdeck.sync.events import PushEvent
+from tenantdeck.sync.events import Pace, PushEvent
 from tenantdeck.textsafe import shown
 
 
@@ -38,6 +38,7 @@ class ProgressReporter:
         self.done = 0
         self.counts: dict[str, int] = {"applied": 0, "failed": 0, "not_attempted": 0}
         self.started = time.monotonic()
+        self.pace: Pace | None = None  #: the service's pace at the last event
         self._last = 0.0
         self._bar: Any = None
         self._task: Any = None
@@ -58,10 +59,13 @@ class ProgressReporter:
         rate = self.done / elapsed
         left = self.total - self.done
         eta = f"{left / rate:.0f}s" if rate > 0 and left else ("0s" if not left else "?")
+        pace = self.pace.text() if self.pace is not None else ""
         return (f"{self.label}: {self.done}/{self.total} operations ({counts_text(self.counts)}), {rate:.1f}/s, "
-                f"ETA {eta}")
+                f"ETA {eta}" + (f", {pace}" if pace else ""))
 
     def handle(self, event: PushEvent) -> None:
+        if event.pace is not None:
+            self.pace = event.pace
         if event.kind in ("applied", "failed", "not_attempted"):
             self.done = event.done
             self.counts = dict(event.counts)
@@ -76,8 +80,9 @@ class ProgressReporter:
     def _update(self, *, final: bool) -> None:
         if self._bar is not None:
             elapsed = max(time.monotonic() - self.started, 1e-9)
+            pace = self.pace.text() if self.pace is not None else ""
             self._bar.update(self._task, completed=self.done, rate=f"{self.done / elapsed:.1f}/s",
-                             counts=counts_text(self.counts))
+                             counts=counts_text(self.counts) + (f" · {pace}" if pace else ""))
             return
         now = time.monotonic()
         if now - self._last >= self.interval or final:

@@ -10,6 +10,24 @@ if TYPE_CHECKING:
     from tenantdeck.api.errors import ApiError
     from tenantdeck.sync.types import Step
 
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How fast the service lets a push go, from the client's adaptive limits: ``limit`` requests in flight now,
+    ``throttled`` answers that said slow down (429 / Retry-After), the quota ``remaining`` when it publishes one."""
+
+    limit: int
+    throttled: int = 0
+    remaining: int | None = None
+
+    def text(self) -> str:
+        """``throttled 3x, 4 in flight · quota 41 left``, or "" when there is nothing to say (never throttled, no
+        published quota): the words every renderer shows."""
+        parts = [f"throttled {self.throttled}x, {self.limit} in flight"] if self.throttled else []
+        if self.remaining is not None:
+            parts.append(f"quota {self.remaining} left")
+        return " · ".join(parts)
+
+
 EventKind = Literal["started", "applied", "failed", "not_attempted", "id_assigned", "retry_scheduled",
                     "interrupted", "stopped", "warning", "reapplied", "lost_update"]
 
@@ -30,6 +48,7 @@ class PushEvent:
     done: int = 0
     total: int = 0
     counts: Mapping[str, int] = field(default_factory=dict)
+    pace: Pace | None = None  #: the service's pace when the event was made (set by the push executor)
 
 
 OnEvent = Callable[[PushEvent], None]

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tenantdeck.sync.events import PushEvent
+from tenantdeck.sync.events import Pace, PushEvent
 
 Clock = Callable[[], float]
 
@@ -27,6 +27,7 @@ class PushProgress:
     running: dict[str, str] = field(default_factory=dict)
     started_at: float | None = None
     last_at: float | None = None
+    pace: Pace | None = None  #: the service's pace at the last event (throttling, quota)
 
     def feed(self, event: PushEvent) -> None:
         """Take one event; ``started`` adds to the running operations, a result removes it and counts."""
@@ -35,6 +36,8 @@ class PushProgress:
             self.started_at = now
         if event.total:
             self.total = event.total
+        if event.pace is not None:
+            self.pace = event.pace
         if event.kind == "started" and event.op is not None:
             self.running[event.op.key] = f"{event.op.app_name}: {event.op.kind.replace('_', ' ')}"
         elif event.kind in ("applied", "failed", "not_attempted"):
@@ -68,6 +71,8 @@ class PushProgress:
         rate, eta = self.rate, self.eta
         parts.append(f"{rate:.1f} ops/s" if rate is not None else "rate —")
         parts.append(f"ETA {_duration(eta)}" if eta is not None else "ETA —")
+        if self.pace is not None and self.pace.text():
+            parts.append(self.pace.text())
         names = list(self.running.values())
         if names:
             more = f", +{len(names) - width} more" if len(names) > width else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tenantdeck.atomic import WriteFailed
 from tenantdeck.sync import kinds
 from tenantdeck.sync.compare import app_resources
-from tenantdeck.sync.events import OnEvent, PushEvent
+from tenantdeck.sync.events import OnEvent, Pace, PushEvent
 from tenantdeck.sync.placeholders import SecretUnavailable, is_placeholder, resolve_payload
 from tenantdeck.sync.plan import Plan, fingerprint_leaves, resource_key
 from tenantdeck.sync.remote import fresh
@@ -502,6 +503,9 @@ class Executor:
 
     def _emit(self, event: PushEvent) -> None:
         if self.on_event is not None:
+            limits = getattr(self.client, "limits", None)
+            if event.pace is None and limits is not None:
+                event = dataclasses.replace(event, pace=Pace(limits.limit, limits.throttled, limits.remaining))
             self.on_event(event)
 
 
