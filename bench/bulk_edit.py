@@ -58,7 +58,7 @@ def median(rounds: int, step: Callable[[int], None]) -> float:
 def write_base(editor: Editor) -> None:
     """A base snapshot equal to the draft: every app "in sync" before the edit."""
     from tenantdeck.draft.load import load_text
-    from tenantdeck.sync.canonical import canonical_app_from_draft
+    from tenantdeck.sync.kinds import canonical_app_from_draft
     from tenantdeck.sync.workspace.state import Workspace
 
     draft = load_text(editor.session.text).draft
