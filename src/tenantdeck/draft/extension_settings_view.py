@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from tenantdeck.absent import ABSENT
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.models import catalog
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, ExtensionSpec, Setting, sample_value
@@ -60,25 +61,6 @@ _EDITOR: Final[dict[str, str]] = {
 #: how many of a list's values the list's own row names before "…"
 _LISTED = 6
 
-
-class _Absent:
-    """The value of a field the draft does not write (distinct from ``None``, which a draft may hold)."""
-
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ABSENT: Final = _Absent()
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,30 +25,15 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from tenantdeck.absent import ABSENT
+
 if TYPE_CHECKING:
     from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
 
 Origin = Literal["local", "remote", "conflict"]
 
 
-class _Absent:
-    """The field or resource does not exist on that side (distinct from a JSON null)."""
-
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ABSENT: Any = _Absent()
+# ABSENT (tenantdeck.absent): "not there on that side", the one sentinel the draft layer's views share
 
 #: A value the service does not tell: a field it never returns (a webhook's write-only fields), the unreported
 #: secret state, and (by identity, as a whole resource) a trigger set the API does not list, for which the base
