@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from api_helpers import BASE, KEY, SECRET
-from vendor_openapi import document_path, path_pattern
+from vendor_openapi import extensions_document, path_pattern, resolve_in
 
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.models.extension_catalog import BY_ID, Setting, sample_value
@@ -31,26 +29,12 @@ APP_ID = "app-1 b"  # a space: the id must travel inside its own segment
 SETTINGS = "/apps/{appId}/extensions/%s/v1/settings"
 
 
-@cache
-def _document(path: Path) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return doc
-
-
 def document() -> dict[str, Any]:
-    path = document_path().with_name("management-apis-extensions.json")
-    if not path.is_file():
-        pytest.skip(f"the vendor's extensions OpenAPI is not at {path} (set TENANTDECK_VENDOR_OPENAPI)")
-    return _document(path)
+    return extensions_document()
 
 
 def _resolve(node: Any) -> Any:
-    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
-        target: Any = document()
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        return target
-    return node
+    return resolve_in(extensions_document(), node)
 
 
 def operation(method: str, template: str) -> dict[str, Any]:

@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import base64
 import copy
-import json
 from collections.abc import AsyncIterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from vendor_openapi import document_path
+from vendor_openapi import extensions_document, extensions_path, resolve_in
 
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET, create_app
 
@@ -29,30 +27,12 @@ pytestmark = pytest.mark.anyio
 AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
 
 
-def extensions_path() -> Path:
-    return document_path().with_name("management-apis-extensions.json")
-
-
-@cache
-def _load(path: Path) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return doc
-
-
 def document() -> dict[str, Any]:
-    path = extensions_path()
-    if not path.is_file():
-        pytest.skip(f"the vendor's extensions OpenAPI is not at {path} (set TENANTDECK_VENDOR_OPENAPI)")
-    return _load(path)
+    return extensions_document()
 
 
 def resolve(node: Any) -> Any:
-    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
-        target: Any = document()
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        return target
-    return node
+    return resolve_in(extensions_document(), node)
 
 
 def operations() -> list[tuple[str, str, dict[str, Any]]]:

@@ -66,6 +66,29 @@ def document() -> dict[str, Any]:
     return _load(path)
 
 
+def extensions_path() -> Path:
+    """The second subset (extension settings, push certificates), kept beside the core one."""
+    return document_path().with_name("management-apis-extensions.json")
+
+
+def extensions_document() -> dict[str, Any]:
+    """The parsed extensions subset; skips the calling test when no copy is reachable."""
+    path = extensions_path()
+    if not path.is_file():
+        pytest.skip(f"the vendor's extensions OpenAPI is not at {path} (set TENANTDECK_VENDOR_OPENAPI)")
+    return _load(path)
+
+
+def resolve_in(doc: dict[str, Any], node: Any) -> Any:
+    """``node`` with its ``$ref`` (a ``#/...`` pointer into ``doc``) followed; anything else as it is."""
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+        target: Any = doc
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        return target
+    return node
+
+
 def operation(method: str, template: str) -> dict[str, Any]:
     """The operation object of ``METHOD template`` (``template`` as the document writes it)."""
     op: dict[str, Any] = document()["paths"][template][method.lower()]
@@ -73,13 +96,7 @@ def operation(method: str, template: str) -> dict[str, Any]:
 
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
-    ref = node.get("$ref")
-    if not isinstance(ref, str):
-        return node
-    target: Any = document()
-    for part in ref.removeprefix("#/").split("/"):
-        target = target[part]
-    return dict(target)
+    return dict(resolve_in(document(), node))
 
 
 def parameters(method: str, template: str, where: str) -> dict[str, dict[str, Any]]:
