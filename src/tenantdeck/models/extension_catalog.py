@@ -103,6 +103,20 @@ class ExtensionSpec:
     def setting(self, key: str) -> Setting | None:
         return next((s for s in self.settings if s.key == key), None)
 
+    def fields(self) -> list[tuple[str, Setting]]:
+        """(dotted path, setting) of every field, a nested object's own fields included after it
+        (``fcmCredentials``, then ``fcmCredentials.private_key``...); a list of objects is one field."""
+        out: list[tuple[str, Setting]] = []
+
+        def walk(settings: tuple[Setting, ...], prefix: str) -> None:
+            for setting in settings:
+                out.append((prefix + setting.key, setting))
+                if setting.type == "object":
+                    walk(setting.fields, f"{prefix}{setting.key}.")
+
+        walk(self.settings, "")
+        return out
+
 
 def _flag(key: str, label: str, default: bool, description: str = "") -> Setting:
     return Setting(key, "bool", label, description or label, default=default)

@@ -264,18 +264,8 @@ def sms_from_canonical(
 
 def _secret_settings(ext: str) -> list[tuple[str, Setting]]:
     """(dotted path, setting) of each secret field of ``ext``'s settings, nested objects' included."""
-    out: list[tuple[str, Setting]] = []
-
-    def walk(settings: tuple[Setting, ...], prefix: str) -> None:
-        for s in settings:
-            if s.secret:
-                out.append((prefix + s.key, s))
-            if s.type == "object":
-                walk(s.fields, f"{prefix}{s.key}.")
-
     spec = EXTENSION_SPECS.get(ext)
-    walk(spec.settings if spec is not None else (), "")
-    return out
+    return [(path, s) for path, s in spec.fields() if s.secret] if spec is not None else []
 
 
 def _get_path(value: Any, path: str) -> Any:

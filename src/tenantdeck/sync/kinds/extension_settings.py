@@ -26,18 +26,8 @@ if TYPE_CHECKING:
     from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
 
 
-def _walk(settings: tuple[Setting, ...], prefix: str = "") -> list[tuple[str, Setting]]:
-    """(leaf path, setting) for every field, nested objects' fields included (lists of objects are one leaf)."""
-    out: list[tuple[str, Setting]] = []
-    for setting in settings:
-        path = f"{prefix}{setting.key}"
-        out.append((path, setting))
-        if setting.type == "object":
-            out.extend(_walk(setting.fields, path + "."))
-    return out
-
-
-_FIELDS: dict[str, list[tuple[str, Setting]]] = {ext: _walk(BY_ID[ext].settings) for ext in DRAFT_EXTENSIONS}
+#: extension id -> (dotted path, setting) of each field (the catalog's walk)
+_FIELDS: dict[str, list[tuple[str, Setting]]] = {ext: BY_ID[ext].fields() for ext in DRAFT_EXTENSIONS}
 _SECRETS: dict[str, frozenset[str]] = {
     ext: frozenset(path for path, s in fields if s.secret) for ext, fields in _FIELDS.items()
 }
