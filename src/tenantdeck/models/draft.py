@@ -42,7 +42,10 @@ class Draft(StrictModel):
     def resolve_path(self, written: str) -> Path:
         """A path the draft writes, as the file system knows it: beside the draft file (or the working folder
         for a draft that was not read from a file)."""
-        path = Path(written).expanduser()
-        if path.is_absolute() or self._source is None:
-            return path
-        return self._source.parent / path
+        return resolve_beside(written, self._source.parent if self._source is not None else None)
+
+
+def resolve_beside(written: str, folder: Path | None) -> Path:
+    """A path written in a draft, relative to the draft's ``folder`` (None: the working folder); ``~`` expanded."""
+    path = Path(written).expanduser()
+    return path if path.is_absolute() or folder is None else folder / path

@@ -116,13 +116,15 @@ def resolve(value: str, env: Mapping[str, str] | None = None) -> str:
     return source[name]
 
 
-def fingerprint(secret: str, key: bytes) -> str:
-    """A keyed, one-way fingerprint of a secret value, safe to store in the base snapshot.
+def fingerprint(secret: str | bytes, key: bytes) -> str:
+    """A keyed, one-way fingerprint of a secret value (or a file's content: a push certificate), safe to store in
+    the base snapshot.
 
     HMAC with a per-workspace random key: equal secrets compare equal, but the stored string reveals nothing and
     cannot be brute-forced offline without the key (which never leaves the local machine).
     """
-    return "hmac-sha256:" + hmac.new(key, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+    data = secret.encode("utf-8") if isinstance(secret, str) else secret
+    return "hmac-sha256:" + hmac.new(key, data, hashlib.sha256).hexdigest()[:32]
 
 
 def mask(value: str | None) -> str:

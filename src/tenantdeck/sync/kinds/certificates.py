@@ -10,11 +10,10 @@ the draft is noted, not deleted.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.models.secrets import fingerprint
 from tenantdeck.sync.kinds.base import Kind, Planner
 from tenantdeck.sync.types import UNKNOWN, StepKind
 
@@ -39,7 +38,7 @@ def file_state(draft: Draft, written: str, *, secret_key: bytes) -> dict[str, An
         return {"unreadable": f"{written}: {exc.strerror or type(exc).__name__}"}
     if not content:
         return {"unreadable": f"{written} is empty"}
-    return {"fingerprint": "hmac-sha256:" + hmac.new(secret_key, content, hashlib.sha256).hexdigest()[:32]}
+    return {"fingerprint": fingerprint(content, secret_key)}
 
 
 class CertificatesKind(Kind):

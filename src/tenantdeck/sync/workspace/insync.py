@@ -59,18 +59,15 @@ def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str]
     certs = app_data.get("push_certificates")
     for kind, written in sorted(certs.items()) if isinstance(certs, dict) else ():
         if isinstance(written, str):
-            path = Path(written).expanduser()
-            path = path if path.is_absolute() or folder is None else folder / path
+            from tenantdeck.models.draft import resolve_beside  # only for apps naming a certificate
+
+            path = resolve_beside(written, folder)
             try:
-                content = _sha_bytes(path.read_bytes()) if path.stat().st_size <= 1 << 20 else "large"
+                content = _sha(path.read_bytes()) if path.stat().st_size <= 1 << 20 else "large"
             except OSError:
                 content = "unreadable"
             digest.update(f"\0cert:{kind}={content}".encode())
     return digest.hexdigest()
-
-
-def _sha_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class InSyncCache:
