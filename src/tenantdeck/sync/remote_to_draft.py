@@ -36,6 +36,7 @@ from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
 from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
+from tenantdeck.sync.kinds.base import value_at
 from tenantdeck.sync.types import is_unknown
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ def reserve_draft_references(namer: SecretNamer, apps: list[App]) -> None:
             namer.reserve(name, f"{key}/sms")
         for ext, settings in settings_of(app.extension_settings).items():
             for path, _ in _secret_settings(ext):
-                value = _get_path(settings, path)
+                value = value_at(settings, path)
                 if isinstance(value, str) and (name := reference_name(value)):
                     namer.reserve(name, f"{key}/{ext}/{path}")
 
@@ -268,12 +269,6 @@ def _secret_settings(ext: str) -> list[tuple[str, Setting]]:
     return [(path, s) for path, s in spec.fields() if s.secret] if spec is not None else []
 
 
-def _get_path(value: Any, path: str) -> Any:
-    for part in path.split("."):
-        value = value.get(part) if isinstance(value, Mapping) else None
-    return value
-
-
 def _set_path(value: dict[str, Any], path: str, item: Any) -> None:
     *parents, last = path.split(".")
     for part in parents:
@@ -317,10 +312,10 @@ def extension_settings_from_canonical(
         state, before = states[ext], old.get(ext) or {}
         data = _known({k: v for k, v in state.items()}, before)
         for path, setting in _secret_settings(ext):
-            if _get_path(state, path) is None:
+            if value_at(state, path) is None:
                 continue
             owner = f"{app_id or 'name:' + app_name}/{ext}/{path}"
-            old_ref = _get_path(before, path)
+            old_ref = value_at(before, path)
             _set_path(data, path, namer.name_for(owner, old_ref if isinstance(old_ref, str) else None, app_name,
                                                  app_id, setting.secret or path))
         try:

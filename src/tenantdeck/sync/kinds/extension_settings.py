@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
 from tenantdeck.sync.canonical import number, secret_state_of_draft, secret_state_of_value
-from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner, field_path, leaf_edit, unflatten, with_changes
+from tenantdeck.sync.kinds.base import (
+    DraftEdit,
+    Kind,
+    Planner,
+    field_path,
+    leaf_edit,
+    unflatten,
+    value_at,
+    with_changes,
+)
 from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown
 
 if TYPE_CHECKING:
@@ -112,10 +121,8 @@ class ExtensionSettingsKind(Kind):
         removals = {removal for _, removal in spec.removals} if spec is not None else set()
         out = {k: _canonical(v, by_key.get(k)) for k, v in settings.items() if v is not None and k not in removals}
         for path in _SECRETS.get(ext, ()):
-            holder: Any = out
-            *parents, last = path.split(".")
-            for part in parents:
-                holder = holder.get(part) if isinstance(holder, dict) else None
+            parent, _, last = path.rpartition(".")
+            holder = value_at(out, parent)
             if isinstance(holder, dict) and last in holder:
                 holder[last] = secret(holder[last])
         return out

@@ -129,10 +129,10 @@ async def _delete_extension_settings(client: ManagementClient, step: Step, app_i
 async def _extension_secret(client: ManagementClient, app_id: str, field: str) -> str | None:
     """These APIs report their secrets in clear, like SMS: ``extension_settings.<ext>.<path...>`` is read from the
     extension's current settings (fingerprinted or sent at once, never stored or shown)."""
-    _, ext, *path = field.split(".")
-    value: Any = await client.get_extension_settings(app_id, ext)
-    for part in path:
-        value = value.get(part) if isinstance(value, Mapping) else None
+    from tenantdeck.sync.kinds.base import value_at
+
+    _, ext, path = field.split(".", 2)
+    value = value_at(await client.get_extension_settings(app_id, ext), path)
     return value if isinstance(value, str) and value else None
 
 
