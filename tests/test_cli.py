@@ -50,6 +50,7 @@ def test_the_console_script_opens_an_existing_draft_without_click(tmp_path: Path
     scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["tenantdeck"] == "tenantdeck.launch:main"
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(launch, "on_terminal", lambda: True)
     draft = tmp_path / "team.yaml"
     draft.write_text("format: 1\napps: []\n")
     assert launch.direct_edit(["edit", "team.yaml"]) == Path("team.yaml")
@@ -66,3 +67,41 @@ def test_the_console_script_opens_an_existing_draft_without_click(tmp_path: Path
     out = subprocess.run([sys.executable, "-m", "tenantdeck", "frobnicate"], capture_output=True, text=True,
                          check=False)
     assert out.returncode == exitcodes.USAGE
+
+
+def test_without_a_terminal_the_editor_says_what_to_run_instead(tmp_path: Path) -> None:
+    """A CI job running `tenantdeck` (stdin and stdout not a terminal) must not wait forever for keys: exit 64
+    with the commands that work without one, whichever way the editor is asked for."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tenantdeck.yaml").write_text("format: 1\napps: []\n")
+    for args in ([], ["edit"], ["edit", "tenantdeck.yaml"], ["edit", "--demo"]):
+        out = subprocess.run([sys.executable, "-m", "tenantdeck", *args], cwd=tmp_path, capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL, timeout=60, check=False)
+        assert out.returncode == exitcodes.USAGE, (args, out.stderr)
+        assert "needs a terminal" in out.stderr and "tenantdeck validate" in out.stderr, out.stderr
+        assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_shell_completion_prints_the_script_and_completes_commands(tmp_path: Path) -> None:
+    """`_TENANTDECK_COMPLETE=bash_source tenantdeck` is click's completion protocol, even where ./tenantdeck.yaml
+    exists (it used to open the editor); `tenantdeck completion SHELL` prints the same script."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "tenantdeck.yaml").write_text("format: 1\napps: []\n")
+
+    def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tenantdeck", *args], cwd=tmp_path, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, env=os.environ | env, timeout=60, check=False)
+
+    sourced = run(_TENANTDECK_COMPLETE="bash_source")
+    assert sourced.returncode == 0 and "_tenantdeck_completion()" in sourced.stdout, sourced.stderr
+    assert run("completion", "bash").stdout == sourced.stdout
+    assert "#compdef tenantdeck" in run("completion", "zsh").stdout
+    assert "complete --no-files --command tenantdeck" in run("completion", "fish").stdout
+    assert run("completion", "tcsh").returncode == exitcodes.USAGE
+    words = run(_TENANTDECK_COMPLETE="bash_complete", COMP_WORDS="tenantdeck va", COMP_CWORD="1")
+    assert words.stdout.split() == ["plain,validate"]

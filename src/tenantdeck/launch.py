@@ -19,8 +19,24 @@ from typing import NoReturn
 DEFAULT_DRAFT = "tenantdeck.yaml"
 
 
+#: click's shell-completion variable: when set, the command line prints completions, never opens the editor
+COMPLETE_VAR = "_TENANTDECK_COMPLETE"
+
+
+def on_terminal() -> bool:
+    """Whether stdin and stdout are both a terminal: the editor needs one for keys and one for the screen. Without
+    (a CI job, a pipe, cron) it would wait forever for keys that never come."""
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):  # closed or replaced streams
+        return False
+
+
 def direct_edit(args: list[str]) -> Path | None:
-    """The draft to open when ``args`` is ``[]``, ``["edit"]`` or ``["edit", DRAFT]`` and that draft exists."""
+    """The draft to open when ``args`` is ``[]``, ``["edit"]`` or ``["edit", DRAFT]``, that draft exists and there
+    is a terminal; anything else is the command line's (completion, the no-terminal message, the prompt)."""
+    if os.environ.get(COMPLETE_VAR) or not on_terminal():
+        return None
     if args in ([], ["edit"]):
         draft = Path(DEFAULT_DRAFT)
     elif len(args) == 2 and args[0] == "edit" and args[1] and not args[1].startswith("-"):

@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 LOCAL = "local"
 LOCAL_BASE_URL = "http://sandbox.local"
 ENV_BASE_URL = "TENANTDECK_BASE_URL"
+#: the profile to use when no ``--profile`` is given (before profiles.yaml's ``default``): a CI job sets it per stage
+ENV_PROFILE = "TENANTDECK_PROFILE"
 ENV_KEY = "TENANTDECK_KEY"
 ENV_SECRET = "TENANTDECK_SECRET"
 PROFILES_FILE = "profiles.yaml"
@@ -493,7 +495,8 @@ def resolve_target(
     insecure: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> Target:
-    """Pick the target by the documented precedence; raises :class:`ProfileError` (one line) when impossible."""
+    """Pick the target by the documented precedence (README "Profiles": a flag, then the environment, then
+    profiles.yaml, then the built-in sandbox); raises :class:`ProfileError` (one line) when impossible."""
     env = os.environ if env is None else env
     if base_url:
         return _url_target(base_url, "--base-url", insecure, env, profile)
@@ -501,7 +504,7 @@ def resolve_target(
         return _url_target(env[ENV_BASE_URL], ENV_BASE_URL, insecure, env, profile)
     path = profiles_path(env)
     config = load_profiles(path) if path.exists() else None
-    name = profile or (config.default if config else None) or LOCAL
+    name = profile or env.get(ENV_PROFILE) or (config.default if config else None) or LOCAL
     if name == LOCAL:
         return local_target(env)
     if config is None:
@@ -529,7 +532,7 @@ def resolve_for_draft(
     :func:`tenantdeck.sync.workspace.binding.check_identity`.
     """
     env = os.environ if env is None else env
-    if not (profile or base_url or env.get(ENV_BASE_URL)):
+    if not (profile or base_url or env.get(ENV_BASE_URL) or env.get(ENV_PROFILE)):
         from tenantdeck.sync.workspace.binding import recorded_choice
         from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 

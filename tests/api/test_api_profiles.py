@@ -98,6 +98,25 @@ def test_profile_flag_beats_default(configured: dict[str, str]) -> None:
     assert target.client().max_rps == 5.0
 
 
+def test_profile_from_the_environment_beats_the_default_and_yields_to_the_flag(configured: dict[str, str]) -> None:
+    """A CI job picks the stage's profile with TENANTDECK_PROFILE; an explicit --profile still wins (flag > env >
+    profiles.yaml's default)."""
+    env = {**configured, "TENANTDECK_PROFILE": "staging"}
+    assert resolve_target(env=env).name == "staging"
+    assert resolve_target(profile="prod", env=env).name == "prod"
+    assert resolve_target(env={**env, "TENANTDECK_PROFILE": "local"}).is_local
+    with pytest.raises(ProfileError, match="unknown profile 'nope'"):
+        resolve_target(env={**env, "TENANTDECK_PROFILE": "nope"})
+
+
+def test_ci_needs_no_file_on_disk(isolated_env: dict[str, str]) -> None:
+    """URL, key and secret from the environment alone: no profiles.yaml, no credentials file."""
+    env = {**isolated_env, "TENANTDECK_BASE_URL": PROD_URL, "TENANTDECK_KEY": KEY, "TENANTDECK_SECRET": SECRET}
+    target = resolve_target(env=env)
+    assert (target.base_url, target.key, target.secret) == (PROD_URL, KEY, SECRET)
+    assert not (Path(isolated_env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").exists()
+
+
 def test_explicit_local_beats_default(configured: dict[str, str]) -> None:
     assert resolve_target(profile="local", env=configured).is_local
 

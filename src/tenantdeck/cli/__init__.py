@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
     "listen": ("listen_cmd", "Receive webhook deliveries on loopback and check each against the event models."),
     "edit": ("edit_cmd", "Open the draft in the terminal editor (also: `tenantdeck` alone)."),
+    "completion": ("completion_cmd", "Print the shell completion script (bash, zsh, fish)."),
     "run-demo": ("demo_cmd", "The main job on a fresh machine: sample draft against the embedded sandbox."),
 }
 

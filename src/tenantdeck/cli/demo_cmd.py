@@ -63,11 +63,12 @@ def _flip_one_toggle(draft: Path) -> str:
 )
 def command(workdir: Path | None) -> None:
     """The main job on a fresh machine: the sample draft and the pull/diff/push loop against the sandbox."""
-    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, SANDBOX_DB, data_dir
+    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, ENV_PROFILE, SANDBOX_DB, data_dir
 
     workdir = workdir or data_dir() / "demo"
     workdir.mkdir(parents=True, exist_ok=True)
     sample, account = workdir / "sample.yaml", workdir / "account.yaml"
+    os.environ.pop(ENV_PROFILE, None)
     os.environ.pop(ENV_BASE_URL, None)  # the demo always talks to the built-in `local` sandbox ...
     # ... on its own database, never the user's: earlier pushes to their sandbox cannot break the demo
     sandbox_dir = (workdir / "sandbox").resolve()

@@ -8,7 +8,6 @@ sandbox database, never the user's), so every app has a base and the change stat
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -26,6 +25,16 @@ from tenantdeck.cli.options import draft_input
               help="Make the Events screen's receiver require this Basic Auth (password from the variable).")
 def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_auth: str | None) -> None:
     """Open the draft in the terminal editor."""
+    from tenantdeck.launch import on_terminal
+
+    if not on_terminal():  # a CI job or a pipe: the editor would wait forever for keys
+        from tenantdeck import exitcodes
+        from tenantdeck.cli.output import error
+
+        error("the editor needs a terminal (stdin and stdout are not one here, as in a CI job or a pipe); "
+              f"without one, run `tenantdeck validate {draft_path}`, `tenantdeck diff {draft_path}` or "
+              f"`tenantdeck push {draft_path} --yes`")
+        raise SystemExit(exitcodes.USAGE)
     credentials = None
     if events_basic_auth is not None:
         from tenantdeck.cli.listen_cmd import parse_basic_auth
@@ -34,8 +43,6 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
     if demo:
         draft_path = _demo_draft()
     elif not draft_path.exists():
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise click.ClickException(f"{draft_path} does not exist; create it with `tenantdeck init {draft_path}`")
         if not click.confirm(f"{draft_path} does not exist. Write the commented sample draft there?", default=True):
             return
         from tenantdeck.cli.main_run import run_cli
@@ -62,9 +69,10 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
 
 def _demo_draft() -> Path:
     """The demo account's draft: pulled from the demo's own sandbox database the first time."""
-    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, data_dir
+    from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, ENV_PROFILE, data_dir
 
     workdir = data_dir() / "demo"
+    os.environ.pop(ENV_PROFILE, None)
     os.environ.pop(ENV_BASE_URL, None)
     os.environ[ENV_DATA_DIR] = str((workdir / "sandbox").resolve())
     workdir.mkdir(parents=True, exist_ok=True)

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 
 def current_profile(profile: str | None) -> str:
-    """The profile name the editor works against: the chosen one, else ``default:`` of profiles.yaml, else local
-    (``custom`` when ``TENANTDECK_BASE_URL`` overrides them all). Never raises: a broken file reads as unknown."""
+    """The profile name the editor works against: the chosen one, else ``TENANTDECK_PROFILE``, else ``default:`` of
+    profiles.yaml, else local (``custom`` when ``TENANTDECK_BASE_URL`` overrides them all). Never raises: a broken
+    file reads as unknown."""
     import os
 
-    from tenantdeck.targets import ENV_BASE_URL, LOCAL, load_profiles, profiles_path
+    from tenantdeck.targets import ENV_BASE_URL, ENV_PROFILE, LOCAL, load_profiles, profiles_path
 
     if os.environ.get(ENV_BASE_URL):
         return "custom"
-    if profile:
-        return profile
+    if profile or os.environ.get(ENV_PROFILE):
+        return profile or os.environ[ENV_PROFILE]
     try:
         path = profiles_path()
         config = load_profiles(path) if path.exists() else None
