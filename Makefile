@@ -11,7 +11,7 @@ LOCK := .ci/constraints.txt
 $(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[test]'
+	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[test,dev]'
 	touch $(STAMP)
 
 # The main job: the terminal editor on the demo account of the embedded sandbox (no account, no network).
@@ -28,9 +28,9 @@ lock:
 	rm -rf .venv-lock
 	$(PY) -m venv .venv-lock
 	.venv-lock/bin/python -m pip install --quiet --upgrade pip
-	.venv-lock/bin/python -m pip install --quiet -e '.[test]'
+	.venv-lock/bin/python -m pip install --quiet -e '.[test,dev]'
 	printf '# The versions the suite passes with; `make lock` regenerates this from the newest releases.\n' > $(LOCK)
-	.venv-lock/bin/python -m pip freeze --exclude-editable | grep -v -i '^tenantdeck' >> $(LOCK)
+	.venv-lock/bin/python -m pip freeze --all --exclude-editable | grep -v -i -e '^tenantdeck' -e '^pip==' >> $(LOCK)
 	rm -rf .venv-lock
 
 # The suite against the newest releases and against the lowest versions pyproject.toml declares: drift is

@@ -1,20 +1,113 @@
-"""Packaging metadata that install-time tools read: no deprecation warnings on `pip install -e .`."""
+"""The package a stranger installs: a wheel built from this tree, installed apart from it, runs and says one version.
+
+The wheel is built offline (``--no-build-isolation``: setuptools is a test dependency) from a copy of the files a
+build reads, so the source tree is never written to, and installed with ``--target`` into a scratch folder that
+is put first on the path of a child interpreter. That child refuses to run unless ``tenantdeck`` was imported from
+the wheel's files, so the editable install of the source tree cannot stand in for it.
+"""
 
 from __future__ import annotations
 
-import re
+import email
+import shutil
+import subprocess
+import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: runs ``tenantdeck`` from the folder given first, after checking that is where the package comes from
+DRIVER = """
+import sys
+site = sys.argv[1]
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()]
+sys.path.insert(0, site)
+import tenantdeck
+assert tenantdeck.__file__.startswith(site), tenantdeck.__file__
+sys.argv = ["tenantdeck", *sys.argv[2:]]
+from tenantdeck.launch import main
+main()
+"""
 
 
-def test_license_is_an_spdx_string_with_a_backend_that_understands_it() -> None:
-    """A ``license = {text = ...}`` table makes setuptools >= 77 print a deprecation banner on every install (three
-    times in `make run`); PEP 639's SPDX string does not, but needs setuptools >= 77 to be read."""
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["license"] == "MIT"
-    requires = pyproject["build-system"]["requires"]
-    setuptools = next(r for r in requires if r.startswith("setuptools"))
-    match = re.fullmatch(r"setuptools>=(\d+)(?:\.\d+)*", setuptools)
-    assert match is not None and int(match.group(1)) >= 77, setuptools
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("setuptools", minversion="77")
+    tree = tmp_path_factory.mktemp("tree")
+    for name in ("pyproject.toml", "LICENSE", "README.md"):
+        shutil.copy2(ROOT / name, tree / name)
+    (tree / "docs").mkdir()
+    shutil.copy2(ROOT / "docs" / "package.md", tree / "docs" / "package.md")
+    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    out = tmp_path_factory.mktemp("dist")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                            "-q", "-w", str(out), str(tree)], capture_output=True, text=True, timeout=300, check=False)
+    assert built.returncode == 0, built.stderr
+    (path,) = out.glob("tenantdeck-*.whl")
+    return path
+
+
+def metadata(wheel: Path) -> email.message.Message:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        return email.message_from_bytes(archive.read(name))
+
+
+def test_the_version_has_one_source() -> None:
+    """pyproject.toml reads the version from tenantdeck.__version__: one place to change."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+
+
+def test_wheel_metadata_is_a_package_page(wheel: Path) -> None:
+    import tenantdeck
+
+    meta = metadata(wheel)
+    assert meta["Version"] == tenantdeck.__version__
+    assert meta["License-Expression"] == "MIT" and meta["License-File"] == "LICENSE"
+    assert "Environment :: Console" in meta.get_all("Classifier") and meta["Keywords"]
+    def names(extra: str | None) -> set[str]:
+        """The distributions required by the package itself (``extra`` None) or by one of its extras."""
+        out = set()
+        for requirement in meta.get_all("Requires-Dist"):
+            spec, _, marker = requirement.partition(";")
+            if (f'extra == "{extra}"' in marker) if extra else "extra ==" not in marker:
+                out.add(spec.split(">")[0].split("<")[0].split("=")[0].strip())
+        return out
+
+    # imported by tenantdeck itself, so declared (not only pulled in by Textual or FastAPI)
+    assert {"textual", "httpx", "pydantic", "rich", "starlette", "fastapi"} <= names(None)
+    assert "ruff" in names("dev") and "ruff" not in names("test") | names(None)  # a dev tool, not a test need
+    page = meta.get_payload()
+    assert "pip install tenantdeck" in page
+    # a package index has no repository beside the page: no relative link or image may be on it
+    assert "](" not in page.replace("](http", "")
+
+
+def test_the_installed_wheel_runs_apart_from_the_source_tree(wheel: Path, tmp_path: Path) -> None:
+    import tenantdeck
+
+    site = tmp_path / "site"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+                                "--target", str(site), str(wheel)], capture_output=True, text=True, timeout=300,
+                               check=False)
+    assert installed.returncode == 0, installed.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", DRIVER, str(site), *args], cwd=work, capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+
+    version = run("--version")
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"tenantdeck, version {tenantdeck.__version__}"
+    # the package data (sample, schema, themes) travel in the wheel: init writes the sample, validate checks it
+    assert run("init", "d.yaml").returncode == 0
+    checked = run("validate", "d.yaml")
+    assert checked.returncode == 0, checked.stderr
+    assert run("schema").stdout.startswith("{")
