@@ -8,8 +8,12 @@ example database, so a run is reproducible and a green CI cannot turn red on a n
 from __future__ import annotations
 
 import os
+import tempfile
 
 from hypothesis import settings
+
+# caches (parse cache, theme verdicts) of tests that do not choose their own: never the user's ~/.cache
+os.environ.setdefault("TENANTDECK_CACHE_DIR", tempfile.mkdtemp(prefix="tenantdeck-test-cache-"))
 
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)

@@ -20,7 +20,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """An environment with empty config/data dirs and no TENANTDECK_* credentials or base URL."""
-    for name in ("TENANTDECK_BASE_URL", "TENANTDECK_KEY", "TENANTDECK_SECRET"):
+    for name in ("TENANTDECK_BASE_URL", "TENANTDECK_KEY", "TENANTDECK_SECRET", "TENANTDECK_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     env = {
         "TENANTDECK_CONFIG_DIR": str(tmp_path / "config"),

@@ -3,6 +3,7 @@ loopback socket (uvicorn on 127.0.0.1, ephemeral port). Also ``tenantdeck doctor
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -163,7 +164,7 @@ def test_doctor_over_loopback(live_server: str, isolated_env: dict[str, str]) ->
     env = {"TENANTDECK_BASE_URL": live_server, "TENANTDECK_KEY": DEFAULT_KEY, "TENANTDECK_SECRET": DEFAULT_SECRET}
     result = CliRunner().invoke(cli, ["doctor"], env=env)
     assert result.exit_code == 0, result.output
-    lines = result.output.splitlines()
+    lines = [line for line in result.output.splitlines() if not line.startswith("path  ")]
     assert [line.split()[0] for line in lines] == ["ok"] * 5 + ["info"]
     assert lines[5].startswith("info  moderation            not managed by tenantdeck") and "deprecated" in lines[5]
     assert f"-> {live_server}" in lines[0] and "HTTP 200 in" in lines[1]
@@ -206,6 +207,26 @@ def test_doctor_local_default(isolated_env: dict[str, str]) -> None:
     assert "ok    target resolved       local (built-in sandbox" in result.output
     assert "ok    TLS                   in-process sandbox (no network)" in result.output
     assert "ok    clock skew            not reported (no Date header)" in result.output
+
+
+def test_doctor_lists_every_path_where_the_overrides_put_it(isolated_env: dict[str, str], tmp_path: Path) -> None:
+    """One answer to "where does tenantdeck keep X": config, data and cache (caches never in the data directory),
+    and the draft's workspace; the JSON document says the same."""
+    cache = tmp_path / "my-cache"
+    env = {"TENANTDECK_CACHE_DIR": str(cache)}
+    text = CliRunner().invoke(cli, ["doctor", "--draft", "team.yaml"], env=env)
+    assert text.exit_code == 0, text.output
+    paths = {line[6:27].strip(): line[28:].split("  (")[0] for line in text.output.splitlines()
+             if line.startswith("path  ")}
+    config, data = isolated_env["TENANTDECK_CONFIG_DIR"], isolated_env["TENANTDECK_DATA_DIR"]
+    assert paths["profiles"] == f"{config}/profiles.yaml" and paths["sandbox database"].startswith(data)
+    assert paths["parse cache"] == f"{cache}/parse-cache" and paths["theme cache"].startswith(str(cache))
+    assert paths["committed base"] == "team.lock.json" and paths["push history"].endswith("history.jsonl")
+    doc = json.loads(CliRunner().invoke(cli, ["doctor", "--draft", "team.yaml", "--format", "json"], env=env).stdout)
+    assert (doc["format_version"], doc["command"], doc["exit_code"], doc["ok"]) == (1, "doctor", 0, True)
+    assert {p["what"]: p["path"] for p in doc["paths"]} == paths
+    assert [c["status"] for c in doc["checks"]] == ["ok"] * 5 + ["info"]
+    assert next(p for p in doc["paths"] if p["what"] == "sandbox database")["exists"] is True
 
 
 def test_doctor_refused_target_is_one_line_and_exit_1(isolated_env: dict[str, str]) -> None:

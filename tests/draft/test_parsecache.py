@@ -15,6 +15,7 @@ from tenantdeck.draft.session import DraftSession
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(parsecache, "MIN_CHARS", 1000)  # the fixture drafts are small
 
 
@@ -27,7 +28,7 @@ def write_draft(tmp_path: Path, apps: int = 40, name: str = "d.yaml") -> Path:
 
 
 def entries(tmp_path: Path) -> list[Path]:
-    return sorted((tmp_path / "data" / "parse-cache").glob("*.marshal"))
+    return sorted((tmp_path / "cache" / "parse-cache").glob("*.marshal"))
 
 
 def test_second_open_of_the_same_text_reads_the_cache_and_gets_the_same_data(tmp_path: Path) -> None:

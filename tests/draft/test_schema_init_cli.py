@@ -106,7 +106,10 @@ def test_validate_json_output(tmp_path: Path) -> None:
     f.write_text(BAD)
     result = CliRunner().invoke(cli, ["validate", str(f), "--format", "json"])
     assert result.exit_code == 1
-    problems = json.loads(result.stdout)
+    doc = json.loads(result.stdout)
+    assert (doc["format_version"], doc["command"], doc["valid"], doc["errors"], doc["exit_code"]) == (
+        1, "validate", False, 2, 1)
+    problems = doc["problems"]
     assert [(p["line"], p["column"], p["path"], p["severity"]) for p in problems] == [
         (3, 11, "apps[0].name", "error"),
         (5, 14, "apps[0].version", "error"),

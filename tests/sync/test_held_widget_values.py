@@ -81,7 +81,7 @@ def test_pull_keeps_held_values_validate_warns_and_nothing_is_planned(served: An
     long_app = next(i for i, app in enumerate(draft["apps"]) if app["name"] == LONG_APP)
     checked = validate(pulled)
     assert checked.exit_code == exitcodes.OK, checked.output
-    problems = json.loads(checked.stdout)
+    problems = json.loads(checked.stdout)["problems"]
     assert {p["severity"] for p in problems} == {"warning"}
     assert {(p["code"], p["path"]) for p in problems} == {
         ("held_listing", f"apps[{a}].widgets[0].sidebar.user_listing"),
@@ -144,7 +144,7 @@ def test_moving_a_held_value_back_inside_the_rules_is_pushed(served: Any, pulled
     assert (after["name"], after["sidebar"]["user_listing"], after["sidebar"]["group_listing"]) == (
         "Support", "friends", "open_groups")
     checked = validate(pulled)
-    assert [p["code"] for p in json.loads(checked.stdout) if "widgets" in p["path"]] == ["held_listing"]
+    assert [p["code"] for p in json.loads(checked.stdout)["problems"] if "widgets" in p["path"]] == ["held_listing"]
     assert run(served, tmp_path, "diff").exit_code == exitcodes.OK
 
 
@@ -157,7 +157,8 @@ def test_values_outside_the_rules_are_errors_where_the_draft_creates_them(tmp_pa
                                     "apps": [{"name": LONG_APP, "region": "eu", "widgets": [widget]}]}))
     checked = validate(path)
     assert checked.exit_code == exitcodes.ERROR, checked.output
-    errors = {(p["path"], p["code"]): p["message"] for p in json.loads(checked.stdout) if p["severity"] == "error"}
+    problems = json.loads(checked.stdout)["problems"]
+    errors = {(p["path"], p["code"]): p["message"] for p in problems if p["severity"] == "error"}
     assert errors[("apps[0].name", "string_too_long")] == (
         f"too long: at most 100 characters (this one has {len(LONG_APP)})")
     assert errors[("apps[0].widgets[0].name", "string_too_long")] == (

@@ -16,3 +16,4 @@ def _in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CACHE_DIR", str(tmp_path / "cache"))

@@ -2,8 +2,10 @@
 
 One line per check, in the order a user would debug by hand: target resolved -> reachable -> credentials
 accepted -> TLS -> clock skew. ``ok`` and ``warn`` pass; any ``FAIL`` makes the exit code 1. Checks that cannot
-run because an earlier one failed say ``skip``. Nothing here prints a traceback or a secret: errors are the
-client's one-line messages (already redacted), and anything unexpected is redacted again before printing.
+run because an earlier one failed say ``skip``. Then every path the tool reads or writes (config, data, cache),
+so "where does it keep X" has one answer; ``--format json`` prints the same as one document. Nothing here prints
+a traceback or a secret: errors are the client's one-line messages (already redacted), and anything unexpected is
+redacted again before printing.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import asyncio
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.target_options import target_options
 
 if TYPE_CHECKING:
@@ -140,15 +144,72 @@ def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rp
     return checks
 
 
+@dataclass(frozen=True, slots=True)
+class UsedPath:
+    """A file or directory tenantdeck uses, what for, and which variable moves it."""
+
+    what: str
+    path: Path
+    override: str
+
+    def render(self) -> str:
+        state = "" if self.path.exists() else "  (not there yet)"
+        return f"path  {self.what:<21} {self.path}{state}"
+
+
+def used_paths(draft: Path) -> list[UsedPath]:
+    """Every per-user path (config, data, cache) and the workspace of ``draft``, from the constants their owners
+    read, so this list cannot drift from where the files really are."""
+    from tenantdeck.draft import parsecache
+    from tenantdeck.locations import ENV_CACHE_DIR, ENV_CONFIG_DIR, ENV_DATA_DIR, cache_dir, config_dir, data_dir
+    from tenantdeck.prefs import keymap, settings, themes
+    from tenantdeck.sync.workspace.state import Workspace
+    from tenantdeck.targets import SANDBOX_DB, profiles_path
+
+    config, data, cache = config_dir(), data_dir(), cache_dir()
+    workspace = Workspace(draft)
+    return [
+        UsedPath("config directory", config, ENV_CONFIG_DIR),
+        UsedPath("profiles", profiles_path(), ENV_CONFIG_DIR),
+        UsedPath("editor settings", config / settings.SETTINGS_FILE, ENV_CONFIG_DIR),
+        UsedPath("keymap", config / keymap.KEYMAP_FILE, ENV_CONFIG_DIR),
+        UsedPath("your themes", themes.user_dir(config), ENV_CONFIG_DIR),
+        UsedPath("data directory", data, ENV_DATA_DIR),
+        UsedPath("sandbox database", data / SANDBOX_DB, ENV_DATA_DIR),
+        UsedPath("demo account", data / "demo", ENV_DATA_DIR),
+        UsedPath("cache directory", cache, ENV_CACHE_DIR),
+        UsedPath("parse cache", parsecache._directory(), ENV_CACHE_DIR),
+        UsedPath("theme cache", themes.cache_path(cache), ENV_CACHE_DIR),
+        UsedPath("draft", draft, "--draft"),
+        UsedPath("committed base", workspace.lock_path, "--draft"),
+        UsedPath("workspace", workspace.root, "--draft"),
+        UsedPath("push history", workspace.history_path, "--draft"),
+    ]
+
+
 @click.command("doctor")
 @target_options
+@click.option("--draft", "draft_path", metavar="DRAFT", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("tenantdeck.yaml"), show_default=True, help="The draft whose workspace paths to list.")
+@format_option()
 @click.pass_context
 def command(ctx: click.Context, profile: str | None, base_url: str | None, insecure: bool,
-            max_rps: float | None) -> None:
-    """Check that the service is reachable and the credentials work (exit 0 when every check passes)."""
+            max_rps: float | None, draft_path: Path, fmt: str) -> None:
+    """Check that the service is reachable and the credentials work (exit 0 when every check passes), and list
+    every path the tool uses."""
     from tenantdeck.cli.output import write
 
     checks = [*run_checks(profile, base_url, insecure, max_rps), MODERATION]
-    for check in checks:
-        write(check.render() + "\n")  # details quote the service's answers
-    ctx.exit(exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK)
+    paths = used_paths(draft_path)
+    code = exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK
+    if fmt == "json":
+        emit(document("doctor", code, ok=code == exitcodes.OK,
+                      checks=[{"name": c.name, "status": c.status.lower(), "detail": c.detail} for c in checks],
+                      paths=[{"what": p.what, "path": str(p.path), "exists": p.path.exists(),
+                              "override": p.override} for p in paths]))
+    else:
+        for check in checks:
+            write(check.render() + "\n")  # details quote the service's answers
+        for path in paths:
+            write(path.render() + "\n")
+    ctx.exit(code)

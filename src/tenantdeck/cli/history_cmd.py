@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
+from tenantdeck import exitcodes
+from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.sync_common import draft_option
-from tenantdeck.textsafe import json_text
 
 
 @click.command("history")
 @draft_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format on stdout.")
+@format_option()
 def command(draft_path: Path, fmt: str) -> None:
     """Show the local audit log of pushes."""
     from tenantdeck.cli.sync_common import fail
@@ -30,7 +29,7 @@ def command(draft_path: Path, fmt: str) -> None:
     except OSError as exc:
         fail(str(workspace_error(workspace, exc)))
     if fmt == "json":
-        sys.stdout.write(json_text({"format_version": 1, "pushes": records}, indent=2) + "\n")
+        emit(document("history", exitcodes.OK, draft=str(draft_path), pushes=records))
     else:
         from tenantdeck.cli.output import write
 

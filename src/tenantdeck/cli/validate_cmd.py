@@ -1,8 +1,8 @@
 """`tenantdeck validate`: check a draft offline; every problem with file, line, column and key path.
 
 stdout carries only the requested format (one ``FILE:LINE:COL: error|warning: KEY.PATH: message`` line per problem,
-or a JSON list) so it can be piped into editors and CI annotations; the summary goes to stderr. Imports nothing but
-the loader, PyYAML and the models: no httpx, FastAPI, ruamel or Textual.
+or one JSON document: docs/json-output.md) so it can be piped into editors and CI annotations; the summary goes to
+stderr. Imports nothing but the loader, PyYAML and the models: no httpx, FastAPI, ruamel or Textual.
 """
 
 from __future__ import annotations
@@ -14,24 +14,18 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import output
+from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import draft_input
 
 
 @click.command("validate")
 @draft_input("The draft to check.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format of the problems on stdout.",
-)
+@format_option()
 def command(draft_path: Path, fmt: str) -> None:
     """Check the draft DRAFT offline; exit 0 when valid (warnings allowed), 1 when not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
-    from tenantdeck.problems import render_json, render_text
+    from tenantdeck.problems import render_text
 
     if not yamlsource.HAVE_LIBYAML:
         output.warning("PyYAML has no libyaml here; validating with the slower pure-Python parser")
@@ -43,12 +37,14 @@ def command(draft_path: Path, fmt: str) -> None:
         output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
-    out = render_json(problems) if fmt == "json" else render_text(problems)
-    if out:
-        output.echo(out, err=False, nl=False)
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors
     valid = result.draft is not None and errors == 0
+    if fmt == "json":
+        emit(document("validate", exitcodes.OK if valid else exitcodes.ERROR, draft=path, valid=valid,
+                      errors=errors, warnings=warnings, problems=[p.to_json() for p in problems]))
+    elif problems:
+        output.echo(render_text(problems), err=False, nl=False)
     summary = f"{path}: " + ("valid" if valid else "invalid")
     if problems:
         summary += f" ({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})"

@@ -7,9 +7,10 @@ four times what a bare Textual app needs to paint; ``marshal`` gives the same da
 Only clean parses of drafts of at least :data:`MIN_CHARS` characters are kept (no YAML problems, surprises,
 duplicate keys or aliases: the cache holds the data alone). The key is a hash of the exact text together with the
 parser's own version (its source file's size and mtime, and the package version), so an edited file, or a changed
-parser, never gets stale data. Entries live in the data directory (``TENANTDECK_DATA_DIR``), the newest
-:data:`KEEP` only; an unreadable entry is ignored and removed. ``marshal`` is used rather than ``pickle`` because it
-cannot run code on load; like the rest of the data directory, the cache is trusted as the user's own files.
+parser, never gets stale data. Entries live in the cache directory (``TENANTDECK_CACHE_DIR``; ``~/.cache`` on Linux:
+rebuilt when gone), the newest :data:`KEEP` only; an unreadable entry is ignored and removed. ``marshal`` is used
+rather than ``pickle`` because it cannot run code on load; like the rest of the user's directories, the cache is
+trusted as the user's own files.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ _FORMAT = b"tenantdeck-parse-1\n"
 
 
 def _directory() -> Path:
-    from tenantdeck.locations import data_dir
+    from tenantdeck.locations import cache_dir
 
-    return data_dir() / "parse-cache"
+    return cache_dir() / "parse-cache"
 
 
 def _key(text: str) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.theme import Theme
 
-from tenantdeck.locations import config_dir, data_dir
+from tenantdeck.locations import cache_dir, config_dir
 from tenantdeck.prefs import keymap as keymaps
 from tenantdeck.prefs import settings as prefs_settings
 from tenantdeck.prefs.themes import DEFAULT_THEME, ThemeFailure, ThemeSet, cache_path, load_themes
@@ -44,7 +44,7 @@ def variable_defaults(theme: Theme) -> dict[str, str]:
 
 def register_themes(app: App[object]) -> ThemeSet:
     """Register every valid theme file with ``app``; a file Textual cannot build becomes a failure too."""
-    loaded = load_themes(config_dir(), cache_path(data_dir()))
+    loaded = load_themes(config_dir(), cache_path(cache_dir()))
     for name, spec in list(loaded.themes.items()):
         try:
             theme = Theme(**spec.kwargs)  # type: ignore[arg-type]
