@@ -77,7 +77,7 @@ async def test_listen_json_writes_every_one_of_300_concurrent_deliveries_with_ke
 async def test_a_listen_whose_stdout_nobody_reads_still_answers_and_writes_everything_later() -> None:
     """Nobody reads the pipe while 200 deliveries of ~4 KB arrive (far more than a pipe holds): each is still
     answered 200, and once the pipe is read every one of them is there."""
-    listen, url = start_listen("--json")
+    listen, url = start_listen("--format", "json")
     try:
         for _ in range(4):  # in waves, so the pipe is certainly full while later ones arrive
             assert await post_all(url, 50, pad=4000) == [200] * 50

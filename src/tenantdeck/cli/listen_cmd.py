@@ -74,7 +74,9 @@ def parse_basic_auth(value: str, env: dict[str, str] | os._Environ[str] = os.env
     default=None,
     help="Require this Basic Auth; the password comes from the environment variable.",
 )
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per delivery on stdout.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: JSON Lines on stdout, one object per delivery (docs/json-output.md).")
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json (kept for scripts).")
 @click.option(
     "--max-body",
     default=1024 * 1024,
@@ -93,7 +95,8 @@ def parse_basic_auth(value: str, env: dict[str, str] | os._Environ[str] = os.env
     help="Seconds a sender may take for its request headers, and again for its body (then 408).",
 )
 def command(
-    host: str, port: int, basic_auth: str | None, as_json: bool, max_body: int, keep: int, read_timeout: float
+    host: str, port: int, basic_auth: str | None, fmt: str, as_json: bool, max_body: int, keep: int,
+    read_timeout: float,
 ) -> None:
     """Receive webhook deliveries and check each one against the event models.
 
@@ -131,7 +134,7 @@ def command(
             loop.add_signal_handler(signum, lambda s=signum: (stopped_by.append(s), stop.set()))
         auth = f" (Basic Auth as {credentials[0]})" if credentials else ""
         click.echo(f"tenantdeck listen: receiving on {receiver.url}{auth}; Ctrl-C stops", err=True)
-        printer = Printer(render_json if as_json else render_line)
+        printer = Printer(render_json if as_json or fmt == "json" else render_line)
         remove = receiver.add_listener(printer.offer)
         try:
             await stop.wait()

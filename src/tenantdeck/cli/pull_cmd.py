@@ -1,6 +1,7 @@
 """``tenantdeck pull``: write the account's remote configuration into the draft and a base snapshot beside it.
 
-Output contract: stdout stays empty; stderr gets one summary line (plus notes about kept local items and any
+Output contract: stdout stays empty (with ``--format json``: one document, docs/json-output.md); stderr gets one
+summary line (plus notes about kept local items and any
 problem the pulled draft has). Every failure is one line on stderr and exit 1, never a traceback, never a secret.
 """
 
@@ -13,6 +14,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import output
+from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input, lock_timeout_option
 from tenantdeck.cli.target_options import (
     TargetError,
@@ -37,6 +39,7 @@ from tenantdeck.cli.target_options import (
 )
 @lock_timeout_option
 @rebind_option
+@format_option()
 def command(
     profile: str | None,
     base_url: str | None,
@@ -47,6 +50,7 @@ def command(
     concurrency: int,
     lock_timeout: float | None,
     rebind: bool,
+    fmt: str,
 ) -> None:
     """Write the account's remote configuration into the draft DRAFT (secrets as ${ENV} references, never values).
 
@@ -94,6 +98,13 @@ def command(
     output.echo(result.summary())
     if warnings:
         click.echo(f"{len(warnings)} warning(s) in the pulled draft; see `tenantdeck validate {draft_path}`", err=True)
+    code = exitcodes.ERROR if errors else exitcodes.OK
+    if fmt == "json":
+        emit(document("pull", code, ok=not errors, profile=target.name, draft=str(draft_path),
+                      base=str(result.workspace.lock_path), apps=result.apps, widgets=result.widgets,
+                      webhooks=result.webhooks, extension_settings=result.extension_settings, team=result.team,
+                      removed_apps=list(result.removed_apps), notes=list(result.notes),
+                      problems=[p.to_json() for p in result.problems]))
     if errors:
         output.error("the pulled draft does not validate (see above); fix it before a push")
         raise SystemExit(exitcodes.ERROR)

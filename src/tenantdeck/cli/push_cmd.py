@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option, not_a_draft
 from tenantdeck.cli.sync_common import choice_of, prefer_option, resolution_options
 from tenantdeck.cli.target_options import (
@@ -49,11 +50,13 @@ from tenantdeck.cli.target_options import (
 @target_options
 @rebind_option
 @prefer_option
+@format_option(help="Output on stdout: nothing for text (the plan, progress and summary go to stderr, as always), "
+               "or one JSON document with the plan and what was applied (docs/json-output.md).")
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
             adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None,
-            rebind: bool, prefer: str | None) -> None:
+            rebind: bool, prefer: str | None, fmt: str) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, draft_of_plan, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -71,7 +74,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
                        adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                        lock_timeout=lock_timeout, rebind=rebind,
-                       prefer=prefer)  # type: ignore[arg-type]
+                       prefer=prefer, report={})  # type: ignore[arg-type]
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))
@@ -79,4 +82,9 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
         raise TargetError(str(exc)) from None
     except TargetError:
         raise
-    sys.exit(code if code is not None else exitcodes.OK)
+    code = code if code is not None else exitcodes.OK
+    if fmt == "json":
+        report = opts.report or {}
+        emit(document("push", code, ok=code == exitcodes.OK, profile=target.name,
+                      plan=report.get("plan"), result=report.get("result"), refusal=report.get("refusal")))
+    sys.exit(code)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tenantdeck import exitcodes
 from tenantdeck.problems import render_text
@@ -37,6 +37,8 @@ class PushOptions(PushRequest):
     interactive: bool = False  #: a terminal is there to answer the question
     confirm: Confirm | None = None
     lock_timeout: float | None = None  #: seconds to wait for another process's workspace lock (None: the default)
+    #: ``push --format json``: what the push did, as data; filled by :func:`push_flow` (docs/json-output.md)
+    report: dict[str, Any] | None = None
 
 
 def _err(stream: TextIO, text: str) -> None:
@@ -70,7 +72,11 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
     if opts.plan_file is None:
         _err(err, f"Reading the service ({target.describe()}) ...")
     prepared = await prepare_push(target, opts, env)
+    report = opts.report if opts.report is not None else {}
     if isinstance(prepared, PushRefused):
+        report["refusal"] = prepared.to_json()
+        if prepared.plan is not None:
+            report["plan"] = prepared.plan.to_json(with_snapshots=False)
         return render_refusal(prepared, err)
     for notice in prepared.notices:
         _err(err, notice)
@@ -78,6 +84,7 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         _err(err, f"warning: {warning}")
     prepared.warnings.clear()
     plan = prepared.plan
+    report["plan"] = plan.to_json(with_snapshots=False)
     _err(err, render_plan(plan))
     if not plan.operations:
         return exitcodes.OK
@@ -97,6 +104,7 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
     finally:
         progress.finish()
         _err(err, result.summary())
+        report["result"] = result.to_json()
     if result.write_failed:
         return exitcodes.WRITE_FAILED
     if not result.complete:

@@ -68,6 +68,11 @@ class PushRefused:
     stale: list[Stale] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
 
+    def to_json(self) -> dict[str, Any]:
+        """Why nothing was pushed, as data (``push --format json``); the plan, when there is one, is beside it."""
+        return {"kind": self.kind, "summary": self.summary, "lines": list(self.lines),
+                "problems": [p.to_json() for p in self.problems], "notices": list(self.notices)}
+
 
 @dataclass(slots=True)
 class PushRequest:

@@ -132,6 +132,24 @@ class PushResult:
         return "\n".join(lines)
 
 
+    def to_json(self) -> dict[str, Any]:
+        """The outcome as data for ``push --format json`` (docs/json-output.md): each operation by its plan key with
+        its status, never a payload (they may carry ``${VAR}`` values once resolved)."""
+        return {
+            "complete": self.complete,
+            "counts": self.counts(),
+            "operations": [{"key": r.op.key, "kind": r.op.kind, "app": r.op.app_name, "app_id": r.op.app_id,
+                            "what": step_label(r.op, app_named=False), "status": r.status, "reason": r.reason,
+                            "earlier": r.earlier} for r in self.results],
+            "created_apps": dict(self.app_ids),
+            "lost_updates": [{**lost.to_json(), "label": lost.label} for lost in self.lost_updates],
+            "warnings": list(self.warnings),
+            "interrupted": self.interrupted,
+            "stopped": self.stopped or None,
+            "write_failed": self.write_failed or None,
+        }
+
+
 def _describe(op: Step) -> str:
     return f'app "{op.app_name}": {step_label(op, app_named=True)}'
 
