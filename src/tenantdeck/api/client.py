@@ -53,6 +53,9 @@ from tenantdeck.models import extension_catalog
 from tenantdeck.textsafe import shown
 
 log = logging.getLogger("tenantdeck.api")
+# a library's loggers say nothing unless the program asks (the CLI does, tenantdeck.cli.logs): without this, Python's
+# last-resort handler would print the retry warnings below over the editor's screen
+logging.getLogger("tenantdeck").addHandler(logging.NullHandler())
 
 T = TypeVar("T")
 S = TypeVar("S")
@@ -242,7 +245,7 @@ class ManagementClient:
                 not_sent = isinstance(failure, _NOT_SENT)
                 err: ApiError = self._transport_error(op, failure, counter.n)
                 failure = None
-                log.debug("%s %s: %s", method, path, err.message)
+                log.debug("%s %s%s: %s (attempt %d)", method, path, _query(params), err.message, counter.n)
                 assert isinstance(err, TransportError)
                 if err.kind == "tls":
                     raise err
@@ -251,7 +254,8 @@ class ManagementClient:
             else:
                 assert response is not None
                 status = response.status_code
-                log.debug("%s %s -> %d in %.3fs", method, path, status, elapsed)
+                log.debug("%s %s%s -> %d in %.3f s (attempt %d)", method, path, _query(params), status, elapsed,
+                          counter.n)
                 if 200 <= status < 300:
                     return Envelope.from_bytes(
                         response.content,
@@ -272,7 +276,11 @@ class ManagementClient:
             if counter.n > limit:
                 raise err
             delay = self._policy.delay(counter.n, retry_after)
-            log.info("%s: %s; retry %d/%d in %.2fs", op, err.status or err.message, counter.n, limit, delay)
+            if isinstance(err, TransportError):  # said by default: an unreachable host must not be silence
+                log.warning("%s: %s; retrying (%d/%d) in %.1f s; each request waits up to %g s", op, err.message,
+                            counter.n, limit, delay, self.timeout)
+            else:
+                log.info("%s: HTTP %s; retrying (%d/%d) in %.1f s", op, err.status, counter.n, limit, delay)
             await self._sleep(delay)
 
     def _transport_error(self, op: Operation, exc: httpx.TransportError, attempts: int) -> TransportError:
@@ -985,6 +993,12 @@ class ManagementClient:
             server_date=_http_date(envelope.headers.get("date")),
             apps_total=pagination.total if pagination else None,
         )
+
+
+def _query(params: Mapping[str, Any] | None) -> str:
+    """``?perPage=100&page=2`` for a debug line: the management API's query parameters are paging and filters,
+    never credentials (those are headers, which are never logged)."""
+    return "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
 
 
 def _int_header(value: str | None) -> int | None:

@@ -95,13 +95,20 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, prog_name="tenantdeck")
+@click.option("-v", "--verbose", count=True, help="Say more on stderr: -v retries and progress notes, -vv every "
+              "request (method, path, status, time; never a header or body). Also TENANTDECK_LOG=info|debug.")
+@click.option("--debug", is_flag=True, help="The same as -vv.")
 @click.pass_context
-def cli(ctx: click.Context) -> None:
+def cli(ctx: click.Context, verbose: int, debug: bool) -> None:
     """Administer a multi-tenant chat account's configuration from a terminal.
 
     Keep a YAML draft, validate it offline, review the diff against the live service and push only that diff.
     With no command, opens ./tenantdeck.yaml in the terminal editor (`tenantdeck edit`).
     """
+    if ctx.invoked_subcommand not in (None, "edit"):  # the editor's screen is stderr's terminal: no log lines
+        from tenantdeck.cli.logs import configure
+
+        configure(verbose, debug)
     if ctx.invoked_subcommand is None:
         ctx.invoke(ctx.command.get_command(ctx, "edit"))  # type: ignore[attr-defined]
 
