@@ -69,3 +69,39 @@ def test_sandbox_faults_come_from_the_environment_and_bad_values_are_refused() -
         sandbox_faults({"TENANTDECK_SANDBOX_FAIL_RATE": "2"})
     with pytest.raises(ProfileError, match="is not an integer"):
         sandbox_faults({"TENANTDECK_SANDBOX_RNG_SEED": "seven"})
+
+
+def test_the_command_line_draws_the_same_figures_plain_in_a_log_and_as_a_bar_on_a_terminal() -> None:
+    """One implementation of the numbers (PushProgress); the CLI only draws them: throttled plain lines where no
+    terminal is (CI logs), a rich bar on one, both with the TUI's words."""
+    import io
+
+    from tenantdeck.cli.progress import ProgressReporter
+
+    now = [0.0]
+    log = io.StringIO()
+    cli = ProgressReporter(3, stream=log, interval=5.0, clock=lambda: now[0])
+    ops = [step(k, name, "update_widget", "w") for k, name in (("a", "Acme"), ("b", "Globex"), ("c", "Initech"))]
+    for done, op in enumerate(ops, 1):
+        cli.handle(PushEvent("started", op=op, total=3))
+        now[0] += 1.0
+        cli.handle(PushEvent("applied", op=op, done=done, total=3, counts={"applied": done}))
+    cli.finish()
+    lines = log.getvalue().splitlines()
+    # the first result at once, the next within the interval held back, the last (final) always
+    assert lines == ["push: 1/3 done · 1.0 ops/s · ETA 2s", "push: 3/3 done · 1.0 ops/s · ETA 0s"]
+    assert lines[-1] == cli.line() == "push: " + cli.progress.line()
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = ProgressReporter(2, stream=screen, clock=lambda: 0.0)
+    hostile, plain = step("x", "\x1b[2J[bold]Evil", "update_widget", "w"), step("y", "Acme", "update_widget", "w")
+    bar.handle(PushEvent("started", op=hostile, total=2))
+    bar.handle(PushEvent("started", op=plain, total=2))
+    bar.handle(PushEvent("applied", op=plain, done=1, total=2, counts={"applied": 1}))
+    bar.finish()  # drawn at the stop: the hostile app is still running
+    drawn = screen.getvalue()
+    assert "1/2" in drawn and "[bold]Evil" in drawn and "\x1b[2J" not in drawn  # data shown, never interpreted
