@@ -61,3 +61,27 @@ def running(args: Sequence[str], **popen: Any) -> Iterator[subprocess.Popen[Any]
             proc.kill()
             with contextlib.suppress(Exception):
                 proc.communicate(timeout=10)
+
+
+def sandbox(db: Any, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """``tenantdeck sandbox --port 0 --db DB`` served on loopback, with no TENANTDECK_* variable of the test's
+    environment; returns the process and the variables of the export line it prints first (base URL, key,
+    secret). Stop it with :func:`stop`."""
+    import os
+    import select
+    import shlex
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+    proc = tenantdeck("sandbox", "--port", "0", "--db", str(db), *extra,
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    if not ready:
+        proc.kill()
+        _, err = proc.communicate(timeout=10)
+        raise AssertionError(f"the sandbox printed no export line within 30 s; stderr: {err}")
+    export = proc.stdout.readline().strip()
+    if not export.startswith("export "):
+        proc.kill()
+        raise AssertionError(f"expected an export line first on stdout, got {export!r}")
+    return proc, dict(pair.split("=", 1) for pair in shlex.split(export)[1:])

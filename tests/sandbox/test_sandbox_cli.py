@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import select
-import shlex
 import signal
 import socket
 import subprocess
@@ -125,20 +122,7 @@ def test_reset_with_no_seed_leaves_an_empty_account_that_stays_empty(tmp_path: P
 
 def _start(db: Path, *extra: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
     """Start `tenantdeck sandbox` on a free port; returns the process and the variables of its export line."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
-    proc = procs.tenantdeck("sandbox", "--port", "0", "--db", str(db), *extra,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], 30)
-    if not ready:
-        proc.kill()
-        _, err = proc.communicate(timeout=10)
-        pytest.fail(f"the sandbox printed no export line within 30 s; stderr: {err}")
-    export = proc.stdout.readline().strip()
-    if not export.startswith("export "):
-        proc.kill()
-        pytest.fail(f"expected an export line first on stdout, got {export!r}")
-    return proc, dict(pair.split("=", 1) for pair in shlex.split(export)[1:])
+    return procs.sandbox(db, *extra)
 
 
 def _stop(proc: subprocess.Popen[str]) -> tuple[str, str]:

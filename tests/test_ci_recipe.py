@@ -1,0 +1,163 @@
+"""docs/ci.md's steps, run as written, from fresh clones with an empty HOME, against the sandbox on loopback.
+
+The story a team lives: an admin pulls the account and commits the draft with its base; someone changes a widget
+in the dashboard behind tenantdeck's back; a pull request changes another field of the same widget. The
+pull-request steps validate and plan it (the plan names only that change); the main steps push it from another
+fresh clone. The dashboard's change must still be on the service (a fresh checkout never writes old values back),
+the history must record the push, and the advanced base must be committed back to the repository. The GitHub
+Actions workflow on the same page must run the same lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests import procs
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "ci.md"
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def steps(name: str) -> str:
+    """The shell block of docs/ci.md whose first line is ``# ci: NAME``."""
+    for block in re.findall(r"```sh\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S):
+        if block.startswith(f"# ci: {name}\n"):
+            return block
+    raise AssertionError(f"docs/ci.md has no `# ci: {name}` block")
+
+
+def test_the_github_workflow_runs_the_documented_lines() -> None:
+    (workflow,) = re.findall(r"```yaml\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
+    jobs = yaml.safe_load(workflow)["jobs"]
+    runs = {job: "\n".join(step.get("run", "") for step in spec["steps"]) for job, spec in jobs.items()}
+    for job, block in (("plan", "pull-request"), ("push", "main")):
+        lines = [line for line in steps(block).splitlines() if line and not line.startswith("# ci:")]
+        assert all(line in runs[job] for line in lines), (job, [line for line in lines if line not in runs[job]])
+
+
+def git(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, (args, done.stderr)
+    return done.stdout
+
+
+def shell(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL, check=False)
+
+
+def widget(values: dict[str, str], app_name: str) -> tuple[str, str, dict[str, Any]]:
+    """(app id, widget id, settings) of the app's first widget, read from the service as the dashboard shows it."""
+    from tenantdeck.api.client import ManagementClient
+
+    async def read() -> tuple[str, str, dict[str, Any]]:
+        async with ManagementClient(values["TENANTDECK_BASE_URL"], values["TENANTDECK_KEY"],
+                                    values["TENANTDECK_SECRET"]) as client:
+            (app,) = [a for a in await client.list_apps() if a.name == app_name]
+            first = (await client.list_widgets(app.id))[0]
+            return app.id, first.widget_id, first.settings
+
+    return asyncio.run(read())
+
+
+def dashboard_sets(values: dict[str, str], app_id: str, widget_id: str, settings: dict[str, Any]) -> None:
+    from tenantdeck.api.client import ManagementClient
+
+    async def write() -> None:
+        async with ManagementClient(values["TENANTDECK_BASE_URL"], values["TENANTDECK_KEY"],
+                                    values["TENANTDECK_SECRET"]) as client:
+            await client.update_widget(app_id, widget_id, settings)
+
+    asyncio.run(write())
+
+
+def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards(tmp_path: Path) -> None:
+    proc, values = procs.sandbox(tmp_path / "service.sqlite3")
+    try:
+        base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+        bin_dir = str(Path(sys.executable).parent)
+        env = base_env | values | {
+            "PATH": bin_dir + os.pathsep + base_env.get("PATH", ""),
+            "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.test",
+            "GIT_COMMITTER_NAME": "ci", "GIT_COMMITTER_EMAIL": "ci@example.test",
+        }
+
+        def fresh(name: str) -> tuple[Path, dict[str, str]]:
+            """A clone of the repository in a new folder, with a HOME of its own (nothing of earlier jobs)."""
+            home = tmp_path / f"home-{name}"
+            home.mkdir()
+            job_env = env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                             "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache")}
+            git("clone", "-q", str(origin), str(tmp_path / name), cwd=tmp_path, env=job_env)
+            return tmp_path / name, job_env
+
+        # the repository, and an admin's first pull committed to it
+        origin = tmp_path / "origin.git"
+        git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path, env=env)
+        admin, admin_env = fresh("admin")
+        pulled = shell("tenantdeck pull tenantdeck.yaml", admin, admin_env)
+        assert pulled.returncode == 0, pulled.stderr
+        (admin / ".gitignore").write_text(".tenantdeck/\n")
+        git("add", "tenantdeck.yaml", "tenantdeck.lock.json", ".gitignore", cwd=admin, env=admin_env)
+        git("commit", "-q", "-m", "the account as pulled", cwd=admin, env=admin_env)
+        git("push", "-q", "origin", "HEAD:main", cwd=admin, env=admin_env)
+
+        # the dashboard changes a toggle behind tenantdeck's back
+        app_id, widget_id, settings = widget(values, "Acme Support")
+        theirs = not settings["main"]["enable_message_translation"]
+        dashboard_sets(values, app_id, widget_id, {**settings, "main": {**settings["main"],
+                                                                        "enable_message_translation": theirs}})
+
+        # a pull request changes another toggle of the same widget
+        text = (admin / "tenantdeck.yaml").read_text()
+        at = text.index("name: Acme Support")
+        gifs = text.index("send_gifs: ", at)
+        old = text[gifs:text.index("\n", gifs)]
+        mine = old.endswith("false")
+        (admin / "tenantdeck.yaml").write_text(text[:gifs] + f"send_gifs: {str(mine).lower()}" +
+                                               text[gifs + len(old):])
+        git("commit", "-q", "-am", "Acme Support: GIFs", cwd=admin, env=admin_env)
+        git("push", "-q", "origin", "HEAD:main", cwd=admin, env=admin_env)  # (the merge, for this test)
+
+        # the pull request's job
+        pr, pr_env = fresh("pr-job")
+        checked = shell(steps("pull-request"), pr, pr_env)
+        assert checked.returncode == 0, checked.stderr
+        assert json.loads((pr / "validate.json").read_text())["valid"] is True
+        plan = json.loads((pr / "plan.json").read_text())
+        changed = [(op["app_name"], [c["path"] for c in op["changes"]]) for op in plan["operations"]]
+        assert changed == [("Acme Support", ["main.send_gifs"])], changed  # not the dashboard's toggle
+        assert "send_gifs" in (pr / "plan.md").read_text() and "Allow GIFs" in (pr / "plan.md").read_text()
+
+        # the merge's job
+        main, main_env = fresh("main-job")
+        pushed = shell(steps("main"), main, main_env)
+        assert pushed.returncode == 0, pushed.stderr
+        result = json.loads((main / "push.json").read_text())
+        assert result["exit_code"] == 0 and result["result"]["counts"]["applied"] == 1
+        history = json.loads((main / "history.json").read_text())
+        assert [p["counts"]["applied"] for p in history["pushes"]] == [1]
+
+        _, _, now = widget(values, "Acme Support")
+        assert now["main"]["send_gifs"] is mine  # the pull request's change landed
+        assert now["main"]["enable_message_translation"] is theirs  # the dashboard's is still there
+
+        # the advanced base went back to the repository: the next job starts from it, and finds nothing to do
+        log = git("log", "--format=%s", "origin/main", cwd=main, env=main_env)
+        assert log.splitlines()[0] == "tenantdeck: base after push [skip ci]"
+        after, after_env = fresh("next-job")
+        again = shell("tenantdeck plan tenantdeck.yaml", after, after_env)
+        assert again.returncode == 0, (again.stdout, again.stderr)  # in sync (the dashboard's change is drift)
+    finally:
+        procs.stop(proc)
