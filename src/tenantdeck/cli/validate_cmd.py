@@ -21,8 +21,11 @@ from tenantdeck.cli.options import draft_input
 @click.command("validate")
 @draft_input("The draft to check.")
 @format_option()
-def command(draft_path: Path, fmt: str) -> None:
-    """Check the draft DRAFT offline; exit 0 when valid (warnings allowed), 1 when not."""
+@click.option("--policies", "policies_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Fleet policies to check the draft against  [default: <draft stem>.policies.yaml "
+              "beside the draft, when there is one]")
+def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
+    """Check the draft DRAFT offline, and its fleet policies; exit 0 when valid (warnings allowed), 1 when not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
     from tenantdeck.problems import render_text
@@ -37,6 +40,11 @@ def command(draft_path: Path, fmt: str) -> None:
         output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
+    if result.draft is not None and isinstance(result.doc.data, dict):
+        from tenantdeck.policies.checks import check_draft
+
+        _, found = check_draft(draft_path, result.doc.data, result.doc, policies_file)
+        problems = sorted([*problems, *found], key=lambda p: (p.file != path, p.file, p.line, p.column))
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors
     valid = result.draft is not None and errors == 0

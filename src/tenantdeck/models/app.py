@@ -71,6 +71,11 @@ class PushCertificates(StrictModel):
         None, title="APNs .p8 key", description="Path of the .p8 key file (it never expires)")
 
 
+#: a label's key and value: short, one line, no spaces in the key (``tier``, ``customer``)
+LabelKey = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")]
+LabelValue = Annotated[str, StringConstraints(max_length=100, pattern=r"^[^\n\r\t]*$")]
+
+
 class App(StrictModel):
     """One tenant app and everything tenantdeck manages in it."""
 
@@ -81,6 +86,9 @@ class App(StrictModel):
     )
     region: Region = Field(title="Region", description="Data region: us, eu or in")
     version: Literal["3"] = Field("3", title="App version", description='App version: the string "3"')
+    labels: dict[LabelKey, LabelValue] | None = Field(
+        None, description="Your own labels (tier: gold, customer: acme) that fleet policies select apps by "
+        "(<draft>.policies.yaml); never sent to the service, kept by pull")
     extensions: Extensions | None = Field(None, description="Extensions enabled and disabled in this app")
     widgets: list[WidgetDraft] = Field(
         default_factory=list, max_length=catalog.WIDGETS_PER_APP, description="Chat widgets v2 (at most 25)"

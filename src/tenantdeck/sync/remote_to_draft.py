@@ -477,6 +477,8 @@ def app_from_canonical(
         data["extension_settings"] = ext_settings
     if existing is not None and existing.push_certificates is not None:
         data["push_certificates"] = existing.push_certificates  # paths of local files: the service has no path
+    if existing is not None and existing.labels is not None:
+        data["labels"] = dict(existing.labels)  # the draft's own (fleet policies select by them): never on the service
     settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
     if settings is not None:
         data["settings"] = settings

@@ -1,0 +1,110 @@
+"""Where the policies are checked: a draft offline, the account as a push would leave it, and the live account.
+
+Each function returns data (violations, located problems); the commands and the editor render them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
+from tenantdeck.policies.model import PolicySet, load_policies, policies_path
+from tenantdeck.problems import PathPart, Problem, Severity
+
+
+def policies_for(draft_path: Path, policies_file: Path | None = None) -> PolicySet:
+    """The rules that apply to ``draft_path``: ``policies_file``, else ``<stem>.policies.yaml`` beside it."""
+    return load_policies(policies_file or policies_path(draft_path))
+
+
+def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:
+    """Each violation as a problem of the draft, at the offending value's line where the draft writes it, else at
+    the app's (a widget value inherited from a preset, a team the draft does not list)."""
+    out = []
+    for v in evaluation.violations:
+        path: tuple[PathPart, ...] = ("apps", v.app_index, *v.path)
+        line, column = doc.locate(path) if doc is not None else (0, 0)
+        found = f" (found {v.found})" if v.found else ""
+        out.append(Problem(Severity.ERROR if v.is_error else Severity.WARNING,
+                           f"policy {v.rule}: {v.message}{found}", path, getattr(doc, "file", ""), line, column,
+                           "policy"))
+    return out
+
+
+def check_draft(draft_path: Path, data: Mapping[str, Any], doc: Any,
+                policies_file: Path | None = None) -> tuple[PolicySet, list[Problem]]:
+    """``validate``: the rules file's own problems and each violation of the draft ``data`` (plain data), located."""
+    policies = policies_for(draft_path, policies_file)
+    if not policies.rules:
+        return policies, list(policies.problems)
+    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
+    return policies, [*policies.problems, *evaluation.problems, *violation_problems(evaluation, doc)]
+
+
+def as_draft_app(canonical: Mapping[str, Any], existing: Any, base: Mapping[str, Any] | None,
+                 presets: Mapping[str, Any]) -> dict[str, Any]:
+    """A canonical app (what the service holds, as the engine reads it) as the plain data a draft would write
+    for it: the form every rule reads. ``existing`` is the draft's app of the same id (its labels, its presets)."""
+    from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical
+
+    conversion = app_from_canonical(canonical, existing=existing, base=base, presets=dict(presets),
+                                    namer=SecretNamer())
+    return conversion.app.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+@dataclass(slots=True)
+class FleetCheck:
+    """The rules' verdict on a set of apps that are not (only) the draft's: after a push, or live."""
+
+    policies: PolicySet
+    evaluation: Evaluation
+    apps: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Violation]:
+        return self.evaluation.errors
+
+
+def merged_apps(draft_apps: Sequence[Any], service: Mapping[str, Mapping[str, Any]],
+                base: Mapping[str, Mapping[str, Any]], presets: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The account's apps as a push of ``draft_apps`` would leave them: the service's state (``service``: live
+    where read, else ``base``) in draft form, with each section the draft manages replaced by the draft's (an app
+    to create is the draft's alone). A section the draft leaves out (a team it does not list) is the service's."""
+    from tenantdeck.models.app import App
+
+    out = []
+    for raw in draft_apps:
+        if not isinstance(raw, Mapping):
+            continue
+        app_id = raw.get("id")
+        state = service.get(app_id) if isinstance(app_id, str) else None
+        if state is None and isinstance(app_id, str):
+            state = base.get(app_id)
+        if state is None:
+            out.append(dict(raw))
+            continue
+        try:
+            existing = App.model_validate(dict(raw))
+        except Exception:
+            existing = None
+        merged = as_draft_app(state, existing, base.get(app_id) if isinstance(app_id, str) else None, presets)
+        merged.update({k: v for k, v in raw.items() if v is not None})
+        out.append(merged)
+    return out
+
+
+def check_apps(policies: PolicySet, apps: Sequence[Mapping[str, Any]], presets: Any) -> FleetCheck:
+    return FleetCheck(policies, PolicyEngine(policies).evaluate(list(apps), presets), list(apps))
+
+
+def allowed(violations: Sequence[Violation], allow: Sequence[str]) -> tuple[list[Violation], list[Violation]]:
+    """(the violations ``--allow-violation RULE`` lets through, those that still block)."""
+    let = [v for v in violations if v.rule in allow]
+    return let, [v for v in violations if v.rule not in allow]
+
+
+__all__ = ["FleetCheck", "allowed", "as_draft_app", "check_apps", "check_draft", "merged_apps", "policies_for",
+           "violation_problems"]

@@ -1,0 +1,365 @@
+"""Evaluate fleet policies over apps: the same code for a draft (offline), the account after a push, and the live
+account (audit).
+
+Every rule sees an app as its **normalised draft object**: the app's plain data as a draft writes it, each widget
+with its preset and the catalog defaults merged in (``widgets[i].main.send_gifs`` is always there), ``labels``
+always a mapping and sections the draft leaves out absent (``has(app.team)`` is false when the team is not
+managed). Secrets stay ``${VAR}`` references: a policy never sees a secret's value.
+
+Why shorthands are evaluated here in Python and only ``cel`` checks by the CEL library: a call into the
+``cel`` package costs about 15 us per app and rule whatever the expression (converting the app to CEL values
+dominates), while a shorthand is a dictionary walk of a few microseconds. The CEL context of an app is built once
+for all its cel rules and holds only the top-level fields those expressions read. :class:`PolicyEngine` keeps each
+app's results, so after an edit only that app is evaluated again (``same`` rules, which compare apps, are
+recomputed from the kept values).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tenantdeck.absent import ABSENT
+from tenantdeck.policies.model import WILDCARD, PolicySet, Rule
+from tenantdeck.problems import PathPart, Problem, Severity, format_path
+
+#: the sections a draft app leaves out when it does not manage them
+OPTIONAL_SECTIONS = ("extensions", "sms", "team", "extension_settings", "push_certificates", "settings")
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One app that breaks one rule; ``path`` is where in the app (for the editor's jump), ``found`` what is there."""
+
+    rule: str
+    severity: str
+    message: str
+    app_index: int
+    app_name: str
+    app_id: str | None
+    path: tuple[PathPart, ...] = ()
+    found: str = ""
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def text(self) -> str:
+        where = f" ({format_path(self.path)}: {self.found})" if self.path and self.found else ""
+        return f'{self.severity}: policy {self.rule}: app "{self.app_name}": {self.message}{where}'
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "severity": self.severity, "message": self.message, "app": self.app_name,
+                "app_id": self.app_id, "app_index": self.app_index, "path": format_path(self.path),
+                "found": self.found}
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """What the rules found: violations in app order, and located problems of rules that could not run on an app."""
+
+    violations: list[Violation] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    #: rule name -> how many apps it selected
+    selected: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Violation]:
+        return [v for v in self.violations if v.is_error]
+
+    def of_rule(self, name: str) -> list[Violation]:
+        return [v for v in self.violations if v.rule == name]
+
+    def of_app(self, index: int) -> list[Violation]:
+        return [v for v in self.violations if v.app_index == index]
+
+
+# -- the normalised app ------------------------------------------------------------------------------------------
+
+
+def normalise(app: Any, presets: Any) -> dict[str, Any]:
+    """The app as every rule sees it (see the module docstring). Never raises: a draft being typed into is
+    normalised as far as it reads."""
+    from tenantdeck.draft.effective_widget import effective_widget
+
+    if not isinstance(app, Mapping):
+        return {"labels": {}, "widgets": [], "webhooks": []}
+    out = {k: v for k, v in app.items() if v is not None}
+    widgets = app.get("widgets") if isinstance(app.get("widgets"), list) else []
+    normal_widgets = []
+    for widget in widgets:
+        eff = effective_widget(widget, presets)
+        entry: dict[str, Any] = {"name": eff.name, "version": "v2", "style": eff.style, "sidebar": eff.sidebar,
+                                 "main": eff.main}
+        if isinstance(widget, Mapping) and widget.get("id") is not None:
+            entry["id"] = widget["id"]
+        normal_widgets.append(entry)
+    out["widgets"] = normal_widgets
+    out["webhooks"] = list(app.get("webhooks") or []) if isinstance(app.get("webhooks"), list) else []
+    out["labels"] = dict(app.get("labels") or {}) if isinstance(app.get("labels"), Mapping) else {}
+    return out
+
+
+def selected(rule: Rule, app: Mapping[str, Any]) -> bool:
+    select = rule.select
+    if select is None:
+        return True
+    if select.names is not None and not any(fnmatch.fnmatchcase(str(app.get("name", "")), p) for p in select.names):
+        return False
+    if select.ids is not None and not any(fnmatch.fnmatchcase(str(app.get("id") or ""), p) for p in select.ids):
+        return False
+    if select.labels:
+        labels = app.get("labels") or {}
+        if any(labels.get(k) != v for k, v in select.labels.items()):
+            return False
+    return True
+
+
+def values_at(obj: Any, parts: Sequence[PathPart], prefix: tuple[PathPart, ...] = ()
+              ) -> Iterator[tuple[tuple[PathPart, ...], Any]]:
+    """Every (concrete path, value) ``parts`` reaches in ``obj``; ``[*]`` fans out over a list. A path that stops
+    short yields ``ABSENT`` at the depth reached (only when it has no wildcard: an empty list is not a miss)."""
+    if not parts:
+        yield prefix, obj
+        return
+    head, rest = parts[0], parts[1:]
+    if head == WILDCARD:
+        if isinstance(obj, list):
+            for i, item in enumerate(obj):
+                yield from values_at(item, rest, (*prefix, i))
+        return
+    if isinstance(head, int):
+        if isinstance(obj, list) and 0 <= head < len(obj):
+            yield from values_at(obj[head], rest, (*prefix, head))
+        elif WILDCARD not in rest:
+            yield (*prefix, head), ABSENT
+        return
+    if isinstance(obj, Mapping) and head in obj and obj[head] is not None:
+        yield from values_at(obj[head], rest, (*prefix, head))
+    elif WILDCARD not in rest:
+        yield (*prefix, *parts), ABSENT
+
+
+def _empty(value: Any) -> bool:
+    return value is ABSENT or value is None or value == "" or (isinstance(value, (list, dict)) and not value)
+
+
+def _show(value: Any) -> str:
+    if value is ABSENT:
+        return "not written"
+    text = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def shorthand_breaks(rule: Rule, parts: tuple[PathPart, ...], app: Mapping[str, Any]
+                     ) -> tuple[tuple[PathPart, ...], Any] | None:
+    """The first (path, value) of ``app`` that breaks ``rule`` (a shorthand other than ``same``), or None."""
+    check = rule.check
+    kind = check.kind
+    for path, value in values_at(app, parts):
+        if kind == "equals":
+            ok = value is not ABSENT and value == check.equals
+        elif kind == "one_of":
+            ok = value is not ABSENT and value in (check.one_of or [])
+        elif kind == "matches":
+            ok = isinstance(value, str) and re.search(check.matches or "", value) is not None
+        elif kind == "required":
+            ok = not _empty(value) if check.required else True
+        elif kind == "forbidden":
+            ok = _empty(value) if check.forbidden else True
+        elif kind == "count":
+            n = 0 if value is ABSENT or value is None else len(value) if isinstance(value, (list, dict)) else 1
+            low, high = check.count.min if check.count else None, check.count.max if check.count else None
+            ok = (low is None or n >= low) and (high is None or n <= high)
+            if not ok:
+                return path, f"{n} item{'s' * (n != 1)}"
+        else:
+            ok = True
+        if not ok:
+            return path, value
+    return None
+
+
+def same_key(value: Any) -> str:
+    """A hashable stand-in for a value (lists and mappings compare by content)."""
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+# -- the engine --------------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _AppResult:
+    name: str
+    app_id: str | None
+    violations: list[Violation]
+    problems: list[Problem]
+    same_values: dict[str, Any]  #: rule name -> the value at its field (``same`` rules), ABSENT when missing
+    chosen: set[str]  #: the rules that selected this app
+
+
+class PolicyEngine:
+    """Evaluates a :class:`PolicySet` over a list of apps and keeps each app's results, so :meth:`update` after an
+    edit evaluates only the apps that changed."""
+
+    def __init__(self, policies: PolicySet) -> None:
+        self.policies = policies
+        self._results: list[_AppResult] = []
+        cel_rules = [r for r in policies.rules if r.check.kind == "cel"]
+        self._cel_rules = cel_rules
+        fields: set[str] = set()
+        whole = False
+        for rule in cel_rules:
+            source = rule.check.cel or ""
+            fields.update(re.findall(r"\bapp\.([A-Za-z_]\w*)", source))
+            whole = whole or re.search(r"\bapp\b(?!\s*\.)", source) is not None
+        #: the app's top-level fields the cel rules read (None: all of them)
+        self._cel_fields: frozenset[str] | None = None if whole else frozenset(fields)
+
+    def evaluate(self, apps: Sequence[Any], presets: Any) -> Evaluation:
+        """Every rule over every app (``apps`` as a draft holds them: plain data)."""
+        self._results = [self._one(i, normalise(app, presets)) for i, app in enumerate(apps)]
+        return self._collect()
+
+    def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> Evaluation:
+        """After an edit of the apps at ``changed`` (the list's length may have changed too: apps added or removed
+        at the end are evaluated, the others' results kept)."""
+        if len(self._results) != len(apps):
+            kept = self._results[:len(apps)]
+            changed = sorted(set(changed) | set(range(len(kept), len(apps))))
+            self._results = kept + [None] * (len(apps) - len(kept))  # type: ignore[list-item]
+        for i in changed:
+            if 0 <= i < len(apps):
+                self._results[i] = self._one(i, normalise(apps[i], presets))
+        return self._collect()
+
+    def _one(self, index: int, app: dict[str, Any]) -> _AppResult:
+        name, app_id = str(app.get("name", f"apps[{index}]")), app.get("id")
+        result = _AppResult(name, app_id if isinstance(app_id, str) else None, [], [], {}, set())
+        cel_context: Any = None
+        for rule in self.policies.rules:
+            if not selected(rule, app):
+                continue
+            result.chosen.add(rule.name)
+            kind = rule.check.kind
+            if kind == "same":
+                found = next(iter(values_at(app, self.policies.paths[rule.name])), ((), ABSENT))
+                result.same_values[rule.name] = found[1]
+            elif kind == "cel":
+                if cel_context is None:
+                    cel_context = self._context(app)
+                self._cel(rule, index, app, cel_context, result)
+            else:
+                broken = shorthand_breaks(rule, self.policies.paths[rule.name], app)
+                if broken is not None:
+                    path, value = broken
+                    found = value if isinstance(value, str) and kind == "count" else _show(value)
+                    result.violations.append(Violation(rule.name, rule.severity, rule.message, index, name,
+                                                       result.app_id, path, found))
+        return result
+
+    def _context(self, app: Mapping[str, Any]) -> Any:
+        import cel
+
+        fields = self._cel_fields
+        view = dict(app) if fields is None else {k: app[k] for k in fields if k in app}
+        return cel.Context(variables={"app": view})
+
+    def _cel(self, rule: Rule, index: int, app: Mapping[str, Any], context: Any, result: _AppResult) -> None:
+        try:
+            verdict = self.policies.programs[rule.name].execute(context)
+        except Exception as exc:  # a rule that raises on one app never stops the others (nor the editor)
+            reason = (f"the app has no {exc.args[0]!r} (guard it with has(), e.g. `!has(app.sms) || ...`)"
+                      if isinstance(exc, KeyError) and exc.args else _one_line(exc))
+            result.problems.append(self._raised(rule, f"could not be evaluated on app {result.name!r}: {reason}"))
+            return
+        if not isinstance(verdict, bool):
+            result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {_show(verdict)} on app "
+                                                      f"{result.name!r}, not true or false"))
+            return
+        if not verdict:
+            result.violations.append(Violation(rule.name, rule.severity, rule.message, index, result.name,
+                                               result.app_id))
+
+    def _raised(self, rule: Rule, text: str) -> Problem:
+        """A located problem of the policies file: at the rule's ``cel`` line."""
+        where = _rule_position(self.policies, rule)
+        return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
+                       "policy-raised")
+
+    def _collect(self) -> Evaluation:
+        out = Evaluation()
+        for rule in self.policies.rules:
+            out.selected[rule.name] = sum(1 for r in self._results if rule.name in r.chosen)
+        same_rules = [r for r in self.policies.rules if r.check.kind == "same"]
+        majority: dict[str, str] = {}
+        for rule in same_rules:
+            counts = Counter(same_key(r.same_values[rule.name]) for r in self._results if rule.name in r.chosen)
+            if counts:
+                majority[rule.name] = counts.most_common(1)[0][0]
+        for index, result in enumerate(self._results):
+            out.violations.extend(result.violations)
+            out.problems.extend(result.problems)
+            for rule in same_rules:
+                if rule.name in result.chosen and same_key(result.same_values[rule.name]) != majority[rule.name]:
+                    out.violations.append(Violation(rule.name, rule.severity, rule.message, index, result.name,
+                                                    result.app_id, self.policies.paths[rule.name],
+                                                    _show(result.same_values[rule.name])))
+        order = {r.name: i for i, r in enumerate(self.policies.rules)}
+        out.violations.sort(key=lambda v: (v.app_index, order[v.rule]))
+        return out
+
+    def majority_value(self, rule: Rule) -> Any:
+        """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), ABSENT if none."""
+        import json
+
+        counts = Counter(same_key(r.same_values[rule.name]) for r in self._results if rule.name in r.chosen)
+        if not counts:
+            return ABSENT
+        key = counts.most_common(1)[0][0]
+        for r in self._results:
+            if rule.name in r.chosen and same_key(r.same_values[rule.name]) == key:
+                return r.same_values[rule.name]
+        return json.loads(key)
+
+
+def _rule_position(policies: PolicySet, rule: Rule) -> tuple[tuple[PathPart, ...], str, int, int]:
+    """(key path, file, line, column) of a rule's check in its file, for a problem found while running it."""
+    index = policies.rules.index(rule)
+    path: tuple[PathPart, ...] = ("policies", index, "check")
+    file = str(policies.path or "")
+    line = column = 0
+    if policies.path is not None and policies.path.exists():
+        try:
+            from tenantdeck.configyaml import read_file
+            from tenantdeck.draft.load import DraftDocument
+
+            data, text = read_file(policies.path, "policies file")
+            raw = data.get("policies") if isinstance(data, dict) else None
+            # the rule's position among the raw rules (rules that failed to load are not in policies.rules)
+            raw_index = next((i for i, r in enumerate(raw or []) if isinstance(r, dict) and r.get("name") == rule.name),
+                             index)
+            path = ("policies", raw_index, "check", rule.check.kind)
+            line, column = DraftDocument(file, text, data).locate(path)
+        except Exception:
+            pass  # the message still names the rule
+    return path, file, line, column
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+
+
+def evaluate(policies: PolicySet, apps: Sequence[Any], presets: Any) -> Evaluation:
+    """Every rule of ``policies`` over ``apps`` (plain data), once."""
+    return PolicyEngine(policies).evaluate(apps, presets)
+
+
+__all__ = ["Evaluation", "PolicyEngine", "Violation", "evaluate", "normalise", "values_at"]

@@ -1,0 +1,294 @@
+"""Fleet policies as data: the rules file beside a draft, read with located errors.
+
+``<draft stem>.policies.yaml`` (``tenantdeck.policies.yaml`` beside ``tenantdeck.yaml``), committed with the draft::
+
+    format: 1
+    policies:
+      - name: https-webhooks
+        select: {labels: {tier: gold}}           # which apps (all when left out)
+        check: {field: "webhooks[*].webhookURL", matches: "^https://"}
+        severity: error                           # error blocks a push; warning informs
+        message: webhooks must use https
+
+A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.engine`),
+or one of a few shorthands on a ``field`` path: ``equals``, ``one_of``, ``matches``, ``required``, ``forbidden``,
+``count`` (``{min, max}``) and ``same`` (every selected app holds the same value). Paths are checked against the
+draft's models (did-you-mean on a typo); a CEL expression is compiled when the file is read, so a rule that does
+not compile is an error at its line, and the other rules still run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
+
+FORMAT = 1
+SUFFIX = ".policies.yaml"
+#: the shorthands, each the name of its key in a check (``field`` says where it looks)
+SHORTHANDS = ("equals", "one_of", "matches", "required", "forbidden", "count", "same")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Count(_Model):
+    min: int | None = Field(None, ge=0, description="At least this many")
+    max: int | None = Field(None, ge=0, description="At most this many")
+
+
+class Check(_Model):
+    """Exactly one of ``cel`` or a shorthand (with ``field``)."""
+
+    cel: str | None = Field(None, description="A CEL expression over `app` that is true when the app complies")
+    field: str | None = Field(None, description="Where a shorthand looks: `team.admins`, `widgets[*].style.primary_"
+                              "color`, `settings['core.conversations.updateOnReplies']`")
+    equals: Any = Field(None, description="The value must be exactly this")
+    one_of: list[Any] | None = Field(None, description="The value must be one of these")
+    matches: str | None = Field(None, description="The value (a text) must match this regular expression")
+    required: bool | None = Field(None, description="true: the value must be written (not absent, not empty)")
+    forbidden: bool | None = Field(None, description="true: the value must not be written")
+    count: Count | None = Field(None, description="The list (or mapping) at `field` has between min and max items")
+    same: bool | None = Field(None, description="true: every selected app holds the same value at `field`")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Check:
+        given = [name for name in ("cel", *SHORTHANDS) if name in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError("a check is exactly one of cel, " + ", ".join(SHORTHANDS) +
+                             (f" (this one has {', '.join(given)})" if given else " (this one has none)"))
+        if given[0] == "cel" and self.field is not None:
+            raise ValueError("`field` goes with a shorthand; a cel check reads the app itself")
+        if given[0] != "cel" and not self.field:
+            raise ValueError(f"`{given[0]}` needs a `field`: the path it checks")
+        if given[0] == "matches":
+            try:
+                re.compile(self.matches or "")
+            except re.error as exc:
+                raise ValueError(f"matches: not a regular expression: {exc}") from None
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(name for name in ("cel", *SHORTHANDS) if name in self.model_fields_set)
+
+
+class Select(_Model):
+    """Which apps a rule is about: every pattern list that is given must match (globs, case-sensitive)."""
+
+    names: list[str] | None = Field(None, description="App name patterns (`Acme*`)")
+    ids: list[str] | None = Field(None, description="App id patterns")
+    labels: dict[str, str] | None = Field(None, description="Labels the app's `labels:` must hold (`tier: gold`)")
+
+
+class Rule(_Model):
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80,
+                      description="The rule's name (letters, digits, `-`, `_`, `.`): what --allow-violation names")
+    description: str | None = None
+    select: Select | None = None
+    check: Check
+    severity: Literal["error", "warning"] = "error"
+    message: str = Field(description="What a violation says")
+    fix: Any = Field(None, description="The value `tenantdeck policy fix` writes (default: the `equals` value, "
+                     "the first of `one_of`, the majority's for `same`)")
+
+
+class PoliciesFile(_Model):
+    format: Literal[1] = 1
+    policies: list[Rule] = Field(default_factory=list)
+
+
+@dataclass(slots=True)
+class PolicySet:
+    """The rules of one file that can run, and the located problems of those that cannot (they never stop the
+    others)."""
+
+    path: Path | None = None
+    rules: list[Rule] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    #: rule name -> compiled CEL program (the ``cel`` package's), for cel checks
+    programs: dict[str, Any] = field(default_factory=dict)
+    #: rule name -> its field path, parsed
+    paths: dict[str, tuple[PathPart, ...]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.rules or self.problems)
+
+    def rule(self, name: str) -> Rule | None:
+        return next((r for r in self.rules if r.name == name), None)
+
+
+def policies_path(draft_path: Path) -> Path:
+    """``tenantdeck.yaml`` -> ``tenantdeck.policies.yaml`` beside it."""
+    return draft_path.with_name(draft_path.stem + SUFFIX)
+
+
+# -- field paths -------------------------------------------------------------------------------------------------
+
+
+#: ``.name``, ``[*]``, ``[3]`` or ``['a.dotted.key']``
+_PART = re.compile(r"""\.?([A-Za-z_][A-Za-z0-9_-]*)|\[\*\]|\[(\d+)\]|\[(['"])(.+?)\3\]""")
+WILDCARD = "*"
+
+
+def parse_field(text: str) -> tuple[PathPart, ...]:
+    """``widgets[*].style.primary_color`` -> ``("widgets", "*", "style", "primary_color")``; raises ValueError."""
+    parts: list[PathPart] = []
+    pos = 0
+    while pos < len(text):
+        m = _PART.match(text, pos)
+        if m is None or m.end() == pos or (pos == 0 and text.startswith(".")):
+            raise ValueError(f"cannot read the path {text!r} at {text[pos:]!r}; write it as "
+                             "widgets[*].style.primary_color or settings['core.conversations.updateOnReplies']")
+        if m.group(1) is not None:
+            parts.append(m.group(1))
+        elif m.group(2) is not None:
+            parts.append(int(m.group(2)))
+        elif m.group(4) is not None:
+            parts.append(m.group(4))
+        else:
+            parts.append(WILDCARD)
+        pos = m.end()
+    if not parts:
+        raise ValueError("an empty path")
+    return tuple(parts)
+
+
+def check_field(parts: Sequence[PathPart]) -> str | None:
+    """Why ``parts`` names nothing an app can hold (with a did-you-mean), or None when it does. Checked against the
+    draft's models, the widget catalog and the extension catalog; keys of free mappings (settings, labels) pass."""
+    from tenantdeck.draft.pydantic_problems import field_names, type_at
+    from tenantdeck.models import extension_catalog
+    from tenantdeck.models.app import App
+
+    model_path: list[PathPart] = []
+    for i, part in enumerate(parts):
+        if part == WILDCARD or isinstance(part, int):
+            model_path.append(0)
+            continue
+        if model_path and model_path[0] == "extension_settings" and len(model_path) == 1:
+            ids = [s.id for s in extension_catalog.EXTENSIONS]
+            if part not in ids:
+                return f"no extension {part!r} has settings{did_you_mean(part, ids)}"
+            spec = extension_catalog.BY_ID[str(part)]
+            rest = [p for p in parts[i + 1:] if p != WILDCARD and not isinstance(p, int)]
+            names = [s.key for s in spec.settings]
+            if rest and rest[0] not in names:
+                return f"{part} has no setting {rest[0]!r}{did_you_mean(rest[0], names)}"
+            return None
+        known = field_names(App, model_path)
+        if known:
+            if part not in known:
+                where = ".".join(str(p) for p in model_path if not isinstance(p, int)) or "an app"
+                return f"{where} has no field {part!r}{did_you_mean(part, known)}"
+        elif type_at(App, [*model_path, part]) is None and type_at(App, model_path) is None:
+            return f"nothing at {part!r}"
+        model_path.append(part)
+    return None
+
+
+# -- reading -----------------------------------------------------------------------------------------------------
+
+
+def load_policies(path: Path) -> PolicySet:
+    """Read ``path``: every rule that is well formed and compiles, and a located problem for each one that is not.
+    A missing file is an empty set; a file that is not YAML at all is one problem."""
+    from tenantdeck.configyaml import ConfigFileError, read_file
+    from tenantdeck.draft.load import DraftDocument
+
+    result = PolicySet(path=path)
+    if not path.exists():
+        return result
+    try:
+        data, text = read_file(path, "policies file")
+    except ConfigFileError as exc:
+        result.problems.append(exc.problem)
+        return result
+    doc = DraftDocument(str(path), text, data)
+
+    def problem(message: str, loc: Sequence[PathPart], code: str) -> None:
+        line, column = doc.locate(tuple(loc))
+        result.problems.append(Problem(Severity.ERROR, message, tuple(loc), str(path), line, column, code))
+
+    if data is None:
+        return result
+    if not isinstance(data, dict):
+        problem("a policies file is a mapping with `format: 1` and `policies:`", (), "policy-file")
+        return result
+    head = {k: v for k, v in data.items() if k != "policies"}
+    try:
+        PoliciesFile.model_validate({**head, "policies": []})
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            problem(_words(err), tuple(err.get("loc", ())), "policy-file")
+    raw_rules = data.get("policies") or []
+    if not isinstance(raw_rules, list):
+        problem("`policies` is a list of rules", ("policies",), "policy-file")
+        return result
+    seen: set[str] = set()
+    for i, raw in enumerate(raw_rules):
+        try:
+            rule = Rule.model_validate(raw)
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                problem(_words(err), ("policies", i, *err.get("loc", ())), "policy-rule")
+            continue
+        if rule.name in seen:
+            problem(f"a second rule named {rule.name!r}: names must be unique", ("policies", i, "name"), "policy-rule")
+            continue
+        reason = _prepare(rule, result)
+        if reason is not None:
+            where = ("policies", i, "check", "cel" if rule.check.kind == "cel" else "field")
+            problem(f"rule {rule.name}: {reason}", where, "policy-rule")
+            continue
+        seen.add(rule.name)
+        result.rules.append(rule)
+    return result
+
+
+def _prepare(rule: Rule, into: PolicySet) -> str | None:
+    """Compile the rule's CEL, or parse and check its field path; why it cannot run, or None."""
+    check = rule.check
+    if check.kind == "cel":
+        import cel
+
+        try:
+            into.programs[rule.name] = cel.compile(check.cel or "")
+        except (ValueError, RuntimeError, TypeError) as exc:
+            return f"the CEL expression does not compile: {_first_line(exc)}"
+        return None
+    try:
+        parts = parse_field(check.field or "")
+    except ValueError as exc:
+        return str(exc)
+    reason = check_field(parts)
+    if reason is not None:
+        return f"field {check.field}: {reason}"
+    into.paths[rule.name] = parts
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _words(err: Any) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required"
+    message = str(err.get("msg", "invalid value"))
+    return message.removeprefix("Value error, ")
+
+
+__all__ = ["FORMAT", "SHORTHANDS", "Check", "PoliciesFile", "PolicySet", "Rule", "Select", "check_field",
+           "load_policies", "parse_field", "policies_path"]
