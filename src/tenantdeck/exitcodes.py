@@ -22,6 +22,10 @@ LOST_UPDATE = 7
 #: command points at (another sandbox database, another service or key); nothing was read or written. Point at the
 #: draft's own account, or re-bind the draft on purpose with ``--rebind`` (see README "Exit codes").
 WRONG_TARGET = 8
+#: `audit`: the live account breaks an error-severity fleet policy; `push`: the account as the push would leave it
+#: would (nothing was pushed; `--allow-violation RULE --reason TEXT` lets a named rule through, recorded in the
+#: history); `policy fix` could not make the draft comply (see docs/policies.md)
+VIOLATIONS = 9
 USAGE = 64  #: bad command line (EX_USAGE)
 INTERRUPTED = 130  #: Ctrl-C (SIGINT)
 TERMINATED = 143  #: SIGTERM (a CI runner's or `kill`'s stop): `listen` prints what it had and its summary first

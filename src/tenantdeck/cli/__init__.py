@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
     "listen": ("listen_cmd", "Receive webhook deliveries on loopback and check each against the event models."),
     "edit": ("edit_cmd", "Open the draft in the terminal editor (also: `tenantdeck` alone)."),
+    "audit": ("audit_cmd", "Check the live account against the fleet policies (exit 9 on a broken error rule)."),
+    "policy": ("policy_cmd", "Fleet policies: list rules and violations, fix the obvious ones in the draft."),
     "completion": ("completion_cmd", "Print the shell completion script (bash, zsh, fish)."),
     "run-demo": ("demo_cmd", "The main job on a fresh machine: sample draft against the embedded sandbox."),
 }

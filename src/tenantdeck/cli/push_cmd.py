@@ -50,13 +50,22 @@ from tenantdeck.cli.target_options import (
 @target_options
 @rebind_option
 @prefer_option
+@click.option("--allow-violation", "allow_violations", multiple=True, metavar="RULE",
+              help="Push even though the account would break this fleet policy (error severity); needs --reason. "
+              "Recorded in the history with the reason.")
+@click.option("--reason", "violation_reason", metavar="TEXT", default=None,
+              help="Why the violations let through by --allow-violation are acceptable (kept in the history).")
+@click.option("--policies", "policies_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Fleet policies the account must keep  [default: <draft stem>.policies.yaml beside "
+              "the draft, when there is one]")
 @format_option(help="Output on stdout: nothing for text (the plan, progress and summary go to stderr, as always), "
                "or one JSON document with the plan and what was applied (docs/json-output.md).")
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
             adopt_existing: bool, allow_duplicate_names: bool, take_mine: tuple[str, ...],
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None,
-            rebind: bool, prefer: str | None, fmt: str) -> None:
+            rebind: bool, prefer: str | None, allow_violations: tuple[str, ...], violation_reason: str | None,
+            policies_file: Path | None, fmt: str) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, draft_of_plan, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -68,13 +77,27 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
 
     if planfile is None and draft_path is None:
         draft_path = Path("tenantdeck.yaml")
+    if allow_violations and not (violation_reason or "").strip():
+        raise click.UsageError("--allow-violation needs --reason TEXT: why breaking the rule is acceptable (the "
+                               "history keeps it)")
+    from tenantdeck.policies.checks import policies_for
+    from tenantdeck.problems import did_you_mean
+
+    policies = policies_for(draft_path or draft_of_plan(planfile), policies_file)
+    known = [r.name for r in policies.rules]
+    for rule in allow_violations:
+        if rule not in known:
+            raise click.UsageError(f"--allow-violation {rule}: no such rule in {policies.path}"
+                                   + did_you_mean(rule, known))
     target = target_for_draft(draft_path or draft_of_plan(planfile), profile, base_url, insecure, max_rps)
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
                        adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                        lock_timeout=lock_timeout, rebind=rebind,
-                       prefer=prefer, report={})  # type: ignore[arg-type]
+                       prefer=prefer, report={},  # type: ignore[arg-type]
+                       policies=policies if policies else None, allow_violations=allow_violations,
+                       violation_reason=(violation_reason or "").strip())
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

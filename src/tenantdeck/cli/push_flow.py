@@ -26,7 +26,7 @@ Confirm = Callable[[str], bool]
 
 #: refusal kind -> exit code
 REFUSAL_EXIT = {"conflicts": exitcodes.CONFLICT, "stale_plan": exitcodes.CONFLICT,
-                "wrong_target": exitcodes.WRONG_TARGET}
+                "wrong_target": exitcodes.WRONG_TARGET, "policy_violations": exitcodes.VIOLATIONS}
 
 
 @dataclass(slots=True)

@@ -168,6 +168,9 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+    from tenantdeck.policies.checks import policy_notes
+
+    plan.notes.extend(policy_notes(local, live))  # what the fleet policies say of the account after this push
     return plan
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
 from tenantdeck.policies.model import PolicySet, load_policies, policies_path
-from tenantdeck.problems import PathPart, Problem, Severity
+from tenantdeck.problems import PathPart, Problem, Severity, format_path
 
 
 def policies_for(draft_path: Path, policies_file: Path | None = None) -> PolicySet:
@@ -106,5 +106,63 @@ def allowed(violations: Sequence[Violation], allow: Sequence[str]) -> tuple[list
     return let, [v for v in violations if v.rule not in allow]
 
 
-__all__ = ["FleetCheck", "allowed", "as_draft_app", "check_apps", "check_draft", "merged_apps", "policies_for",
-           "violation_problems"]
+async def audit_target(target: Any, draft_path: Path, policies: PolicySet, *, concurrency: int = 16
+                       ) -> FleetCheck:
+    """The live account as it is now, every app of it, against ``policies``: what a dashboard change broke.
+
+    The draft (if there is one) gives each app its labels and the presets its widgets name; the values are the
+    service's. Nothing is written."""
+    from tenantdeck.draft.load import load_draft
+    from tenantdeck.models.app import App
+    from tenantdeck.sync.remote.pull import fetch_pull
+    from tenantdeck.sync.workspace.binding import check_identity, identity_of
+    from tenantdeck.sync.workspace.state import Workspace
+
+    workspace = Workspace(draft_path)
+    draft_apps: dict[str, App] = {}
+    presets: dict[str, Any] = {}
+    if draft_path.exists():
+        check_identity(workspace, identity_of(target))
+        loaded = load_draft(str(draft_path))
+        if loaded.draft is not None:
+            draft_apps = {a.id: a for a in loaded.draft.apps if a.id}
+            presets = {k: v.model_dump(mode="json", exclude_none=True) for k, v in loaded.draft.presets.items()}
+    workspace.secret_key(target.fingerprint_key())
+    async with target.client(concurrency=concurrency) as client:
+        canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
+    base = workspace.load_base()
+    apps = [as_draft_app(c, draft_apps.get(c["id"]), base.get(c["id"]), presets) for c in canonicals]
+    return check_apps(policies, apps, presets)
+
+
+
+
+def after_push(policies: PolicySet, local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> FleetCheck:
+    """The rules on the account as a push of ``local`` (a :class:`~tenantdeck.sync.workspace.local.Local`) would
+    leave it: its draft's managed sections over ``live`` (offline: the base stands in for the service)."""
+    data = local.result.doc.data if isinstance(local.result.doc.data, Mapping) else {}
+    presets = data.get("presets") or {}
+    apps = merged_apps(list(data.get("apps") or []), live or {}, local.base, presets)
+    return check_apps(policies, apps, presets)
+
+
+def policy_notes(local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> list[Any]:
+    """The plan's notes for the policies beside ``local``'s draft: each violation the push would leave (kind
+    ``policy``, the rule and severity in ``extra``), and each problem of the rules file. ``diff``, ``plan`` and the
+    editor's review show them; ``push`` refuses on the error ones (:func:`tenantdeck.sync.remote.engine`)."""
+    from tenantdeck.sync.types import Note
+
+    policies = policies_for(local.path)
+    if not policies:
+        return []
+    notes = [Note("", f"policies file: {p.render()}", "policy", {"severity": "error"}) for p in policies.problems]
+    if policies.rules:
+        checked = after_push(policies, local, live)
+        notes += [Note(v.app_name, f"policy {v.rule} ({v.severity}): {v.message}"
+                       + (f" ({format_path(v.path)}: {v.found})" if v.found else ""),
+                       "policy", {"rule": v.rule, "severity": v.severity}) for v in checked.evaluation.violations]
+    return notes
+
+
+__all__ = ["FleetCheck", "after_push", "allowed", "as_draft_app", "audit_target", "check_apps", "check_draft",
+           "merged_apps", "policies_for", "policy_notes", "violation_problems"]

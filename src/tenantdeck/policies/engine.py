@@ -48,9 +48,14 @@ class Violation:
     def is_error(self) -> bool:
         return self.severity == "error"
 
-    def text(self) -> str:
+    def describe(self) -> str:
+        """``policy RULE: app "NAME": message (path: found)``."""
         where = f" ({format_path(self.path)}: {self.found})" if self.path and self.found else ""
-        return f'{self.severity}: policy {self.rule}: app "{self.app_name}": {self.message}{where}'
+        return f'policy {self.rule}: app "{self.app_name}": {self.message}{where}'
+
+    def text(self) -> str:
+        """:meth:`describe` after its severity (``error: policy ...``)."""
+        return f"{self.severity}: {self.describe()}"
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "message": self.message, "app": self.app_name,

@@ -47,13 +47,15 @@ from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, 
 from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
+    from tenantdeck.policies.engine import Violation
+    from tenantdeck.policies.model import PolicySet
     from tenantdeck.targets import Target
 
 __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
-                      "missing_secrets", "refused_secrets", "wrong_target"]
+                      "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations"]
 
 
 @dataclass(slots=True)
@@ -96,6 +98,11 @@ class PushRequest:
     prefer: Literal["draft", "live"] | None = None
     #: the editor that has the draft open writes new ids as an edit of its session (its undo history keeps them)
     id_writer: IdWriter | None = None
+    #: fleet policies the account must keep after the push (``<draft>.policies.yaml``); None: none checked
+    policies: PolicySet | None = None
+    #: rules whose error violations the user lets through (``--allow-violation RULE``), and why (``--reason``)
+    allow_violations: tuple[str, ...] = ()
+    violation_reason: str = ""
 
 
 @dataclass(slots=True)
@@ -111,6 +118,8 @@ class Prepared:
     #: things the user should read before confirming: adopted objects, unset-but-unused variables, a changed draft
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: error violations of the fleet policies let through by ``--allow-violation`` (recorded in the history)
+    allowed_violations: list[Violation] = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -274,7 +283,37 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
                            problems=refused, plan=plan, notices=notices)
     warnings += unset_but_unused(local, env)
-    return Prepared(plan, local, live, request, already, notices, warnings)
+    allowed: list[Violation] = []
+    if request.policies is not None and plan.operations:
+        verdict = _policy_verdict(request, local, live)
+        if isinstance(verdict, PushRefused):
+            verdict.plan, verdict.notices = plan, notices
+            return verdict
+        allowed = verdict
+        notices += [f"allowed by --allow-violation ({request.violation_reason}): {v.text()}" for v in allowed]
+    return Prepared(plan, local, live, request, already, notices, warnings, allowed)
+
+
+def _policy_verdict(request: PushRequest, local: Local, live: Mapping[str, Mapping[str, Any]]
+                    ) -> PushRefused | list[Violation]:
+    """The fleet policies on the account as this push would leave it (the draft's managed sections over what the
+    service holds): a refusal when an error rule is broken and not let through, else the violations let through."""
+    from tenantdeck.policies.checks import after_push, allowed
+
+    policies = request.policies
+    assert policies is not None
+    if policies.problems:
+        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
+                           "aside) and push again; nothing was pushed", problems=list(policies.problems))
+    checked = after_push(policies, local, live)
+    let, blocking = allowed(checked.blocking, request.allow_violations)
+    if blocking:
+        rules = sorted({v.rule for v in blocking})
+        return PushRefused("policy_violations", f"the push would leave {len(blocking)} violation(s) of "
+                           f"{', '.join(rules)}; fix the draft (`tenantdeck policy fix`) or let a rule through with "
+                           "--allow-violation RULE --reason TEXT; nothing was pushed",
+                           lines=[v.describe() for v in blocking], problems=list(checked.evaluation.problems))
+    return let
 
 
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
@@ -306,6 +345,9 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
     names = live_names(listing)
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+    from tenantdeck.policies.checks import policy_notes
+
+    plan.notes.extend(policy_notes(local, live))
     return plan
 
 
@@ -442,6 +484,10 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                               counts=result.counts(), result=state, journal=str(journal.path),
                               saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
                               lost_updates=[lost.to_json() for lost in result.lost_updates] or None,
+                              allowed_violations=[{"rule": v.rule, "app": v.app_name, "app_id": v.app_id}
+                                                  for v in prepared.allowed_violations] or None,
+                              violation_reason=prepared.request.violation_reason
+                              if prepared.allowed_violations else None,
                               operations=operations_record(result.results))
             except OSError as exc:
                 result.warnings.append(f"the history could not be written: {exc}")
