@@ -112,9 +112,11 @@ def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: st
         return _without_base(draft, live, kind=kind)
     leaves: list[Leaf] = []
     spec = BY_NAME[kind]
-    for path in _ordered(base, draft, live):
-        b, d, lv = base.get(path, ABSENT), draft.get(path, ABSENT), live.get(path, ABSENT)
-        if d == b and lv == b and type(b) is not dict:
+    offline = live is base  # live stands for the base: one lookup less per leaf (a widget has 70)
+    for path in _ordered(base, draft) if offline else _ordered(base, draft, live):
+        b, d = base.get(path, ABSENT), draft.get(path, ABSENT)
+        lv = b if offline else live.get(path, ABSENT)
+        if d == b and (lv is b or lv == b) and type(b) is not dict:
             leaves.append(Leaf(path, b, d, lv, "same"))  # the common case, without the checks below
             continue
         if spec.partial and d is ABSENT:
@@ -148,10 +150,10 @@ def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
 
 
 def _ordered(*sides: Mapping[str, Any]) -> list[str]:
+    """Every key of the sides, each once, in the order they are first met."""
     seen: dict[str, None] = {}
     for side in sides:
-        for key in side:
-            seen.setdefault(key, None)
+        seen.update(dict.fromkeys(side))
     return list(seen)
 
 
@@ -234,7 +236,7 @@ def compare_app(
     key = app_key_for(app_id, ident["name"])
     d_res = raw_resources(draft) if draft is not None else {}
     b_res = raw_resources(base) if base is not None else {}
-    l_res = raw_resources(live) if live is not None else {}
+    l_res = b_res if live is base else raw_resources(live) if live is not None else {}
     keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (ORDER[k[0]], k[1]))
     diff = AppDiff(key, app_id, str(ident["name"]), "in_sync", [], dict(draft) if draft else None,
                    dict(base) if base else None, dict(live) if live else None)
@@ -267,14 +269,16 @@ def compare_app(
         if live_res is UNKNOWN:
             live_res = b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
+        live_is_base = live_res is b_raw  # offline: one side's leaves serve both
         if spec.partial and d_raw is not None:
             # only the entries the draft names are managed; the base and live list every known one
             b_raw = _only(b_raw, d_raw)
-            live_res = _only(live_res, d_raw)
+            live_res = b_raw if live_is_base else _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
-        res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res),
-                               no_base=no_base)
+        b_leaves = _leaves(kind, b_raw)
+        res = compare_resource(kind, rid, b_leaves, _leaves(kind, d_raw),
+                               b_leaves if live_is_base else _leaves(kind, live_res), no_base=no_base)
         if spec.parent and res.status == "create":
             res.title = resource_title(kind, rid)
         diff.resources.append(res)

@@ -25,7 +25,7 @@ from tenantdeck.draft.session.regions import RegionsMixin
 from tenantdeck.draft.session.rows import AppRow, row_of
 from tenantdeck.draft.session.signal import Change, ChangeKind, ChangeSignal
 from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent
-from tenantdeck.draft.session.validation import Scope, ValidationMixin
+from tenantdeck.draft.session.validation import Scope, ValidationMixin, edited_fields
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
 
 
@@ -271,7 +271,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                     if not entry.data:
                         return []
                     self._history.push(entry, self.history_limit)
-                    problems = self._revalidate(entry.touched)
+                    problems = self._revalidate(entry.touched, edited_fields(entry))
                     self._bump(ChangeKind.TRANSACTION, entry.paths, problems)
                     return problems
         with self.transaction() as tx:
@@ -298,7 +298,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             entry, self._history.tx = self._history.tx, None
             if entry.data:
                 self._history.push(entry, self.history_limit)
-                tx.problems = self._revalidate(entry.touched)
+                tx.problems = self._revalidate(entry.touched, edited_fields(entry))
                 self._bump(ChangeKind.TRANSACTION, entry.paths, tx.problems)
 
     def next_paths(self, which: str) -> list[str]:
@@ -316,7 +316,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             entry = self._history.undo.pop()
             self._unapply(entry)
             self._history.redo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
+            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
             self._bump(ChangeKind.UNDO, entry.paths, problems)
             return problems
 
@@ -329,7 +329,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             entry = self._history.redo.pop()
             self._reapply(entry)
             self._history.undo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
+            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
             self._bump(ChangeKind.REDO, entry.paths, problems)
             return problems
 
