@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, is_secret, label
+from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, Kind, is_secret, label
 from tenantdeck.sync.types import (
     ABSENT,
     UNKNOWN,
@@ -54,9 +54,29 @@ from tenantdeck.sync.types import (
 # -- cutting canonical apps into resources and leaves (each kind knows its own: tenantdeck.sync.kinds) -----------
 
 
-def raw_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Any]:
-    """All resources of one canonical app, each as its canonical (nested) value: cheap to compare for equality."""
-    return {(kind.name, rid): raw for kind in KINDS for rid, raw in kind.resources(app).items()}
+def raw_resources(app: Mapping[str, Any], kinds: Iterable[Kind] = KINDS) -> dict[ResourceKey, Any]:
+    """All resources of one canonical app (of ``kinds``), each as its canonical (nested) value: cheap to compare
+    for equality."""
+    return {(kind.name, rid): raw for kind in kinds for rid, raw in kind.resources(app).items()}
+
+
+def _kinds_to_compare(draft: Mapping[str, Any], base: Mapping[str, Any], live: Mapping[str, Any]) -> list[Kind]:
+    """The kinds whose section of the canonical app is not equal on all three sides, and the app's own kind.
+
+    A kind's resources are cut from its section alone (``Kind.resources``), so a section equal on every side gives
+    resources identical on every side, which the comparison skips anyway: this skips cutting and comparing them
+    one by one (after a bulk edit of one toggle, 5,000 apps differ from their base in one widget each)."""
+    out: list[Kind] = []
+    for kind in KINDS:
+        section = kind.section
+        if section is None:
+            out.append(kind)
+            continue
+        d = draft.get(section)
+        b = base.get(section)
+        if not (d == b and (live is base or live.get(section) == b)):
+            out.append(kind)
+    return out
 
 
 def _leaves(kind: str, raw: Any) -> Leaves | None:
@@ -234,9 +254,11 @@ def compare_app(
     assert ident is not None
     app_id = ident.get("id") or (base or {}).get("id") or (live or {}).get("id")
     key = app_key_for(app_id, ident["name"])
-    d_res = raw_resources(draft) if draft is not None else {}
-    b_res = raw_resources(base) if base is not None else {}
-    l_res = b_res if live is base else raw_resources(live) if live is not None else {}
+    kinds = _kinds_to_compare(draft, base, live) if draft is not None and base is not None and live is not None \
+        else KINDS
+    d_res = raw_resources(draft, kinds) if draft is not None else {}
+    b_res = raw_resources(base, kinds) if base is not None else {}
+    l_res = b_res if live is base else raw_resources(live, kinds) if live is not None else {}
     keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (ORDER[k[0]], k[1]))
     diff = AppDiff(key, app_id, str(ident["name"]), "in_sync", [], dict(draft) if draft else None,
                    dict(base) if base else None, dict(live) if live else None)

@@ -15,6 +15,7 @@ Adding a kind: one module here, one entry in :data:`KINDS`, one call per step in
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -104,13 +105,18 @@ def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env
         if parts is None or reads is None:
             out.update(found.from_draft(draft, app, secret_key=secret_key, env=env))
             continue
-        fields = tuple(getattr(app, name) for name in reads)
+        fields = tuple([getattr(app, name) for name in reads])
         last = parts.get(found.name)
-        if last is None or len(last[0]) != len(fields) or any(a is not b for a, b in zip(last[0], fields,
-                                                                                          strict=True)):
+        if last is None or not _same_objects(last[0], fields):
             last = parts[found.name] = (fields, found.from_draft(draft, app, secret_key=secret_key, env=env))
         out.update(last[1])
     return out
+
+
+def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The very same objects, one by one (``==`` would compare models field by field, and an equal model is not
+    known to give the same part)."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
