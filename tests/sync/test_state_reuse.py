@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -25,6 +27,7 @@ from tenantdeck.draft.session import DraftSession
 from tenantdeck.models import App, Draft, catalog
 from tenantdeck.sync.compare import compare_app
 from tenantdeck.sync.kinds import KINDS, canonical_app_from_draft
+from tenantdeck.sync.kinds.base import flatten
 from tenantdeck.sync.types import UNKNOWN
 from tenantdeck.sync.workspace.offline import AppStates
 from tenantdeck.sync.workspace.state import Workspace
@@ -263,3 +266,35 @@ def test_skipping_equal_sections_gives_the_full_comparison(draft_changes: list[i
         assert fast.status == "in_sync"
     if draft_changes == [0] and offline:
         assert fast.status == "update"  # the edit is seen
+
+
+# -- flatten's checks by type give the answer of the ABC checks ----------------------------------------------------
+
+def _reference_flatten(value: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """flatten as it was written before its checks by type: every value asked ``isinstance(.., Mapping)``."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        if item is None:
+            continue
+        is_state = isinstance(item, Mapping) and bool({"fingerprint", "ref", "unknown", "unreadable"} & set(item))
+        if isinstance(item, Mapping) and not is_state:
+            out.update(_reference_flatten(item, path + "."))
+        else:
+            out[path] = item
+    return out
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3),
+                     st.lists(st.integers(), max_size=2))
+_keys = st.sampled_from(["a", "b", "fingerprint", "ref", "unknown", "unreadable", "x.y"])
+_nested = st.recursive(_scalars, lambda inner: st.one_of(
+    st.dictionaries(_keys, inner, max_size=4),
+    st.dictionaries(_keys, inner, max_size=3).map(MappingProxyType),  # a Mapping that is not a dict
+), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.dictionaries(_keys, _nested, max_size=5))
+def test_flatten_by_type_gives_the_answer_of_the_abc_checks(value: dict[str, Any]) -> None:
+    assert flatten(value) == _reference_flatten(value)

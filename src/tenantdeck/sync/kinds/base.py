@@ -46,10 +46,10 @@ def webhook_index(app: Mapping[str, Any], rid: str) -> int | None:
 def is_secret_state(value: Any) -> bool:
     """A secret's (or a certificate file's) state, one leaf: its fingerprint, an unset ``${VAR}`` (``ref``), a value
     the service does not report (``unknown``), or a file that cannot be read (``unreadable``)."""
-    return isinstance(value, Mapping) and any(key in value for key in _SECRET_STATE_KEYS)
+    return isinstance(value, Mapping) and not _SECRET_STATE_KEYS.isdisjoint(value)
 
 
-_SECRET_STATE_KEYS = ("fingerprint", "ref", "unknown", "unreadable")
+_SECRET_STATE_KEYS = frozenset({"fingerprint", "ref", "unknown", "unreadable"})
 #: values that are leaves by their type alone: :func:`flatten` runs over every field of every compared resource
 #: (70 per widget), and an ABC ``isinstance`` check is several times slower than this set lookup
 _LEAF_TYPES = frozenset({str, bool, int, float, list})
@@ -61,7 +61,9 @@ def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
     for key, item in value.items():
         if item is None:
             continue
-        if type(item) in _LEAF_TYPES or not isinstance(item, Mapping) or is_secret_state(item):
+        kind = type(item)
+        if kind in _LEAF_TYPES or (kind is dict and not _SECRET_STATE_KEYS.isdisjoint(item)) or (
+                kind is not dict and (not isinstance(item, Mapping) or is_secret_state(item))):
             out[f"{prefix}{key}"] = item
         else:
             out.update(flatten(item, f"{prefix}{key}."))

@@ -11,6 +11,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.gcpause import paused_gc
+
 if TYPE_CHECKING:
     from tenantdeck.models import App, WidgetSettings
     from tenantdeck.sync.kinds import Part
@@ -78,6 +80,11 @@ class AppStates:
         ``models``: the validated app models (None: does not validate) and preset models of ``data``, as the
         editor's session holds them (``DraftSession.validated_models``), used instead of validating every app
         again; a kind whose fields are the same model objects as last time keeps its canonical part."""
+        with paused_gc():  # 5,000 apps' canonical parts: no garbage cycles (tenantdeck.gcpause)
+            return self._compute(data, env=env, only=only, models=models)
+
+    def _compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None,
+                 models: tuple[Sequence[App | None], Mapping[str, WidgetSettings]] | None) -> dict[str, str]:
         from tenantdeck.models import App, Draft
         from tenantdeck.sync.compare import compare_app
         from tenantdeck.sync.kinds import canonical_app_from_draft
