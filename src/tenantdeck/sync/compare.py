@@ -239,9 +239,13 @@ def compare_app(
     *,
     offline: bool = False,
     prefer: str | None = None,
+    base_leaves: dict[ResourceKey, tuple[Any, Leaves | None]] | None = None,
 ) -> AppDiff:
     """Compare one app on its three sides. Offline, the base stands in for live. An app the draft names by id with
-    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict."""
+    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict.
+
+    ``base_leaves``: kept by a caller that compares against the same base again (the editor's change states after
+    each edit): each base resource's leaves, reused while its canonical value is the same object."""
     if offline:
         live = base
     no_base = False
@@ -298,7 +302,13 @@ def compare_app(
             live_res = b_raw if live_is_base else _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
-        b_leaves = _leaves(kind, b_raw)
+        if base_leaves is None:
+            b_leaves = _leaves(kind, b_raw)
+        else:
+            kept = base_leaves.get(rkey)
+            if kept is None or kept[0] is not b_raw:
+                kept = base_leaves[rkey] = (b_raw, _leaves(kind, b_raw))
+            b_leaves = kept[1]
         res = compare_resource(kind, rid, b_leaves, _leaves(kind, d_raw),
                                b_leaves if live_is_base else _leaves(kind, live_res), no_base=no_base)
         if spec.parent and res.status == "create":

@@ -16,7 +16,7 @@ Adding a kind: one module here, one entry in :data:`KINDS`, one call per step in
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.kinds import (
@@ -105,12 +105,24 @@ def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env
         if parts is None or reads is None:
             out.update(found.from_draft(draft, app, secret_key=secret_key, env=env))
             continue
-        fields = tuple([getattr(app, name) for name in reads])
+        fields = _READ[found.name](app)
         last = parts.get(found.name)
         if last is None or not _same_objects(last[0], fields):
             last = parts[found.name] = (fields, found.from_draft(draft, app, secret_key=secret_key, env=env))
         out.update(last[1])
     return out
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields ``names`` of an app, as a tuple (``attrgetter`` gives one name's value bare)."""
+    if not names:
+        return lambda app: ()
+    get = operator.attrgetter(*names)
+    return (lambda app: (get(app),)) if len(names) == 1 else get
+
+
+#: kind name -> what reads its ``Kind.reads`` fields off an app
+_READ: dict[str, Callable[[Any], tuple[Any, ...]]] = {k.name: _reader(k.reads) for k in KINDS if k.reads is not None}
 
 
 def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:

@@ -45,6 +45,8 @@ class AppStates:
         #: the presets, key and environment below are the ones they were made with
         self._parts: dict[int, dict[str, Part]] = {}
         self._made_with: tuple[list[tuple[str, Any]], bytes, dict[str, str]] | None = None
+        #: per app id, its base's resources cut into leaves (``compare_app(base_leaves=...)``), until the base changes
+        self._base_leaves: dict[str, dict[Any, tuple[Any, Any]]] = {}
 
     def _load(self) -> bool:
         """Read the key and base again if the workspace changed; True when it did (every state is then stale)."""
@@ -58,6 +60,7 @@ class AppStates:
         if stamp is not None and stamp == self._stamp:
             return False
         self._stamp = stamp
+        self._base_leaves = {}
         try:
             self._key = workspace._read_key() if workspace.key_path.exists() else b"\0" * 32
             self._base = workspace.load_base() if workspace.key_path.exists() else {}
@@ -104,6 +107,9 @@ class AppStates:
             self._parts = {}
         self._made_with = made_with
         out = {} if stale or only is None else dict(self.states)
+        held: list[Any] = [None]  # one draft of one app, the app swapped in (a model per app was 5,000 more)
+        draft = Draft.model_construct(format=1, presets=presets, apps=held)
+        draft._source = self.draft_path  # certificate paths are relative to the draft's folder
         for i in indexes:
             app_data = apps[i]
             where = f"apps[{i}]"
@@ -118,8 +124,7 @@ class AppStates:
                 app = app_models[i] if app_models is not None else App.model_validate(app_data)
                 if app is None or app.id != app_id:
                     raise ValueError("the app does not validate")
-                draft = Draft.model_construct(format=1, presets=presets, apps=[app])
-                draft._source = self.draft_path  # certificate paths are relative to the draft's folder
+                held[0] = app
                 canonical = canonical_app_from_draft(draft, 0, secret_key=self._key, env=env,
                                                      parts=self._parts.setdefault(i, {}))
             except (KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
@@ -129,7 +134,8 @@ class AppStates:
             if canonical == {k: v for k, v in base[app_id].items() if k not in SHOWN_ONLY}:
                 out[where] = "in sync"
                 continue
-            diff = compare_app(canonical, base[app_id], base[app_id], offline=True)
+            diff = compare_app(canonical, base[app_id], base[app_id], offline=True,
+                               base_leaves=self._base_leaves.setdefault(app_id, {}))
             out[where] = "in sync" if diff.status in ("in_sync", "drift") else "modified"
         self.states = out
         return out
