@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from tenantdeck.draft.session.history import DataOp, Entry
     from tenantdeck.models import App, WidgetSettings
-    from tenantdeck.rules import WidgetChecker
+    from tenantdeck.rules import KeptChecks, WidgetChecker
 
 
 @dataclass(slots=True)
@@ -37,6 +37,9 @@ class Scope:
     rules: list[Problem] = field(default_factory=list)  # cross-object rules
     text: list[Problem] = field(default_factory=list)  # YAML level (already placed)
     placed: list[Problem] | None = None  # model + rules, placed
+    #: the rules' last check of an app, part by part (``rules.check_app(kept=...)``): an edit of one section checks
+    #: that part again
+    checks: KeptChecks = field(default_factory=dict)
 
     def clear_placed(self) -> None:
         self.placed = None
@@ -276,7 +279,8 @@ class ValidationMixin:
 
         scope = self._apps[i]
         app = self._app_objs[i]
-        found = check_app(self._widget_checker(), app, ("apps", i), self._converter()) if app is not None else []
+        found = check_app(self._widget_checker(), app, ("apps", i), self._converter(), scope.checks) \
+            if app is not None else []
         scope.rules = [unprefixed(p, ("apps", i)) for p in found]
         scope.clear_placed()
 
