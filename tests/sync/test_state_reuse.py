@@ -74,9 +74,9 @@ EDITS: list[tuple[tuple[Any, ...], list[Any]]] = [
     (("extension_settings", "push-notification", "fcmCredentials", "private_key"), ["${OTHER_VAR}"]),
     (("sms", "messageDelay"), [30, 60, "soon"]),
     (("team", "moderators"), [[], ["mod@tenants.example"]]),
-    (("settings", "core.conversations.updateOnReplies"), [True, False]),
+    (("settings", "core.conversations.updateOnReplies"), [True, False, ["x"]]),  # a list: the rules' error
     (("webhooks", 0, "enabled"), [True, False]),
-    (("webhooks", 0, "triggers"), [["message_sent"], ["message_sent", "group_created", "call_initiated"]]),
+    (("webhooks", 0, "triggers"), [["message_sent"], ["message_sent", "group_created", "not_a_trigger"]]),
     (("name",), ["Renamed", "Tenant 0"]),
 ]
 
