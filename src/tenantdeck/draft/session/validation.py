@@ -9,6 +9,7 @@ them absolute when they are read.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,14 @@ class Scope:
 
     def clear_placed(self) -> None:
         self.placed = None
+
+
+@functools.cache
+def _app_fields() -> frozenset[str]:
+    """The App fields a draft writes under their own name (no alias): those one edit can validate alone."""
+    from tenantdeck.models import App
+
+    return frozenset(name for name, info in App.model_fields.items() if info.alias is None)
 
 
 def edited_fields(entry: Entry) -> dict[int, set[str]]:
@@ -246,7 +255,7 @@ class ValidationMixin:
         old = self._app_objs[i]
         raw = self.data["apps"][i]
         if fields and old is not None and not scope.model and isinstance(raw, dict) and all(
-                name in raw and name in App.model_fields and App.model_fields[name].alias is None for name in fields):
+                name in raw and name in _app_fields() for name in fields):
             new = old.model_copy()
             try:
                 for name in sorted(fields):
