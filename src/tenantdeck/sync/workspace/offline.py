@@ -7,6 +7,7 @@ file is written: without a workspace key there can be no base, so every app is n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,9 @@ class AppStates:
         self._made_with: tuple[list[tuple[str, Any]], bytes, dict[str, str]] | None = None
         #: per app id, its base's resources cut into leaves (``compare_app(base_leaves=...)``), until the base changes
         self._base_leaves: dict[str, dict[Any, tuple[Any, Any]]] = {}
+        #: one computation at a time (the editor refreshes states from more than one worker): the kept parts and
+        #: leaves are shared between them (``last_read`` does not wait for it: a screen asks it)
+        self._lock = threading.Lock()
 
     def _load(self) -> bool:
         """Read the key and base again if the workspace changed; True when it did (every state is then stale)."""
@@ -83,7 +87,7 @@ class AppStates:
         ``models``: the validated app models (None: does not validate) and preset models of ``data``, as the
         editor's session holds them (``DraftSession.validated_models``), used instead of validating every app
         again; a kind whose fields are the same model objects as last time keeps its canonical part."""
-        with paused_gc():  # 5,000 apps' canonical parts: no garbage cycles (tenantdeck.gcpause)
+        with self._lock, paused_gc():  # 5,000 apps' canonical parts: no garbage cycles (tenantdeck.gcpause)
             return self._compute(data, env=env, only=only, models=models)
 
     def _compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None,
