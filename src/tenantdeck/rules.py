@@ -7,6 +7,7 @@ unique within an app. Every problem carries a key path; :mod:`tenantdeck.draft` 
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -166,22 +167,58 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-def check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> list[Problem]:
-    """The cross-object problems of one app (its widgets against the presets, extensions, webhooks, secrets)."""
-    return list(_check_app(checker, app, base, convert))
+#: one part of an app's check: the App fields it reads, and the check
+AppCheck = tuple[tuple[str, ...], Callable[[WidgetChecker, App, tuple[PathPart, ...], Converter], Iterator[Problem]]]
+#: what :func:`check_app` kept of one app's last check, by part: (its fields, the widget checker, base, problems)
+KeptChecks = dict[int, tuple[tuple[Any, ...], WidgetChecker | None, tuple[PathPart, ...], list[Problem]]]
 
 
-def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
+def check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter,
+              kept: KeptChecks | None = None) -> list[Problem]:
+    """The cross-object problems of one app (its widgets against the presets, extensions, webhooks, secrets).
+
+    ``kept`` (updated here): the last check of the same app; a part whose fields (:data:`APP_CHECKS`) are the same
+    objects, checked with the same widget checker at the same ``base``, keeps its problems. The editor's session
+    keeps one per app, so an edit of one section (a bulk edit's one toggle on 5,000 apps) checks that part again,
+    not the app's webhooks, SMS and settings."""
+    out: list[Problem] = []
+    for n, (reads, check) in enumerate(APP_CHECKS):
+        fields = tuple([getattr(app, name) for name in reads])
+        with_checker = checker if check is _check_widgets else None
+        last = kept.get(n) if kept is not None else None
+        if (last is not None and last[1] is with_checker and last[2] == base and len(last[0]) == len(fields)
+                and all(map(operator.is_, last[0], fields))):
+            out += last[3]
+            continue
+        found = list(check(checker, app, base, convert))
+        if kept is not None:
+            kept[n] = (fields, with_checker, base, found)
+        out += found
+    return out
+
+
+def _check_held_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                    convert: Converter) -> Iterator[Problem]:
     yield from _held_problems(app, base, created=app.id is None)
+
+
+def _check_extensions(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                      convert: Converter) -> Iterator[Problem]:
     if app.extensions is not None:
         enabled = set(app.extensions.enabled)
         for k, ext in enumerate(app.extensions.disabled):
             if ext in enabled:
                 yield error(f"{ext!r} is both enabled and disabled", (*base, "extensions", "disabled", k))
 
+
+def _check_widgets(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                   convert: Converter) -> Iterator[Problem]:
     for j, widget in enumerate(app.widgets):
         yield from _check_widget(checker, app, widget, (*base, "widgets", j), convert)
 
+
+def _check_webhooks(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                    convert: Converter) -> Iterator[Problem]:
     hook_ids: dict[str, int] = {}
     for j, hook in enumerate(app.webhooks):
         path = (*base, "webhooks", j)
@@ -199,10 +236,29 @@ def _check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], con
                 (*path, "webhookURL"),
                 "http_loopback",
             )
+
+
+def _check_sms(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
     for name, value in _secrets(app.sms):
         if value is not None and not is_reference(value):
             yield _literal_secret((*base, "sms", name))
+
+
+def _check_settings(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                    convert: Converter) -> Iterator[Problem]:
     yield from _setting_problems(app.settings or {}, (*base, "settings"))
+
+
+#: an app's check, part by part in the order its problems come, each with the App fields it reads (the widgets'
+#: part reads the presets too, through the widget checker)
+APP_CHECKS: tuple[AppCheck, ...] = (
+    (("id", *held_marks(App)), _check_held_app),
+    (("extensions",), _check_extensions),
+    (("widgets", "id", "name", "extensions"), _check_widgets),
+    (("webhooks",), _check_webhooks),
+    (("sms",), _check_sms),
+    (("settings",), _check_settings),
+)
 
 
 def _setting_problems(settings: dict[str, Any], path: tuple[PathPart, ...]) -> Iterator[Problem]:

@@ -7,6 +7,7 @@ comparison with what was pushed before goes through a keyed fingerprint (:func:`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -67,8 +68,10 @@ class Secret:
         return f"Secret({self.env_name!r})"
 
 
+@functools.cache
 def secret_fields(model: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of ``model`` marked :class:`Secret`, in declaration order."""
+    """The fields of ``model`` marked :class:`Secret`, in declaration order (asked for every webhook and SMS block
+    of every app the rules check: 30,000 times in a bulk edit of 5,000 apps, so worked out once per model)."""
     return tuple(name for name, info in model.model_fields.items()
                  if any(isinstance(meta, Secret) for meta in info.metadata))
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, is_secret, label
+from tenantdeck.sync.kinds import BY_NAME, KINDS, ORDER, Kind, is_secret, label
 from tenantdeck.sync.types import (
     ABSENT,
     UNKNOWN,
@@ -54,9 +54,29 @@ from tenantdeck.sync.types import (
 # -- cutting canonical apps into resources and leaves (each kind knows its own: tenantdeck.sync.kinds) -----------
 
 
-def raw_resources(app: Mapping[str, Any]) -> dict[ResourceKey, Any]:
-    """All resources of one canonical app, each as its canonical (nested) value: cheap to compare for equality."""
-    return {(kind.name, rid): raw for kind in KINDS for rid, raw in kind.resources(app).items()}
+def raw_resources(app: Mapping[str, Any], kinds: Iterable[Kind] = KINDS) -> dict[ResourceKey, Any]:
+    """All resources of one canonical app (of ``kinds``), each as its canonical (nested) value: cheap to compare
+    for equality."""
+    return {(kind.name, rid): raw for kind in kinds for rid, raw in kind.resources(app).items()}
+
+
+def _kinds_to_compare(draft: Mapping[str, Any], base: Mapping[str, Any], live: Mapping[str, Any]) -> list[Kind]:
+    """The kinds whose section of the canonical app is not equal on all three sides, and the app's own kind.
+
+    A kind's resources are cut from its section alone (``Kind.resources``), so a section equal on every side gives
+    resources identical on every side, which the comparison skips anyway: this skips cutting and comparing them
+    one by one (after a bulk edit of one toggle, 5,000 apps differ from their base in one widget each)."""
+    out: list[Kind] = []
+    for kind in KINDS:
+        section = kind.section
+        if section is None:
+            out.append(kind)
+            continue
+        d = draft.get(section)
+        b = base.get(section)
+        if not (d == b and (live is base or live.get(section) == b)):
+            out.append(kind)
+    return out
 
 
 def _leaves(kind: str, raw: Any) -> Leaves | None:
@@ -112,9 +132,11 @@ def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: st
         return _without_base(draft, live, kind=kind)
     leaves: list[Leaf] = []
     spec = BY_NAME[kind]
-    for path in _ordered(base, draft, live):
-        b, d, lv = base.get(path, ABSENT), draft.get(path, ABSENT), live.get(path, ABSENT)
-        if d == b and lv == b and type(b) is not dict:
+    offline = live is base  # live stands for the base: one lookup less per leaf (a widget has 70)
+    for path in _ordered(base, draft) if offline else _ordered(base, draft, live):
+        b, d = base.get(path, ABSENT), draft.get(path, ABSENT)
+        lv = b if offline else live.get(path, ABSENT)
+        if d == b and (lv is b or lv == b) and type(b) is not dict:
             leaves.append(Leaf(path, b, d, lv, "same"))  # the common case, without the checks below
             continue
         if spec.partial and d is ABSENT:
@@ -148,10 +170,10 @@ def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
 
 
 def _ordered(*sides: Mapping[str, Any]) -> list[str]:
+    """Every key of the sides, each once, in the order they are first met."""
     seen: dict[str, None] = {}
     for side in sides:
-        for key in side:
-            seen.setdefault(key, None)
+        seen.update(dict.fromkeys(side))
     return list(seen)
 
 
@@ -217,9 +239,13 @@ def compare_app(
     *,
     offline: bool = False,
     prefer: str | None = None,
+    base_leaves: dict[ResourceKey, tuple[Any, Leaves | None]] | None = None,
 ) -> AppDiff:
     """Compare one app on its three sides. Offline, the base stands in for live. An app the draft names by id with
-    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict."""
+    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict.
+
+    ``base_leaves``: kept by a caller that compares against the same base again (the editor's change states after
+    each edit): each base resource's leaves, reused while its canonical value is the same object."""
     if offline:
         live = base
     no_base = False
@@ -232,9 +258,11 @@ def compare_app(
     assert ident is not None
     app_id = ident.get("id") or (base or {}).get("id") or (live or {}).get("id")
     key = app_key_for(app_id, ident["name"])
-    d_res = raw_resources(draft) if draft is not None else {}
-    b_res = raw_resources(base) if base is not None else {}
-    l_res = raw_resources(live) if live is not None else {}
+    kinds = _kinds_to_compare(draft, base, live) if draft is not None and base is not None and live is not None \
+        else KINDS
+    d_res = raw_resources(draft, kinds) if draft is not None else {}
+    b_res = raw_resources(base, kinds) if base is not None else {}
+    l_res = b_res if live is base else raw_resources(live, kinds) if live is not None else {}
     keys = sorted(set(d_res) | set(b_res) | set(l_res), key=lambda k: (ORDER[k[0]], k[1]))
     diff = AppDiff(key, app_id, str(ident["name"]), "in_sync", [], dict(draft) if draft else None,
                    dict(base) if base else None, dict(live) if live else None)
@@ -267,14 +295,22 @@ def compare_app(
         if live_res is UNKNOWN:
             live_res = b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
+        live_is_base = live_res is b_raw  # offline: one side's leaves serve both
         if spec.partial and d_raw is not None:
             # only the entries the draft names are managed; the base and live list every known one
             b_raw = _only(b_raw, d_raw)
-            live_res = _only(live_res, d_raw)
+            live_res = b_raw if live_is_base else _only(live_res, d_raw)
         if d_raw is not None and d_raw == b_raw and live_res == b_raw:
             continue  # identical on all three sides: nothing to say, and no need to look at each field
-        res = compare_resource(kind, rid, _leaves(kind, b_raw), _leaves(kind, d_raw), _leaves(kind, live_res),
-                               no_base=no_base)
+        if base_leaves is None:
+            b_leaves = _leaves(kind, b_raw)
+        else:
+            kept = base_leaves.get(rkey)
+            if kept is None or kept[0] is not b_raw:
+                kept = base_leaves[rkey] = (b_raw, _leaves(kind, b_raw))
+            b_leaves = kept[1]
+        res = compare_resource(kind, rid, b_leaves, _leaves(kind, d_raw),
+                               b_leaves if live_is_base else _leaves(kind, live_res), no_base=no_base)
         if spec.parent and res.status == "create":
             res.title = resource_title(kind, rid)
         diff.resources.append(res)

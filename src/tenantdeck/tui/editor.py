@@ -207,7 +207,8 @@ class Editor:
         Runs the offline comparison of the CLI's ``diff --offline`` on the session's in-memory data; slow on big
         drafts (canonicalising every app), so the app calls it in a worker thread. Only the apps edited since the
         last call are compared again (the comparison and the base snapshot are kept in
-        :class:`~tenantdeck.sync.workspace.offline.AppStates`), so a bulk edit refreshes its apps only.
+        :class:`~tenantdeck.sync.workspace.offline.AppStates`), so a bulk edit refreshes its apps only, from the
+        models the session validated (not validated again) and, of each app, only the kinds whose models changed.
         """
         from tenantdeck.sync.workspace.offline import AppStates
 
@@ -217,7 +218,8 @@ class Editor:
             self._states = AppStates(self.path)
             stale = None
         try:
-            states = self._states.compute(self.session.data, env=os.environ, only=stale)
+            states = self._states.compute(self.session.data, env=os.environ, only=stale,
+                                          models=self.session.validated_models())
         except BaseException:
             with self._stale_lock:
                 self._stale_apps = None  # whatever failed, the next call compares everything

@@ -16,7 +16,7 @@ from tenantdeck.draft.session.errors import DraftSessionError, PathNotFound, Rea
 from tenantdeck.draft.session.history import DataOp, Entry, History, dict_insert, do_op, undo_op
 from tenantdeck.draft.session.paths import MISSING, walk
 from tenantdeck.draft.session.signal import ChangeKind
-from tenantdeck.draft.session.validation import Scope
+from tenantdeck.draft.session.validation import Scope, edited_fields
 from tenantdeck.problems import PathPart, Problem, format_path
 
 
@@ -66,7 +66,7 @@ class EditingMixin:
             if self._history.tx is not None:
                 return []
             self._history.push(entry, self.history_limit)
-            problems = self._revalidate(entry.touched)
+            problems = self._revalidate(entry.touched, edited_fields(entry))
             self._bump(ChangeKind(kind), entry.paths, problems)
             return problems
 

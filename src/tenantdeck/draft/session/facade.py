@@ -25,7 +25,8 @@ from tenantdeck.draft.session.regions import RegionsMixin
 from tenantdeck.draft.session.rows import AppRow, row_of
 from tenantdeck.draft.session.signal import Change, ChangeKind, ChangeSignal
 from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent
-from tenantdeck.draft.session.validation import Scope, ValidationMixin
+from tenantdeck.draft.session.validation import Scope, ValidationMixin, edited_fields
+from tenantdeck.gcpause import paused_gc
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
 
 
@@ -249,6 +250,10 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         5,000 edits cost 5,000 small splices, not 5,000 copies of the draft. Anything else (a preset, the app list
         itself, a draft not laid out in blocks) takes the general path, one edit at a time.
         """
+        with paused_gc():  # 5,000 apps' new models and the undo step: no garbage cycles (tenantdeck.gcpause)
+            return self._set_many(edits)
+
+    def _set_many(self, edits: Sequence[tuple[PathLike, Any]]) -> list[Problem]:
         parsed = [(parts_of(path), value) for path, value in edits]
         with self._lock:
             self._writable()
@@ -271,7 +276,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                     if not entry.data:
                         return []
                     self._history.push(entry, self.history_limit)
-                    problems = self._revalidate(entry.touched)
+                    problems = self._revalidate(entry.touched, edited_fields(entry))
                     self._bump(ChangeKind.TRANSACTION, entry.paths, problems)
                     return problems
         with self.transaction() as tx:
@@ -298,7 +303,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             entry, self._history.tx = self._history.tx, None
             if entry.data:
                 self._history.push(entry, self.history_limit)
-                tx.problems = self._revalidate(entry.touched)
+                tx.problems = self._revalidate(entry.touched, edited_fields(entry))
                 self._bump(ChangeKind.TRANSACTION, entry.paths, tx.problems)
 
     def next_paths(self, which: str) -> list[str]:
@@ -309,27 +314,27 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
 
     def undo(self) -> list[Problem] | None:
         """Take back the last edit (or transaction); None when there is nothing to undo."""
-        with self._lock:
+        with self._lock, paused_gc():  # a bulk edit's undo re-validates its apps (see set_many)
             self._writable()
             if not self._history.undo:
                 return None
             entry = self._history.undo.pop()
             self._unapply(entry)
             self._history.redo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
+            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
             self._bump(ChangeKind.UNDO, entry.paths, problems)
             return problems
 
     def redo(self) -> list[Problem] | None:
         """Make the last undone edit again; None when there is nothing to redo."""
-        with self._lock:
+        with self._lock, paused_gc():
             self._writable()
             if not self._history.redo:
                 return None
             entry = self._history.redo.pop()
             self._reapply(entry)
             self._history.undo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)))
+            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
             self._bump(ChangeKind.REDO, entry.paths, problems)
             return problems
 

@@ -9,7 +9,8 @@ them absolute when they are read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,9 +21,9 @@ from tenantdeck.problems import PathPart, Problem, sort_problems
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from tenantdeck.draft.session.history import DataOp
+    from tenantdeck.draft.session.history import DataOp, Entry
     from tenantdeck.models import App, WidgetSettings
-    from tenantdeck.rules import WidgetChecker
+    from tenantdeck.rules import KeptChecks, WidgetChecker
 
 
 @dataclass(slots=True)
@@ -37,9 +38,38 @@ class Scope:
     rules: list[Problem] = field(default_factory=list)  # cross-object rules
     text: list[Problem] = field(default_factory=list)  # YAML level (already placed)
     placed: list[Problem] | None = None  # model + rules, placed
+    #: the rules' last check of an app, part by part (``rules.check_app(kept=...)``): an edit of one section checks
+    #: that part again
+    checks: KeptChecks = field(default_factory=dict)
 
     def clear_placed(self) -> None:
         self.placed = None
+
+
+@functools.cache
+def _app_fields() -> frozenset[str]:
+    """The App fields a draft writes under their own name (no alias): those one edit can validate alone."""
+    from tenantdeck.models import App
+
+    return frozenset(name for name, info in App.model_fields.items() if info.alias is None)
+
+
+def edited_fields(entry: Entry) -> dict[int, set[str]]:
+    """App index -> the App fields (``widgets``, ``sms``) whose values an undo step's data changes lie inside
+    (``apps[i].<field>.<...>``: the field is there before and after). An app changed in another way (a field set or
+    removed as a whole) is left out, so it is validated whole; so is everything when the step changed anything
+    but the inside of apps (the app list, a preset, the root), whose indexes or models it may have moved."""
+    out: dict[int, set[str]] = {}
+    whole: set[int] = set()
+    for op in entry.data:
+        full = (*op.parent, op.key)
+        if len(full) < 3 or full[0] != "apps" or not isinstance(full[1], int) or isinstance(full[1], bool):
+            return {}
+        if len(full) == 3 or not isinstance(full[2], str):
+            whole.add(full[1])
+        else:
+            out.setdefault(full[1], set()).add(full[2])
+    return {i: names for i, names in out.items() if i not in whole}
 
 
 def unprefixed(p: Problem, prefix: tuple[PathPart, ...]) -> Problem:
@@ -103,6 +133,16 @@ class ValidationMixin:
             self._validate_everything()
             self._bump(ChangeKind.VALIDATE, (), [])
             return self.problems
+
+    def validated_models(self) -> tuple[list[App | None], dict[str, WidgetSettings]] | None:
+        """The validated models of every app (None for one that does not validate) and of every valid preset, in
+        the draft's order; None before the first validation. What the editor's change states canonicalise, rather
+        than validating 5,000 apps again after a bulk edit. The lists are copies; the models are never changed in
+        place (an edit validates into a new one, :meth:`_validate_app_model`), so they can be read in a worker."""
+        with self._lock:
+            if not self.validated or self.read_only:
+                return None
+            return list(self._app_objs), dict(self._preset_objs)
 
     def recheck(self, path: PathLike) -> list[Problem]:
         """Validate again the app or preset that holds ``path`` (the whole draft for a top-level path) and return
@@ -201,12 +241,31 @@ class ValidationMixin:
         found = check_preset(name, preset) if preset is not None else []
         self._presets[name].rules = [unprefixed(p, ("presets", name)) for p in found]
 
-    def _validate_app_model(self, i: int) -> None:
+    def _validate_app_model(self, i: int, fields: Collection[str] = ()) -> None:
+        """Validate app ``i`` into a new model. ``fields``: the only App fields whose values changed since its last
+        model (:func:`edited_fields`); when that model was valid, only those are validated, into a copy of it that
+        shares the other fields' models. The same answer (an App has no validator across its fields), a quarter of
+        the time of the whole app (a bulk edit of one toggle on 5,000 apps), and the change states reuse what the
+        untouched fields' models gave (``Kind.reads``). Anything unexpected validates the whole app."""
         from pydantic import ValidationError
 
         from tenantdeck.models import App
 
         scope = self._apps[i]
+        old = self._app_objs[i]
+        raw = self.data["apps"][i]
+        if fields and old is not None and not scope.model and isinstance(raw, dict) and all(
+                name in raw and name in _app_fields() for name in fields):
+            new = old.model_copy()
+            try:
+                for name in sorted(fields):
+                    App.__pydantic_validator__.validate_assignment(new, name, raw[name])
+            except ValidationError:
+                pass  # the whole app's validation below words its problems as ever
+            else:
+                self._app_objs[i] = new
+                scope.clear_placed()
+                return
         try:
             self._app_objs[i] = App.model_validate(self.data["apps"][i])
             scope.model = []
@@ -229,7 +288,8 @@ class ValidationMixin:
 
         scope = self._apps[i]
         app = self._app_objs[i]
-        found = check_app(self._widget_checker(), app, ("apps", i), self._converter()) if app is not None else []
+        found = check_app(self._widget_checker(), app, ("apps", i), self._converter(), scope.checks) \
+            if app is not None else []
         scope.rules = [unprefixed(p, ("apps", i)) for p in found]
         scope.clear_placed()
 
@@ -238,8 +298,10 @@ class ValidationMixin:
 
         self._unique = unique_names_and_ids(self._app_objs)
 
-    def _revalidate(self, touched: set[tuple[str, Any]]) -> list[Problem]:
-        """Re-check what an edit touched and return its problems (placed)."""
+    def _revalidate(self, touched: set[tuple[str, Any]], fields: Mapping[int, Collection[str]] | None = None,
+                    ) -> list[Problem]:
+        """Re-check what an edit touched and return its problems (placed). ``fields``: app index -> the only App
+        fields that changed in it (:func:`edited_fields`; an app left out is validated whole)."""
         if not self.validated:
             return []
         if ("whole", None) in touched:
@@ -270,7 +332,7 @@ class ValidationMixin:
             apps |= self._apps_extending(presets)
         for i in apps:
             if ("app", i) in touched:
-                self._validate_app_model(i)
+                self._validate_app_model(i, (fields or {}).get(i, ()))
             self._check_app_rules(i)
         after = [(a.name, a.id) if a is not None else None for a in (self._app_objs[i] for i in apps)]
         if root or before != after or any(k == "apps" for k, _ in touched):

@@ -15,7 +15,8 @@ Adding a kind: one module here, one entry in :data:`KINDS`, one call per step in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.kinds import (
@@ -78,19 +79,56 @@ def empty_app(app_id: str, name: str, region: str, version: str) -> dict[str, ob
     return APP.empty_app(app_id, name, region, version)
 
 
-def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+#: one kind's part of a canonical app, with the draft app's fields it was made from (``Kind.reads``)
+Part = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def canonical_app_from_draft(draft: Draft, index: int, *, secret_key: bytes, env: Mapping[str, str],
+                             parts: dict[str, Part] | None = None) -> dict[str, Any]:
     """The canonical form of ``draft.apps[index]``: widgets resolved against their presets, defaults filled,
     secrets fingerprinted (reference resolved from ``env``) or recorded as an unresolved ``{"ref": VAR}``.
 
     Each kind builds its own part (``Kind.from_draft``, beside its ``from_remote``, so both sides of one kind are
     normalised in one place). Call it on a draft that validated; an invalid widget is still normalised as far as
     its values go.
+
+    ``parts`` (kind name -> its last part, updated here) lets a caller that canonicalises the same app again after
+    an edit of one section (the editor's change states) reuse each kind's part whose ``Kind.reads`` fields are the
+    very same objects as last time: the session's re-validation keeps the untouched fields' models. The caller
+    keeps the presets, ``secret_key`` and ``env`` the same between such calls (else it passes a fresh dict). The
+    parts are shared with the returned dict: it is for comparing, not for changing.
     """
     app = draft.apps[index]
     out: dict[str, Any] = {}
     for found in KINDS:
-        out.update(found.from_draft(draft, app, secret_key=secret_key, env=env))
+        reads = found.reads
+        if parts is None or reads is None:
+            out.update(found.from_draft(draft, app, secret_key=secret_key, env=env))
+            continue
+        fields = _READ[found.name](app)
+        last = parts.get(found.name)
+        if last is None or not _same_objects(last[0], fields):
+            last = parts[found.name] = (fields, found.from_draft(draft, app, secret_key=secret_key, env=env))
+        out.update(last[1])
     return out
+
+
+def _reader(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields ``names`` of an app, as a tuple (``attrgetter`` gives one name's value bare)."""
+    if not names:
+        return lambda app: ()
+    get = operator.attrgetter(*names)
+    return (lambda app: (get(app),)) if len(names) == 1 else get
+
+
+#: kind name -> what reads its ``Kind.reads`` fields off an app
+_READ: dict[str, Callable[[Any], tuple[Any, ...]]] = {k.name: _reader(k.reads) for k in KINDS if k.reads is not None}
+
+
+def _same_objects(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The very same objects, one by one (``==`` would compare models field by field, and an equal model is not
+    known to give the same part)."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
@@ -106,5 +144,5 @@ def canonical_app_from_remote(remote: RemoteAppBundle, *, secret_key: bytes) -> 
     return out
 
 
-__all__ = ["APP", "BY_NAME", "KINDS", "STEPS", "Kind", "canonical_app_from_draft", "canonical_app_from_remote",
+__all__ = ["APP", "BY_NAME", "KINDS", "STEPS", "Kind", "Part", "canonical_app_from_draft", "canonical_app_from_remote",
            "empty_app", "is_secret", "kind", "kind_of_step", "label", "step_kind"]

@@ -24,6 +24,7 @@ FIELDS = ("name", "region", "version")
 
 class AppKind(Kind):
     name = "app"
+    reads = ("id", "name", "region", "version")
     steps = (StepKind("create_app", "create app", "create", assigns_id=True),
              StepKind("delete_app", "delete app", "delete"))
     labels = field_labels(AppModel)

@@ -46,20 +46,27 @@ def webhook_index(app: Mapping[str, Any], rid: str) -> int | None:
 def is_secret_state(value: Any) -> bool:
     """A secret's (or a certificate file's) state, one leaf: its fingerprint, an unset ``${VAR}`` (``ref``), a value
     the service does not report (``unknown``), or a file that cannot be read (``unreadable``)."""
-    return isinstance(value, Mapping) and bool({"fingerprint", "ref", "unknown", "unreadable"} & set(value))
+    return isinstance(value, Mapping) and not _SECRET_STATE_KEYS.isdisjoint(value)
+
+
+_SECRET_STATE_KEYS = frozenset({"fingerprint", "ref", "unknown", "unreadable"})
+#: values that are leaves by their type alone: :func:`flatten` runs over every field of every compared resource
+#: (70 per widget), and an ABC ``isinstance`` check is several times slower than this set lookup
+_LEAF_TYPES = frozenset({str, bool, int, float, list})
 
 
 def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
     """Nested dicts -> ``{"style.primary_color": ...}``. Lists and secret states are leaves; None means absent."""
     out: Leaves = {}
     for key, item in value.items():
-        path = f"{prefix}{key}"
         if item is None:
             continue
-        if isinstance(item, Mapping) and not is_secret_state(item):
-            out.update(flatten(item, path + "."))
+        kind = type(item)
+        if kind in _LEAF_TYPES or (kind is dict and not _SECRET_STATE_KEYS.isdisjoint(item)) or (
+                kind is not dict and (not isinstance(item, Mapping) or is_secret_state(item))):
+            out[f"{prefix}{key}"] = item
         else:
-            out[path] = item
+            out.update(flatten(item, f"{prefix}{key}."))
     return out
 
 
@@ -166,6 +173,11 @@ class Kind:
     parent: ClassVar[str | None] = None
     #: leaf path -> the value a new resource has when the draft leaves it out (see ``StepKind.folds_defaults``)
     defaults: ClassVar[Mapping[str, Any]] = {}
+    #: the fields of the draft app :meth:`from_draft` reads, besides the draft's presets, the secret key and the
+    #: environment: while these are the same objects, its part is the same, so a refresh of the change states after
+    #: an edit of one section reuses the other kinds' parts (``canonical_app_from_draft(parts=...)``). None: it
+    #: reads something else too (a file), so its part is built every time.
+    reads: ClassVar[tuple[str, ...] | None] = None
 
     # -- the canonical form, from either side (tenantdeck.sync.canonical assembles an app from these)
     def from_draft(self, draft: Draft, app: App, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:

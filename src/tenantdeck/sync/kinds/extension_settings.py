@@ -72,6 +72,7 @@ def _canonical(value: Any, setting: Setting | None) -> Any:
 class ExtensionSettingsKind(Kind):
     name = "extension_settings"
     section = "extension_settings"
+    reads = ("extension_settings",)
     empty = {"extension_settings": {}}
     optional = True
     secret_fields = frozenset().union(*_SECRETS.values())

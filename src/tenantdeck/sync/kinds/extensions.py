@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 class ExtensionsKind(Kind):
     name = "extensions"
     section = "extensions"
+    reads = ("extensions",)
     empty = {"extensions": None}
     partial = True
     steps = (StepKind("set_extensions", "switch", "update"),)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 class SettingsKind(Kind):
     name = "settings"
     section = "settings"
+    reads = ("settings",)
     empty = {"settings": None}
     partial = True
     steps = (StepKind("map_settings", "update", "update"),)

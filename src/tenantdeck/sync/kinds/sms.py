@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 class SmsKind(Kind):
     name = "sms"
     section = "sms"
+    reads = ("sms",)
     empty = {"sms": None}
     secret_fields = frozenset(secret_fields(SmsSettings))
     secret_path = "sms.{path}"

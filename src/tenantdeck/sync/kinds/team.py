@@ -31,6 +31,7 @@ def roles_of(collaborators: list[dict[str, Any]]) -> dict[str, str]:
 class TeamKind(Kind):
     name = "team"
     section = "team"
+    reads = ("team",)
     empty = {"team": None}
     optional = True
     steps = (StepKind("update_team", "update", "update"),)

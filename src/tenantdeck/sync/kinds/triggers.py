@@ -29,6 +29,7 @@ class TriggersKind(Kind):
     name = "triggers"
     section = "webhooks"
     parent = "webhook"
+    reads = ()  # held in the webhook kind's part
     steps = (StepKind("add_triggers", "add", "update", shown_as="create"),
              StepKind("remove_triggers", "remove", "delete"))
 

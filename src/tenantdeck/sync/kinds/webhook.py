@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 class WebhookKind(Kind):
     name = "webhook"
     section = "webhooks"
+    reads = ("webhooks",)
     empty = {"webhooks": {}}
     secret_fields = frozenset(secret_fields(WebhookBody))
     secret_path = "webhooks.{rid}.{path}"

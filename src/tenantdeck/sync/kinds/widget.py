@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 class WidgetKind(Kind):
     name = "widget"
     section = "widgets"
+    reads = ("widgets",)  # and the presets
     empty = {"widgets": {}}
     steps = (StepKind("create_widget", "create", "create", assigns_id=True, folds_defaults=True),
              StepKind("update_widget", "update", "update"))

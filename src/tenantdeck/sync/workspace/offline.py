@@ -7,9 +7,16 @@ file is written: without a workspace key there can be no base, so every app is n
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+import threading
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from tenantdeck.gcpause import paused_gc
+
+if TYPE_CHECKING:
+    from tenantdeck.models import App, WidgetSettings
+    from tenantdeck.sync.kinds import Part
 
 #: what the editor shows for each state
 STATES = ("new", "modified", "in sync", "no base", "unknown")
@@ -35,6 +42,15 @@ class AppStates:
         self._key = b"\0" * 32
         self._base: dict[str, dict[str, Any]] = {}
         self.states: dict[str, str] = {}
+        #: per app index, each kind's last canonical part (``canonical_app_from_draft(parts=...)``), valid while
+        #: the presets, key and environment below are the ones they were made with
+        self._parts: dict[int, dict[str, Part]] = {}
+        self._made_with: tuple[list[tuple[str, Any]], bytes, dict[str, str]] | None = None
+        #: per app id, its base's resources cut into leaves (``compare_app(base_leaves=...)``), until the base changes
+        self._base_leaves: dict[str, dict[Any, tuple[Any, Any]]] = {}
+        #: one computation at a time (the editor refreshes states from more than one worker): the kept parts and
+        #: leaves are shared between them (``last_read`` does not wait for it: a screen asks it)
+        self._lock = threading.Lock()
 
     def _load(self) -> bool:
         """Read the key and base again if the workspace changed; True when it did (every state is then stale)."""
@@ -48,6 +64,7 @@ class AppStates:
         if stamp is not None and stamp == self._stamp:
             return False
         self._stamp = stamp
+        self._base_leaves = {}
         try:
             self._key = workspace._read_key() if workspace.key_path.exists() else b"\0" * 32
             self._base = workspace.load_base() if workspace.key_path.exists() else {}
@@ -62,12 +79,20 @@ class AppStates:
         self._load()
         return self._base.get(app_id)
 
-    def compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None = None) -> dict[str, str]:
+    def compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None = None,
+                models: tuple[Sequence[App | None], Mapping[str, WidgetSettings]] | None = None) -> dict[str, str]:
         """Every app's state; with ``only``, just those apps are compared again (the rest keep their last state,
-        unless the base changed or the number of apps did)."""
-        from pydantic import ValidationError
+        unless the base changed or the number of apps did).
 
-        from tenantdeck.models import App, Draft, WidgetSettings
+        ``models``: the validated app models (None: does not validate) and preset models of ``data``, as the
+        editor's session holds them (``DraftSession.validated_models``), used instead of validating every app
+        again; a kind whose fields are the same model objects as last time keeps its canonical part."""
+        with self._lock, paused_gc():  # 5,000 apps' canonical parts: no garbage cycles (tenantdeck.gcpause)
+            return self._compute(data, env=env, only=only, models=models)
+
+    def _compute(self, data: Any, *, env: Mapping[str, str], only: Collection[int] | None,
+                 models: tuple[Sequence[App | None], Mapping[str, WidgetSettings]] | None) -> dict[str, str]:
+        from tenantdeck.models import App, Draft
         from tenantdeck.sync.compare import compare_app
         from tenantdeck.sync.kinds import canonical_app_from_draft
         from tenantdeck.sync.types import SHOWN_ONLY
@@ -79,13 +104,16 @@ class AppStates:
         stale = self._load() or len(self.states) != len(apps)
         indexes: Iterable[int] = range(len(apps)) if stale or only is None else [i for i in only if i < len(apps)]
         base = self._base
-        presets: dict[str, Any] = {}
-        for name, preset in (data.get("presets") or {}).items() if isinstance(data.get("presets"), dict) else ():
-            try:
-                presets[str(name)] = WidgetSettings.model_validate(preset)
-            except ValidationError:
-                continue
+        app_models = models[0] if models is not None and len(models[0]) == len(apps) else None
+        presets = dict(models[1]) if models is not None else _presets(data)
+        made_with = (list(presets.items()), self._key, dict(env))
+        if stale or only is None or not self._same_making(made_with):
+            self._parts = {}
+        self._made_with = made_with
         out = {} if stale or only is None else dict(self.states)
+        held: list[Any] = [None]  # one draft of one app, the app swapped in (a model per app was 5,000 more)
+        draft = Draft.model_construct(format=1, presets=presets, apps=held)
+        draft._source = self.draft_path  # certificate paths are relative to the draft's folder
         for i in indexes:
             app_data = apps[i]
             where = f"apps[{i}]"
@@ -97,17 +125,44 @@ class AppStates:
                 out[where] = "no base"
                 continue
             try:
-                app = App.model_validate(app_data)
-                draft = Draft.model_construct(format=1, presets=presets, apps=[app])
-                draft._source = self.draft_path  # certificate paths are relative to the draft's folder
-                canonical = canonical_app_from_draft(draft, 0, secret_key=self._key, env=env)
-            except (ValidationError, KeyError, TypeError, ValueError):
+                app = app_models[i] if app_models is not None else App.model_validate(app_data)
+                if app is None or app.id != app_id:
+                    raise ValueError("the app does not validate")
+                held[0] = app
+                canonical = canonical_app_from_draft(draft, 0, secret_key=self._key, env=env,
+                                                     parts=self._parts.setdefault(i, {}))
+            except (KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+                self._parts.pop(i, None)
                 out[where] = "unknown"
                 continue
             if canonical == {k: v for k, v in base[app_id].items() if k not in SHOWN_ONLY}:
                 out[where] = "in sync"
                 continue
-            diff = compare_app(canonical, base[app_id], base[app_id], offline=True)
+            diff = compare_app(canonical, base[app_id], base[app_id], offline=True,
+                               base_leaves=self._base_leaves.setdefault(app_id, {}))
             out[where] = "in sync" if diff.status in ("in_sync", "drift") else "modified"
         self.states = out
         return out
+
+    def _same_making(self, made_with: tuple[list[tuple[str, Any]], bytes, dict[str, str]]) -> bool:
+        """The kept parts were made with these presets (the same model objects), key and environment."""
+        last = self._made_with
+        if last is None or last[1] != made_with[1] or last[2] != made_with[2] or len(last[0]) != len(made_with[0]):
+            return False
+        return all(a[0] == b[0] and a[1] is b[1] for a, b in zip(last[0], made_with[0], strict=True))
+
+
+def _presets(data: Mapping[str, Any]) -> dict[str, WidgetSettings]:
+    """Each valid preset of the draft's data, validated (the others are left out, as the session does)."""
+    from pydantic import ValidationError
+
+    from tenantdeck.models import WidgetSettings
+
+    presets: dict[str, WidgetSettings] = {}
+    raw = data.get("presets")
+    for name, preset in raw.items() if isinstance(raw, dict) else ():
+        try:
+            presets[str(name)] = WidgetSettings.model_validate(preset)
+        except ValidationError:
+            continue
+    return presets
