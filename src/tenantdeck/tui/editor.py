@@ -14,24 +14,23 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tenantdeck.draft.session import (
-    AppRow,
-    Change,
-    ChangeKind,
-    DraftSession,
-    DraftSessionError,
-    PathLike,
-    peek_app_rows,
-)
-from tenantdeck.problems import Problem
+from tenantdeck.draft.session import AppRow, Change, ChangeKind, peek_app_rows
 
-#: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
-#: apps (7.7 MB) take 0.8 s to parse, which held back the first frame (bench/tui_startup.py).
-PROGRESSIVE_MIN_BYTES = 1_000_000
-#: how many apps that first frame shows (more than a terminal has lines)
-PREVIEW_APPS = 80
+if TYPE_CHECKING:
+    from tenantdeck.draft.session import DraftSession, PathLike
+    from tenantdeck.problems import Problem
+
+#: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest after
+#: the first frame. 5,000 apps (7.7 MB) take 0.8 s to parse; a 100-app draft of the benchmark's shape (0.2 MB)
+#: 15-25 ms, with 10 ms more of the session's own imports, out of a first frame that may take 1.3x a bare Textual
+#: app's 0.25 s (bench/tui_startup.py). Below this size a draft is read at once: the whole parse costs about what
+#: reading its first apps does.
+PROGRESSIVE_MIN_BYTES = 32_000
+#: how many apps that first frame shows (as many as a tall terminal has lines; a taller one gets the rest a moment
+#: later, once the whole draft is read)
+PREVIEW_APPS = 40
 
 
 @dataclass(slots=True)
@@ -119,6 +118,8 @@ class Editor:
         with self._load_lock:
             if self._session is not None:
                 return False
+            from tenantdeck.draft.session import DraftSession
+
             session = DraftSession.open(self.path, validate=False)
             session.subscribe(self._changed)
             self._session = session
@@ -152,6 +153,8 @@ class Editor:
     # -- editing -----------------------------------------------------------------------------------------------
 
     def _do(self, fn: Callable[[], Sequence[Problem] | None]) -> EditOutcome:
+        from tenantdeck.draft.session import DraftSessionError
+
         try:
             fn()
             return EditOutcome()
