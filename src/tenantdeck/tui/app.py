@@ -127,16 +127,21 @@ class TenantdeckApp(App[None]):
 
     def _after_first_paint(self) -> None:
         if not self.editor.loaded:
-            self.read_in_background()
+            if self.editor.read_after_paint:  # a medium draft: read here, a few tens of ms (tui/editor.py)
+                self._first_frame_written()
+                self.editor.load()
+                self._read_in_background_done()
+            else:
+                self.read_in_background()
             return
         if not self.editor.session.read_only:
             self.validate_in_background()
         self._offer_unfinished_push()
 
     def _first_frame_written(self) -> None:
-        """In a worker that starts after the first paint: wait until that frame is on the terminal (at most
-        :data:`FRAME_WAIT`), so that the worker's work does not hold the GIL while the frame is being written.
-        Without a terminal (tests, a web driver) at once."""
+        """Before work that starts after the first paint and holds the GIL (a worker, or reading a medium draft on
+        this thread): wait until that frame is on the terminal (at most :data:`FRAME_WAIT`), so that the work does
+        not hold up the writer thread. Without a terminal (tests, a web driver) at once."""
         from tenantdeck.tui.terminal_driver import HangupSafeDriver
 
         driver = self._driver
