@@ -12,7 +12,8 @@ median. A draft big enough for the parse cache (:mod:`tenantdeck.draft.parsecach
 timed twice: "cold", its parse cache emptied before each run (the first open of that text; the theme verdicts cached
 by an earlier start stay, as on any start but the first after installing), and "warm", with the cache entry that the
 TUI's validation worker writes after a first open (written by the benchmark beforehand, the same call). A draft of
-1 MB or more opens on its first apps while the rest is read (:data:`tenantdeck.tui.editor.PROGRESSIVE_MIN_BYTES`).
+1 MB or more opens on its first apps while a worker reads the rest (``tui.editor.PROGRESSIVE_MIN_BYTES``);
+one of 32-256 KB (the 100-app drafts) on its first apps too, read right after that frame (``PAINT_FIRST_BYTES``).
 
 Peak memory is the TUI process's own high-water mark (``VmHWM`` of ``/proc/PID/status``, read just before the
 process is stopped; not ``RUSAGE_CHILDREN``, which is the maximum over every child this benchmark ever reaped), on
