@@ -31,6 +31,11 @@ if TYPE_CHECKING:
     from tenantdeck.tui.event_lab import EventLab
 
 
+#: the longest a worker started after the first paint waits for that frame to be written (a terminal that does not
+#: read must not hold the draft back for ever)
+FRAME_WAIT = 0.5
+
+
 class TenantdeckApp(App[None]):
     """Edit one draft. Keys work over SSH and in tmux: nothing relies on ctrl+enter, or on ctrl+s alone."""
 
@@ -122,15 +127,31 @@ class TenantdeckApp(App[None]):
 
     def _after_first_paint(self) -> None:
         if not self.editor.loaded:
-            self.read_in_background()
+            if self.editor.read_after_paint:  # a medium draft: read here, a few tens of ms (tui/editor.py)
+                self._first_frame_written()
+                self.editor.load()
+                self._read_in_background_done()
+            else:
+                self.read_in_background()
             return
         if not self.editor.session.read_only:
             self.validate_in_background()
         self._offer_unfinished_push()
 
+    def _first_frame_written(self) -> None:
+        """Before work that starts after the first paint and holds the GIL (a worker, or reading a medium draft on
+        this thread): wait until that frame is on the terminal (at most :data:`FRAME_WAIT`), so that the work does
+        not hold up the writer thread. Without a terminal (tests, a web driver) at once."""
+        from tenantdeck.tui.terminal_driver import HangupSafeDriver
+
+        driver = self._driver
+        if isinstance(driver, HangupSafeDriver):
+            driver.wait_written(FRAME_WAIT)
+
     @work(thread=True, exclusive=True, group="read", exit_on_error=False)
     def read_in_background(self) -> None:
         """A big draft: the Apps screen shows its first apps (tui/editor.py) while this reads all of it."""
+        self._first_frame_written()
         self.editor.load()
         self.call_from_worker(self._read_in_background_done)
 
@@ -176,6 +197,7 @@ class TenantdeckApp(App[None]):
     @work(thread=True, exclusive=True, group="validate", exit_on_error=False)
     def validate_in_background(self) -> None:
         """Models and rules (pydantic) and the change states, after the first paint."""
+        self._first_frame_written()
         self.editor.session.validate_all()
         self.editor.compute_app_states()
         self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))

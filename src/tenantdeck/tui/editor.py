@@ -14,24 +14,28 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tenantdeck.draft.session import (
-    AppRow,
-    Change,
-    ChangeKind,
-    DraftSession,
-    DraftSessionError,
-    PathLike,
-    peek_app_rows,
-)
-from tenantdeck.problems import Problem
+from tenantdeck.draft.session import AppRow, Change, ChangeKind, peek_app_rows
+
+if TYPE_CHECKING:
+    from tenantdeck.draft.session import DraftSession, PathLike
+    from tenantdeck.problems import Problem
 
 #: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
 #: apps (7.7 MB) take 0.8 s to parse, which held back the first frame (bench/tui_startup.py).
 PROGRESSIVE_MIN_BYTES = 1_000_000
-#: how many apps that first frame shows (more than a terminal has lines)
-PREVIEW_APPS = 80
+#: A draft of this size range also opens on its first apps, and the UI thread reads it right after that first frame
+#: (a parse short enough not to need a worker): a 100-app draft of the benchmark's shape (0.2 MB) parses in 15-25 ms,
+#: with 10 ms more of the session's own imports, out of a first frame whose target is 1.3x a bare Textual app's
+#: 0.25 s. Below it the whole parse costs about what reading the first apps does; above it, up to
+#: PROGRESSIVE_MIN_BYTES, the draft is still read before the first frame (as before issue 24).
+PAINT_FIRST_BYTES = range(32_000, 256_000)
+#: how many apps that first frame shows (as many as a tall terminal has lines; a taller one gets the rest a moment
+#: later, once the whole draft is read)
+PREVIEW_APPS = 40
+#: how much of a big draft's text is read first for those apps (more when they are not all in it)
+PEEK_BYTES = 256 * 1024
 
 
 @dataclass(slots=True)
@@ -79,6 +83,8 @@ class Editor:
         self._listeners: list[Callable[[Change], None]] = []
         self._session: DraftSession | None = None
         self._load_lock = threading.Lock()
+        #: the draft is read on the UI thread right after the first frame, not by a worker (see PAINT_FIRST_BYTES)
+        self.read_after_paint = False
         #: the first apps of a big draft, shown while the rest is read (None once it is, or for a small draft)
         self.preview: list[AppRow] | None = self._peek()
         if self.preview is None:
@@ -91,14 +97,29 @@ class Editor:
     # -- opening -----------------------------------------------------------------------------------------------
 
     def _peek(self) -> list[AppRow] | None:
-        """The first rows of a big draft, without parsing the rest; None for a small one (read at once)."""
+        """The first rows of a big draft, read from the start of the file only; None for a small one (read at once).
+
+        Only the head of the file is read (:data:`PEEK_BYTES`, four times more until it holds the first apps):
+        reading and decoding all of a 25 MB draft and handing it to the parser cost about 35 ms of CPU before the
+        first frame, three times what parsing its first apps does. One app more than shown is read, so that the
+        last one shown is whole (a head cut inside an app still parses, as an app with its last keys missing).
+        """
         try:
-            if self.path.stat().st_size < PROGRESSIVE_MIN_BYTES:
+            size = self.path.stat().st_size
+            self.read_after_paint = size in PAINT_FIRST_BYTES and size < PROGRESSIVE_MIN_BYTES
+            if size < PROGRESSIVE_MIN_BYTES and not self.read_after_paint:
                 return None
-            text = self.path.read_text(encoding="utf-8")
+            with self.path.open("rb") as fh:
+                head = fh.read(PEEK_BYTES)
+                while True:
+                    whole = len(head) >= size
+                    rows = peek_app_rows(head.decode("utf-8", errors="strict" if whole else "ignore"),
+                                         PREVIEW_APPS + 1)
+                    if whole or (rows is not None and len(rows) > PREVIEW_APPS):
+                        return None if rows is None else rows[:PREVIEW_APPS]
+                    head += fh.read(len(head) * 3)
         except (OSError, UnicodeDecodeError):
             return None  # the session says what is wrong with the file
-        return peek_app_rows(text, PREVIEW_APPS)
 
     @property
     def loaded(self) -> bool:
@@ -119,6 +140,8 @@ class Editor:
         with self._load_lock:
             if self._session is not None:
                 return False
+            from tenantdeck.draft.session import DraftSession
+
             session = DraftSession.open(self.path, validate=False)
             session.subscribe(self._changed)
             self._session = session
@@ -152,6 +175,8 @@ class Editor:
     # -- editing -----------------------------------------------------------------------------------------------
 
     def _do(self, fn: Callable[[], Sequence[Problem] | None]) -> EditOutcome:
+        from tenantdeck.draft.session import DraftSessionError
+
         try:
             fn()
             return EditOutcome()

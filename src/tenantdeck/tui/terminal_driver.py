@@ -45,6 +45,10 @@ class TerminalOutput:
         self._file = file
         self.gone = False
         self.error: BaseException | None = None
+        #: set when the writer thread has flushed everything queued so far (it flushes when its queue is empty),
+        #: cleared by each new write; best effort (a write racing a flush can find it set a moment early)
+        self.written = threading.Event()
+        self.written.set()
 
     def write(self, text: str) -> int:
         if not self.gone:
@@ -60,10 +64,12 @@ class TerminalOutput:
                 self._file.flush()
             except (OSError, ValueError) as exc:
                 self.lost(exc)
+        self.written.set()
 
     def lost(self, error: BaseException | None = None) -> None:
         """Nothing more is written: the terminal failed a write (``error``) or hung up."""
         self.gone = True
+        self.written.set()
         if error is not None and self.error is None:
             self.error = error
 
@@ -90,7 +96,17 @@ class HangupSafeDriver(LinuxDriver):
     def write(self, data: str) -> None:
         if self.output.gone:
             return
+        self.output.written.clear()
         super().write(data)
+
+    def wait_written(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds) until what the app has written so far is on the terminal.
+
+        For the app's workers that start after the first frame and hold the GIL (reading a draft, importing
+        pydantic): the frame is handed to the writer thread, not yet written, when a ``call_after_refresh``
+        runs, and a worker started then delayed its write by 20-40 ms of a 0.3 s start (bench/tui_startup.py).
+        """
+        return self.output.written.wait(timeout)
 
     def close(self) -> None:
         """Stop the writer thread, waiting at most :data:`CLOSE_TIMEOUT` for it.

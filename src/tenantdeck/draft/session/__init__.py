@@ -25,20 +25,59 @@ One concern per module; :class:`DraftSession` (:mod:`.facade`) is the one entry 
 * :mod:`.rows` — the apps list's rows before validation.
 """
 
-from tenantdeck.draft.session.disk import SaveResult
-from tenantdeck.draft.session.errors import (
-    CHANGED_ON_DISK,
-    ChangedOnDisk,
-    DraftSessionError,
-    PathNotFound,
-    ReadOnlyDraft,
-)
-from tenantdeck.draft.session.facade import DraftSession
-from tenantdeck.draft.session.history import Transaction
-from tenantdeck.draft.session.paths import PathLike
-from tenantdeck.draft.session.rows import AppRow, peek_app_rows
-from tenantdeck.draft.session.signal import Change, ChangeKind
-from tenantdeck.problems import parse_path
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tenantdeck.draft.session.disk import SaveResult
+    from tenantdeck.draft.session.errors import (
+        CHANGED_ON_DISK,
+        ChangedOnDisk,
+        DraftSessionError,
+        PathNotFound,
+        ReadOnlyDraft,
+    )
+    from tenantdeck.draft.session.facade import DraftSession
+    from tenantdeck.draft.session.history import Transaction
+    from tenantdeck.draft.session.paths import PathLike
+    from tenantdeck.draft.session.rows import AppRow, peek_app_rows
+    from tenantdeck.draft.session.signal import Change, ChangeKind
+    from tenantdeck.problems import parse_path
+
+#: where each name of the package lives. Loaded on first use (PEP 562), so that the editor's first frame, which
+#: needs ``Change``, ``ChangeKind`` and ``AppRow`` only, does not import the session's editing, splicing, saving and
+#: history modules (about 10 ms of a first paint whose target is 1.3x a bare Textual app; bench/tui_startup.py).
+_WHERE = {
+    "SaveResult": "disk",
+    "CHANGED_ON_DISK": "errors",
+    "ChangedOnDisk": "errors",
+    "DraftSessionError": "errors",
+    "PathNotFound": "errors",
+    "ReadOnlyDraft": "errors",
+    "DraftSession": "facade",
+    "Transaction": "history",
+    "PathLike": "paths",
+    "AppRow": "rows",
+    "peek_app_rows": "rows",
+    "Change": "signal",
+    "ChangeKind": "signal",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "parse_path":
+        from tenantdeck.problems import parse_path
+
+        return parse_path
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHANGED_ON_DISK",

@@ -32,7 +32,9 @@ _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO,
           ChangeKind.TRANSACTION)
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
-FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
+#: rows added before the first paint: as many as a tall terminal shows (a taller one gets the rest a frame later;
+#: each row costs DataTable a measure of every cell, so not more: bench/tui_startup.py)
+FIRST_ROWS = 40
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
 
