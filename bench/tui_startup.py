@@ -188,23 +188,26 @@ def _env_for(env: dict[str, str], tmp: Path, data: str | None) -> dict[str, str]
     if data is None:
         return env
     if data.startswith("cold"):
-        shutil.rmtree(tmp / data / "parse-cache", ignore_errors=True)
-    return {**env, "TENANTDECK_DATA_DIR": str(tmp / data)}
+        shutil.rmtree(tmp / data / "cache" / "parse-cache", ignore_errors=True)
+    # caches live in the cache directory (tenantdeck.locations.cache_dir): one per data directory here
+    return {**env, "TENANTDECK_DATA_DIR": str(tmp / data), "TENANTDECK_CACHE_DIR": str(tmp / data / "cache")}
 
 
 def _write_cache(path: Path, data_dir: Path) -> None:
     """The parse cache entry a first open in the TUI leaves behind (its validation worker's remember_parse)."""
     from tenantdeck.draft.session import DraftSession
 
-    saved = os.environ.get("TENANTDECK_DATA_DIR")
+    saved = {name: os.environ.get(name) for name in ("TENANTDECK_DATA_DIR", "TENANTDECK_CACHE_DIR")}
     os.environ["TENANTDECK_DATA_DIR"] = str(data_dir)
+    os.environ["TENANTDECK_CACHE_DIR"] = str(data_dir / "cache")
     try:
         assert DraftSession.open(path, validate=False).remember_parse(), "the draft was not cached"
     finally:
-        if saved is None:
-            del os.environ["TENANTDECK_DATA_DIR"]
-        else:
-            os.environ["TENANTDECK_DATA_DIR"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def vm_hwm_kib(pid: int) -> int:
@@ -324,7 +327,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-") as tmp_name:
         tmp = Path(tmp_name)
         env = process_env(TERM="xterm-256color", COLUMNS=str(COLS), LINES=str(ROWS),
-                          TENANTDECK_CONFIG_DIR=str(tmp / "config"), TENANTDECK_DATA_DIR=str(tmp / "data"))
+                          TENANTDECK_CONFIG_DIR=str(tmp / "config"), TENANTDECK_DATA_DIR=str(tmp / "data"),
+                          TENANTDECK_CACHE_DIR=str(tmp / "data" / "cache"))
         env.pop("NO_COLOR", None)
         env.pop("TEXTUAL", None)
         hello = tmp / "hello.py"
