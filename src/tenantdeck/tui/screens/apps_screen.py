@@ -23,15 +23,16 @@ from textual.widgets import DataTable, Input
 from tenantdeck.draft.session import AppRow, ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
 #: kinds of change that edit the draft where their paths say (the rows of those apps are updated in place)
 _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO, ChangeKind.REDO,
           ChangeKind.TRANSACTION)
-COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
+COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change", "Policy")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
+POLICY_COLUMN = 7  #: the fleet policies' badge: ✗ error rules and ! warning rules the app breaks (P lists them)
 FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
@@ -53,6 +54,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 - `Space`: mark or unmark the app (marked apps can be bulk edited together)
 - `b`: bulk edit: set one value on many apps (filtered, by region or preset, or the marked ones)
 - `p`: presets: the apps that extend each preset, and what a preset edit reaches
+- `P`: fleet policies: the rules beside the draft and the apps breaking each. **Policy** shows how many rules the
+  app breaks: `✗2` two error rules (a push is refused), `!1` one warning
 """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="apps.filter"),
@@ -62,6 +65,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         Binding("space", "mark", "Mark", show=False, id="apps.mark"),
         Binding("b", "bulk_edit", "Bulk edit", id="apps.bulk"),
         Binding("p", "presets", "Presets", show=False, id="apps.presets"),
+        Binding("P", "policies", "Policies", show=False, id="apps.policies"),
     ]
     DEFAULT_CSS = """
     AppsScreen #filter { margin: 0 1; }
@@ -129,7 +133,36 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         # name and region are the draft's: Text is never read as markup, shown() never lets a control through
         return ("✓" if index in self.marked else "", Text(shown(str("?" if app.name is None else app.name))),
                 Text(shown(str("?" if app.region is None else app.region))), str(app.widgets), str(app.webhooks),
-                problems, state)
+                problems, state, self._badge(index))
+
+    # -- fleet policies ------------------------------------------------------------------------------------------
+
+    def _badge(self, index: int) -> str:
+        """The app's policy badge once the rules have been evaluated (after validation: reading them imports
+        pydantic and the CEL library, which must not delay the first paint)."""
+        fleet = self.editor.policies if self.editor.loaded else None
+        return fleet.badge(index) if fleet is not None and fleet.read_yet else ""
+
+    def refresh_policies(self) -> None:
+        """Bring the policies' verdict up to date (only the apps edited since, :mod:`tenantdeck.policies.view`) and
+        update the badge of each row whose badge changed."""
+        if not self.editor.loaded or not self.editor.session.validated or self._covered():
+            return
+        fleet = self.editor.policies
+        if fleet.read_yet and not fleet.stale:
+            return
+        changed = fleet.refresh(self.editor.session.data)
+        table = self.query_one(DataTable)
+        column = table.ordered_columns[POLICY_COLUMN].key
+        for i in changed:
+            if str(i) in table.rows:
+                value = fleet.badge(i)
+                wider = cell_len(value) > table.columns[column].content_width
+                table.update_cell(str(i), column, value, update_width=wider)
+
+    def on_policies_read(self, message: PoliciesRead) -> None:
+        """The rules file was read again (it changed on disk): every badge may have changed."""
+        self.refresh_policies()
 
     def _matches(self, app: AppRow) -> bool:
         if not self._filter:
@@ -222,7 +255,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             return  # nothing a row shows depends on what is on disk
         if kind == ChangeKind.VALIDATE:
             self.refresh_status()
+            self.refresh_policies()
             return
+        self.refresh_policies()  # before the rows: an edited row shows its new badge
         if not self._refresh_edited_rows(message):
             self.refresh_rows()
 
@@ -238,9 +273,11 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):
             self._stale = False
+            self.refresh_policies()
             self.refresh_rows()
         elif getattr(self, "_stale_status", False):
             self.refresh_status()
+        self.refresh_policies()
 
     def _refresh_edited_rows(self, message: DraftChanged) -> bool:
         """Update the rows of the apps an edit touched in place; False when the table must be rebuilt."""
@@ -346,6 +383,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def action_presets(self) -> None:
         self.host.action_presets()
+
+    def action_policies(self) -> None:
+        self.host.action_policies()
 
     def action_new_app(self) -> None:
         from tenantdeck.tui.screens.new_app import NewAppScreen
