@@ -10,7 +10,8 @@ keeps the order honest):
   it (the httpx client);
 - draft: YAML text to data and back, the editor's session, config files read with the draft's guarded loader;
 - service side: the embedded sandbox, the webhook receiver, test deliveries;
-- sync: compare, plan, push, pull, the workspace, and the targets (profiles) they run against;
+- sync: compare, plan, push, pull, the workspace, the targets (profiles) they run against, and the fleet policies
+  (checked offline, after a push and live);
 - ui: the CLI, the TUI, the console script.
 """
 
@@ -31,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
-    ("sync", ("tenantdeck.sync", "tenantdeck.targets")),
+    ("sync", ("tenantdeck.sync", "tenantdeck.targets", "tenantdeck.policies")),
     ("ui", ("tenantdeck.cli", "tenantdeck.tui", "tenantdeck.launch", "tenantdeck.__main__")),
 ]
 
