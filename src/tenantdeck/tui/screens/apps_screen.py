@@ -30,9 +30,11 @@ from tenantdeck.tui.widgets.header import TitleHeader
 #: kinds of change that edit the draft where their paths say (the rows of those apps are updated in place)
 _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO, ChangeKind.REDO,
           ChangeKind.TRANSACTION)
-COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change", "Policy")
+COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
-POLICY_COLUMN = 7  #: the fleet policies' badge: ✗ error rules and ! warning rules the app breaks (P lists them)
+#: the fleet policies' badge (✗ error rules, ! warning rules the app breaks; P lists them): a last column, added once
+#: the draft's rules have been read and there are some (a draft without a rules file keeps its 80 columns)
+POLICY_COLUMN = "policy"
 FIRST_ROWS = 80  #: rows added before the first paint: more than any terminal shows
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
 
@@ -133,15 +135,16 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         # name and region are the draft's: Text is never read as markup, shown() never lets a control through
         return ("✓" if index in self.marked else "", Text(shown(str("?" if app.name is None else app.name))),
                 Text(shown(str("?" if app.region is None else app.region))), str(app.widgets), str(app.webhooks),
-                problems, state, self._badge(index))
+                problems, state, *self._badge(index))
 
     # -- fleet policies ------------------------------------------------------------------------------------------
 
-    def _badge(self, index: int) -> str:
-        """The app's policy badge once the rules have been evaluated (after validation: reading them imports
-        pydantic and the CEL library, which must not delay the first paint)."""
-        fleet = self.editor.policies if self.editor.loaded else None
-        return fleet.badge(index) if fleet is not None and fleet.read_yet else ""
+    def _badge(self, index: int) -> tuple[str, ...]:
+        """The app's policy badge cell when the table has the Policy column (the rules are read after validation:
+        they import pydantic and the CEL library, which must not delay the first paint)."""
+        if POLICY_COLUMN not in self.query_one(DataTable).columns:
+            return ()
+        return (self.editor.policies.badge(index),)
 
     def refresh_policies(self) -> None:
         """Bring the policies' verdict up to date (only the apps edited since, :mod:`tenantdeck.policies.view`) and
@@ -153,7 +156,16 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             return
         changed = fleet.refresh(self.editor.session.data)
         table = self.query_one(DataTable)
-        column = table.ordered_columns[POLICY_COLUMN].key
+        if fleet.active != (POLICY_COLUMN in table.columns):
+            if fleet.active:
+                table.add_column("Policy", key=POLICY_COLUMN, default="")
+                changed = set(fleet.badges)
+            else:
+                table.remove_column(POLICY_COLUMN)
+                return
+        if not fleet.active:
+            return
+        column = table.columns[POLICY_COLUMN].key
         for i in changed:
             if str(i) in table.rows:
                 value = fleet.badge(i)
