@@ -21,6 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from tenantdeck.absent import ABSENT
@@ -259,6 +260,11 @@ class PolicyEngine:
         self._same_rules = [r for r in policies.rules if r.check.kind == "same"]
         self._selected: Counter[str] = Counter()
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
+        self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
+        self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
+        self._majority: dict[str, str] = {}
+        #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
+        self.rebuilt = True
         cel_rules = [r for r in policies.rules if r.check.kind == "cel"]
         self._cel_rules = cel_rules
         fields: set[str] = set()
@@ -275,9 +281,10 @@ class PolicyEngine:
         self._results = [self._one(i, normalise(app, presets)) for i, app in enumerate(apps)]
         self._selected = Counter()
         self._same_counts = {r.name: Counter() for r in self._same_rules}
+        self._with_problems = 0
         for result in self._results:
             self._count(result, 1)
-        return self._collect()
+        return self._collect(None)
 
     def _count(self, result: _AppResult | None, sign: int) -> None:
         """Add (``sign`` 1) or take away (-1) one app's part of the running counts."""
@@ -287,22 +294,25 @@ class PolicyEngine:
             self._selected[name] += sign
         for name, key in result.same_keys.items():
             self._same_counts[name][key] += sign
+        if result.problems:
+            self._with_problems += sign
 
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> Evaluation:
         """After an edit of the apps at ``changed`` (the list's length may have changed too: apps added or removed
         at the end are evaluated, the others' results kept)."""
-        if len(self._results) != len(apps):
+        resized = len(self._results) != len(apps)
+        if resized:
             for gone in self._results[len(apps):]:
                 self._count(gone, -1)
             kept = self._results[:len(apps)]
             changed = sorted(set(changed) | set(range(len(kept), len(apps))))
             self._results = kept + [None] * (len(apps) - len(kept))  # type: ignore[list-item]
-        for i in changed:
-            if 0 <= i < len(apps):
-                self._count(self._results[i], -1)
-                self._results[i] = self._one(i, normalise(apps[i], presets))
-                self._count(self._results[i], 1)
-        return self._collect()
+        done = sorted({i for i in changed if 0 <= i < len(apps)})
+        for i in done:
+            self._count(self._results[i], -1)
+            self._results[i] = self._one(i, normalise(apps[i], presets))
+            self._count(self._results[i], 1)
+        return self._collect(None if resized else done)
 
     def _one(self, index: int, app: dict[str, Any]) -> _AppResult:
         name, app_id = str(app.get("name", f"apps[{index}]")), app.get("id")
@@ -358,11 +368,52 @@ class PolicyEngine:
         return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
                        "policy-raised")
 
-    def _collect(self) -> Evaluation:
+    def _collect(self, changed: Sequence[int] | None) -> Evaluation:
         """The evaluation from the kept results, in app order then rule order (each app's own list is in rule order
-        already; only an app a ``same`` rule flags has its list merged)."""
+        already; only an app a ``same`` rule flags has its list merged). After an update of the apps at ``changed``
+        that moved no ``same`` rule's majority, only their part of the kept list is replaced (a bisect and a slice:
+        at 5,000 apps and 17,500 violations, concatenating every app's list again was most of an update)."""
         out = Evaluation()
         out.selected = {rule.name: self._selected.get(rule.name, 0) for rule in self.policies.rules}
+        majority = self._majorities()
+        if changed is not None and majority == self._majority:
+            from bisect import bisect_left, bisect_right
+
+            violations = self._violations
+            for i in changed:
+                lo = bisect_left(violations, i, key=_APP_INDEX)
+                hi = bisect_right(violations, i, lo=lo, key=_APP_INDEX)
+                violations[lo:hi] = self._app_violations(i, majority)
+            self.rebuilt = False
+        else:
+            self._violations = [v for i in range(len(self._results)) for v in self._app_violations(i, majority)]
+            self._majority = majority
+            self.rebuilt = True
+        out.violations = list(self._violations)
+        if self._with_problems:
+            out.problems = [p for r in self._results for p in r.problems]
+        return out
+
+    def violations_of(self, index: int) -> list[Violation]:
+        """The violations of app ``index`` in the last evaluation, in rule order."""
+        from bisect import bisect_left, bisect_right
+
+        lo = bisect_left(self._violations, index, key=_APP_INDEX)
+        return self._violations[lo:bisect_right(self._violations, index, lo=lo, key=_APP_INDEX)]
+
+    def _app_violations(self, index: int, majority: Mapping[str, str]) -> list[Violation]:
+        result = self._results[index]
+        extra = [Violation(rule.name, rule.severity, rule.message, index, result.name, result.app_id,
+                           self.policies.paths[rule.name], _show(result.same_values[rule.name]))
+                 for rule in self._same_rules
+                 if rule.name in result.same_keys and result.same_keys[rule.name] != majority[rule.name]]
+        if not extra:
+            return result.violations
+        order = self._order
+        return sorted([*result.violations, *extra], key=lambda v: order[v.rule])
+
+    def _majorities(self) -> dict[str, str]:
+        """Each ``same`` rule's most common value (its :func:`same_key`)."""
         majority: dict[str, str] = {}
         for rule in self._same_rules:
             counts = +self._same_counts[rule.name]
@@ -372,20 +423,7 @@ class PolicyEngine:
                 tied = {key for key, n in counts.items() if n == top}
                 majority[rule.name] = next(r.same_keys[rule.name] for r in self._results
                                            if r.same_keys.get(rule.name) in tied)
-        violations, problems = out.violations, out.problems
-        for index, result in enumerate(self._results):
-            if result.problems:
-                problems.extend(result.problems)
-            extra = [Violation(rule.name, rule.severity, rule.message, index, result.name, result.app_id,
-                               self.policies.paths[rule.name], _show(result.same_values[rule.name]))
-                     for rule in self._same_rules
-                     if rule.name in result.same_keys and result.same_keys[rule.name] != majority[rule.name]]
-            if extra:
-                order = self._order
-                violations.extend(sorted([*result.violations, *extra], key=lambda v: order[v.rule]))
-            elif result.violations:
-                violations.extend(result.violations)
-        return out
+        return majority
 
     def majority_value(self, rule: Rule) -> Any:
         """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), ABSENT if none."""
@@ -399,6 +437,10 @@ class PolicyEngine:
             if rule.name in r.chosen and same_key(r.same_values[rule.name]) == key:
                 return r.same_values[rule.name]
         return json.loads(key)
+
+
+#: the key violations are kept sorted by (bisect finds one app's part)
+_APP_INDEX = attrgetter("app_index")
 
 
 def _rule_position(policies: PolicySet, rule: Rule) -> tuple[tuple[PathPart, ...], str, int, int]:

@@ -214,7 +214,20 @@ class FleetPolicies:
         if self.engine is None or self.evaluation is None:
             return self.evaluate(apps, presets)
         self.evaluation = self.engine.update(apps, presets, changed)
-        return self._rebadge()
+        if self.engine.rebuilt:  # a same rule's majority moved, or apps were added or removed: any badge may have
+            return self._rebadge()
+        moved = set()
+        for i in changed:
+            found = self.engine.violations_of(i)
+            errors = sum(v.is_error for v in found)
+            badge = Badge(errors, len(found) - errors) if found else None
+            if badge != self.badges.get(i):
+                moved.add(i)
+                if badge is None:
+                    del self.badges[i]
+                else:
+                    self.badges[i] = badge
+        return moved
 
     def _rebadge(self) -> set[int]:
         assert self.evaluation is not None
