@@ -110,6 +110,7 @@ def test_rows_and_problems(tmp_path: Path) -> None:
     problems = fleet.problem_rows()
     assert [(p.location, p.count) for p in problems] == [("line 23", 1), ("line 20", 6)]
     assert problems[1].text.endswith("(and 5 more apps)")
+    assert problems[0].where == f"{NAME}.policies.yaml:23:18"
     assert "3 apps break them (3 with an error)" in fleet.summary() and "2 problems" in fleet.summary()
 
 

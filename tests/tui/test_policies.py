@@ -228,3 +228,20 @@ async def test_no_rules_file(tmp_path: Path) -> None:
         await pilot.press("f")
         await settle(pilot)
         assert type(app.screen).__name__ == "PoliciesScreen"  # nothing to confirm
+
+
+@synchronous
+async def test_palette_opens_the_policies_and_tab_shows_a_problem_located(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"Policies")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        await pilot.press("tab")  # into the rules file's problems: the detail says where, file:line:column
+        await settle(pilot)
+        detail = str(app.screen.query_one("#detail").render())
+        assert detail.startswith(f"{POLICIES}.policies.yaml:23:18: rule sms-provider: the CEL expression does not "
+                                 "compile")

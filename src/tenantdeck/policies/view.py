@@ -91,6 +91,13 @@ class FileProblemRow:
         return Path(self.problem.file).name if self.problem.file else "(rules file)"
 
     @property
+    def where(self) -> str:
+        """``policies-demo.policies.yaml:23:18``: the file, line and column, as ``validate`` prints it."""
+        p = self.problem
+        name = Path(p.file).name if p.file else "(rules file)"
+        return f"{name}:{p.line}:{p.column}" if p.line else name
+
+    @property
     def text(self) -> str:
         more = f" (and {self.count - 1} more app{'s' * (self.count != 2)})" if self.count > 1 else ""
         return f"{self.problem.message}{more}"

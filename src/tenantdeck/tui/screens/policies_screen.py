@@ -156,7 +156,7 @@ on an app) are listed below the rules, at their line; the other rules still run.
         focused = self.focused
         if focused is self.query_one("#problems", DataTable) and self._problems:
             row = self._problems[min(focused.cursor_row, len(self._problems) - 1)]  # type: ignore[union-attr]
-            detail.update(shown(f"{row.location}: {row.text}"))
+            detail.update(shown(f"{row.where}: {row.text}"))
             return
         table = self.query_one("#rules", DataTable)
         if not self._rules:
@@ -174,7 +174,7 @@ on an app) are listed below the rules, at their line; the other rules still run.
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "problems":
             row = self._problems[int(event.row_key.value or 0)]
-            self.notify(f"{row.location}: fix it in the rules file; it is read again when it changes on disk.",
+            self.notify(f"{row.where}: fix it in the rules file; it is read again when it changes on disk.",
                         title="Rules file")
             return
         name = event.row_key.value
