@@ -160,25 +160,39 @@ def values_at(obj: Any, parts: Sequence[PathPart], prefix: tuple[PathPart, ...] 
               ) -> Iterator[tuple[tuple[PathPart, ...], Any]]:
     """Every (concrete path, value) ``parts`` reaches in ``obj``; ``[*]`` fans out over a list. A path that stops
     short yields ``ABSENT`` at the depth reached (only when it has no wildcard: an empty list is not a miss)."""
-    if not parts:
-        yield prefix, obj
+    found: list[tuple[tuple[PathPart, ...], Any]] = []
+    _values(obj, parts, prefix, found)
+    yield from found
+
+
+def _values(obj: Any, parts: Sequence[PathPart], prefix: tuple[PathPart, ...],
+            out: list[tuple[tuple[PathPart, ...], Any]]) -> None:
+    """:func:`values_at` into ``out``: a loop down the path, recursing only at a wildcard (a recursive generator per
+    part cost a third of evaluating the shorthands)."""
+    path = list(prefix)
+    for i, head in enumerate(parts):
+        if head == WILDCARD:
+            if isinstance(obj, list):
+                rest = parts[i + 1:]
+                for j, item in enumerate(obj):
+                    _values(item, rest, (*path, j), out)
+            return
+        if isinstance(head, int):
+            if isinstance(obj, list) and 0 <= head < len(obj):
+                obj = obj[head]
+                path.append(head)
+                continue
+            if WILDCARD not in parts[i + 1:]:
+                out.append(((*path, head), ABSENT))
+            return
+        if (type(obj) is dict or isinstance(obj, Mapping)) and obj.get(head) is not None:
+            obj = obj[head]
+            path.append(head)
+            continue
+        if WILDCARD not in parts[i + 1:]:
+            out.append(((*path, *parts[i:]), ABSENT))
         return
-    head, rest = parts[0], parts[1:]
-    if head == WILDCARD:
-        if isinstance(obj, list):
-            for i, item in enumerate(obj):
-                yield from values_at(item, rest, (*prefix, i))
-        return
-    if isinstance(head, int):
-        if isinstance(obj, list) and 0 <= head < len(obj):
-            yield from values_at(obj[head], rest, (*prefix, head))
-        elif WILDCARD not in rest:
-            yield (*prefix, head), ABSENT
-        return
-    if (type(obj) is dict or isinstance(obj, Mapping)) and obj.get(head) is not None:
-        yield from values_at(obj[head], rest, (*prefix, head))
-    elif WILDCARD not in rest:
-        yield (*prefix, *parts), ABSENT
+    out.append((tuple(path), obj))
 
 
 def _empty(value: Any) -> bool:
@@ -198,7 +212,9 @@ def shorthand_breaks(rule: Rule, parts: tuple[PathPart, ...], app: Mapping[str, 
     ``kind`` is the rule's check kind when the caller has it at hand."""
     check = rule.check
     kind = kind or check.kind
-    for path, value in values_at(app, parts):
+    found: list[tuple[tuple[PathPart, ...], Any]] = []
+    _values(app, parts, (), found)
+    for path, value in found:
         if kind == "equals":
             ok = value is not ABSENT and value == check.equals
         elif kind == "one_of":
