@@ -245,3 +245,35 @@ async def test_palette_opens_the_policies_and_tab_shows_a_problem_located(tmp_pa
         detail = str(app.screen.query_one("#detail").render())
         assert detail.startswith(f"{POLICIES}.policies.yaml:23:18: rule sms-provider: the CEL expression does not "
                                  "compile")
+
+
+def test_a_big_draft_is_evaluated_in_a_worker(tmp_path: Path, monkeypatch: Any) -> None:
+    """At POLICIES_IN_BACKGROUND apps (lowered here to 1) the full evaluation runs off the UI thread; edits after it
+    are evaluated app by app as usual."""
+    import threading
+
+    from tenantdeck.policies.view import FleetPolicies
+    from tenantdeck.tui.screens import apps_screen
+
+    monkeypatch.setattr(apps_screen, "POLICIES_IN_BACKGROUND", 1)
+    threads: list[tuple[bool, bool]] = []
+    refresh = FleetPolicies.refresh
+
+    def spy(self: FleetPolicies, data: Any) -> set[int]:
+        threads.append((self.needs_full, threading.current_thread() is threading.main_thread()))
+        return refresh(self, data)
+
+    monkeypatch.setattr(FleetPolicies, "refresh", spy)
+
+    async def run() -> None:
+        app = make_app(prepare(tmp_path, POLICIES))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            assert _badges(app)["Globex"] == "✗1 !1"
+            assert threads[0] == (True, False)  # the full evaluation: in a worker thread
+            assert app.editor.set("apps[1].widgets[0].main.send_gifs", True).ok
+            await settle(pilot)
+            assert _badges(app)["Acme US"] == "✗1"
+            assert threads[-1] == (False, True)  # one app, on the UI thread
+
+    asyncio.run(run())

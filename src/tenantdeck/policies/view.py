@@ -128,6 +128,9 @@ class FleetPolicies:
         self._signature: tuple[int, int] | None = None
         self._stale: set[int] | None = None  #: apps edited since the last evaluation; None: every app
         self._lock = threading.Lock()
+        #: held while evaluating: the editor evaluates a big draft in a worker thread, and the UI thread then skips
+        #: (``busy.acquire(blocking=False)``) rather than wait
+        self.busy = threading.Lock()
 
     # -- the rules file ----------------------------------------------------------------------------------------
 
@@ -194,6 +197,16 @@ class FleetPolicies:
     @property
     def stale(self) -> bool:
         return self.evaluation is None or self._stale is None or bool(self._stale)
+
+    @property
+    def needs_full(self) -> bool:
+        """The next :meth:`refresh` evaluates every app (first time, new rules, an edit outside one app)."""
+        return self.evaluation is None or self._stale is None
+
+    def invalidate(self) -> None:
+        """Evaluate every app at the next :meth:`refresh` (a worker's evaluation met the draft changing under it)."""
+        with self._lock:
+            self._stale = None
 
     def refresh(self, data: Any) -> set[int]:
         """Bring the verdict up to date with the draft's plain ``data``; the indexes of the apps whose badge changed

@@ -33,8 +33,8 @@ class DraftChanged(Message, bubble=False):
 
 
 class PoliciesRead(Message, bubble=False):
-    """The fleet policies file beside the draft was read again (it changed on disk): the app posts one to every
-    screen; the Apps list's badges and the Policies screen evaluate again."""
+    """The fleet policies file beside the draft was read again (it changed on disk), or a big draft's rules were
+    evaluated in a worker: posted to every screen; the Apps list's badges and the Policies screen show the verdict."""
 
 
 class DraftListener:

@@ -43,7 +43,14 @@ class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
         return self.editor.policies
 
     def _refreshed(self) -> None:
-        self.fleet.refresh(self.editor.session.data)
+        """Bring the verdict up to date, unless the Apps list's worker is evaluating a big draft (then it posts
+        :class:`PoliciesRead` when done, and this shows what it has meanwhile)."""
+        fleet = self.fleet
+        if fleet.busy.acquire(blocking=False):
+            try:
+                fleet.refresh(self.editor.session.data)
+            finally:
+                fleet.busy.release()
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.change.kind in ("save", "validate"):
