@@ -225,13 +225,18 @@ class FleetPolicies:
         """Every rule over every app."""
         if self.policies is None:
             self.read()
-        assert self.engine is not None
+        assert self.engine is not None and self.policies is not None
+        if not self.policies.rules:  # no rules (no file): nothing to normalise 5,000 apps for
+            from tenantdeck.policies.engine import Evaluation
+
+            self.evaluation = Evaluation()
+            return self._rebadge()
         self.evaluation = self.engine.evaluate(apps, presets)
         return self._rebadge()
 
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> set[int]:
         """After an edit of the apps at ``changed``: only those are evaluated again."""
-        if self.engine is None or self.evaluation is None:
+        if self.engine is None or self.evaluation is None or not (self.policies and self.policies.rules):
             return self.evaluate(apps, presets)
         self.evaluation = self.engine.update(apps, presets, changed)
         if self.engine.rebuilt:  # a same rule's majority moved, or apps were added or removed: any badge may have

@@ -53,9 +53,19 @@ class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
                 fleet.busy.release()
 
     def on_draft_changed(self, message: DraftChanged) -> None:
+        """Follow the edits; behind a full screen (the App screen opened by a jump) only once it is back: every
+        key press there is an edit, and the list may hold thousands of apps."""
         if message.change.kind in ("save", "validate"):
             return
+        if self.app.screen is not self and not isinstance(self.app.screen, ModalScreen):
+            self._stale_rows = True
+            return
         self.refresh_rows()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale_rows", False):
+            self._stale_rows = False
+            self.refresh_rows()
 
     def on_policies_read(self, message: PoliciesRead) -> None:
         self.refresh_rows()
