@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def documented_keys() -> dict[str, list[str]]:
     page = (ROOT / "docs" / "json-output.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^### (\w+)\n\n```json-keys\n(.*?)\n```", page, flags=re.M | re.S)
+    blocks = re.findall(r"^### ([\w ]+)\n\n```json-keys\n(.*?)\n```", page, flags=re.M | re.S)
     return {command: keys.split() for command, keys in blocks}
 
 
@@ -50,7 +50,7 @@ def check_head(doc: dict[str, Any], command: str, code: int) -> None:
 
 
 def test_every_command_documents_its_keys() -> None:
-    assert set(documented_keys()) == {"validate", "pull", "push", "history", "doctor"}
+    assert set(documented_keys()) == {"validate", "pull", "push", "history", "doctor", "audit", "policy list"}
 
 
 def test_pull_validate_push_history_doctor_as_json(env: dict[str, str], tmp_path: Path) -> None:
@@ -87,6 +87,13 @@ def test_pull_validate_push_history_doctor_as_json(env: dict[str, str], tmp_path
 
     code, doctor, _ = run("doctor", "--draft", "d.yaml", "--format", "json")
     check_head(doctor, "doctor", 0)
+    (tmp_path / "d.policies.yaml").write_text("format: 1\npolicies:\n  - name: eu\n    check: {field: region, "
+                                              "equals: eu}\n    severity: warning\n    message: m\n")
+    code, audit, _ = run("audit", "d.yaml", "--format", "json")
+    check_head(audit, "audit", 0)
+    code, rules, _ = run("policy", "list", "d.yaml", "--format", "json")
+    check_head(rules, "policy list", 0)
+    assert [r["name"] for r in rules["rules"]] == ["eu"] == [r["name"] for r in audit["rules"]]
     assert {p["what"] for p in doctor["paths"]} >= {"profiles", "sandbox database", "parse cache", "push history"}
 
 

@@ -11,7 +11,7 @@ keeps the order honest):
 - draft: YAML text to data and back, the editor's session, config files read with the draft's guarded loader;
 - service side: the embedded sandbox, the webhook receiver, test deliveries;
 - sync: compare, plan, push, pull, the workspace, the targets (profiles) they run against, and the fleet policies
-  (checked offline, after a push and live);
+  checked before a push and against the live account;
 - ui: the CLI, the TUI, the console script.
 """
 

@@ -240,8 +240,8 @@ def test_unknown_key_did_you_mean() -> None:
 def test_unknown_key_lists_the_few_allowed_ones() -> None:
     p = only(load(MINIMAL + "    colour: red\n"))
     assert p.message == (
-        "unknown key `colour`; expected one of: id, name, region, version, extensions, widgets, sms, webhooks, team, "
-        "extension_settings, push_certificates, settings"
+        "unknown key `colour`; expected one of: id, name, region, version, labels, extensions, widgets, sms, webhooks, "
+        "team, extension_settings, push_certificates, settings"
     )
 
 

@@ -34,18 +34,11 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
             insecure: bool, max_rps: float | None) -> None:
     """Check the live account against the fleet policies (exit 9 when an error-severity rule is broken)."""
     from tenantdeck.cli import output
-    from tenantdeck.policies.checks import audit_target, policies_for
+    from tenantdeck.cli.policy_cmd import usable_policies
+    from tenantdeck.policies.checks import audit_target
     from tenantdeck.sync.workspace.binding import WrongTarget
 
-    policies = policies_for(draft_path, policies_file)
-    for problem in policies.problems:
-        output.echo(problem.render())
-    if policies.problems:
-        output.error(f"the policies file {policies.path} has problems (above); fix it first")
-        sys.exit(exitcodes.ERROR)
-    if not policies.rules:
-        output.error(f"no policies: write them in {policies.path} (docs/policies.md)")
-        sys.exit(exitcodes.ERROR)
+    policies = usable_policies(draft_path, policies_file)
     target = target_for_draft(draft_path, profile, base_url, insecure, max_rps)
     try:
         with api_errors():

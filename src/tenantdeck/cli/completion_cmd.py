@@ -7,7 +7,7 @@ same text under a name people find in ``--help``, so the README can say ``eval "
 from __future__ import annotations
 
 import click
-from click.shell_completion import get_completion_class
+from click.shell_completion import shell_complete
 
 from tenantdeck.launch import COMPLETE_VAR
 
@@ -26,6 +26,6 @@ def command(shell: str) -> None:
     """
     from tenantdeck.cli import cli
 
-    completion = get_completion_class(shell)
-    assert completion is not None  # the three choices are click's own
-    click.echo(completion(cli, {}, "tenantdeck", COMPLETE_VAR).source(), nl=False)  # the text click would print
+    # click's own entry, so the text is byte for byte what `_TENANTDECK_COMPLETE=SHELL_source` prints, whichever
+    # click release is installed (8.2 and 8.5 end it differently)
+    shell_complete(cli, {}, "tenantdeck", COMPLETE_VAR, f"{shell}_source")

@@ -86,7 +86,21 @@ def _demo_draft() -> Path:
         pull_target(local_target(), draft)  # records the demo's sandbox: the plain CLI on this draft reaches it
     else:
         _record_demo_target(draft, local_target())
+    _demo_policies(draft)
     return draft
+
+
+def _demo_policies(draft: Path) -> None:
+    """The demo's fleet policies beside its draft (a few rules, one violation to find), unless the user has
+    written their own there."""
+    from importlib.resources import files
+
+    from tenantdeck.policies.model import policies_path
+
+    path = policies_path(draft)
+    if not path.exists():
+        path.write_text(files("tenantdeck").joinpath("data/demo.policies.yaml").read_text(encoding="utf-8"),
+                        encoding="utf-8")
 
 
 def _record_demo_target(draft: Path, target: object) -> None:

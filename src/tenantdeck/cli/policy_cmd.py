@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,6 +18,9 @@ from tenantdeck import exitcodes
 from tenantdeck.cli import output
 from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import draft_input, lock_timeout_option
+
+if TYPE_CHECKING:
+    from tenantdeck.policies.model import PolicySet
 
 policies_option = click.option(
     "--policies", "policies_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -28,8 +32,9 @@ def command() -> None:
     """Fleet policies: list the rules and their violations, fix the obvious ones."""
 
 
-def _load(draft_path: Path, policies_file: Path | None) -> tuple[object, object]:
-    from tenantdeck.draft.session import DraftSession
+def usable_policies(draft_path: Path, policies_file: Path | None) -> PolicySet:
+    """The draft's rules, or the rules file's problems printed and exit 1 (a command that acts on the rules does
+    not act on some of them); no rule at all is an error too."""
     from tenantdeck.policies.checks import policies_for
 
     policies = policies_for(draft_path, policies_file)
@@ -38,6 +43,16 @@ def _load(draft_path: Path, policies_file: Path | None) -> tuple[object, object]
     if policies.problems:
         output.error(f"the policies file {policies.path} has problems (above); fix it first")
         sys.exit(exitcodes.ERROR)
+    if not policies.rules:
+        output.error(f"no policies: write them in {policies.path} (docs/policies.md)")
+        sys.exit(exitcodes.ERROR)
+    return policies
+
+
+def _load(draft_path: Path, policies_file: Path | None) -> tuple[PolicySet, Any]:
+    from tenantdeck.draft.session import DraftSession
+
+    policies = usable_policies(draft_path, policies_file)
     session = DraftSession.open(draft_path)
     errors = [p for p in session.problems if p.is_error]
     if errors:
@@ -57,12 +72,12 @@ def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
     from tenantdeck.policies.engine import PolicyEngine
 
     policies, session = _load(draft_path, policies_file)
-    data = session.data  # type: ignore[attr-defined]
-    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))  # type: ignore[arg-type]
+    data = session.data
+    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
     code = exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
     rules = [{"name": r.name, "severity": r.severity, "check": r.check.kind, "message": r.message,
               "selected": evaluation.selected[r.name], "violations": len(evaluation.of_rule(r.name))}
-             for r in policies.rules]  # type: ignore[attr-defined]
+             for r in policies.rules]
     if fmt == "json":
         emit(document("policy list", code, rules=rules, violations=[v.to_json() for v in evaluation.violations]))
     else:
@@ -88,25 +103,25 @@ def fix(draft_path: Path, policies_file: Path | None, dry_run: bool, lock_timeou
     policies, session = _load(draft_path, policies_file)
     try:
         with hold(Workspace(draft_path), "tenantdeck policy fix", timeout=lock_timeout):
-            plan, _ = plan_fixes(policies, session.data)  # type: ignore[arg-type, attr-defined]
+            plan, _ = plan_fixes(policies, session.data)
             for edit in plan.edits:
                 output.echo(("would " if dry_run else "") + edit.text(), err=False)
             if plan.edits and not dry_run:
                 apply_fixes(session, plan)
-                errors = [p for p in session.problems if p.is_error]  # type: ignore[attr-defined]
+                errors = [p for p in session.problems if p.is_error]
                 if errors:
                     for problem in errors:
                         output.echo(problem.render())
                     output.error("the fixed draft would not validate (above); nothing was written")
                     sys.exit(exitcodes.ERROR)
-                session.save()  # type: ignore[attr-defined]
+                session.save()
     except WorkspaceLocked as exc:
         output.error(str(exc))
         sys.exit(exitcodes.LOCKED)
     for violation, why in plan.left:
         output.echo(f"not fixed: {violation.text()}: {why}")
-    data = session.data  # type: ignore[attr-defined]
-    after = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))  # type: ignore[arg-type]
+    data = session.data
+    after = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
     done = "would write" if dry_run else "wrote"
     click.echo(f"{draft_path}: {done} {len(plan.edits)} edit(s); {len(after.errors)} error violation(s) left",
                err=True)

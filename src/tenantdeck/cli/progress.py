@@ -34,11 +34,12 @@ class ProgressReporter:
         self._task: Any = None
         if self.tty and total:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+            from rich.progress import BarColumn, Progress, TextColumn
 
             console = Console(file=self.stream)
             # app names are data: the line is never read as markup (nor printed raw: it passes shown())
-            self._bar = Progress(TextColumn(label, markup=False), BarColumn(), MofNCompleteColumn(),
+            # the line says done/total, rate, ETA and what runs (PushProgress.line): the bar adds only the bar
+            self._bar = Progress(TextColumn(label, markup=False), BarColumn(bar_width=24),
                                  TextColumn("{task.fields[line]}", markup=False), console=console, transient=False)
             self._task = self._bar.add_task(label, total=total, line="")
             self._bar.start()

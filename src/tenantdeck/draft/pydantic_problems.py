@@ -27,8 +27,8 @@ from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 ScalarLookup = Callable[[Sequence[PathPart]], "tuple[str, str, str] | None"]
 
 _MAX_LISTED = 8
-#: an unknown key's message lists the keys allowed beside it up to this many (an app's ten keys fit)
-_MAX_KEYS_LISTED = 12
+#: an unknown key's message lists the keys allowed beside it up to this many (an app's thirteen keys fit)
+_MAX_KEYS_LISTED = 14
 #: where a list too long for a message (46 trigger ids) is found in full
 _FULL_LIST = "`tenantdeck schema` lists them all"
 

@@ -90,9 +90,34 @@ def merged_apps(draft_apps: Sequence[Any], service: Mapping[str, Mapping[str, An
             existing = App.model_validate(dict(raw))
         except Exception:
             existing = None
-        merged = as_draft_app(state, existing, base.get(app_id) if isinstance(app_id, str) else None, presets)
-        merged.update({k: v for k, v in raw.items() if v is not None})
-        out.append(merged)
+        service_app = as_draft_app(state, existing, base.get(app_id) if isinstance(app_id, str) else None, presets)
+        out.append(_over(service_app, raw))
+    return out
+
+
+def _over(service: dict[str, Any], draft: Mapping[str, Any]) -> dict[str, Any]:
+    """The draft's app laid over the service's, section by section, as a push applies it: the extensions the
+    draft names switched as it says (the others as they are), only the settings keys and extensions' settings it
+    writes, its webhooks and widgets beside the service's others (a push deletes nothing without
+    --allow-delete); any other section it writes replaces the service's."""
+    out = dict(service)
+    for key, value in draft.items():
+        if value is None:
+            continue
+        have = service.get(key)
+        if key == "extensions" and isinstance(value, Mapping) and isinstance(have, Mapping):
+            on, off = list(value.get("enabled") or []), list(value.get("disabled") or [])
+            enabled = [e for e in [*(have.get("enabled") or []), *on] if e not in off]
+            out[key] = {"enabled": list(dict.fromkeys(enabled)),
+                        "disabled": list(dict.fromkeys([*(e for e in have.get("disabled") or [] if e not in on),
+                                                        *off]))}
+        elif key in ("settings", "extension_settings") and isinstance(value, Mapping) and isinstance(have, Mapping):
+            out[key] = {**have, **value}
+        elif key in ("webhooks", "widgets") and isinstance(value, list) and isinstance(have, list):
+            ids = {item.get("id") for item in value if isinstance(item, Mapping) and item.get("id")}
+            out[key] = [*value, *(item for item in have if isinstance(item, Mapping) and item.get("id") not in ids)]
+        else:
+            out[key] = value
     return out
 
 

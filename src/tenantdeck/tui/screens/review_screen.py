@@ -462,8 +462,12 @@ The sub-title names the profile the review plans against (switch it in the palet
         ui = self.app.call_from_thread
         target = resolve_for_draft(self.editor.path, self.editor.profile)
         ui(self._show_status, f"Reading the service (profile {target.name}) ...")
+        from tenantdeck.policies.checks import policies_for
+
+        policies = policies_for(self.editor.path)  # the push refuses what breaks an error rule, as on the CLI
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
-                              id_writer=self.write_ids, **self.request_options)
+                              id_writer=self.write_ids, policies=policies if policies else None,
+                              **self.request_options)
         prepared = await prepare_push(target, request, os.environ)
         if isinstance(prepared, PushRefused):
             detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
