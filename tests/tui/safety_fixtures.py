@@ -24,6 +24,9 @@ def prepare(tmp: Path, draft: str = DEMO) -> Path:
     """A copy of a fixture draft in ``tmp`` (tests never write into the repository)."""
     target = tmp / f"{draft}.yaml"
     shutil.copyfile(DRAFTS / f"{draft}.yaml", target)
+    rules = DRAFTS / f"{draft}.policies.yaml"  # its fleet policies, when the fixture has some
+    if rules.exists():
+        shutil.copyfile(rules, tmp / rules.name)
     return target
 
 
@@ -80,8 +83,9 @@ def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[Non
     found["palette"] = (DEMO, False, press("ctrl+p", *"globex"))
     found["restore"] = (DEMO, True, settle)
     found["quit-confirm"] = (DEMO, False, press("delete", "y", "ctrl+q"))
-    from tests.tui import ext_settings_fixtures, fleet_fixtures
+    from tests.tui import ext_settings_fixtures, fleet_fixtures, policies_fixtures
 
     found.update(fleet_fixtures.scenes())
+    found.update(policies_fixtures.scenes())
     found.update(ext_settings_fixtures.scenes())
     return found

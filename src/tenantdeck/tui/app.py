@@ -274,6 +274,9 @@ class TenantdeckApp(App[None]):
     def action_presets(self) -> None:
         navigation.show(self, "presets")
 
+    def action_policies(self) -> None:
+        navigation.show(self, "policies")
+
     def action_reload(self) -> None:
         """Read the draft from disk again, asking first when that drops unsaved edits (tui/safety.py)."""
         self.safety.ask_reload()

@@ -52,6 +52,8 @@ class TenantdeckCommands(Provider):
         yield ("Bulk edit", "Set one toggle, colour, listing or trigger on many apps as one step (b on Apps)",
                app.action_bulk_edit)
         yield "Presets", "Each preset, the apps extending it, and what an edit reaches (p on Apps)", app.action_presets
+        yield ("Policies", "Fleet rules, the apps breaking each (jump to the field), fix the obvious ones (P on Apps)",
+               app.action_policies)
         count = len(session.problems) if session.validated else 0
         yield "Problems", f"Every validation problem ({count}) with a jump to its field (F8)", app.action_problems
         changed = "; it changed on disk" if session.changed_on_disk() else ""

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from tenantdeck.draft.session import DraftSession, PathLike
     from tenantdeck.problems import Problem
 
+if TYPE_CHECKING:
+    from tenantdeck.policies.view import FleetPolicies
+
 #: A draft this big opens on its first apps, read from the start of the file, while a worker reads the rest: 5,000
 #: apps (7.7 MB) take 0.8 s to parse, which held back the first frame (bench/tui_startup.py).
 PROGRESSIVE_MIN_BYTES = 1_000_000
@@ -93,6 +96,7 @@ class Editor:
         self._states: Any = None  # sync.workspace.offline.AppStates, made on first use (imports pydantic)
         self._stale_apps: set[int] | None = None  # apps edited since the states were computed; None: all
         self._stale_lock = threading.Lock()
+        self._policies: Any = None  # policies.view.FleetPolicies, made on first use
 
     # -- opening -----------------------------------------------------------------------------------------------
 
@@ -213,6 +217,18 @@ class Editor:
             return ""
         more = f" and {len(paths) - 1} more place{'s' if len(paths) != 2 else ''}" if len(paths) > 1 else ""
         return f"{paths[0]}{more}"
+
+    @property
+    def policies(self) -> FleetPolicies:
+        """The fleet policies beside the draft and their verdict on it (:mod:`tenantdeck.policies.view`): made on
+        first use (nothing is read until a screen asks), then told of every change so only edited apps are
+        evaluated again."""
+        if self._policies is None:
+            from tenantdeck.policies.view import FleetPolicies
+
+            self._policies = FleetPolicies(self.path)
+            self.subscribe(self._policies.note)
+        return self._policies  # type: ignore[no-any-return]
 
     # -- change states against the base snapshot (offline, no network) ------------------------------------------
 

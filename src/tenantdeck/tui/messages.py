@@ -32,6 +32,11 @@ class DraftChanged(Message, bubble=False):
                    for p in self.change.paths)
 
 
+class PoliciesRead(Message, bubble=False):
+    """The fleet policies file beside the draft was read again (it changed on disk), or a big draft's rules were
+    evaluated in a worker: posted to every screen; the Apps list's badges and the Policies screen show the verdict."""
+
+
 class DraftListener:
     """Declares a widget (or screen) that reacts to draft changes: the app posts each :class:`DraftChanged` to every
     screen and to every widget that is a DraftListener, and to no other widget.

@@ -30,7 +30,7 @@ def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None
 
 def show(app: App[Any], name: str) -> None:
     """Push the screen called ``name`` (``help``, ``problems``, ``review``, ``pull``, ``history``, ``events``,
-    ``bulk_edit``, ``presets``) unless it is already on top."""
+    ``bulk_edit``, ``presets``, ``policies``) unless it is already on top."""
     screen = _screen_for(app, name)
     if screen is not None:
         app.push_screen(screen)
@@ -70,6 +70,10 @@ def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
         if isinstance(top, BulkEditScreen):
             return None
         return BulkEditScreen(apps.marked if apps else set(), text=apps.filter_text if apps else "")
+    if name == "policies":
+        from tenantdeck.tui.screens.policies_screen import PoliciesScreen
+
+        return None if isinstance(top, PoliciesScreen) else PoliciesScreen()
     if name == "presets":
         from tenantdeck.tui.screens.presets_screen import PresetsScreen
 

@@ -262,6 +262,7 @@ class SafetyNet:
         """Look for someone else's change of the draft file; reload it or ask."""
         if self._asking or self.checkpointer.paused:
             return
+        self.check_policies()
         session = self.session
         if not session.changed_on_disk():
             return
@@ -286,6 +287,21 @@ class SafetyNet:
                             title="Reloaded")
             return
         self.ask_reload(marker)
+
+    def check_policies(self) -> None:
+        """The fleet policies file beside the draft was written, created or removed since it was read: read it
+        again and tell the screens (badges, the Policies screen). Only once something has read it."""
+        from tenantdeck.tui.messages import PoliciesRead
+
+        fleet = self.editor.policies if self.editor.loaded else None
+        if fleet is None or not fleet.changed_on_disk():
+            return
+        policies = fleet.read()
+        self.app.notify(f"{fleet.path.name} changed on disk and was read again: {len(policies.rules)} rule(s)"
+                        + (f", {len(policies.problems)} problem(s)" if policies.problems else "") + ".",
+                        title="Fleet policies", timeout=6)
+        for screen in self.app.screen_stack:
+            screen.post_message(PoliciesRead())
 
     def ask_reload(self, marker: str | None = None) -> None:
         """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload")."""

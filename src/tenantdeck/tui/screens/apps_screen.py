@@ -15,6 +15,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -23,7 +24,7 @@ from textual.widgets import DataTable, Input
 from tenantdeck.draft.session import AppRow, ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
@@ -32,6 +33,12 @@ _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO,
           ChangeKind.TRANSACTION)
 COLUMNS = ("✓", "Name", "Region", "Widgets", "Webhooks", "Problems", "Change")
 STATUS_COLUMNS = slice(5, 7)  #: Problems and Change: what validation and change states update
+#: the fleet policies' badge (✗ error rules, ! warning rules the app breaks; P lists them): a last column, added once
+#: the draft's rules have been read and there are some (a draft without a rules file keeps its 80 columns)
+POLICY_COLUMN = "policy"
+#: a draft with this many apps has its rules evaluated in full in a worker thread (about 0.7 s of CPU for 5,000 full
+#: apps, bench/policies.py); edits after that are evaluated app by app on the UI thread (0.2 ms)
+POLICIES_IN_BACKGROUND = 1000
 #: rows added before the first paint: as many as a tall terminal shows (a taller one gets the rest a frame later;
 #: each row costs DataTable a measure of every cell, so not more: bench/tui_startup.py)
 FIRST_ROWS = 40
@@ -55,6 +62,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 - `Space`: mark or unmark the app (marked apps can be bulk edited together)
 - `b`: bulk edit: set one value on many apps (filtered, by region or preset, or the marked ones)
 - `p`: presets: the apps that extend each preset, and what a preset edit reaches
+- `P`: fleet policies: the rules beside the draft and the apps breaking each. **Policy** shows how many rules the
+  app breaks: `✗2` two error rules (a push is refused), `!1` one warning
 """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="apps.filter"),
@@ -64,6 +73,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         Binding("space", "mark", "Mark", show=False, id="apps.mark"),
         Binding("b", "bulk_edit", "Bulk edit", id="apps.bulk"),
         Binding("p", "presets", "Presets", show=False, id="apps.presets"),
+        Binding("P", "policies", "Policies", show=False, id="apps.policies"),
     ]
     DEFAULT_CSS = """
     AppsScreen #filter { margin: 0 1; }
@@ -131,7 +141,94 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         # name and region are the draft's: Text is never read as markup, shown() never lets a control through
         return ("✓" if index in self.marked else "", Text(shown(str("?" if app.name is None else app.name))),
                 Text(shown(str("?" if app.region is None else app.region))), str(app.widgets), str(app.webhooks),
-                problems, state)
+                problems, state, *self._badge(index))
+
+    # -- fleet policies ------------------------------------------------------------------------------------------
+
+    def _badge(self, index: int) -> tuple[str, ...]:
+        """The app's policy badge cell when the table has the Policy column (the rules are read after validation:
+        they import pydantic and the CEL library, which must not delay the first paint)."""
+        if POLICY_COLUMN not in self.query_one(DataTable).columns:
+            return ()
+        return (self.editor.policies.badge(index),)
+
+    def refresh_policies(self) -> None:
+        """Bring the policies' verdict up to date (only the apps edited since, :mod:`tenantdeck.policies.view`) and
+        update the badge of each row whose badge changed."""
+        if not self.editor.loaded or not self.editor.session.validated or self._covered():
+            return
+        fleet = self.editor.policies
+        if fleet.read_yet and not fleet.stale:
+            return
+        data = self.editor.session.data
+        if fleet.needs_full and len(data.get("apps") or []) >= POLICIES_IN_BACKGROUND:
+            self._evaluate_in_background()
+            return
+        if not fleet.busy.acquire(blocking=False):
+            return  # the worker is evaluating; it shows the verdict when done
+        try:
+            changed = fleet.refresh(data)
+        finally:
+            fleet.busy.release()
+        self._show_badges(changed)
+
+    @work(thread=True, exclusive=True, group="policies", exit_on_error=False)
+    def _evaluate_in_background(self) -> None:
+        """Every app of a big draft, off the UI thread. Edits made meanwhile are noted as usual and evaluated after;
+        one that resizes a mapping being read makes the whole evaluation run again."""
+        fleet = self.editor.policies
+        with fleet.busy:
+            try:
+                changed: set[int] | None = fleet.refresh(self.editor.session.data)
+            except RuntimeError:  # "dictionary changed size during iteration": an edit landed mid-read
+                fleet.invalidate()
+                changed = None
+        call = getattr(self.app, "call_from_worker", self.app.call_from_thread)
+        call(self._evaluated, changed)
+
+    def _evaluated(self, changed: set[int] | None) -> None:
+        if changed is not None:
+            self._show_badges(changed)
+        for screen in self.app.screen_stack:
+            if screen is not self:
+                screen.post_message(PoliciesRead())
+        self.refresh_policies()  # what was edited meanwhile (app by app), or everything again
+
+    def _show_badges(self, changed: set[int]) -> None:
+        """Add or remove the Policy column as the rules say, and update the badges in ``changed``."""
+        if self._covered():
+            self._stale = True  # a full screen is on top: the whole table is redrawn when it is back
+            return
+        fleet = self.editor.policies
+        table = self.query_one(DataTable)
+        if self._sync_policy_column():
+            changed = set(fleet.badges)
+        if POLICY_COLUMN not in table.columns:
+            return
+        column = table.columns[POLICY_COLUMN].key
+        for i in changed:
+            if str(i) in table.rows:
+                value = fleet.badge(i)
+                wider = cell_len(value) > table.columns[column].content_width
+                table.update_cell(str(i), column, value, update_width=wider)
+
+    def _sync_policy_column(self) -> bool:
+        """The Policy column is there exactly when the rules have been read and there are some; True when this
+        call added it (every badge is then to be shown)."""
+        fleet = self.editor.policies if self.editor.loaded else None
+        want = fleet is not None and fleet.read_yet and fleet.active
+        table = self.query_one(DataTable)
+        have = POLICY_COLUMN in table.columns
+        if want and not have:
+            table.add_column("Policy", key=POLICY_COLUMN, default="")
+            return True
+        if have and not want:
+            table.remove_column(POLICY_COLUMN)
+        return False
+
+    def on_policies_read(self, message: PoliciesRead) -> None:
+        """The rules file was read again (it changed on disk): every badge may have changed."""
+        self.refresh_policies()
 
     def _matches(self, app: AppRow) -> bool:
         if not self._filter:
@@ -154,6 +251,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._pending = deque(matching)
         self._pending_set = set(matching)
         table.clear()
+        self._sync_policy_column()
         self._add_rows(FIRST_ROWS, rows)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
@@ -224,7 +322,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             return  # nothing a row shows depends on what is on disk
         if kind == ChangeKind.VALIDATE:
             self.refresh_status()
+            self.refresh_policies()
             return
+        self.refresh_policies()  # before the rows: an edited row shows its new badge
         if not self._refresh_edited_rows(message):
             self.refresh_rows()
 
@@ -240,9 +340,11 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):
             self._stale = False
+            self.refresh_policies()
             self.refresh_rows()
         elif getattr(self, "_stale_status", False):
             self.refresh_status()
+        self.refresh_policies()
 
     def _refresh_edited_rows(self, message: DraftChanged) -> bool:
         """Update the rows of the apps an edit touched in place; False when the table must be rebuilt."""
@@ -348,6 +450,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def action_presets(self) -> None:
         self.host.action_presets()
+
+    def action_policies(self) -> None:
+        self.host.action_policies()
 
     def action_new_app(self) -> None:
         from tenantdeck.tui.screens.new_app import NewAppScreen

@@ -1,0 +1,360 @@
+"""What the editor shows of the fleet policies: the rules beside the open draft, their verdict on it kept up to date
+edit by edit, and the rows of the Policies screen and the Apps list's badge. Plain data in and out: no Textual,
+and nothing heavier than this module is imported until the rules are first read (pydantic and the CEL library
+come with :mod:`tenantdeck.policies.model`), so opening the editor does not pay for them.
+
+Why edits are only noted, and evaluated when something shows the result (:meth:`FleetPolicies.refresh`): the App
+screen's edits come one key press at a time while the Apps list is hidden; the list catches up once it is back,
+with ``PolicyEngine.update`` over the apps edited meanwhile (each app's results are kept), not a full evaluation.
+An edit outside one app (a preset every app may extend, the app list itself, a reload) evaluates everything again.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tenantdeck.draft.session import Change
+    from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
+    from tenantdeck.policies.fix import FixPlan
+    from tenantdeck.policies.model import PolicySet
+    from tenantdeck.problems import PathPart, Problem
+
+#: the tab of the App screen that holds each section of an app (widget values: the widget section's own tab)
+SECTION_TABS = {"extensions": "extensions", "extension_settings": "extensions", "sms": "sms", "webhooks": "webhooks",
+                "team": "team", "settings": "settings"}
+WIDGET_TABS = {"style": "style", "sidebar": "sidebar", "main": "main"}
+
+_APP_PATH = re.compile(r"apps\[(\d+)\][.\[]")
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """How many rules an app breaks, by severity: what its row in the Apps list shows."""
+
+    errors: int = 0
+    warnings: int = 0
+
+    def text(self) -> str:
+        """``✗2`` (two error rules broken), ``!1`` (a warning), ``✗1 !2``; empty when it complies."""
+        parts = ([f"✗{self.errors}"] if self.errors else []) + ([f"!{self.warnings}"] if self.warnings else [])
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRow:
+    """One rule as the Policies screen lists it."""
+
+    name: str
+    severity: str
+    check: str
+    message: str
+    violating: int  #: how many apps break it
+    selected: int  #: how many apps it is about
+
+    @property
+    def apps_text(self) -> str:
+        return f"{self.violating} of {self.selected}"
+
+
+@dataclass(frozen=True, slots=True)
+class ViolationRow:
+    """One app breaking one rule, as the drill-down lists it; ``key_path`` is where the jump lands."""
+
+    violation: Violation
+    where: str  #: the field inside the app (``widgets[0].main.send_gifs``), or "(the app)" for a cel check
+    found: str
+
+    @property
+    def app_index(self) -> int:
+        return self.violation.app_index
+
+
+@dataclass(frozen=True, slots=True)
+class FileProblemRow:
+    """A problem of the rules file itself (a rule that does not compile, or raised on apps), located; ``count`` is
+    how many apps the same located problem was found on (a rule that raises says so once, not once per app)."""
+
+    problem: Problem
+    count: int = 1
+
+    @property
+    def location(self) -> str:
+        """``line 19`` (the summary names the file), or the file's name for a problem of the whole file."""
+        if self.problem.line:
+            return f"line {self.problem.line}"
+        return Path(self.problem.file).name if self.problem.file else "(rules file)"
+
+    @property
+    def where(self) -> str:
+        """``policies-demo.policies.yaml:23:18``: the file, line and column, as ``validate`` prints it."""
+        p = self.problem
+        name = Path(p.file).name if p.file else "(rules file)"
+        return f"{name}:{p.line}:{p.column}" if p.line else name
+
+    @property
+    def text(self) -> str:
+        more = f" (and {self.count - 1} more app{'s' * (self.count != 2)})" if self.count > 1 else ""
+        return f"{self.problem.message}{more}"
+
+
+@dataclass(frozen=True, slots=True)
+class JumpTarget:
+    """Where a violation is in the editor: the app, the tab holding the field, the field's key path."""
+
+    app_index: int
+    tab: str | None
+    key_path: str
+
+
+class FleetPolicies:
+    """The rules of one draft (``<draft stem>.policies.yaml``) and their verdict on its apps, for the editor.
+
+    :meth:`note` is told of every change of the draft (any thread; it only records which apps changed);
+    :meth:`refresh` brings the verdict up to date on the UI thread and says which apps' badges changed."""
+
+    def __init__(self, draft_path: Path, policies_file: Path | None = None) -> None:
+        self.draft_path = draft_path
+        self._file = policies_file
+        self.policies: PolicySet | None = None  #: None until :meth:`read`
+        self.engine: PolicyEngine | None = None
+        self.evaluation: Evaluation | None = None
+        self.badges: dict[int, Badge] = {}
+        self._signature: tuple[int, int] | None = None
+        self._stale: set[int] | None = None  #: apps edited since the last evaluation; None: every app
+        self._lock = threading.Lock()
+        #: held while evaluating: the editor evaluates a big draft in a worker thread, and the UI thread then skips
+        #: (``busy.acquire(blocking=False)``) rather than wait
+        self.busy = threading.Lock()
+
+    # -- the rules file ----------------------------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        from tenantdeck.policies.model import policies_path
+
+        return self._file or policies_path(self.draft_path)
+
+    @property
+    def read_yet(self) -> bool:
+        return self.policies is not None
+
+    @property
+    def active(self) -> bool:
+        """There is a rules file with something in it (rules, or problems to show)."""
+        return bool(self.policies)
+
+    def read(self) -> PolicySet:
+        """Read the rules file (again); everything is evaluated at the next :meth:`refresh`."""
+        from tenantdeck.policies.engine import PolicyEngine
+        from tenantdeck.policies.model import load_policies
+
+        self._signature = self._stat()
+        policies = load_policies(self.path)
+        with self._lock:
+            self.policies = policies
+            self.engine = PolicyEngine(policies)
+            self.evaluation = None
+            self._stale = None
+        return policies
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def changed_on_disk(self) -> bool:
+        """The rules file was written, created or removed since it was read (a ``stat``)."""
+        return self.read_yet and self._stat() != self._signature
+
+    # -- keeping up with the draft -------------------------------------------------------------------------------
+
+    def note(self, change: Change) -> None:
+        """Remember which apps a change of the draft edited (every app for anything else)."""
+        kind = str(change.kind)
+        if kind in ("validate", "save", "pull"):
+            return
+        indexes: set[int] = set()
+        for path in change.paths:
+            m = _APP_PATH.match(path)
+            if m is None:
+                indexes = set()
+                break
+            indexes.add(int(m.group(1)))
+        with self._lock:
+            if not indexes or self._stale is None or kind == "reload":
+                self._stale = None
+            else:
+                self._stale |= indexes
+
+    @property
+    def stale(self) -> bool:
+        return self.evaluation is None or self._stale is None or bool(self._stale)
+
+    @property
+    def needs_full(self) -> bool:
+        """The next :meth:`refresh` evaluates every app (first time, new rules, an edit outside one app)."""
+        return self.evaluation is None or self._stale is None
+
+    def invalidate(self) -> None:
+        """Evaluate every app at the next :meth:`refresh` (a worker's evaluation met the draft changing under it)."""
+        with self._lock:
+            self._stale = None
+
+    def refresh(self, data: Any) -> set[int]:
+        """Bring the verdict up to date with the draft's plain ``data``; the indexes of the apps whose badge changed
+        (every app after a full evaluation that changed anything)."""
+        if self.policies is None:
+            self.read()
+        with self._lock:
+            stale, self._stale = self._stale, set()
+            whole = self.evaluation is None or stale is None
+        apps, presets = _apps_of(data)
+        if whole:
+            return self.evaluate(apps, presets)
+        return self.update(apps, presets, sorted(stale or ()))
+
+    def evaluate(self, apps: Sequence[Any], presets: Any) -> set[int]:
+        """Every rule over every app."""
+        if self.policies is None:
+            self.read()
+        assert self.engine is not None and self.policies is not None
+        if not self.policies.rules:  # no rules (no file): nothing to normalise 5,000 apps for
+            from tenantdeck.policies.engine import Evaluation
+
+            self.evaluation = Evaluation()
+            return self._rebadge()
+        self.evaluation = self.engine.evaluate(apps, presets)
+        return self._rebadge()
+
+    def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> set[int]:
+        """After an edit of the apps at ``changed``: only those are evaluated again."""
+        if self.engine is None or self.evaluation is None or not (self.policies and self.policies.rules):
+            return self.evaluate(apps, presets)
+        self.evaluation = self.engine.update(apps, presets, changed)
+        if self.engine.rebuilt:  # a same rule's majority moved, or apps were added or removed: any badge may have
+            return self._rebadge()
+        moved = set()
+        for i in changed:
+            found = self.engine.violations_of(i)
+            errors = sum(v.is_error for v in found)
+            badge = Badge(errors, len(found) - errors) if found else None
+            if badge != self.badges.get(i):
+                moved.add(i)
+                if badge is None:
+                    del self.badges[i]
+                else:
+                    self.badges[i] = badge
+        return moved
+
+    def _rebadge(self) -> set[int]:
+        assert self.evaluation is not None
+        counts: dict[int, list[int]] = {}
+        for v in self.evaluation.violations:
+            pair = counts.setdefault(v.app_index, [0, 0])
+            pair[0 if v.is_error else 1] += 1
+        badges = {i: Badge(e, w) for i, (e, w) in counts.items()}
+        old = self.badges
+        changed = {i for i in old.keys() | badges.keys() if old.get(i) != badges.get(i)}
+        self.badges = badges
+        return changed
+
+    def badge(self, index: int) -> str:
+        badge = self.badges.get(index)
+        return badge.text() if badge is not None else ""
+
+    # -- what the screens list -----------------------------------------------------------------------------------
+
+    def rule_rows(self) -> list[RuleRow]:
+        if self.policies is None:
+            return []
+        evaluation = self.evaluation
+        violating: dict[str, set[int]] = {}
+        for v in evaluation.violations if evaluation is not None else ():
+            violating.setdefault(v.rule, set()).add(v.app_index)
+        selected = evaluation.selected if evaluation is not None else {}
+        return [RuleRow(r.name, r.severity, r.check.kind, r.message, len(violating.get(r.name, ())),
+                        selected.get(r.name, 0)) for r in self.policies.rules]
+
+    def violation_rows(self, rule: str) -> list[ViolationRow]:
+        from tenantdeck.problems import format_path
+
+        if self.evaluation is None:
+            return []
+        return [ViolationRow(v, format_path(v.path) if v.path else "(the app)", v.found)
+                for v in self.evaluation.of_rule(rule)]
+
+    def problem_rows(self) -> list[FileProblemRow]:
+        """The rules file's own problems, then those found while running a rule (once per place, with a count)."""
+        if self.policies is None:
+            return []
+        rows: list[FileProblemRow] = [FileProblemRow(p) for p in self.policies.problems]
+        grouped: dict[tuple[str, int, int, tuple[PathPart, ...]], list[Problem]] = {}
+        for p in self.evaluation.problems if self.evaluation is not None else ():
+            grouped.setdefault((p.file, p.line, p.column, p.path), []).append(p)
+        rows += [FileProblemRow(found[0], len(found)) for found in grouped.values()]
+        return rows
+
+    def summary(self) -> str:
+        """One line: how many rules, how many apps break them, the file's problems."""
+        if self.policies is None:
+            return "Reading the rules ..."
+        name = self.path.name
+        if not self.policies:
+            return f"No rules: write them in {name} beside the draft (docs/policies.md)."
+        rules = len(self.policies.rules)
+        text = f"{rules} rule{'s' * (rules != 1)} in {name}"
+        if self.evaluation is not None:
+            apps = {v.app_index for v in self.evaluation.violations}
+            errors = {v.app_index for v in self.evaluation.errors}
+            text += (f" · {len(apps)} app{'s' * (len(apps) != 1)} break{'s' * (len(apps) == 1)} them "
+                     f"({len(errors)} with an error)" if apps else " · every app complies")
+        problems = len(self.problem_rows())
+        if problems:
+            text += f" · {problems} problem{'s' * (problems != 1)} in the file"
+        return text
+
+    # -- acting on them ------------------------------------------------------------------------------------------
+
+    def plan_fixes(self, data: Any) -> FixPlan:
+        """The edits ``tenantdeck policy fix`` would write into the draft's plain ``data``."""
+        from tenantdeck.policies.fix import plan_fixes
+
+        if self.policies is None:
+            self.read()
+        assert self.policies is not None
+        return plan_fixes(self.policies, data if isinstance(data, Mapping) else {})[0]
+
+
+def jump_target(violation: Violation) -> JumpTarget:
+    """The tab and field of the App screen a violation is about (a wildcard of a ``same`` rule's field lands on the
+    first item); a cel check names no field: the app's first tab."""
+    from tenantdeck.problems import format_path
+
+    path: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in violation.path)
+    tab: str | None = None
+    if path:
+        section = path[0]
+        if section == "widgets":
+            tab = WIDGET_TABS.get(str(path[2]), "style") if len(path) > 2 else "style"
+        else:
+            tab = SECTION_TABS.get(str(section))
+    key_path = format_path(("apps", violation.app_index, *path))
+    return JumpTarget(violation.app_index, tab, key_path)
+
+
+def _apps_of(data: Any) -> tuple[list[Any], Any]:
+    if not isinstance(data, Mapping):
+        return [], None
+    apps = data.get("apps")
+    return (apps if isinstance(apps, list) else []), data.get("presets")
+
+
+__all__ = ["Badge", "FileProblemRow", "FleetPolicies", "JumpTarget", "RuleRow", "ViolationRow", "jump_target"]

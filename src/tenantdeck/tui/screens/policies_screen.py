@@ -1,0 +1,316 @@
+"""The fleet policies of the open draft (``<draft stem>.policies.yaml``): each rule and how many apps break it,
+then the apps breaking one rule, with a jump to the field; ``f`` writes the obvious fixes as one undo step.
+
+What is shown comes from :class:`tenantdeck.policies.view.FleetPolicies` (no Textual there); names, values and
+messages are the draft's and the rules file's, shown as ``Text`` through :func:`tenantdeck.textsafe.shown`, never
+read as markup.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Static
+
+from tenantdeck.textsafe import shown
+from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
+from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.header import TitleHeader
+
+if TYPE_CHECKING:
+    from tenantdeck.policies.fix import FixPlan
+    from tenantdeck.policies.view import FleetPolicies
+
+#: how many edits the fix confirmation lists before "and N more"
+SHOWN_EDITS = 200
+
+
+def _text(value: object) -> Text:
+    return Text(shown(str(value)))
+
+
+class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
+    """What both lists share: the verdict kept up to date with the draft and the rules file."""
+
+    @property
+    def fleet(self) -> FleetPolicies:
+        return self.editor.policies
+
+    def _refreshed(self) -> None:
+        """Bring the verdict up to date, unless the Apps list's worker is evaluating a big draft (then it posts
+        :class:`PoliciesRead` when done, and this shows what it has meanwhile)."""
+        fleet = self.fleet
+        if fleet.busy.acquire(blocking=False):
+            try:
+                fleet.refresh(self.editor.session.data)
+            finally:
+                fleet.busy.release()
+
+    def on_draft_changed(self, message: DraftChanged) -> None:
+        """Follow the edits; behind a full screen (the App screen opened by a jump) only once it is back: every
+        key press there is an edit, and the list may hold thousands of apps."""
+        if message.change.kind in ("save", "validate"):
+            return
+        if self.app.screen is not self and not isinstance(self.app.screen, ModalScreen):
+            self._stale_rows = True
+            return
+        self.refresh_rows()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale_rows", False):
+            self._stale_rows = False
+            self.refresh_rows()
+
+    def on_policies_read(self, message: PoliciesRead) -> None:
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        raise NotImplementedError
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+
+    def action_fix(self) -> None:
+        """Plan ``policy fix`` on the draft as it is now, list the edits, write them as one undo step on yes."""
+        plan = self.fleet.plan_fixes(self.editor.session.data)
+        if not plan.edits:
+            left = len(plan.left)
+            self.notify("Nothing to fix: " + (f"{left} violation(s) have no obvious fix (matches, count and cel "
+                                              "checks, or a rule without `fix:`)." if left else "every app complies."),
+                        title="Fleet policies")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._apply(plan)
+
+        self.app.push_screen(FixConfirmScreen(plan), answered)
+
+    def _apply(self, plan: FixPlan) -> None:
+        from tenantdeck.absent import ABSENT
+
+        edits = [("delete", e.path, None) if e.value is ABSENT else ("set", e.path, e.value) for e in plan.edits]
+        outcome = self.editor.apply(edits)
+        if not outcome.ok:
+            self.notify(outcome.refused, title="Not fixed", severity="error")
+            return
+        self.notify(f"Wrote {len(edits)} fix(es) as one edit (ctrl+z undoes them all).", title="Fleet policies")
+
+
+class PoliciesScreen(_PoliciesBase):
+    """Enter lists the apps breaking the highlighted rule; ``f`` fixes what has an obvious fix."""
+
+    HELP = """\
+## Fleet policies
+
+The rules in the policies file beside the draft (`<draft>.policies.yaml`, see docs/policies.md) and how many of
+the apps each rule is about break it, evaluated on the draft as you edit it (a push is refused while an `error`
+rule is broken). Problems of the rules file itself (a rule that does not compile, or that could not be evaluated
+on an app) are listed below the rules, at their line; the other rules still run.
+
+- `Enter`: the apps breaking the rule, each with a jump to its field
+- `f`: fix: write the obvious fixes (`equals`, `one_of`, `forbidden`, `same`, a rule's `fix:` value) into the
+  draft as one edit, after a confirmation listing them; `ctrl+z` takes it back
+- `Tab`: between the rules and the file's problems
+- `Escape`: back
+"""
+    DEFAULT_CSS = """
+    PoliciesScreen #summary { padding: 0 1; height: auto; }
+    PoliciesScreen #rules { height: 1fr; }
+    PoliciesScreen #problems { height: auto; max-height: 7; border-top: solid $warning; }
+    PoliciesScreen #detail { height: auto; max-height: 4; border-top: solid $primary; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="policies.back"),
+        Binding("f", "fix", "Fix", id="policies.fix"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield TitleHeader()
+        yield Static("", id="summary", markup=False)
+        yield DataTable(id="rules", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="problems", cursor_type="row")
+        yield Static("", id="detail", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#rules", DataTable).add_columns("Rule", "Severity", "Check", "Apps", "Message")
+        self.query_one("#problems", DataTable).add_columns("Where", "Problem in the rules file")
+        self.sub_title = "Fleet policies"
+        self.refresh_rows()
+        self.query_one("#rules", DataTable).focus()
+
+    def refresh_rows(self) -> None:
+        self._refreshed()
+        fleet = self.fleet
+        rules = self.query_one("#rules", DataTable)
+        current = rules.cursor_row if rules.row_count else 0
+        rules.clear()
+        self._rules = fleet.rule_rows()
+        for r in self._rules:
+            rules.add_row(_text(r.name), r.severity, r.check, r.apps_text, _text(r.message), key=r.name)
+        if self._rules:
+            rules.move_cursor(row=min(current, len(self._rules) - 1))
+        problems = self.query_one("#problems", DataTable)
+        problems.clear()
+        self._problems = fleet.problem_rows()
+        for i, p in enumerate(self._problems):
+            problems.add_row(_text(p.location), _text(p.text), key=str(i))
+        problems.display = bool(self._problems)
+        self.query_one("#summary", Static).update(shown(fleet.summary()))
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        """The highlighted rule's or problem's text in full (the table cuts it at 80 columns)."""
+        detail = self.query_one("#detail", Static)
+        focused = self.focused
+        if focused is self.query_one("#problems", DataTable) and self._problems:
+            row = self._problems[min(focused.cursor_row, len(self._problems) - 1)]  # type: ignore[union-attr]
+            detail.update(shown(f"{row.where}: {row.text}"))
+            return
+        table = self.query_one("#rules", DataTable)
+        if not self._rules:
+            detail.update("")
+            return
+        r = self._rules[min(table.cursor_row, len(self._rules) - 1)]
+        detail.update(shown(f"{r.name} ({r.severity}, {r.check}): {r.message} · {r.apps_text} apps break it"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def on_descendant_focus(self) -> None:
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "problems":
+            row = self._problems[int(event.row_key.value or 0)]
+            self.notify(f"{row.where}: fix it in the rules file; it is read again when it changes on disk.",
+                        title="Rules file")
+            return
+        name = event.row_key.value
+        if name is not None:
+            self.app.push_screen(PolicyAppsScreen(name))
+
+
+class PolicyAppsScreen(_PoliciesBase):
+    """The apps breaking one rule; Enter opens the app on the tab holding the field, with the focus in it."""
+
+    HELP = """\
+## Apps breaking a rule
+
+Each app that breaks the rule: where (the field inside the app) and what it holds. The list follows your edits.
+
+- `Enter`: open the app on the tab holding the field, with the focus in it (`Escape` there comes back here)
+- `f`: fix every rule's obvious violations (as on the Policies screen), one undo step
+- `Escape`: back to the rules
+"""
+    DEFAULT_CSS = """
+    PolicyAppsScreen #summary { padding: 0 1; height: auto; }
+    PolicyAppsScreen DataTable { height: 1fr; }
+    PolicyAppsScreen #detail { height: auto; max-height: 4; border-top: solid $primary; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="policy_apps.back"),
+        Binding("f", "fix", "Fix", id="policy_apps.fix"),
+    ]
+
+    def __init__(self, rule: str) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def compose(self) -> ComposeResult:
+        yield TitleHeader()
+        yield Static("", id="summary", markup=False)
+        yield DataTable(id="violations", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("App", "Where", "Found", "Message")
+        self.sub_title = f"Policy {shown(self.rule)}"
+        self.refresh_rows()
+        self.query_one(DataTable).focus()
+
+    def refresh_rows(self) -> None:
+        self._refreshed()
+        table = self.query_one(DataTable)
+        current = table.cursor_row if table.row_count else 0
+        table.clear()
+        self._rows = self.fleet.violation_rows(self.rule)
+        for i, row in enumerate(self._rows):
+            v = row.violation
+            table.add_row(_text(v.app_name), _text(row.where), _text(row.found or "-"), _text(v.message), key=str(i))
+        if self._rows:
+            table.move_cursor(row=min(current, len(self._rows) - 1))
+        rule = next((r for r in self.fleet.rule_rows() if r.name == self.rule), None)
+        if rule is None:
+            text = f"No rule {self.rule} in {self.fleet.path.name} now."
+        else:
+            text = (f"{rule.name} ({rule.severity}, {rule.check}): {rule.violating} of {rule.selected} apps break it"
+                    + ("" if rule.violating else " · every app complies"))
+        self.query_one("#summary", Static).update(shown(text))
+        self._show_detail()
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#detail", Static)
+        if not self._rows:
+            detail.update("")
+            return
+        row = self._rows[min(self.query_one(DataTable).cursor_row, len(self._rows) - 1)]
+        v = row.violation
+        found = f" (found {row.found})" if row.found else ""
+        detail.update(shown(f"{v.app_name}: {row.where}: {v.message}{found}"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        from tenantdeck.policies.view import jump_target
+
+        row = self._rows[int(event.row_key.value or 0)]
+        target = jump_target(row.violation)
+        self.host.open_app(target.app_index, target.tab, target.key_path if target.tab else None)
+
+
+class FixConfirmScreen(ModalScreen[bool]):
+    """The edits ``f`` would write, listed; ``y`` writes them (one undo step), ``n`` or Escape does not."""
+
+    DEFAULT_CSS = """
+    FixConfirmScreen { align: center middle; }
+    FixConfirmScreen > Vertical { width: 76; max-width: 100%; height: auto; max-height: 90%; padding: 0 1;
+                                  border: thick $warning; background: $surface; }
+    FixConfirmScreen VerticalScroll { height: auto; max-height: 14; }
+    FixConfirmScreen #question { padding-top: 1; }
+    """
+    BINDINGS = [
+        Binding("y", "answer(True)", "Write the fixes", id="policy_fix.yes"),
+        Binding("n,escape", "answer(False)", "Cancel", id="policy_fix.no"),
+    ]
+
+    def __init__(self, plan: FixPlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        edits = self.plan.edits
+        lines = [shown(e.text()) for e in edits[:SHOWN_EDITS]]
+        if len(edits) > SHOWN_EDITS:
+            lines.append(f"... and {len(edits) - SHOWN_EDITS} more")
+        left = len(self.plan.left)
+        with Vertical():
+            yield Static(f"Write {len(edits)} fix(es) into the draft as one edit?", markup=False)
+            with VerticalScroll():
+                yield Static(Text("\n".join(lines)), id="edits")
+            yield Static(("" if not left else f"{left} violation(s) have no obvious fix and stay. ")
+                         + "y writes (ctrl+z undoes), n or Escape cancels.", id="question", markup=False)
+        yield KeyFooter()
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)

@@ -1,0 +1,162 @@
+"""The editor's view of the fleet policies (``policies/view.py``, no Textual): edits noted and evaluated
+incrementally to the same verdict as a full evaluation, the badges that changed, the rows of the screens, where a
+violation's jump lands."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenantdeck.draft.session import Change, ChangeKind
+from tenantdeck.policies.engine import PolicyEngine, Violation
+from tenantdeck.policies.view import Badge, FleetPolicies, jump_target
+
+DRAFTS = Path(__file__).resolve().parent.parent / "tui" / "drafts"
+NAME = "policies-demo"
+
+
+def _fleet(tmp_path: Path, rules: str | None = None) -> tuple[FleetPolicies, dict[str, Any]]:
+    draft = tmp_path / f"{NAME}.yaml"
+    text = (DRAFTS / f"{NAME}.yaml").read_text(encoding="utf-8")
+    draft.write_text(text, encoding="utf-8")
+    (tmp_path / f"{NAME}.policies.yaml").write_text(
+        rules if rules is not None else (DRAFTS / f"{NAME}.policies.yaml").read_text(encoding="utf-8"),
+        encoding="utf-8")
+    return FleetPolicies(draft), yaml.safe_load(text)
+
+
+def _edit(kind: ChangeKind, *paths: str) -> Change:
+    return Change(1, kind, paths, ())
+
+
+def _same_as_full(fleet: FleetPolicies, data: dict[str, Any]) -> None:
+    assert fleet.policies is not None and fleet.evaluation is not None
+    full = PolicyEngine(fleet.policies).evaluate(data["apps"], data.get("presets"))
+    assert [v.to_json() for v in fleet.evaluation.violations] == [v.to_json() for v in full.violations]
+
+
+def test_nothing_is_read_until_asked(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    assert not fleet.read_yet and fleet.badge(0) == "" and fleet.rule_rows() == []
+    changed = fleet.refresh(data)
+    assert fleet.read_yet and changed == {0, 2, 5}
+    assert fleet.badges == {0: Badge(1, 0), 2: Badge(1, 1), 5: Badge(1, 0)}
+    assert [fleet.badge(i) for i in range(6)] == ["✗1", "", "✗1 !1", "", "", "✗1"]
+
+
+def test_edits_are_evaluated_incrementally_to_the_full_verdict(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    fleet.refresh(data)
+    data["apps"][1]["widgets"][0]["main"] = {"send_gifs": True}
+    fleet.note(_edit(ChangeKind.SET, "apps[1].widgets[0].main.send_gifs"))
+    assert fleet.stale
+    calls: list[list[int]] = []
+    engine = fleet.engine
+    assert engine is not None
+    original = engine.update
+
+    def spy(apps: Any, presets: Any, changed: Any) -> Any:
+        calls.append(list(changed))
+        return original(apps, presets, changed)
+
+    engine.update = spy  # type: ignore[method-assign]
+    assert fleet.refresh(data) == {1}
+    assert calls == [[1]]  # only the edited app was evaluated again
+    assert not fleet.stale
+    _same_as_full(fleet, data)
+
+
+def test_an_edit_outside_one_app_evaluates_everything(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    fleet.refresh(data)
+    data["presets"]["support"]["main"]["send_gifs"] = True  # every app extending the preset now breaks no-gifs
+    fleet.note(_edit(ChangeKind.SET, "presets.support.main.send_gifs"))
+    changed = fleet.refresh(data)
+    assert changed == {1, 3}  # Acme US and Initech inherit it; Umbrella writes its own widget, Hooli has none
+    _same_as_full(fleet, data)
+    del data["apps"][0]
+    fleet.note(_edit(ChangeKind.DELETE, "apps[0]"))  # the indexes moved: everything again
+    fleet.refresh(data)
+    _same_as_full(fleet, data)
+    assert fleet.badge(0) == "✗1"  # Acme US, now first
+
+
+def test_same_rule_moves_other_apps_badges(tmp_path: Path) -> None:
+    """A ``same`` rule compares apps: one app's edit can change the majority, and so other apps' badges."""
+    rules = ("format: 1\npolicies:\n  - name: one-region\n    check: {field: region, same: true}\n"
+             "    severity: warning\n    message: one region\n")
+    fleet, data = _fleet(tmp_path, rules)
+    fleet.refresh(data)  # eu 3, us 2, in 1: the us and in apps break it
+    assert {i for i in range(6) if fleet.badge(i)} == {1, 3, 4}
+    data["apps"][0]["region"] = "us"
+    data["apps"][2]["region"] = "us"  # us 4 now: the eu apps break it
+    fleet.note(_edit(ChangeKind.TRANSACTION, "apps[0].region", "apps[2].region"))
+    assert fleet.refresh(data) == {1, 4, 5}  # neither edited app: 1 and 4 comply now, 5 breaks it
+    assert {i for i in range(6) if fleet.badge(i)} == {3, 5}
+    _same_as_full(fleet, data)
+
+
+def test_rows_and_problems(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    fleet.refresh(data)
+    rows = {r.name: r for r in fleet.rule_rows()}
+    assert list(rows) == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
+    assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == ("2 of 6", "equals", "error")
+    found = [(r.violation.app_name, r.where, r.found) for r in fleet.violation_rows("our-hook-host")]
+    assert found == [("Hooli", "webhooks[0].webhookURL", "'https://hooks.elsewhere.example/5'")]
+    problems = fleet.problem_rows()
+    assert [(p.location, p.count) for p in problems] == [("line 23", 1), ("line 20", 6)]
+    assert problems[1].text.endswith("(and 5 more apps)")
+    assert problems[0].where == f"{NAME}.policies.yaml:23:18"
+    assert "3 apps break them (3 with an error)" in fleet.summary() and "2 problems" in fleet.summary()
+
+
+def test_the_rules_file_changing_on_disk(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    assert not fleet.changed_on_disk()  # never read: nothing to compare
+    fleet.refresh(data)
+    assert not fleet.changed_on_disk()
+    fleet.path.write_text("format: 1\npolicies: []\n", encoding="utf-8")
+    assert fleet.changed_on_disk()
+    fleet.read()
+    assert fleet.refresh(data) == {0, 2, 5} and fleet.badges == {}
+    fleet.path.unlink()
+    assert fleet.changed_on_disk()
+    fleet.read()
+    assert not fleet.active and "No rules" in fleet.summary()
+
+
+def test_plan_fixes_on_the_drafts_data(tmp_path: Path) -> None:
+    fleet, data = _fleet(tmp_path)
+    plan = fleet.plan_fixes(copy.deepcopy(data))
+    assert [(e.path, e.value) for e in plan.edits] == [
+        (("apps", 0, "widgets", 0, "main", "send_gifs"), False),
+        (("apps", 2, "widgets", 0, "main", "send_gifs"), False),
+        (("apps", 2, "widgets", 0, "style", "primary_color"), "#03A9F4"),
+    ]
+    assert [v.rule for v, _ in plan.left] == ["our-hook-host"]
+
+
+def _violation(path: tuple[Any, ...]) -> Violation:
+    return Violation("r", "error", "m", 3, "App", "id", path, "x")
+
+
+def test_jump_targets() -> None:
+    cases = {
+        ("widgets", 1, "main", "send_gifs"): ("main", "apps[3].widgets[1].main.send_gifs"),
+        ("widgets", 0, "style", "primary_color"): ("style", "apps[3].widgets[0].style.primary_color"),
+        ("widgets", "*", "sidebar", "calls"): ("sidebar", "apps[3].widgets[0].sidebar.calls"),
+        ("webhooks", 0, "webhookURL"): ("webhooks", "apps[3].webhooks[0].webhookURL"),
+        ("team", "admins"): ("team", "apps[3].team.admins"),
+        ("settings", "core.x"): ("settings", "apps[3].settings.core.x"),
+        ("extension_settings", "profanity-filter", "dropMessage"):
+            ("extensions", "apps[3].extension_settings.profanity-filter.dropMessage"),
+        ("sms", "messageDelay"): ("sms", "apps[3].sms.messageDelay"),
+        (): (None, "apps[3]"),
+    }
+    for path, (tab, key_path) in cases.items():
+        target = jump_target(_violation(path))
+        assert (target.app_index, target.tab, target.key_path) == (3, tab, key_path), path

@@ -1,0 +1,279 @@
+"""Fleet policies in the editor (issue 26): the Apps list's badges follow the edits, the Policies screen lists the
+rules and the rules file's problems at their lines, Enter drills down and jumps to the field with the focus in it,
+``f`` writes the obvious fixes as one undo step, and a rules file changed on disk is read again."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable
+
+from tests.tui.pilot import make_app, settle
+from tests.tui.policies_fixtures import POLICIES
+from tests.tui.safety_fixtures import prepare
+
+
+def synchronous(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async pilot test to its end (as the other TUI tests do with ``asyncio.run``)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+def _badges(app: Any) -> dict[str, str]:
+    """App name -> the Policy cell of its row on the Apps list."""
+    from tenantdeck.tui.screens.apps_screen import POLICY_COLUMN, AppsScreen
+
+    screen = next(s for s in app.screen_stack if isinstance(s, AppsScreen))
+    table = screen.query_one(DataTable)
+    if POLICY_COLUMN not in table.columns:
+        return {}
+    return {str(table.get_cell(key, table.ordered_columns[1].key)): str(table.get_cell(key, POLICY_COLUMN))
+            for key in table.rows}
+
+
+def _cells(table: DataTable[Any]) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+@synchronous
+async def test_badges_follow_edits_and_undo(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert _badges(app) == {"Acme EU": "✗1", "Acme US": "", "Globex": "✗1 !1", "Initech": "", "Umbrella": "",
+                                "Hooli": "✗1"}
+        assert app.editor.set("apps[1].widgets[0].main.send_gifs", True).ok
+        await settle(pilot)
+        assert _badges(app)["Acme US"] == "✗1"
+        assert app.editor.set("apps[2].widgets[0].style.primary_color", "#000000").ok
+        await settle(pilot)
+        assert _badges(app)["Globex"] == "✗1"
+        await pilot.press("ctrl+z", "ctrl+z")
+        await settle(pilot)
+        assert _badges(app)["Acme US"] == "" and _badges(app)["Globex"] == "✗1 !1"
+
+
+@synchronous
+async def test_badges_catch_up_after_editing_in_the_app_screen(tmp_path: Path) -> None:
+    """Edits made while the App screen covers the list are evaluated when the list is back (only those apps)."""
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.open_app(0, "main")
+        await settle(pilot)
+        assert app.editor.set("apps[0].widgets[0].main.send_gifs", False).ok
+        await settle(pilot)
+        fleet = app.editor.policies
+        assert fleet.stale  # noted, not evaluated while the list is hidden
+        await pilot.press("escape")
+        await settle(pilot)
+        assert _badges(app)["Acme EU"] == ""
+        assert not fleet.stale
+
+
+@synchronous
+async def test_policies_screen_lists_rules_and_located_problems(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        screen = app.screen
+        assert type(screen).__name__ == "PoliciesScreen"
+        rules = _cells(screen.query_one("#rules", DataTable))
+        assert [r[0] for r in rules] == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
+        assert rules[0][1:4] == ["error", "equals", "2 of 6"]
+        assert rules[1][3] == "1 of 6" and rules[2][3] == "1 of 6" and rules[3][3] == "0 of 6"
+        # the rules file's message, bracket and all, is shown as written, never read as markup
+        assert rules[1][4] == "the primary colour is one of the brand's [not markup]"
+        problems = _cells(screen.query_one("#problems", DataTable))
+        assert problems[0][0] == "line 23" and "sms-provider" in problems[0][1] and "does not compile" in problems[0][1]
+        # a rule that raises on every app is said once, at its line, with how many more apps
+        assert problems[1][0] == "line 20" and "team-admins" in problems[1][1] and "(and 5 more apps)" in problems[1][1]
+        assert len(problems) == 2
+
+
+@synchronous
+async def test_drill_down_and_jump_to_the_field(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("enter")  # no-gifs
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PolicyAppsScreen"
+        rows = _cells(app.screen.query_one(DataTable))
+        assert [r[:3] for r in rows] == [["Acme EU", "widgets[0].main.send_gifs", "true"],
+                                         ["Globex", "widgets[0].main.send_gifs", "true"]]
+        await pilot.press("down", "enter")  # Globex
+        await settle(pilot)
+        from tenantdeck.tui.screens.app_screen import AppScreen
+
+        screen = app.screen
+        assert isinstance(screen, AppScreen) and screen.app_index == 2
+        assert screen.query_one("#tabs").active == "main"  # type: ignore[attr-defined]
+        assert app.focused is not None and app.focused.id == "main-send_gifs"
+        await pilot.press("space")  # the focused toggle: the fix is one key away
+        await settle(pilot)
+        assert app.editor.get("apps[2].widgets[0].main.send_gifs") is False
+        await pilot.press("escape")  # back to the drill-down, which follows the edit
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PolicyAppsScreen"
+        assert [r[0] for r in _cells(app.screen.query_one(DataTable))] == ["Acme EU"]
+
+
+@synchronous
+async def test_jump_to_a_webhook(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")  # our-hook-host
+        await settle(pilot)
+        assert [r[:2] for r in _cells(app.screen.query_one(DataTable))] == [["Hooli", "webhooks[0].webhookURL"]]
+        await pilot.press("enter")
+        await settle(pilot)
+        from tenantdeck.tui.screens.app_screen import AppScreen
+
+        under = app.screen_stack[-2]
+        assert isinstance(under, AppScreen) and under.app_index == 5
+        assert under.query_one("#tabs").active == "webhooks"  # type: ignore[attr-defined]
+        # the webhook's form opens on the URL, focused: what is typed next replaces the value at fault
+        assert type(app.screen).__name__ == "WebhookForm"
+        assert app.focused is not None and "webhookURL" in str(app.focused.id)
+
+
+@synchronous
+async def test_fix_is_one_undo_step(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "FixConfirmScreen"
+        listed = str(app.screen.query_one("#edits").render())
+        assert 'app "Acme EU": widgets[0].main.send_gifs: set to False (policy no-gifs)' in listed
+        assert "primary_color: set to '#03A9F4' (policy brand-colour)" in listed
+        await pilot.press("n")  # cancelled: nothing written
+        await settle(pilot)
+        assert app.editor.get("apps[0].widgets[0].main.send_gifs") is True and not app.editor.session.dirty
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        session = app.editor.session
+        assert session.get("apps[0].widgets[0].main.send_gifs") is False
+        assert session.get("apps[2].widgets[0].main.send_gifs") is False
+        assert session.get("apps[2].widgets[0].style.primary_color") == "#03A9F4"
+        rules = _cells(app.screen.query_one("#rules", DataTable))
+        assert rules[0][3] == "0 of 6" and rules[1][3] == "0 of 6"
+        assert rules[2][3] == "1 of 6"  # a matches rule has no obvious fix: left as it was
+        await pilot.press("ctrl+z")  # one undo step takes all three back
+        await settle(pilot)
+        assert session.get("apps[0].widgets[0].main.send_gifs") is True
+        assert session.get("apps[2].widgets[0].main.send_gifs") is True
+        assert session.get("apps[2].widgets[0].style.primary_color") == "#FF5722"
+        assert not session.can_undo
+        assert _cells(app.screen.query_one("#rules", DataTable))[0][3] == "2 of 6"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert _badges(app)["Acme EU"] == "✗1"
+
+
+@synchronous
+async def test_rules_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
+    draft = prepare(tmp_path, POLICIES)
+    app = make_app(draft)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert _badges(app)["Hooli"] == "✗1"
+        rules = draft.with_name(f"{POLICIES}.policies.yaml")
+        rules.write_text("format: 1\npolicies:\n  - name: gifs-on\n    check: {field: \"widgets[*].main.send_gifs\", "
+                         "equals: true}\n    severity: warning\n    message: GIFs on\n", encoding="utf-8")
+        app.safety.check_disk()
+        await settle(pilot)
+        assert _badges(app) == {"Acme EU": "", "Acme US": "!1", "Globex": "", "Initech": "!1", "Umbrella": "!1",
+                                "Hooli": ""}
+        rules.unlink()
+        app.safety.check_disk()
+        await settle(pilot)
+        assert _badges(app) == {}  # no rules: no Policy column
+
+
+@synchronous
+async def test_no_rules_file(tmp_path: Path) -> None:
+    """A draft without policies: empty badges, and the screen says where rules go."""
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").unlink()
+    app = make_app(draft)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert _badges(app) == {}  # no Policy column
+        await pilot.press("P")
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "No rules" in summary and f"{POLICIES}.policies.yaml" in summary
+        await pilot.press("f")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"  # nothing to confirm
+
+
+@synchronous
+async def test_palette_opens_the_policies_and_tab_shows_a_problem_located(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path, POLICIES))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p", *"Policies")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        await pilot.press("tab")  # into the rules file's problems: the detail says where, file:line:column
+        await settle(pilot)
+        detail = str(app.screen.query_one("#detail").render())
+        assert detail.startswith(f"{POLICIES}.policies.yaml:23:18: rule sms-provider: the CEL expression does not "
+                                 "compile")
+
+
+def test_a_big_draft_is_evaluated_in_a_worker(tmp_path: Path, monkeypatch: Any) -> None:
+    """At POLICIES_IN_BACKGROUND apps (lowered here to 1) the full evaluation runs off the UI thread; edits after it
+    are evaluated app by app as usual."""
+    import threading
+
+    from tenantdeck.policies.view import FleetPolicies
+    from tenantdeck.tui.screens import apps_screen
+
+    monkeypatch.setattr(apps_screen, "POLICIES_IN_BACKGROUND", 1)
+    threads: list[tuple[bool, bool]] = []
+    refresh = FleetPolicies.refresh
+
+    def spy(self: FleetPolicies, data: Any) -> set[int]:
+        threads.append((self.needs_full, threading.current_thread() is threading.main_thread()))
+        return refresh(self, data)
+
+    monkeypatch.setattr(FleetPolicies, "refresh", spy)
+
+    async def run() -> None:
+        app = make_app(prepare(tmp_path, POLICIES))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            assert _badges(app)["Globex"] == "✗1 !1"
+            assert threads[0] == (True, False)  # the full evaluation: in a worker thread
+            assert app.editor.set("apps[1].widgets[0].main.send_gifs", True).ok
+            await settle(pilot)
+            assert _badges(app)["Acme US"] == "✗1"
+            assert threads[-1] == (False, True)  # one app, on the UI thread
+
+    asyncio.run(run())
