@@ -353,8 +353,8 @@ class Executor:
                 reason = _one_line(exc)
                 self._note_failure(exc)
                 with contextlib.suppress(OSError):
-                    self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
-                                       rid=op.rid, error=reason)
+                    await self.journal.record("failed", op=op.key, kind=op.kind, app_id=app_id,
+                                              app_name=op.app_name, rid=op.rid, error=reason)
                 self._record(op, "failed", reason, error=exc)
                 continue
             self._transport_failures = 0
@@ -401,8 +401,8 @@ class Executor:
                                         live_secret=self._live_secret)
         name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
         if kinds.step_kind(op.kind).creates:
-            self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
-                               name=name)
+            await self.journal.record("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                      rid=op.rid, name=name)
         result = await run_operation(self.client, op, app_id, payload)
         # -- applied on the service from here on --
         if rebased:
@@ -417,8 +417,8 @@ class Executor:
             self._emit(PushEvent("id_assigned", op=op, app_id=app_id, widget_id=result["widget_id"]))
         assert app_id is not None
         try:
-            self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
-                               name=name, widget_id=result.get("widget_id"))
+            await self.journal.record("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                      rid=op.rid, name=name, widget_id=result.get("widget_id"))
         except OSError as exc:
             self.result.warnings.append(f"{_describe(op)}: applied, but the journal could not record it ({exc})")
             self._stop_on_write(exc)
@@ -474,7 +474,8 @@ class Executor:
             self.result.lost_updates.append(lost)
             self._emit(PushEvent("lost_update", op=op, message=lost.text()))
             with contextlib.suppress(OSError):
-                self.journal.write("lost_update", op=op.key, app_id=app_id, rid=op.rid, path=m.path, ours=m.ours)
+                await self.journal.record("lost_update", op=op.key, app_id=app_id, rid=op.rid, path=m.path,
+                                          ours=m.ours)
         return body
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
