@@ -113,8 +113,11 @@ class Prepared:
         return len(self.plan.operations) - len(self.already)
 
 
-def _client_kwargs(request: PushRequest) -> dict[str, Any]:
-    kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16)}
+def _client_kwargs(request: PushRequest, *, reads: bool = True) -> dict[str, Any]:
+    """The client's options: reading the live state queues four times the apps' requests (several reads per app
+    at once); the push itself starts at ``concurrency`` requests in flight and adapts from there (its executor runs
+    as many apps as the client's limit allows)."""
+    kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16) if reads else request.concurrency}
     if request.retry_base_delay is not None:
         kw["retry_base_delay"] = request.retry_base_delay
     if request.max_retries is not None:
@@ -423,7 +426,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                                "local base with it")
 
     with local.workspace.lock_deferred(on_error=unwritten):
-        async with target.client(sleep=sleep, **_client_kwargs(prepared.request)) as client:
+        async with target.client(sleep=sleep, **_client_kwargs(prepared.request, reads=False)) as client:
             executor = Executor(client, plan, workspace=local.workspace, draft=local.draft, draft_apps=local.apps,
                                 env=local.env, secret_key=local.secret_key, base=local.base, live=prepared.live,
                                 journal=journal, concurrency=prepared.request.concurrency, already=prepared.already,

@@ -295,7 +295,7 @@ class Executor:
         groups: dict[str, list[Step]] = {}
         for op in self.plan.operations:
             groups.setdefault(op.app_key, []).append(op)
-        gate = asyncio.Semaphore(self.concurrency)
+        gate = _Gate(self._apps_at_once)
         self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
                            counts=self.plan.counts())
 
@@ -360,6 +360,13 @@ class Executor:
             self._transport_failures = 0
             app_id, state = outcome
             self._record(op, "applied")
+
+    def _apps_at_once(self) -> int:
+        """Apps in flight: as many as the client's adaptive limit allows requests (an app sends one at a time), so
+        the limit's growth and shrinking (:class:`~tenantdeck.api.ratelimit.Limiter`) pace the push, and an app's
+        write is never queued behind other apps' between its read and its PUT (issue 19's window)."""
+        limits = getattr(self.client, "limits", None)
+        return max(1, limits.limit) if limits is not None else self.concurrency
 
     def _stop_on_write(self, exc: OSError) -> None:
         """A local record could not be written (disk full): start no further request, since its journal line or
@@ -508,6 +515,25 @@ class Executor:
             if event.pace is None and limits is not None:
                 event = dataclasses.replace(event, pace=Pace(limits.limit, limits.throttled, limits.remaining))
             self.on_event(event)
+
+
+class _Gate:
+    """A semaphore whose size is read anew at each entry (``size()``), so it follows an adaptive limit."""
+
+    def __init__(self, size: Callable[[], int]) -> None:
+        self._size = size
+        self._inside = 0
+        self._cond = asyncio.Condition()
+
+    async def __aenter__(self) -> None:
+        async with self._cond:
+            await self._cond.wait_for(lambda: self._inside < self._size())
+            self._inside += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self._cond:
+            self._inside -= 1
+            self._cond.notify_all()
 
 
 def _one_line(exc: BaseException) -> str:
