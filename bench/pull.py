@@ -47,7 +47,7 @@ KEY, SECRET = "bench-key", "bench-secret"
 
 SERVER = textwrap.dedent(
     """
-    import socket, sys, time, uvicorn
+    import socket, sys, time, urllib.parse, uvicorn
     from tenantdeck.sandbox.app import create_app
     db, key, secret, latency = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only then (else +40 ms per request)
@@ -59,7 +59,7 @@ SERVER = textwrap.dedent(
 
     async def app(scope, receive, send):  # GET /_bench/requests?since=T&until=U: how many arrived in [T, U]
         if scope["type"] == "http" and scope["path"] == "/_bench/requests":
-            q = dict(p.split("=") for p in scope["query_string"].decode().split("&") if "=" in p)
+            q = {k: v[0] for k, v in urllib.parse.parse_qs(scope["query_string"].decode()).items()}
             since, until = float(q.get("since", 0)), float(q.get("until", 1e18))
             body = str(sum(1 for t in arrivals if since <= t <= until)).encode()
             await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
