@@ -116,8 +116,8 @@ def test_slots_grow_back_while_latency_holds_and_not_while_it_rises() -> None:
     assert limiter.limit == 10  # never beyond the ceiling
 
 
-@pytest.mark.parametrize(("start", "ceiling"), [(1, 2), (16, 32), (40, 64), (100, 100)])
-def test_the_default_ceiling_is_twice_the_start_at_most_64(start: int, ceiling: int) -> None:
+@pytest.mark.parametrize(("start", "ceiling"), [(1, 1), (2, 4), (16, 32), (40, 64), (100, 100)])
+def test_the_default_ceiling_is_twice_the_start_at_most_64_and_one_stays_one(start: int, ceiling: int) -> None:
     from tenantdeck.api.ratelimit import default_ceiling
 
     assert default_ceiling(start) == ceiling

@@ -119,7 +119,8 @@ class ManagementClient:
     source). ``max_retries`` counts retries, so a call makes at most ``max_retries + 1`` attempts.
     ``concurrency`` is how many requests are in flight at first; while answers stay fast and nothing is throttled
     it grows to ``max_concurrency`` (default :func:`~tenantdeck.api.ratelimit.default_ceiling`: twice the start, at
-    most 64), and it shrinks again when latency degrades or the service throttles (:class:`Limiter`).
+    most 64; a start of 1 stays 1), and it shrinks again when latency degrades or the service throttles
+    (:class:`Limiter`).
     """
 
     def __init__(

@@ -57,7 +57,10 @@ CAP = 64
 
 def default_ceiling(concurrency: int) -> int:
     """The most requests in flight a limiter that starts at ``concurrency`` grows to: :data:`GROWTH` times the start,
-    at most :data:`CAP` (never below the start)."""
+    at most :data:`CAP` (never below the start). A start of 1 asks for one request at a time (operations in plan
+    order, a log that reads in order) and never grows."""
+    if concurrency <= 1:
+        return 1
     return max(concurrency, min(concurrency * GROWTH, CAP))
 
 
