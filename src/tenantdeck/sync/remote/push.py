@@ -1,7 +1,8 @@
 """The push executor: run a plan's operations against the service, safely resumable at any instant.
 
-* Apps are independent and run ``concurrency`` at a time; one app's operations run in plan order, and an operation
-  whose dependency failed is not attempted.
+* Apps are independent and run as many at a time as the client's adaptive limit allows (starting at
+  ``concurrency``); one app's operations run in plan order, and an operation whose dependency failed is not
+  attempted.
 * Before each create an ``intent`` line is journaled (fsync'd); after each success the base snapshot of that app is
   rewritten atomically with the resource as sent, then a ``done`` line is journaled. A created app's or widget's
   id is written into the draft (comment-preserving save) and the base right away.
