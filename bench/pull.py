@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from tenantdeck.api.client import ManagementClient  # noqa: E402
+from tenantdeck.api.ratelimit import default_ceiling  # noqa: E402
 from tenantdeck.sandbox.bulk import populate  # noqa: E402
 from tenantdeck.sync.remote.pull import DEFAULT_CONCURRENCY, pull  # noqa: E402
 
@@ -46,14 +47,28 @@ KEY, SECRET = "bench-key", "bench-secret"
 
 SERVER = textwrap.dedent(
     """
-    import socket, sys, uvicorn
+    import socket, sys, time, urllib.parse, uvicorn
     from tenantdeck.sandbox.app import create_app
     db, key, secret, latency = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     # proto IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on accepted sockets only then (else +40 ms per request)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
-    app = create_app(db, key=key, secret=secret, latency_ms=latency, seed=True)
+    inner = create_app(db, key=key, secret=secret, latency_ms=latency, seed=True)
+    arrivals = []  # time.time() of each request served
+
+    async def app(scope, receive, send):  # GET /_bench/requests?since=T&until=U: how many arrived in [T, U]
+        if scope["type"] == "http" and scope["path"] == "/_bench/requests":
+            q = {k: v[0] for k, v in urllib.parse.parse_qs(scope["query_string"].decode()).items()}
+            since, until = float(q.get("since", 0)), float(q.get("until", 1e18))
+            body = str(sum(1 for t in arrivals if since <= t <= until)).encode()
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] == "http":
+            arrivals.append(time.time())
+        await inner(scope, receive, send)
+
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", backlog=2048)
     print(sock.getsockname()[1], flush=True)
     uvicorn.Server(config).run(sockets=[sock])
@@ -98,6 +113,11 @@ def start_server(db: Path, latency_ms: int) -> tuple[subprocess.Popen[str], str]
     raise SystemExit("the sandbox server did not answer")
 
 
+def served(base: str, since: float = 0.0, until: float = 1e18) -> int:
+    """How many requests reached the bench server between two ``time.time()`` instants (its own count)."""
+    return int(httpx.get(base + "/_bench/requests", params={"since": since, "until": until}, timeout=10.0).text)
+
+
 def timed(phases: dict[str, float], name: str, func: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -109,19 +129,23 @@ def timed(phases: dict[str, float], name: str, func: Any) -> Any:
     return wrapper
 
 
-async def run_pull(base: str, draft: Path, concurrency: int) -> tuple[float, int, Any, dict[str, float]]:
-    """One pull; the draft save and the validation of the written draft are timed as phases of it."""
+async def run_pull(base: str, draft: Path, concurrency: int,
+                   max_concurrency: int | None = None) -> tuple[float, int, Any, dict[str, float], int]:
+    """One pull; the draft save and the validation of the written draft are timed as phases of it. Returns the wall
+    time, the requests made, the result, the phases and the most requests the adaptive limit let in flight."""
     import tenantdeck.draft as draft_pkg
     from tenantdeck.draft import save as save_module
 
     phases: dict[str, float] = {}
     save_module.save_draft = timed(phases, "save draft", save_module.save_draft)
     draft_pkg.load_draft = timed(phases, "validate written draft", draft_pkg.load_draft)
-    transport = CountingTransport(httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=concurrency)))
+    ceiling = default_ceiling(concurrency) if max_concurrency is None else max(concurrency, max_concurrency)
+    transport = CountingTransport(httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=ceiling)))
     started = time.perf_counter()
-    async with ManagementClient(base, KEY, SECRET, transport=transport, concurrency=concurrency) as client:
+    async with ManagementClient(base, KEY, SECRET, transport=transport, concurrency=concurrency,
+                                max_concurrency=ceiling) as client:
         result = await pull(client, draft, profile="bench", base_url=base, concurrency=concurrency)
-    return time.perf_counter() - started, transport.count, result, phases
+    return time.perf_counter() - started, transport.count, result, phases, client.limits.peak
 
 
 #: what every bench app holds besides its widget and webhooks (issue 22: the pull includes every kind)
@@ -187,6 +211,8 @@ def main() -> None:
                         help="time the sequential baseline on the first M apps and extrapolate (default: all)")
     parser.add_argument("--latency-ms", type=int, default=50)
     parser.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY)
+    parser.add_argument("--max-concurrency", type=int, default=None,
+                        help="the most the adaptive limit may grow to (default: the client's; --concurrency: fixed)")
     parser.add_argument("--record", type=Path, default=None, help="append the result to this markdown file")
     args = parser.parse_args()
     warm_bytecode()
@@ -201,8 +227,8 @@ def main() -> None:
                  extension_settings=BENCH_EXTENSION_SETTINGS)
         proc, base = start_server(db, args.latency_ms)
         try:
-            wall, requests, result, phases = asyncio.run(
-                run_pull(base, Path(tmp) / "tenantdeck.yaml", args.concurrency)
+            wall, requests, result, phases, peak = asyncio.run(
+                run_pull(base, Path(tmp) / "tenantdeck.yaml", args.concurrency, args.max_concurrency)
             )
             errors = [p for p in result.problems if p.is_error]
             list_time, list_requests, apps_time, apps_requests, timed_apps = run_baseline(base, baseline_apps)
@@ -216,6 +242,8 @@ def main() -> None:
     base_wall = list_time + apps_time
     base_requests = list_requests + apps_requests
     extrapolated = timed_apps < args.apps
+    bound = requests * args.latency_ms / 1000 / args.concurrency
+    fetch = wall - sum(phases.values())
     lines = [
         f"pull: {result.apps} apps ({result.widgets} widgets, {result.webhooks} webhooks), "
         f"latency {args.latency_ms} ms, concurrency {args.concurrency}",
@@ -227,6 +255,9 @@ def main() -> None:
         + (f"  (listing {list_time:.2f} s; per-app reads timed on {timed_apps} apps: {apps_time:.2f} s,"
            f" extrapolated linearly x{scale:.1f})" if extrapolated else ""),
         f"  ratio             : pull takes {wall / est_wall:.3f}x the sequential time ({est_wall / wall:.1f}x faster)",
+        f"  round-trip bound  : {requests} requests x {args.latency_ms} ms / {args.concurrency} in flight = "
+        f"{bound:.2f} s; the pull takes {wall:.2f} s, {bound / wall:.0%} of the bound's pace (fetch + convert + base "
+        f"alone: {bound / fetch:.0%}); the adaptive limit peaked at {peak} in flight",
     ]
     print("\n".join(lines))
     if args.record is not None:

@@ -26,6 +26,7 @@ import asyncio
 import datetime as dt
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _env import process_env, warm_bytecode  # noqa: E402
-from pull import KEY, SECRET, start_server  # noqa: E402  (bench/pull.py: the same loopback sandbox server)
+from pull import KEY, SECRET, served, start_server  # noqa: E402  (bench/pull.py: the same loopback sandbox server)
 
 from tenantdeck.api.client import ManagementClient  # noqa: E402
 from tenantdeck.draft import load_draft, save_draft  # noqa: E402
@@ -75,10 +76,12 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, subprocess.Comple
     return time.perf_counter() - started, done
 
 
-def baseline(base: str, max_apps: int) -> tuple[float, int]:
-    """The same PUTs, sequential, plain httpx. The bodies are prepared before the clock starts."""
-    headers = {"key": KEY, "secret": SECRET, "Accept": "application/json"}
-    with httpx.Client(base_url=base, headers=headers, timeout=30.0) as http:
+HEADERS = {"key": KEY, "secret": SECRET, "Accept": "application/json"}
+
+
+def widget_bodies(base: str, max_apps: int, value: bool) -> list[tuple[str, dict[str, Any]]]:
+    """One widget PUT per app (path, body) setting the toggle to ``value``, read before any clock starts."""
+    with httpx.Client(base_url=base, headers=HEADERS, timeout=30.0) as http:
         apps = []
         page = 1
         while len(apps) < max_apps:
@@ -92,12 +95,58 @@ def baseline(base: str, max_apps: int) -> tuple[float, int]:
             path = f"/apps/{app['id']}/extensions/widget/v2/settings"
             for item in http.get(path).raise_for_status().json()["data"]["body"]["data"]:
                 settings = {k: v for k, v in item["configuration"].items() if k != "appId"}
-                settings["main"] = {**settings["main"], TOGGLE: False}  # toggled back: a real change each time
+                settings["main"] = {**settings["main"], TOGGLE: value}
                 bodies.append((path, {"settings": {**settings, "widgetId": item["widgetId"]}}))
+    return bodies
+
+
+def baseline(base: str, max_apps: int) -> tuple[float, int]:
+    """The same PUTs, sequential, plain httpx. The bodies are prepared before the clock starts."""
+    bodies = widget_bodies(base, max_apps, False)  # toggled back: a real change each time
+    with httpx.Client(base_url=base, headers=HEADERS, timeout=30.0) as http:
         started = time.perf_counter()
         for path, body in bodies:
             http.put(path, json=body).raise_for_status()
         return time.perf_counter() - started, len(bodies)
+
+
+def bare_concurrent(base: str, apps: int, concurrency: int) -> tuple[float, int]:
+    """The floor of this machine: the same PUTs and nothing else (no read before or after, no journal, no base), a
+    plain ``httpx.AsyncClient`` keeping ``concurrency`` in flight. Bodies are prepared before the clock starts."""
+    bodies = widget_bodies(base, apps, True)
+
+    async def go() -> float:
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx.AsyncClient(base_url=base, headers=HEADERS, timeout=30.0, limits=limits) as http:
+            queue = iter(bodies)
+
+            async def worker() -> None:
+                for path, body in queue:
+                    (await http.put(path, json=body)).raise_for_status()
+
+            started = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return time.perf_counter() - started
+
+    return asyncio.run(go()), len(bodies)
+
+
+def write_phase(draft: Path) -> tuple[int, float, float]:
+    """(operations done, time of the ``start`` line, time of the last ``done`` line) of the newest push journal:
+    the write phase, from before the first request of the first operation to the last operation's answer."""
+    from tenantdeck.sync.workspace.journal import read_journal
+    from tenantdeck.sync.workspace.state import Workspace
+
+    journal = sorted(Workspace(draft).journal_dir.glob("*.jsonl"))[-1]
+    records = list(read_journal(journal))
+    done = [float(r["ts"]) for r in records if r.get("event") == "done"]
+    return len(done), float(records[0]["ts"]), max(done)
+
+
+def cpu_of(pid: int) -> float:
+    """User + system CPU seconds of a running process (the bench server), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def best_of(rounds: int, cmd: list[str], env: dict[str, str], ok: tuple[int, ...]) -> tuple[float, list[float]]:
@@ -133,13 +182,22 @@ def main() -> None:
             env = tool_env(base)
             push = [sys.executable, "-m", "tenantdeck", "push", "--yes", "--draft", str(draft), "--base-url", base,
                     "--concurrency", str(args.concurrency)]
+            server_cpu = cpu_of(proc.pid)
+            child = resource.getrusage(resource.RUSAGE_CHILDREN)
+            push_started = time.time()
             wall, done = timed(push, env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            push_cpu = after.ru_utime + after.ru_stime - child.ru_utime - child.ru_stime
+            server_cpu = cpu_of(proc.pid) - server_cpu
             if done.returncode != 0:
                 raise SystemExit(f"push exited {done.returncode}: {done.stderr[-3000:]}")
             summary = next((line for line in done.stderr.splitlines() if line.startswith("Push ")), "?")
-            progress = [line for line in done.stderr.splitlines() if line.startswith("push: ")]
-            phase = progress[-1].split(", ")[-2] if progress else "?"  # ops/s of the write phase alone
             ops = int(summary.split(":")[1].split()[0]) if summary.startswith("Push complete") else 0
+            phase_ops, phase_start, phase_end = write_phase(draft)
+            phase = phase_end - phase_start
+            phase_requests = served(base, phase_start, phase_end)
+            push_requests = served(base, push_started)
+            bare_wall, bare_ops = bare_concurrent(base, args.apps, args.concurrency)
             base_wall, timed_apps = baseline(base, baseline_apps)
         finally:
             proc.terminate()
@@ -166,11 +224,23 @@ def main() -> None:
     est = base_wall * scale
     speedup = est / wall
     plan_ratio = diff_best / val_best
+    bound = args.concurrency / (args.latency_ms / 1000) if args.latency_ms else float("inf")  # requests/s
+    per_op = phase_requests / phase_ops if phase_ops else 0.0
     lines = [
         f"push: {args.apps} apps, one toggle ({TOGGLE}) changed in each widget; latency {args.latency_ms} ms, "
         f"concurrency {args.concurrency}",
         f"  tenantdeck push (whole process: read {args.apps} apps, plan, {ops} PUTs, journal, base)"
-        f": {wall:7.2f} s  {ops / wall:6.1f} ops/s end to end; write phase alone {phase}",
+        f": {wall:7.2f} s  {ops / wall:6.1f} ops/s end to end; {push_requests} requests; CPU: push "
+        f"{push_cpu:.2f} s ({push_cpu / max(ops, 1) * 1000:.1f} ms per PUT), sandbox {server_cpu:.2f} s "
+        f"({server_cpu / max(push_requests, 1) * 1000:.2f} ms per request)",
+        f"  write phase (journal: start line to last done line): {phase_ops} PUTs in {phase:.2f} s = "
+        f"{phase_ops / phase:.1f} PUT/s, {phase_requests} requests ({per_op:.2f} per PUT) = "
+        f"{phase_requests / phase:.0f} req/s",
+        f"    round-trip bound at c={args.concurrency}: {bound:.0f} req/s, i.e. {bound / max(per_op, 1):.0f} PUT/s at "
+        f"{per_op:.2f} requests per PUT: {phase_requests / phase / bound:.0%} of it; "
+        f"{phase_ops / phase / bound:.0%} of {bound:.0f} PUT/s (the bound at one request per PUT)",
+        f"  bare PUTs (plain httpx.AsyncClient, {args.concurrency} in flight, nothing else): {bare_wall:7.2f} s  "
+        f"{bare_ops / bare_wall:6.1f} PUT/s ({bare_ops / bare_wall / bound:.0%} of the bound)",
         f"  sequential httpx PUT loop: {est:7.2f} s  {timed_apps / base_wall:6.1f} ops/s"
         + (f"  (timed on {timed_apps} apps: {base_wall:.2f} s, extrapolated linearly x{scale:.1f})"
            if timed_apps < args.apps else ""),

@@ -546,7 +546,8 @@ async def test_concurrency_is_capped_across_calls() -> None:
         in_flight -= 1
         return ok({"k": 1})
 
-    client = ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler), concurrency=3)
+    client = ManagementClient(BASE, KEY, SECRET, transport=httpx.MockTransport(handler), concurrency=3,
+                              max_concurrency=3)  # a fixed ceiling: the limit may not grow past it
     async with client:
         await asyncio.gather(*(client.get_app_settings(f"a{i}") for i in range(12)))
     assert peak == 3

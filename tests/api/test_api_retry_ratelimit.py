@@ -116,6 +116,57 @@ def test_slots_grow_back_while_latency_holds_and_not_while_it_rises() -> None:
     assert limiter.limit == 10  # never beyond the ceiling
 
 
+@pytest.mark.parametrize(("start", "ceiling"), [(1, 1), (2, 4), (16, 32), (40, 64), (100, 100)])
+def test_the_default_ceiling_is_twice_the_start_at_most_64_and_one_stays_one(start: int, ceiling: int) -> None:
+    from tenantdeck.api.ratelimit import default_ceiling
+
+    assert default_ceiling(start) == ceiling
+
+
+def test_the_limit_grows_above_its_start_while_latency_holds_then_stops_at_the_ceiling() -> None:
+    limiter = Limiter(max_rps=None, concurrency=16, max_concurrency=32)
+    for _ in range(100):
+        limiter.observe(0.05, throttled=False)
+    assert 16 < limiter.limit < 32  # one slot per round of `limit` fast answers
+    for _ in range(2000):
+        limiter.observe(0.05, throttled=False)
+    assert limiter.limit == limiter.peak == 32
+
+
+def test_degrading_latency_shrinks_the_grown_slots_back_to_the_start_and_no_further() -> None:
+    limiter = Limiter(max_rps=None, concurrency=16, max_concurrency=32)
+    for _ in range(2000):
+        limiter.observe(0.05, throttled=False)
+    assert limiter.limit == 32
+    limiter.observe(0.20, throttled=False)  # a slow answer alone (one in a round) changes nothing
+    for _ in range(40):
+        limiter.observe(0.05, throttled=False)
+    assert limiter.limit == 32
+    seen = [limiter.limit]
+    for _ in range(40):  # rounds in which most answers are 4x slower than the fastest: the service saturates
+        for _ in range(limiter.limit):
+            limiter.observe(0.20, throttled=False)
+        seen.append(limiter.limit)
+    assert seen == sorted(seen, reverse=True) and seen[1] < 32  # down at each slow round, never up
+    assert limiter.limit == 16  # back where it started: latency alone never goes below the start
+    assert limiter.throttled == 0
+
+
+def test_a_429_still_halves_below_the_start() -> None:
+    limiter = Limiter(max_rps=None, concurrency=16, max_concurrency=32)
+    for _ in range(2000):
+        limiter.observe(0.05, throttled=False)
+    limiter.observe(0.05, throttled=True)
+    assert limiter.limit == 16
+    for _ in range(16):
+        limiter.observe(0.05, throttled=True)
+    assert limiter.limit == 8
+    for _ in range(20):  # slow rounds below the start: latency does not cut further, only 429s do
+        for _ in range(limiter.limit):
+            limiter.observe(0.20, throttled=False)
+    assert limiter.limit == 8
+
+
 def test_the_published_quota_is_kept() -> None:
     limiter = Limiter(max_rps=None, concurrency=4)
     assert limiter.remaining is None

@@ -139,3 +139,40 @@ def test_push_killed_then_rerun_converges_without_duplicates(server: str, tmp_pa
     text = "\n".join(p.read_text() for p in tmp_path.rglob("*.jsonl")) + rerun.stderr.decode()
     for value in SECRETS.values():
         assert value not in text
+
+
+@pytest.mark.e2e
+@pytest.mark.slow
+def test_a_push_killed_mid_batch_leaves_the_lock_file_behind_and_the_base_still_whole(server: str,
+                                                                                        tmp_path: Path) -> None:
+    """The lock file is rewritten once, when a push ends (Workspace.lock_deferred): a push killed inside that batch
+    leaves it as the pull wrote it, while every applied operation's base is in the local cache. The base read
+    afterwards is the cache's (not the stale lock file's), and the next push writes the lock file whole."""
+    from tenantdeck.sync.workspace import lockfile
+
+    draft = tmp_path / "tenantdeck.yaml"
+    prepare(server, draft)
+    workspace = Workspace(draft)
+    lock_before = workspace.lock_path.read_bytes()
+
+    proc = procs.start(push_cmd(server, draft), env=push_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while journal_lines(workspace.journal_dir) < 9 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, f"push ended before the kill point: {proc.communicate()[1].decode()[-2000:]}"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+
+    assert workspace.lock_path.read_bytes() == lock_before, "inside the batch the lock file is not rewritten"
+    cache = {app_id: app for app_id, (app, _key) in Workspace(draft)._load_cache((), "").items()}
+    stale = lockfile.read(workspace.lock_path)["apps"]  # type: ignore[index]
+    ahead = {app_id for app_id, app in cache.items() if stale.get(app_id, {}).get("app") != app}
+    assert ahead, "the kill landed after an operation's base was written (the window under test)"
+    base = Workspace(draft).load_base()
+    assert {app_id: base[app_id] for app_id in ahead} == {app_id: cache[app_id] for app_id in ahead}
+
+    rerun = subprocess.run(push_cmd(server, draft), env=push_env(), capture_output=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr.decode()[-3000:]
+    written = {app_id: e["app"] for app_id, e in lockfile.read(workspace.lock_path)["apps"].items()}  # type: ignore[index]
+    assert written == Workspace(draft).load_base(), "the lock file is whole again"
+    assert not Workspace(draft)._lock_behind()

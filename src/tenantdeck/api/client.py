@@ -46,7 +46,7 @@ from tenantdeck.api.errors import (
     one_line,
 )
 from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
-from tenantdeck.api.ratelimit import Limiter
+from tenantdeck.api.ratelimit import Limiter, default_ceiling
 from tenantdeck.api.redact import Redactor
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from tenantdeck.models import extension_catalog
@@ -120,6 +120,10 @@ class ManagementClient:
     ``sleep`` (default :func:`asyncio.sleep`) is the wait between retries, injectable so tests do not sleep;
     ``rng`` feeds the jitter. ``auth_hint`` replaces the default 401 advice (profiles pass the exact credential
     source). ``max_retries`` counts retries, so a call makes at most ``max_retries + 1`` attempts.
+    ``concurrency`` is how many requests are in flight at first; while answers stay fast and nothing is throttled
+    it grows to ``max_concurrency`` (default :func:`~tenantdeck.api.ratelimit.default_ceiling`: twice the start, at
+    most 64; a start of 1 stays 1), and it shrinks again when latency degrades or the service throttles
+    (:class:`Limiter`).
     """
 
     def __init__(
@@ -133,6 +137,7 @@ class ManagementClient:
         max_retries: int = 5,
         max_rps: float | None = None,
         concurrency: int = 8,
+        max_concurrency: int | None = None,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 30.0,
         max_retry_after: float = 60.0,
@@ -155,7 +160,9 @@ class ManagementClient:
             max_retry_after=max_retry_after,
             rng=rng or random.Random(),
         )
-        self._limiter = Limiter(max_rps=max_rps, concurrency=concurrency)
+        self._limiter = Limiter(max_rps=max_rps, concurrency=concurrency,
+                                max_concurrency=default_ceiling(concurrency) if max_concurrency is None
+                                else max_concurrency)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={

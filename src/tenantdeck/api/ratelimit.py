@@ -48,15 +48,39 @@ class TokenBucket:
                 await self._sleep((1.0 - self._tokens) / self.rate)
 
 
+#: how far the adaptive limit may grow when the caller names no ceiling: this many times where it started ...
+GROWTH = 2
+#: ... and never beyond this many requests in flight (one client on one machine: past it the client's own CPU, not
+#: the service, sets the pace)
+CAP = 64
+
+
+def default_ceiling(concurrency: int) -> int:
+    """The most requests in flight a limiter that starts at ``concurrency`` grows to: :data:`GROWTH` times the start,
+    at most :data:`CAP` (never below the start). A start of 1 asks for one request at a time (operations in plan
+    order, a log that reads in order) and never grows."""
+    if concurrency <= 1:
+        return 1
+    return max(concurrency, min(concurrency * GROWTH, CAP))
+
+
 class Limiter:
     """Async context manager around one HTTP attempt: waits for a concurrency slot, then for a token.
 
-    The number of slots adapts (additive increase, multiplicative decrease, as TCP does): ``concurrency`` is where
-    it starts and ``max_concurrency`` the most it grows to. After every ``limit`` answers that were not throttled
-    and whose latency stayed within ``LATENCY_SLACK`` of the fastest seen, one slot is added; a 429 (or any answer
-    with ``Retry-After``) halves the slots at once, at most once per round of ``limit`` answers so a burst of 429s
-    from one window counts once. A service that publishes its quota (``X-Rate-Limit-Remaining``) has it kept in
-    :attr:`remaining` for progress displays. Never fewer than one slot.
+    The number of slots adapts (additive increase, multiplicative decrease, as TCP does), in rounds of ``limit``
+    answers. ``concurrency`` is where it starts and ``max_concurrency`` the most it grows to (callers pass
+    :func:`default_ceiling` for the documented default).
+
+    * Growth: after ``limit`` answers in a row that were not throttled and whose latency stayed within
+      ``LATENCY_SLACK`` of the fastest seen, one slot is added.
+    * Latency: a round in which more than half the answers were slower than that says the service (or this
+      machine, whose event loop delays every answer it has not yet read) is saturating: the slots grown above the
+      start shrink by a quarter (at least one), never below where the limit started or already is.
+    * Throttling: a 429 (or any answer with ``Retry-After``) halves the slots at once, below the start if need be,
+      at most once per round so a burst of 429s from one window counts once.
+
+    A service that publishes its quota (``X-Rate-Limit-Remaining``) has it kept in :attr:`remaining` for progress
+    displays. Never fewer than one slot.
     """
 
     LATENCY_SLACK = 1.5  #: an answer this much slower than the fastest seen says the service is saturating
@@ -69,14 +93,22 @@ class Limiter:
         self.concurrency = concurrency  #: where the adaptive limit started
         self.max_concurrency = max(concurrency, max_concurrency or concurrency)
         self.limit = concurrency  #: slots now
+        self.peak = concurrency  #: the most slots it reached
         self.remaining: int | None = None  #: the service's ``X-Rate-Limit-Remaining``, when it sends one
         self.throttled = 0  #: answers that said slow down (429 / Retry-After)
         self._in_flight = 0
         self._cond = asyncio.Condition()
         self._good = 0
         self._since_cut = 0
+        self._round = 0  #: answers in the current latency round
+        self._slow = 0  #: of which slower than the slack allows
         self._fastest: float | None = None
         self._bucket = TokenBucket(max_rps, clock=clock, sleep=sleep) if max_rps else None
+
+    @property
+    def in_flight(self) -> int:
+        """Requests holding a slot now."""
+        return self._in_flight
 
     async def __aenter__(self) -> None:
         async with self._cond:
@@ -107,16 +139,26 @@ class Limiter:
         if throttled:
             self.throttled += 1
             self._good = 0
+            self._round = self._slow = 0
             if self._since_cut >= self.limit:  # one cut per round: a burst of 429s is one signal
                 self.limit = max(1, self.limit // 2)
                 self._since_cut = 0
             return
         if self._fastest is None or latency < self._fastest:
             self._fastest = latency
-        if latency > self._fastest * self.LATENCY_SLACK and latency - self._fastest > 0.005:
-            self._good = 0  # slower than it can be: hold
+        slow = latency > self._fastest * self.LATENCY_SLACK and latency - self._fastest > 0.005
+        self._round += 1
+        self._slow += slow
+        if self._round >= self.limit:
+            if self._slow * 2 > self._round:
+                floor = min(self.concurrency, self.limit)
+                self.limit = max(floor, self.limit - max(1, (self.limit - floor) // 4))
+            self._round = self._slow = 0
+        if slow:
+            self._good = 0  # slower than it can be: no growth
             return
         self._good += 1
         if self._good >= self.limit and self.limit < self.max_concurrency:
             self.limit += 1
+            self.peak = max(self.peak, self.limit)
             self._good = 0

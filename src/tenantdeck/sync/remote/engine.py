@@ -127,8 +127,11 @@ class Prepared:
         return len(self.plan.operations) - len(self.already)
 
 
-def _client_kwargs(request: PushRequest) -> dict[str, Any]:
-    kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16)}
+def _client_kwargs(request: PushRequest, *, reads: bool = True) -> dict[str, Any]:
+    """The client's options: reading the live state queues four times the apps' requests (several reads per app
+    at once); the push itself starts at ``concurrency`` requests in flight and adapts from there (its executor runs
+    as many apps as the client's limit allows)."""
+    kw: dict[str, Any] = {"concurrency": max(request.concurrency * 4, 16) if reads else request.concurrency}
     if request.retry_base_delay is not None:
         kw["retry_base_delay"] = request.retry_base_delay
     if request.max_retries is not None:
@@ -434,9 +437,10 @@ def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
 
 def _advance(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
     """Record in the base the values draft and live now share (:mod:`tenantdeck.sync.advance`)."""
-    for app_id, base in bases.items():
-        local.workspace.write_base_app(app_id, base)
-        local.base[app_id] = base
+    with local.workspace.lock_deferred():  # one lock file rewrite, however many apps advance
+        for app_id, base in bases.items():
+            local.workspace.write_base_app(app_id, base)
+            local.base[app_id] = base
 
 
 #: the plan operation a coroutine is running, so a retry the client schedules can name it
@@ -462,37 +466,45 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     local.workspace.ensure()
     journal = Journal.new(local.workspace.journal_dir, plan.plan_hash())
     result = result if result is not None else PushResult()
-    async with target.client(sleep=sleep, **_client_kwargs(prepared.request)) as client:
-        executor = Executor(client, plan, workspace=local.workspace, draft=local.draft, draft_apps=local.apps,
-                            env=local.env, secret_key=local.secret_key, base=local.base, live=prepared.live,
-                            journal=journal, concurrency=prepared.request.concurrency, already=prepared.already,
-                            gone_after=prepared.request.gone_after, service=target.base_url,
-                            on_event=emit, current_op=_CURRENT_OP, result=result)
-        try:
-            await executor.run()
-        except asyncio.CancelledError:
-            emit(PushEvent("interrupted", message="interrupted; the next push resumes", counts=result.counts()))
-            raise
-        finally:
-            journal.close()
-            _record_ids(ids, result, local)
-            result.warnings[:0] = prepared.warnings
-            state = "interrupted" if result.interrupted else "complete" if result.complete else "partial"
+    # the lock file is rewritten once, as the push ends (killed: the cache has each operation's base, and the
+    # next run reads it with the lock file; Workspace.lock_deferred)
+    def unwritten(exc: OSError) -> None:
+        result.warnings.append(f"the lock file could not be updated ({exc}); the next push or diff reads the "
+                               "local base with it")
+
+    with local.workspace.lock_deferred(on_error=unwritten):
+        async with target.client(sleep=sleep, **_client_kwargs(prepared.request, reads=False)) as client:
+            executor = Executor(client, plan, workspace=local.workspace, draft=local.draft, draft_apps=local.apps,
+                                env=local.env, secret_key=local.secret_key, base=local.base, live=prepared.live,
+                                journal=journal, concurrency=prepared.request.concurrency, already=prepared.already,
+                                gone_after=prepared.request.gone_after, service=target.base_url,
+                                on_event=emit, current_op=_CURRENT_OP, result=result)
             try:
-                append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
-                              draft=str(local.path.resolve()), plan_hash=plan.plan_hash(), plan_counts=plan.counts(),
-                              counts=result.counts(), result=state, journal=str(journal.path),
-                              saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
-                              lost_updates=[lost.to_json() for lost in result.lost_updates] or None,
-                              allowed_violations=[{"rule": v.rule, "app": v.app_name, "app_id": v.app_id}
-                                                  for v in prepared.allowed_violations] or None,
-                              violation_reason=prepared.request.violation_reason
-                              if prepared.allowed_violations else None,
-                              operations=operations_record(result.results))
-            except OSError as exc:
-                result.warnings.append(f"the history could not be written: {exc}")
-            for warning in result.warnings:
-                emit(PushEvent("warning", message=warning))
+                await executor.run()
+            except asyncio.CancelledError:
+                emit(PushEvent("interrupted", message="interrupted; the next push resumes", counts=result.counts()))
+                raise
+            finally:
+                journal.close()
+                _record_ids(ids, result, local)
+                result.warnings[:0] = prepared.warnings
+                state = "interrupted" if result.interrupted else "complete" if result.complete else "partial"
+                try:
+                    append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
+                                  draft=str(local.path.resolve()), plan_hash=plan.plan_hash(),
+                                  plan_counts=plan.counts(), counts=result.counts(), result=state,
+                                  journal=str(journal.path),
+                                  saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
+                                  lost_updates=[lost.to_json() for lost in result.lost_updates] or None,
+                                  allowed_violations=[{"rule": v.rule, "app": v.app_name, "app_id": v.app_id}
+                                                      for v in prepared.allowed_violations] or None,
+                                  violation_reason=prepared.request.violation_reason
+                                  if prepared.allowed_violations else None,
+                                  operations=operations_record(result.results))
+                except OSError as exc:
+                    result.warnings.append(f"the history could not be written: {exc}")
+                for warning in result.warnings:
+                    emit(PushEvent("warning", message=warning))
     return result
 
 

@@ -1,7 +1,8 @@
 """Every read needed to know one app's remote state, run concurrently within an app and across apps.
 
-One app takes six independent reads (extensions, widgets, SMS, webhooks, team, settings) and then, in a second
-round, one trigger list per webhook and one settings read per extension that matters (:func:`extensions_to_read`).
+One app takes six independent reads (extensions, widgets, SMS, webhooks, team, settings); each webhook's trigger
+list follows its webhook list, and one settings read per extension that matters (:func:`extensions_to_read`)
+follows the extension list, each as soon as that list is in.
 Apps are fetched ``concurrency`` at a time; the client's own limiter still caps requests in flight and per
 second, so this only decides how much work is queued, not how hard the service is hit.
 """
@@ -9,7 +10,7 @@ second, so this only decides how much work is queued, not how hard the service i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.client import ManagementClient
@@ -44,36 +45,62 @@ def extensions_to_read(listed: list[RemoteExtension] | None, wanted: Iterable[st
 
 async def fetch_remote_app(client: ManagementClient, app: RemoteApp,
                            wanted_extensions: Iterable[str] = ()) -> RemoteAppBundle:
-    """All reads for one app; the first failure cancels the others and propagates (an ``ApiError``)."""
+    """All reads for one app; the first failure cancels the others and propagates (an ``ApiError``).
+
+    Each read starts as soon as what it needs is known: the settings reads as soon as the extension list is in,
+    the trigger lists as soon as the webhook list is in, with no barrier between the first reads and the second,
+    so one slow answer holds up only the reads that need it (and every read waits in the client's one limiter)."""
+
+    async def extensions_and_settings() -> tuple[list[RemoteExtension], dict[str, Any], Any]:
+        listed = await client.list_extensions(app.id)
+        ext_ids = extensions_to_read(listed, wanted_extensions)
+        certs = client.query_certificates(app.id) if _PUSH in ext_ids else _none()
+        *settings, certificates = await _gather(*(client.get_extension_settings(app.id, e) for e in ext_ids), certs)
+        return listed, dict(zip(ext_ids, settings, strict=True)), certificates
+
+    async def webhooks_and_triggers() -> list[dict[str, Any]]:
+        hooks = [dict(h) for h in await client.list_webhooks(app.id)]
+        triggers = await _gather(*(client.list_triggers(app.id, str(h["id"])) for h in hooks))
+        for hook, ids in zip(hooks, triggers, strict=True):
+            hook["triggers"] = ids
+        return hooks
+
     try:
         async with asyncio.TaskGroup() as tg:
-            extensions_t = tg.create_task(client.list_extensions(app.id))
+            extensions_t = tg.create_task(extensions_and_settings())
             widgets_t = tg.create_task(client.list_widgets(app.id))
             sms_t = tg.create_task(client.get_sms(app.id))
-            webhooks_t = tg.create_task(client.list_webhooks(app.id))
+            webhooks_t = tg.create_task(webhooks_and_triggers())
             team_t = tg.create_task(client.list_collaborators(app.id))
             settings_t = tg.create_task(client.get_app_settings(app.id))
-        webhooks = [dict(h) for h in webhooks_t.result()]
-        ext_ids = extensions_to_read(extensions_t.result(), wanted_extensions)
-        async with asyncio.TaskGroup() as tg:
-            trigger_tasks = [tg.create_task(client.list_triggers(app.id, str(h["id"]))) for h in webhooks]
-            ext_tasks = [tg.create_task(client.get_extension_settings(app.id, ext)) for ext in ext_ids]
-            certs_t = tg.create_task(client.query_certificates(app.id)) if _PUSH in ext_ids else None
-        for hook, task in zip(webhooks, trigger_tasks, strict=True):
-            hook["triggers"] = task.result()
     except BaseExceptionGroup as group:
         raise _first_error(group) from None
+    extensions, extension_settings, certificates = extensions_t.result()
     return RemoteAppBundle(
         app=app,
-        extensions=extensions_t.result(),
+        extensions=extensions,
         widgets=widgets_t.result(),
         sms=sms_t.result(),
-        webhooks=webhooks,
+        webhooks=webhooks_t.result(),
         team=team_t.result(),
         settings=settings_t.result(),
-        extension_settings={ext: task.result() for ext, task in zip(ext_ids, ext_tasks, strict=True)},
-        certificates=certs_t.result() if certs_t is not None else None,
+        extension_settings=extension_settings,
+        certificates=certificates,
     )
+
+
+async def _none() -> None:
+    return None
+
+
+async def _gather(*aws: Coroutine[Any, Any, Any]) -> list[Any]:
+    """Run concurrently; the first failure cancels the rest and is raised as is (not wrapped in a group)."""
+    try:
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(aw) for aw in aws]
+    except BaseExceptionGroup as group:
+        raise _first_error(group) from None
+    return [t.result() for t in tasks]
 
 
 async def fetch_remote_apps(

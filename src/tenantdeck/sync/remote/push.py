@@ -1,7 +1,8 @@
 """The push executor: run a plan's operations against the service, safely resumable at any instant.
 
-* Apps are independent and run ``concurrency`` at a time; one app's operations run in plan order, and an operation
-  whose dependency failed is not attempted.
+* Apps are independent and run as many at a time as the client's adaptive limit allows (starting at
+  ``concurrency``); one app's operations run in plan order, and an operation whose dependency failed is not
+  attempted.
 * Before each create an ``intent`` line is journaled (fsync'd); after each success the base snapshot of that app is
   rewritten atomically with the resource as sent, then a ``done`` line is journaled. A created app's or widget's
   id is written into the draft (comment-preserving save) and the base right away.
@@ -313,7 +314,7 @@ class Executor:
         groups: dict[str, list[Step]] = {}
         for op in self.plan.operations:
             groups.setdefault(op.app_key, []).append(op)
-        gate = asyncio.Semaphore(self.concurrency)
+        gate = _Gate(self._apps_at_once)
         self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
                            counts=self.plan.counts())
 
@@ -371,13 +372,20 @@ class Executor:
                 reason = _one_line(exc)
                 self._note_failure(exc)
                 with contextlib.suppress(OSError):
-                    self.journal.write("failed", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
-                                       rid=op.rid, error=reason)
+                    await self.journal.record("failed", op=op.key, kind=op.kind, app_id=app_id,
+                                              app_name=op.app_name, rid=op.rid, error=reason)
                 self._record(op, "failed", reason, error=exc)
                 continue
             self._transport_failures = 0
             app_id, state = outcome
             self._record(op, "applied")
+
+    def _apps_at_once(self) -> int:
+        """Apps in flight: as many as the client's adaptive limit allows requests (an app sends one at a time), so
+        the limit's growth and shrinking (:class:`~tenantdeck.api.ratelimit.Limiter`) pace the push, and an app's
+        write is never queued behind other apps' between its read and its PUT (issue 19's window)."""
+        limits = getattr(self.client, "limits", None)
+        return max(1, limits.limit) if limits is not None else self.concurrency
 
     def _stop_on_write(self, exc: OSError) -> None:
         """A local record could not be written (disk full): start no further request, since its journal line or
@@ -419,8 +427,8 @@ class Executor:
                                         live_secret=self._live_secret)
         name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
         if kinds.step_kind(op.kind).creates:
-            self.journal.write("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
-                               name=name)
+            await self.journal.record("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                      rid=op.rid, name=name)
         result = await run_operation(self.client, op, app_id, payload)
         # -- applied on the service from here on --
         if rebased:
@@ -435,8 +443,8 @@ class Executor:
             self._emit(PushEvent("id_assigned", op=op, app_id=app_id, widget_id=result["widget_id"]))
         assert app_id is not None
         try:
-            self.journal.write("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name, rid=op.rid,
-                               name=name, widget_id=result.get("widget_id"))
+            await self.journal.record("done", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,
+                                      rid=op.rid, name=name, widget_id=result.get("widget_id"))
         except OSError as exc:
             self.result.warnings.append(f"{_describe(op)}: applied, but the journal could not record it ({exc})")
             self._stop_on_write(exc)
@@ -492,7 +500,8 @@ class Executor:
             self.result.lost_updates.append(lost)
             self._emit(PushEvent("lost_update", op=op, message=lost.text()))
             with contextlib.suppress(OSError):
-                self.journal.write("lost_update", op=op.key, app_id=app_id, rid=op.rid, path=m.path, ours=m.ours)
+                await self.journal.record("lost_update", op=op.key, app_id=app_id, rid=op.rid, path=m.path,
+                                          ours=m.ours)
         return body
 
     async def _live_secret(self, app_id: str, field_path: str) -> str | None:
@@ -525,6 +534,25 @@ class Executor:
             if event.pace is None and limits is not None:
                 event = dataclasses.replace(event, pace=Pace(limits.limit, limits.throttled, limits.remaining))
             self.on_event(event)
+
+
+class _Gate:
+    """A semaphore whose size is read anew at each entry (``size()``), so it follows an adaptive limit."""
+
+    def __init__(self, size: Callable[[], int]) -> None:
+        self._size = size
+        self._inside = 0
+        self._cond = asyncio.Condition()
+
+    async def __aenter__(self) -> None:
+        async with self._cond:
+            await self._cond.wait_for(lambda: self._inside < self._size())
+            self._inside += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self._cond:
+            self._inside -= 1
+            self._cond.notify_all()
 
 
 def _one_line(exc: BaseException) -> str:

@@ -8,10 +8,18 @@ secret: only what was done to which resource, and why it failed.
 
 Events: ``start`` (plan hash, counts), ``intent`` (before a create), ``done`` (after the base was updated),
 ``failed`` (with the one-line error), ``end`` (summary).
+
+Operations in flight record their lines with :meth:`Journal.record`: each line is appended at once and the fsync is
+shared by every line appended while the previous one ran (a group commit, as databases do), in a thread. Each
+caller still waits until its own line is on disk, so "durable before the next step" holds line by line; what changes
+is that 16 operations finishing together cost one or two fsyncs instead of 16, and the event loop, which the
+fsync used to block (3-5 ms each), keeps answering the other requests meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -22,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from tenantdeck.atomic import WriteFailed, append_durably
+from tenantdeck.atomic import WriteFailed, append_durably, write_all
 
 
 class Journal:
@@ -42,6 +50,10 @@ class Journal:
             raise WriteFailed(path, exc) from exc
         self._lock = threading.Lock()
         self.lines = 0
+        self.syncs = 0  #: fsyncs made (a group commit makes fewer than lines)
+        self._synced = 0  #: lines known to be on disk
+        self._syncing: asyncio.Future[None] | None = None  #: the fsync running now, shared by whoever waits for it
+        self._sync_failed: WriteFailed | None = None  #: after a failed fsync nothing later is known to be on disk
 
     @classmethod
     def new(cls, journal_dir: Path, plan_hash: str) -> Journal:
@@ -49,11 +61,54 @@ class Journal:
         return cls(journal_dir / f"{stamp}-{plan_hash}.jsonl")
 
     def write(self, event: str, **fields: Any) -> None:
-        record = {"ts": round(time.time(), 3), "event": event, **fields}
-        data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        data = self._line(event, fields)
         with self._lock:
             append_durably(self._fd, data, self.path)  # whole line and fsync'd, or WriteFailed and no half line
             self.lines += 1
+            self.syncs += 1
+            self._synced = self.lines
+
+    async def record(self, event: str, **fields: Any) -> None:
+        """:meth:`write` for a coroutine: durable when it returns, the fsync shared (see the module's docstring).
+
+        A failed append leaves no half line and raises :class:`WriteFailed`, as :meth:`write` does. A failed fsync
+        raises it for every line waiting on that fsync and for every line after (an fsync that failed once may
+        have dropped the pages it could not write, so a later success proves nothing)."""
+        data = self._line(event, fields)
+        with self._lock:
+            if self._sync_failed is not None:
+                raise self._sync_failed
+            start = os.lseek(self._fd, 0, os.SEEK_END)
+            try:
+                write_all(self._fd, data)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, start)
+                raise WriteFailed(self.path, exc) from exc
+            self.lines += 1
+            mine = self.lines
+        while self._synced < mine:
+            if self._sync_failed is not None:
+                raise self._sync_failed
+            if self._syncing is None:
+                self._syncing = asyncio.ensure_future(self._sync(self.lines))
+            await asyncio.shield(self._syncing)
+
+    async def _sync(self, upto: int) -> None:
+        try:
+            await asyncio.to_thread(os.fsync, self._fd)
+        except OSError as exc:
+            self._sync_failed = WriteFailed(self.path, exc)
+        else:
+            self.syncs += 1
+            self._synced = max(self._synced, upto)
+        finally:
+            self._syncing = None
+
+    @staticmethod
+    def _line(event: str, fields: dict[str, Any]) -> bytes:
+        record = {"ts": round(time.time(), 3), "event": event, **fields}
+        return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     def close(self) -> None:
         with self._lock:

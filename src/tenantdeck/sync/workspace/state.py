@@ -14,17 +14,20 @@ Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one fo
 
 One file per app lets a push update the base after each operation without rewriting a 1,000-app snapshot. Every
 write goes through :func:`atomic_write_bytes` (temp file in the same directory, fsync, ``os.replace``, fsync of
-the directory), so a crash leaves either the old or the new file, never half of one.
+the directory), so a crash leaves either the old or the new file, never half of one. The lock file is one file for
+every app, so a push batches its updates (:meth:`Workspace.lock_deferred`): rewriting 3.6 MB after each of 1,000
+operations made a push quadratic (5 operations/s at 1,000 apps).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import stat
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,6 +67,10 @@ class Workspace:
         self.lock_path = lockfile.lock_path(self.draft_path)
         self._lock_mutex = threading.Lock()  # a push writes bases from worker threads; the lock file is one file
         self.lock_written_path = self.root / "lock-written.json"
+        #: inside :meth:`lock_deferred`: the lock file's document and its entries not written yet (by app id)
+        self._deferred: tuple[dict[str, Any], dict[str, dict[str, Any]]] | None = None
+        self._deferred_depth = 0
+        self._deferred_dirty = False  #: the batch started from a killed one's: the lock file is rewritten anyway
 
     def __repr__(self) -> str:
         return f"Workspace({str(self.root)!r})"
@@ -130,7 +137,7 @@ class Workspace:
         lock file when there is one, else from the local cache. Secret fingerprints made with another key than
         this run's are unverifiable (:func:`.lockfile.unverifiable`)."""
         check = lockfile.key_check(self.fingerprint_key())
-        doc = self._read_lock()
+        doc = self._lock_doc()
         if doc is not None:
             skipped = set(skip)
             return {app_id: entry["app"] if entry.get("key") == check else lockfile.unverifiable(entry["app"])
@@ -143,6 +150,88 @@ class Workspace:
             return lockfile.read(self.lock_path)
         except lockfile.LockFileError as exc:
             raise WorkspaceError(str(exc)) from None
+
+    def _lock_doc(self) -> dict[str, Any] | None:
+        """The lock file's document, with what a killed push had written to the cache and not yet to the lock.
+
+        A batch (:meth:`lock_deferred`) starts from a lock file the cache mirrors and marks it ``behind``; until the
+        lock is rewritten, each applied operation is in the cache only. When that push was killed (the mark is still
+        there and the lock file is the one it started from), the cache is the newer record of every app."""
+        if self._deferred is not None:  # inside a batch: the lock file as it will be written
+            with self._lock_mutex:
+                doc, pending = self._deferred
+                return {**doc, "apps": {**doc["apps"], **pending}}
+        doc = self._read_lock()
+        if doc is None or not self._lock_behind():
+            return doc
+        apps = dict(doc["apps"])
+        for app_id, (app, key) in self._load_cache((), "").items():
+            apps[app_id] = {"app": app, "key": key}
+        return {**doc, "apps": apps}
+
+    def _lock_behind(self) -> bool:
+        """Whether a batch of lock updates was started on the lock file as it is now and never written."""
+        try:
+            with open(self.lock_written_path, "rb") as handle:
+                mark = json.loads(handle.read())
+        except (OSError, ValueError):
+            return False
+        return isinstance(mark, dict) and mark.get("behind") is True and mark.get("stat") == self._lock_stat()
+
+    @contextlib.contextmanager
+    def lock_deferred(self, on_error: Callable[[OSError], None] | None = None) -> Iterator[None]:
+        """Batch the lock file's updates: inside, :meth:`write_base_app` writes the app's cache file (atomic and
+        fsync'd, as always) and the lock file is rewritten once, on leaving (a removed app is written at once).
+
+        Crash safety is the cache's: before the first deferred update the cache is made to mirror the lock file and
+        a durable ``behind`` mark is left beside it, so a push killed inside the batch leaves a lock file that
+        :meth:`load_base` (and the next rewrite) reads together with the newer cache files. The lock file as
+        committed may lag until then, as it lagged by the operation in flight before; a push that finishes, fails or
+        is interrupted writes it on its way out. ``on_error``: told when that last write fails (a full disk), which
+        then leaves the mark, so the cache stays the newer record; without it the failure is raised."""
+        with self._lock_mutex:
+            self._deferred_depth += 1
+            if self._deferred_depth == 1:
+                behind = self._lock_behind()  # a killed batch's updates, read from the cache: to be written
+                doc = self._lock_doc()
+                if doc is not None:
+                    if not self.lock_as_written():  # a fresh clone or a git pull: make the cache mirror the lock
+                        self._mirror_into_cache(doc)
+                    atomic_write_json(self.lock_written_path, {"stat": self._lock_stat(), "behind": True})
+                    self._deferred = (doc, {})
+                    self._deferred_dirty = behind
+        try:
+            yield
+        finally:
+            with self._lock_mutex:
+                self._deferred_depth -= 1
+                if self._deferred_depth == 0 and self._deferred is not None:
+                    doc, pending = self._deferred
+                    self._deferred = None
+                    try:
+                        if pending or self._deferred_dirty:
+                            self._write_lock_doc({**doc, "apps": {**doc["apps"], **pending}})
+                        else:
+                            self._note_lock_written()
+                    except OSError as exc:
+                        if on_error is None:
+                            raise
+                        on_error(exc)
+
+    def _mirror_into_cache(self, doc: Mapping[str, Any]) -> None:
+        """Make the local cache hold exactly the lock file's apps (each with the key check it has there)."""
+        keep = {_file_name(app_id) for app_id in doc["apps"]}
+        if self.base_dir.is_dir():
+            for entry in os.scandir(self.base_dir):
+                if entry.name.endswith(".json") and entry.name not in keep:
+                    os.unlink(entry.path)
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        self._write_cache({app_id: {"format": BASE_FORMAT, "app": entry["app"], "key": entry.get("key")}
+                           for app_id, entry in doc["apps"].items()})
+
+    def _write_lock_doc(self, doc: Mapping[str, Any]) -> None:
+        atomic_write_bytes(self.lock_path, lockfile.render(doc["apps"], doc.get("target")))
+        self._note_lock_written()
 
     def _load_cache(self, skip: Iterable[str], check: str) -> dict[str, tuple[dict[str, Any], str]]:
         """The local cache's apps with the key check each was written with (an unstamped file: this workspace's
@@ -205,17 +294,30 @@ class Workspace:
     def _update_lock(self, app_id: str, canonical: dict[str, Any] | None) -> None:
         """One app's entry of the lock file replaced (``None``: removed), if there is a lock file."""
         with self._lock_mutex:
-            doc = self._read_lock()
+            entry = None if canonical is None else {"app": canonical, "key": lockfile.key_check(self.fingerprint_key())}
+            if self._deferred is not None and entry is not None:
+                self._deferred[1][app_id] = entry  # written when the batch ends
+                return
+            if self._deferred is not None:
+                doc, pending = self._deferred
+                doc = {**doc, "apps": {**doc["apps"], **pending}}
+                pending.clear()
+            else:
+                doc = self._lock_doc()
             if doc is None:
                 return
             apps = dict(doc["apps"])
-            if canonical is None:
+            if entry is None:
                 if apps.pop(app_id, None) is None:
                     return
             else:
-                apps[app_id] = {"app": canonical, "key": lockfile.key_check(self.fingerprint_key())}
-            atomic_write_bytes(self.lock_path, lockfile.render(apps, doc.get("target")))
-            self._note_lock_written()
+                apps[app_id] = entry
+            doc = {**doc, "apps": apps}
+            if self._deferred is not None:
+                self._deferred = (doc, self._deferred[1])
+            self._write_lock_doc(doc)
+            if self._deferred is not None:  # still batching: the mark stays, for the lock file just written
+                atomic_write_json(self.lock_written_path, {"stat": self._lock_stat(), "behind": True})
 
     def write_base_app(self, app_id: str, canonical: dict[str, Any]) -> None:
         """Store one app's canonical state (atomically); ``canonical["id"]`` must be ``app_id``."""
@@ -243,15 +345,17 @@ class Workspace:
         self.base_dir.mkdir(parents=True, exist_ok=True)
 
         self.fingerprint_key()  # made (if need be) before the threads read it
+        self._write_cache({app_id: self._entry(canonical) for app_id, canonical in apps.items()}, threads)
+
+    def _write_cache(self, entries: Mapping[str, dict[str, Any]], threads: int = 8) -> None:
+        """Many cache files at once, by a few threads (fsync releases the GIL), the directory synced once."""
+        from concurrent.futures import ThreadPoolExecutor  # only a pull (or a first batch) writes many at once
 
         def write(item: tuple[str, dict[str, Any]]) -> None:
-            app_id, canonical = item
-            atomic_write_json(self.base_path(app_id), self._entry(canonical), sync_dir=False, make_parents=True)
+            atomic_write_json(self.base_path(item[0]), item[1], sync_dir=False, make_parents=True)
 
-        from concurrent.futures import ThreadPoolExecutor  # only a pull writes many files at once
-
-        with ThreadPoolExecutor(max_workers=max(1, min(threads, len(apps)))) as pool:
-            list(pool.map(write, apps.items()))  # list(): re-raise the first failure here
+        with ThreadPoolExecutor(max_workers=max(1, min(threads, len(entries)))) as pool:
+            list(pool.map(write, entries.items()))  # list(): re-raise the first failure here
         fsync_dir(self.base_dir)
 
     def delete_base_app(self, app_id: str) -> None:
