@@ -43,7 +43,16 @@ from tenantdeck.sync.settle import Choice
 from tenantdeck.sync.types import Step
 from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
-from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
+from tenantdeck.sync.workspace.local import (
+    DraftInvalid,
+    Local,
+    TargetIds,
+    compare_local,
+    load_local,
+    plan_local,
+    reload_local,
+    settle_conflicts,
+)
 from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
@@ -167,8 +176,12 @@ def _read_plan(path: Path) -> Plan | PushRefused:
         return PushRefused("invalid_plan_file", f"cannot read plan {path}: {exc}")
 
 
-async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str]) -> Prepared | PushRefused:
-    """Read the draft and the service and return the plan to confirm, or why nothing can be pushed."""
+async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str], *,
+                       local: Local | None = None) -> Prepared | PushRefused:
+    """Read the draft and the service and return the plan to confirm, or why nothing can be pushed.
+
+    The draft is read as ``target``'s profile sees it (its section of the targets file, if any); ``local``: the
+    desired state already made (``promote``: what the source account has), pushed the same way."""
     plan_in: Plan | None = None
     if request.plan_file is not None:
         read = _read_plan(request.plan_file)
@@ -177,7 +190,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         plan_in = read
     draft_path = request.draft_path or (Path(plan_in.draft_path) if plan_in else Path("tenantdeck.yaml"))
     try:
-        local = load_local(draft_path, env, key=target.fingerprint_key())
+        if local is None:
+            local = load_local(draft_path, env, key=target.fingerprint_key(), profile=target.name)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{draft_path} is not valid; nothing was pushed", problems=exc.problems)
     local.prefer = request.prefer
@@ -189,7 +203,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return wrong
     notices: list[str] = []
     warnings: list[str] = []
-    ids = DraftIds(local.path, local.workspace, request.id_writer)
+    ids = ids_for(local, request.id_writer)
     async with target.client(**_client_kwargs(request)) as client:
         resolution = await resolve_intents(client, local.workspace, local.apps, local.base, secret_key=local.secret_key)
         notices += resolution.messages
@@ -286,7 +300,8 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
     Read-only: nothing is written, not even the base (a push records what both sides agree on).
     """
     try:
-        local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None)
+        local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
+                           profile=target.name if target is not None else None)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
@@ -366,7 +381,15 @@ def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | No
     return None
 
 
-def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: list[str], **kw: Any) -> Local:
+def ids_for(local: Local, writer: IdWriter | None) -> DraftIds | TargetIds:
+    """Where a push records the ids it is assigned: the draft, or the targets file for one of its targets."""
+    if local.view is not None:
+        return TargetIds(local.path, local.view)
+    return DraftIds(local.path, local.workspace, writer)
+
+
+def _write_ids(ids: DraftIds | TargetIds, local: Local, env: Mapping[str, str], warnings: list[str],
+               **kw: Any) -> Local:
     """Write adopted ids into the draft and reload it; when the draft cannot take them, say so and go on (the
     journal and base keep them, and the next run adopts them again)."""
     try:
@@ -374,7 +397,7 @@ def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: li
     except (OSError, ProblemError) as exc:
         warnings.append(f"cannot write ids into {local.path}: {exc}")
         return local
-    return load_local(local.path, env) if changed else local
+    return reload_local(local, env) if changed else local
 
 
 def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
@@ -410,7 +433,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     """
     emit = on_event or (lambda event: None)
     plan, local = prepared.plan, prepared.local
-    ids = DraftIds(local.path, local.workspace, prepared.request.id_writer)
+    ids = ids_for(local, prepared.request.id_writer)
 
     async def sleep(delay: float) -> None:
         emit(PushEvent("retry_scheduled", op=_CURRENT_OP.get(), delay=delay,
@@ -450,7 +473,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     return result
 
 
-def _record_ids(ids: DraftIds, result: PushResult, local: Local) -> None:
+def _record_ids(ids: DraftIds | TargetIds, result: PushResult, local: Local) -> None:
     """One batched write of every id the push was assigned (also when interrupted)."""
     if not result.app_ids and not result.widget_ids:
         return
