@@ -156,3 +156,106 @@ def test_a_bad_targets_file_is_a_located_error(accounts: tuple[Any, Any, Path]) 
     assert code == exitcodes.ERROR, err
     assert f"{path}:8:" in err and "primary_color" in err, err
     assert live_apps(production) == {}
+
+
+# --- promote ------------------------------------------------------------------------------------------------------
+
+
+def promote(source: Any, dest: Any, draft: Path, env: dict[str, str] | None = None, **kw: Any) -> tuple[int, str, dict]:
+    """``promote staging production --yes``; returns (exit code, stderr, the JSON report)."""
+    err = io.StringIO()
+    report: dict[str, Any] = {}
+    opts = PushOptions(draft_path=draft, yes=True, retry_base_delay=0.001, report=report,
+                       source=target("staging", source), **kw)
+    code = asyncio.run(push_flow(target("production", dest), opts, env=env or ENV, err=err))
+    return code, err.getvalue(), report
+
+
+def dashboard(sandbox: Any, app_name: str, widget: str, change: Any) -> None:
+    """Change a widget on the service, as someone in that account's dashboard would."""
+
+    async def go() -> None:
+        async with client_for(sandbox) as c:
+            (app,) = [a for a in await c.list_apps() if a.name == app_name]
+            (found,) = [w for w in await c.list_widgets(app.id) if w.settings["name"] == widget]
+            settings = found.settings
+            change(settings)
+            await c.update_widget(app.id, found.widget_id, settings)
+
+    asyncio.run(go())
+
+
+def widget_of(sandbox: Any, app: str = "Acme", name: str = "Help desk") -> dict[str, Any]:
+    return live_apps(sandbox)[app][1][name][1]
+
+
+@pytest.fixture
+def both(accounts: tuple[Any, Any, Path]) -> tuple[Any, Any, Path]:
+    """staging and production both have the draft's apps (production through its section)."""
+    staging, production, draft = accounts
+    code, err = push(production, "production", draft)
+    assert code == exitcodes.OK, err
+    return staging, production, draft
+
+
+def test_promote_pushes_what_staging_has_and_keeps_what_production_changed(both: tuple[Any, Any, Path]) -> None:
+    staging, production, draft = both
+    # staging gets a change through the draft, and one in its dashboard
+    draft.write_text(draft.read_text().replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
+    code, err = push(staging, "staging", draft)
+    assert code == exitcodes.OK, err
+    dashboard(staging, "Acme", "Help desk", lambda s: s["main"].update(share_location=False))
+    # meanwhile someone changed another value in production's dashboard
+    dashboard(production, "Acme", "Help desk", lambda s: s["sidebar"].update(calls=True))
+    targets_before = targets_path(draft).read_text()
+    code, err, report = promote(staging, production, draft)
+    assert code == exitcodes.OK, err
+    ops = report["plan"]["operations"]
+    assert [op["kind"] for op in ops] == ["update_widget"], ops
+    after = widget_of(production)
+    assert after["main"]["send_gifs"] is True  # the draft's change, as staging has it
+    assert after["main"]["share_location"] is False  # staging's dashboard change
+    assert after["sidebar"]["calls"] is True  # production's own change: kept (three-way)
+    hooks = live_apps(production)["Acme"][2]
+    assert hooks["audit"]["webhookURL"] == "https://hooks.example.com/prod/audit"  # staging's URL is staging's
+    assert "password" in err and "not promoted" in err, err  # said, not silently skipped
+    assert targets_path(draft).read_text() == targets_before
+    assert "staging1" not in err and "staging1" not in str(report)
+    # production's base advanced: promoting again has nothing to do
+    code, err, report = promote(staging, production, draft)
+    assert code == exitcodes.OK, err
+    assert report["plan"]["operations"] == []
+
+
+def test_promote_creates_an_app_production_lacks_and_records_its_id(both: tuple[Any, Any, Path]) -> None:
+    staging, production, draft = both
+    draft.write_text(draft.read_text() + "  - name: Beta\n    region: us\n")
+    code, err = push(staging, "staging", draft)
+    assert code == exitcodes.OK, err
+    draft_before = draft.read_text()
+    code, err, report = promote(staging, production, draft)
+    assert code == exitcodes.OK, err
+    assert [op["kind"] for op in report["plan"]["operations"]] == ["create_app"], report["plan"]
+    beta_id = live_apps(production)["Beta"][0]
+    assert beta_id != live_apps(staging)["Beta"][0]
+    assert f"id: {beta_id}" in targets_path(draft).read_text()
+    assert draft.read_text() == draft_before
+
+
+def test_promote_refuses_a_conflict_and_changes_nothing(both: tuple[Any, Any, Path]) -> None:
+    staging, production, draft = both
+    dashboard(staging, "Acme", "Help desk", lambda s: s["style"].update(primary_color="#222222"))
+    dashboard(production, "Acme", "Help desk", lambda s: s["style"].update(primary_color="#111111"))
+    before = live_apps(production)
+    code, err, report = promote(staging, production, draft)
+    assert code == exitcodes.CONFLICT, err
+    assert report["refusal"]["kind"] == "conflicts"
+    assert live_apps(production) == before
+
+
+def test_promote_from_an_account_the_draft_was_not_taken_from_is_refused(both: tuple[Any, Any, Path]) -> None:
+    _staging, production, draft = both
+    err = io.StringIO()
+    opts = PushOptions(draft_path=draft, yes=True, report={}, source=target("qa", production))
+    code = asyncio.run(push_flow(target("production", production), opts, env=ENV, err=err))
+    assert code == exitcodes.WRONG_TARGET, err.getvalue()
