@@ -15,6 +15,7 @@ from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests import procs
 from tests.sync.test_promote import draft_text
+from tests.test_json_output import check_head
 
 
 @pytest.fixture
@@ -76,7 +77,8 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
     assert promoted.exit_code == 0, promoted.stderr
     doc = json.loads(promoted.stdout)
-    assert (doc["command"], doc["source"], doc["profile"]) == ("promote", "staging", "production")
+    check_head(doc, "promote", 0)  # the keys docs/json-output.md documents
+    assert (doc["source"], doc["profile"]) == ("staging", "production")
     assert [op["kind"] for op in doc["plan"]["operations"]] == ["update_widget"]
     assert "Promoting staging -> production" in promoted.stderr
     again = run(env, "promote", "staging", "production", "--yes", "--format", "json")
