@@ -100,8 +100,10 @@ def switch_profile(app: App[Any], name: str) -> None:
     for screen in app.screen_stack:
         if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
             screen.sub_title = app.sub_title
-        if isinstance(screen, ReviewScreen) and not screen.pushing:
-            screen.make_plan(online=screen.online)
+        if isinstance(screen, ReviewScreen):
+            screen.show_target()
+            if not screen.pushing:
+                screen.make_plan(online=screen.online)
     app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)
 
 

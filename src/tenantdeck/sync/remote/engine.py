@@ -293,15 +293,17 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
 
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
                      allow_delete: bool = False, concurrency: int = 16,
-                     client_options: Mapping[str, Any] | None = None) -> Plan | PushRefused:
+                     client_options: Mapping[str, Any] | None = None,
+                     profile: str | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
-    Read-only: nothing is written, not even the base (a push records what both sides agree on).
+    Read-only: nothing is written, not even the base (a push records what both sides agree on). The draft is read
+    as the target's profile sees it (``profile`` offline): its section of the targets file, if any.
     """
     try:
         local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
-                           profile=target.name if target is not None else None)
+                           profile=target.name if target is not None else profile)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
