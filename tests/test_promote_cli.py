@@ -95,3 +95,19 @@ def test_schema_of_the_targets_file(two_accounts: dict[str, str]) -> None:
     schema: dict[str, Any] = json.loads(result.stdout)
     assert schema["title"].startswith("tenantdeck targets file")
     assert "targets" in schema["properties"]
+
+
+def test_validate_checks_the_targets_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(draft_text())
+    env = {"TENANTDECK_CONFIG_DIR": str(tmp_path / "config"), "NO_COLOR": "1"}
+    assert run(env, "validate").exit_code == 0
+    targets = tmp_path / "tenantdeck.targets.yaml"
+    targets.write_text("format: 1\ntargets:\n  production:\n    apps:\n      Acme:\n        webhooks:\n"
+                       "          audit: {webhookURL: 'ftp://nope'}\n")
+    result = run(env, "validate", "--format", "json")
+    assert result.exit_code == exitcodes.ERROR
+    (problem,) = [p for p in json.loads(result.stdout)["problems"] if p["severity"] == "error"]
+    assert (problem["file"], problem["line"], problem["path"]) == (
+        targets.name, 7, "targets.production.apps.Acme.webhooks.audit.webhookURL"), problem

@@ -22,7 +22,8 @@ from tenantdeck.cli.options import draft_input
 @draft_input("The draft to check.")
 @format_option()
 def command(draft_path: Path, fmt: str) -> None:
-    """Check the draft DRAFT offline; exit 0 when valid (warnings allowed), 1 when not."""
+    """Check the draft DRAFT offline (and its targets file, if any); exit 0 when valid (warnings allowed), 1 when
+    not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
     from tenantdeck.problems import render_text
@@ -37,6 +38,10 @@ def command(draft_path: Path, fmt: str) -> None:
         output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
+    if result.ok:
+        from tenantdeck.draft.overrides import target_problems
+
+        problems = problems + target_problems(path)  # <stem>.targets.yaml: each target's draft must be valid too
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors
     valid = result.draft is not None and errors == 0

@@ -391,3 +391,23 @@ def write_ids(draft_path: str | os.PathLike[str], profile: str, *, app_ids: Mapp
     write_atomic(path, out.getvalue(), backup=False)
     return True
 
+
+
+def target_problems(draft_path: str | os.PathLike[str]) -> list[Problem]:
+    """The problems of every target of the draft's targets file (``validate``): the file's own, then each
+    target's effective draft's errors (and the warnings placed in the targets file). The draft itself is valid."""
+    try:
+        overrides = read_overrides(draft_path)
+    except OverridesInvalid as exc:
+        return exc.problems
+    if overrides is None:
+        return []
+    out: list[Problem] = []
+    for profile in overrides.model.targets:
+        try:
+            result = load_effective(draft_path, profile)
+        except OverridesInvalid as exc:
+            out += exc.problems
+            continue
+        out += [p for p in result.problems if p.is_error or p.file == os.fspath(overrides.path)]
+    return sort_problems(out)
