@@ -259,3 +259,38 @@ def test_promote_from_an_account_the_draft_was_not_taken_from_is_refused(both: t
     opts = PushOptions(draft_path=draft, yes=True, report={}, source=target("qa", production))
     code = asyncio.run(push_flow(target("production", production), opts, env=ENV, err=err))
     assert code == exitcodes.WRONG_TARGET, err.getvalue()
+
+
+def stored_password(db: Path, hook: str = "audit") -> str:
+    """The webhook's password as the sandbox stores it (the API never returns it)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        (value,) = conn.execute("SELECT password FROM webhooks WHERE webhook_id = ?", (hook,)).fetchone()
+    return str(value)
+
+
+def test_promote_never_sends_the_source_secret(tmp_path: Path) -> None:
+    """A webhook change is promoted; its password is production's before and after, whatever the job's
+    environment holds (the source's secret cannot be read, and the draft's reference is not a rotation)."""
+    staging = make_sandbox(tmp_path / "staging.db", seed=False)
+    production = make_sandbox(tmp_path / "production.db", seed=False)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(draft_text())
+    assert push(staging, "staging", draft, {"AUDIT_PASSWORD": "stagingpw"})[0] == exitcodes.OK
+    targets_path(draft).write_text(TARGETS)
+    assert push(production, "production", draft, {"AUDIT_PASSWORD": "productionpw"})[0] == exitcodes.OK
+    assert stored_password(tmp_path / "production.db") == "productionpw"
+
+    async def rename() -> None:  # staging's dashboard renames the webhook
+        async with client_for(staging) as c:
+            (app,) = await c.list_apps()
+            await c.update_webhook(app.id, "audit", {"name": "Audit trail"})
+
+    asyncio.run(rename())
+    code, err, report = promote(staging, production, draft, {"AUDIT_PASSWORD": "stagingpw"})
+    assert code == exitcodes.OK, err
+    assert [op["kind"] for op in report["plan"]["operations"]] == ["update_webhook"], report["plan"]
+    assert live_apps(production)["Acme"][2]["audit"]["name"] == "Audit trail"
+    assert stored_password(tmp_path / "production.db") == "productionpw"
+    assert "webhooks.audit.password" in err and "not promoted" in err, err
