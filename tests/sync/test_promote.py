@@ -161,13 +161,14 @@ def test_a_bad_targets_file_is_a_located_error(accounts: tuple[Any, Any, Path]) 
 # --- promote ------------------------------------------------------------------------------------------------------
 
 
-def promote(source: Any, dest: Any, draft: Path, env: dict[str, str] | None = None, **kw: Any) -> tuple[int, str, dict]:
+def promote(source: Any, dest: Any, draft: Path, env: dict[str, str] | None = None,
+            names: tuple[str, str] = ("staging", "production"), **kw: Any) -> tuple[int, str, dict]:
     """``promote staging production --yes``; returns (exit code, stderr, the JSON report)."""
     err = io.StringIO()
     report: dict[str, Any] = {}
     opts = PushOptions(draft_path=draft, yes=True, retry_base_delay=0.001, report=report,
-                       source=target("staging", source), **kw)
-    code = asyncio.run(push_flow(target("production", dest), opts, env=env or ENV, err=err))
+                       source=target(names[0], source), **kw)
+    code = asyncio.run(push_flow(target(names[1], dest), opts, env=env or ENV, err=err))
     return code, err.getvalue(), report
 
 
@@ -294,3 +295,17 @@ def test_promote_never_sends_the_source_secret(tmp_path: Path) -> None:
     assert live_apps(production)["Acme"][2]["audit"]["name"] == "Audit trail"
     assert stored_password(tmp_path / "production.db") == "productionpw"
     assert "webhooks.audit.password" in err and "not promoted" in err, err
+
+
+def test_promote_back_to_the_drafts_own_account(both: tuple[Any, Any, Path]) -> None:
+    """From a target to the draft's own account: the draft's ids, production's overrides not carried over."""
+    staging, production, draft = both
+    dashboard(production, "Acme", "Help desk", lambda s: s["main"].update(send_gifs=True))
+    before = draft.read_text()
+    code, err, report = promote(production, staging, draft, names=("production", "staging"))
+    assert code == exitcodes.OK, err
+    assert [op["kind"] for op in report["plan"]["operations"]] == ["update_widget"], report["plan"]
+    assert widget_of(staging)["main"]["send_gifs"] is True
+    hooks = live_apps(staging)["Acme"][2]
+    assert hooks["audit"]["webhookURL"] == "https://hooks.example.com/staging/audit"  # production's stays there
+    assert draft.read_text() == before
