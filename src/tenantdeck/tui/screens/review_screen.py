@@ -183,17 +183,22 @@ the palette, ctrl+p); the key shows when profiles.yaml names more than one.
             title += f" ({targets_path(self.editor.path).name} has errors)"
         self.sub_title = title
 
+    def follow_profile(self) -> None:
+        """The profile changed (``a``, or the palette): name it, and plan again against it unless pushing."""
+        self.show_target()
+        if not self.pushing:
+            self.make_plan(online=self.online)
+
     def action_switch_target(self) -> None:
         """Review against the next configured profile (the palette's switch, one key away)."""
-        from tenantdeck.tui import navigation
-        from tenantdeck.tui.profile import current_profile
+        from tenantdeck.tui.profile import current_profile, switch_to
 
         if len(self.targets) < 2 or self.pushing:
             return
         current = current_profile(self.editor.profile)
         following = self.targets[(self.targets.index(current) + 1) % len(self.targets)] \
             if current in self.targets else self.targets[0]
-        navigation.switch_profile(self.app, following)
+        switch_to(self.app, self.editor, following)
 
     def client_options(self) -> dict[str, Any]:
         """The client settings of :attr:`request_options` (retries), for the reads a refresh makes."""
