@@ -65,6 +65,9 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     (new_id,) = doc["result"]["created_apps"].values()
     assert f"id: {new_id}" in (tmp_path / "tenantdeck.targets.yaml").read_text()
     assert (tmp_path / "tenantdeck.production.lock.json").is_file()
+    history = json.loads(run(env, "history", "--profile", "production", "--format", "json").stdout)["pushes"]
+    assert [(h["profile"], h["result"]) for h in history] == [("production", "complete")]
+    assert all(h["profile"] == "staging" for h in json.loads(run(env, "history", "--format", "json").stdout)["pushes"])
     diff = run(env, "diff", "--profile", "production")
     assert diff.exit_code == 0 and "No changes" in diff.stderr + diff.stdout, diff.stderr
     # a pull from a target would write its values over the shared draft: refused, with what to do instead
