@@ -86,8 +86,15 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     assert "Promoting staging -> production" in promoted.stderr
     again = run(env, "promote", "staging", "production", "--yes", "--format", "json")
     assert json.loads(again.stdout)["plan"]["operations"] == []
+    # a saved plan for a target is pushed to that target, from its own base
+    draft.write_text(draft.read_text().replace("main: {send_gifs: true}", "main: {send_gifs: false}"))
+    planned = run(env, "plan", "--profile", "production", "-o", "production.plan.json")
+    assert planned.exit_code == exitcodes.CHANGES, planned.stderr
+    applied = run(env, "push", "production.plan.json", "--profile", "production", "--yes", "--format", "json")
+    assert applied.exit_code == 0, applied.stderr
+    assert [op["status"] for op in json.loads(applied.stdout)["result"]["operations"]] == ["applied"]
     # no confirmation without a terminal, as push
-    draft.write_text(before)
+    draft.write_text(before.replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     asked = run(env, "promote", "staging", "production")
     assert asked.exit_code == exitcodes.ERROR and "pass --yes" in asked.stderr

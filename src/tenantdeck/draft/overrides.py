@@ -193,8 +193,11 @@ def _merge(into: Any, over: Any, at: tuple[PathPart, ...], leaves: list[tuple[Pa
         for key, value in over.items():
             out[key] = _merge(into.get(key), value, (*at, key), leaves)
         return out
-    if isinstance(over, Mapping):
-        leaves.extend((*at, k) for k in over) if over else leaves.append(at)
+    if isinstance(over, Mapping):  # a new mapping: each of its keys was written in the targets file
+        if over:
+            leaves.extend((*at, k) for k in over)
+        else:
+            leaves.append(at)
         return copy.deepcopy(dict(over))
     leaves.append(at)
     return copy.deepcopy(over)
@@ -319,7 +322,8 @@ def load_effective(draft_path: str | os.PathLike[str], profile: str, *, text: st
     """The draft as ``profile`` sees it, validated, its problems placed in the draft or the targets file.
 
     ``text``: the draft as an editor holds it; ``data``: a draft's data to use instead of the draft's (promotion:
-    what the source account has). Raises :class:`OverridesInvalid` for a broken targets file.
+    what the source account has; its problems are then placed by key path in the draft, which may have other
+    apps at those indexes). Raises :class:`OverridesInvalid` for a broken targets file.
     """
     from tenantdeck.draft.emit import emit
 
