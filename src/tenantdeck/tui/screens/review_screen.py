@@ -97,9 +97,9 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
 While a push runs, the line above the list shows operations done of total, the rate, the time left and the
 operations running; when it ends, each operation it sent with its outcome (`s` lists them all, with reasons).
-The header names the profile the review plans against (and the targets file when that profile is one of the
-draft's targets: its own ids, values and base). `a` switches the review to the next configured profile (also in
-the palette, ctrl+p); the key shows when profiles.yaml names more than one.
+The header names the profile the review plans against, with `(target)` when that profile is one of the draft's
+targets (`<draft>.targets.yaml`: its own ids, values and base). `a` switches the review to the next configured
+profile (also in the palette, ctrl+p); the key shows when profiles.yaml names more than one.
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
@@ -178,7 +178,7 @@ the palette, ctrl+p); the key shows when profiles.yaml names more than one.
         title = profile_subtitle(self.editor.profile)
         try:
             if has_section(self.editor.path, self.editor.profile):
-                title += " (targets file)"
+                title += " (target)"
         except Exception:  # a broken targets file: planning says where
             title += f" ({targets_path(self.editor.path).name} has errors)"
         self.sub_title = title
