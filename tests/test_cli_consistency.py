@@ -102,7 +102,7 @@ def test_concurrency_has_one_range_and_default_everywhere() -> None:
             if param.name == "concurrency":
                 assert isinstance(param.type, click.IntRange)
                 found[name] = (param.type.min, param.type.max, param.default, param.metavar)
-    assert set(found) == {"pull", "diff", "plan", "push"}
+    assert set(found) == {"pull", "diff", "plan", "push", "promote"}
     assert len(set(found.values())) == 1, found
 
 

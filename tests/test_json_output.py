@@ -50,7 +50,8 @@ def check_head(doc: dict[str, Any], command: str, code: int) -> None:
 
 
 def test_every_command_documents_its_keys() -> None:
-    assert set(documented_keys()) == {"validate", "pull", "push", "history", "doctor", "audit", "policy list"}
+    assert set(documented_keys()) == {"validate", "pull", "push", "promote", "history", "doctor", "audit",
+                                      "policy list"}
 
 
 def test_pull_validate_push_history_doctor_as_json(env: dict[str, str], tmp_path: Path) -> None:

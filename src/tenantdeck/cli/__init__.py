@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("diff_cmd", "Show what a push would change (three-way: base, draft, live)."),
     "plan": ("plan_cmd", "Save the operations a push would run, with remote fingerprints."),
     "push": ("push_cmd", "Apply the draft's changes (or a saved plan) to the service."),
+    "promote": ("promote_cmd", "Push to one profile what another has for the draft's apps (staging -> production)."),
     "history": ("history_cmd", "Show the local audit log of pushes."),
     "doctor": ("doctor_cmd", "Check that the service is reachable and the credentials work."),
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),

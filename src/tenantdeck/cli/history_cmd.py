@@ -13,14 +13,25 @@ from tenantdeck.cli.sync_common import draft_option
 
 @click.command("history")
 @draft_option
+@click.option("--profile", metavar="NAME", default=None,
+              help="The pushes to this target of the draft's targets file (each keeps its own history); default: "
+              "the draft's own account.")
 @format_option()
-def command(draft_path: Path, fmt: str) -> None:
+def command(draft_path: Path, profile: str | None, fmt: str) -> None:
     """Show the local audit log of pushes."""
     from tenantdeck.cli.sync_common import fail
+    from tenantdeck.draft.overrides import OverridesInvalid, has_section, targets_path
     from tenantdeck.sync.workspace.history import read_history, render_history_text
     from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
-    workspace = Workspace(draft_path)
+    try:
+        target = profile if has_section(draft_path, profile) else None
+    except OverridesInvalid as exc:
+        fail(exc.problems[0].render() if exc.problems else str(exc))
+    if profile and target is None:
+        fail(f"{profile!r} is not a target of {targets_path(draft_path)}; without --profile, history shows the "
+             "pushes to the draft's own account")
+    workspace = Workspace(draft_path, target)
     try:
         check_workspace(workspace)
         records = read_history(workspace.history_path)

@@ -68,6 +68,7 @@ def command(
     if refused:
         raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")
     target = target_for_draft(draft_path, profile, base_url, insecure, max_rps)
+    _not_a_target_of_the_draft(draft_path, target.name)
     try:
         # held for the whole pull: the draft it read is the draft it replaces (no editor saves in between)
         with api_errors(), hold(Workspace(draft_path), "tenantdeck pull", timeout=lock_timeout):
@@ -124,3 +125,20 @@ def _unwritable(draft_path: Path) -> str | None:
                     return f"its workspace {where} is not writable"
                 break
     return reason
+
+
+def _not_a_target_of_the_draft(draft_path: Path, profile: str) -> None:
+    """A pull writes the service's values into the draft, which every target shares: from a target of the targets
+    file it would write production's values (and ids) over staging's. Say what to do instead (exit 1)."""
+    from tenantdeck.draft.overrides import OverridesInvalid, has_section, targets_path
+
+    try:
+        theirs = has_section(draft_path, profile)
+    except OverridesInvalid as exc:
+        output.error(exc.problems[0].render() if exc.problems else str(exc))
+        raise SystemExit(exitcodes.ERROR) from None
+    if theirs:
+        raise TargetError(f"{profile!r} is a target of {targets_path(draft_path)}: its values come from the draft "
+                          "and that file, so a pull from it would write them over the draft every target shares; "
+                          f"pull from the draft's own account, and use `tenantdeck promote {profile} OTHER` to take "
+                          "what it has elsewhere. Nothing was changed")

@@ -39,6 +39,8 @@ class PushOptions(PushRequest):
     lock_timeout: float | None = None  #: seconds to wait for another process's workspace lock (None: the default)
     #: ``push --format json``: what the push did, as data; filled by :func:`push_flow` (docs/json-output.md)
     report: dict[str, Any] | None = None
+    #: ``promote SOURCE DEST``: the desired state is what this account has (:mod:`tenantdeck.sync.remote.promote`)
+    source: Target | None = None
 
 
 def _err(stream: TextIO, text: str) -> None:
@@ -69,9 +71,15 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
     from tenantdeck.cli.progress import ProgressReporter
 
     err = err if err is not None else sys.stderr
-    if opts.plan_file is None:
-        _err(err, f"Reading the service ({target.describe()}) ...")
-    prepared = await prepare_push(target, opts, env)
+    if opts.source is not None:
+        from tenantdeck.sync.remote.promote import prepare_promote
+
+        _err(err, f"Reading {opts.source.describe()} and {target.describe()} ...")
+        prepared = await prepare_promote(opts.source, target, opts, env)
+    else:
+        if opts.plan_file is None:
+            _err(err, f"Reading the service ({target.describe()}) ...")
+        prepared = await prepare_push(target, opts, env)
     report = opts.report if opts.report is not None else {}
     if isinstance(prepared, PushRefused):
         report["refusal"] = prepared.to_json()

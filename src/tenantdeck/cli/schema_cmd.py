@@ -6,8 +6,17 @@ import click
 
 
 @click.command("schema")
-def command() -> None:
+@click.option("--targets", is_flag=True, help="The schema of the targets file (<draft>.targets.yaml: per profile, "
+              "app ids and values that differ) instead of the draft's.")
+def command(targets: bool) -> None:
     """Print the JSON Schema of the draft format (for editors and CI)."""
+    if targets:
+        import json
+
+        from tenantdeck.draft.overrides import build_schema
+
+        click.echo(json.dumps(build_schema(), indent=2, ensure_ascii=False))
+        return
     from tenantdeck.draft.schema import schema_text
 
     click.echo(schema_text(), nl=False)

@@ -98,7 +98,8 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
         target = target_for_draft(draft_path, **(target_args or {}))
     try:
         local = load_local(draft_path, reuse_in_sync=offline,
-                           key=target.fingerprint_key() if target is not None else None)
+                           key=target.fingerprint_key() if target is not None else None,
+                           profile=target.name if target is not None else (target_args or {}).get("profile"))
     except DraftInvalid as exc:
         from tenantdeck.cli.output import echo
 

@@ -25,7 +25,8 @@ from tenantdeck.cli.options import draft_input
               default=None, help="Fleet policies to check the draft against  [default: <draft stem>.policies.yaml "
               "beside the draft, when there is one]")
 def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
-    """Check the draft DRAFT offline, and its fleet policies; exit 0 when valid (warnings allowed), 1 when not."""
+    """Check the draft DRAFT offline (and its targets file and fleet policies, if any); exit 0 when valid (warnings
+    allowed), 1 when not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
     from tenantdeck.problems import render_text
@@ -40,6 +41,10 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
         output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
+    if result.ok:
+        from tenantdeck.draft.overrides import target_problems
+
+        problems = problems + target_problems(path)  # <stem>.targets.yaml: each target's draft must be valid too
     if result.draft is not None and isinstance(result.doc.data, dict):
         from tenantdeck.policies.checks import check_draft
 

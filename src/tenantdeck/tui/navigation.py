@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.tui.host import host_of
-from tenantdeck.tui.profile import profile_subtitle
+from tenantdeck.tui.profile import switch_to
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -97,16 +97,7 @@ def open_review(app: App[Any]) -> Any:
 
 def switch_profile(app: App[Any], name: str) -> None:
     """Plan, push and pull against ``name`` from now on; an open review plans again against it."""
-    from tenantdeck.tui.screens.review_screen import ReviewScreen
-
-    host_of(app).editor.profile = name
-    app.sub_title = profile_subtitle(name)
-    for screen in app.screen_stack:
-        if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
-            screen.sub_title = app.sub_title
-        if isinstance(screen, ReviewScreen) and not screen.pushing:
-            screen.make_plan(online=screen.online)
-    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)
+    switch_to(app, host_of(app).editor, name)
 
 
 def current_app_index(app: App[Any]) -> int | None:

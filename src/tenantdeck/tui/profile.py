@@ -3,6 +3,8 @@ because the review and pull screens show it and the palette switches it: neither
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def current_profile(profile: str | None) -> str:
     """The profile name the editor works against: the chosen one, else ``TENANTDECK_PROFILE``, else ``default:`` of
@@ -26,3 +28,17 @@ def current_profile(profile: str | None) -> str:
 
 def profile_subtitle(profile: str | None) -> str:
     return f"profile: {current_profile(profile)}"
+
+
+def switch_to(app: Any, editor: Any, name: str) -> None:
+    """Plan, push and pull against ``name`` from now on: every screen's sub-title says it, and a screen that follows
+    the profile (the review: ``follow_profile``) plans again against it. The palette and the review's ``a`` key."""
+    editor.profile = name
+    app.sub_title = profile_subtitle(name)
+    for screen in app.screen_stack:
+        if str(getattr(screen, "sub_title", None) or "").startswith("profile: "):
+            screen.sub_title = app.sub_title
+        follow = getattr(screen, "follow_profile", None)
+        if callable(follow):
+            follow()
+    app.notify(f"Profile {name}: reviews, pushes and pulls now go to it.", title="Profile", markup=False)

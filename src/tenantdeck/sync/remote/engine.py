@@ -43,7 +43,16 @@ from tenantdeck.sync.settle import Choice
 from tenantdeck.sync.types import Step
 from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
-from tenantdeck.sync.workspace.local import DraftInvalid, Local, compare_local, load_local, plan_local, settle_conflicts
+from tenantdeck.sync.workspace.local import (
+    DraftInvalid,
+    Local,
+    TargetIds,
+    compare_local,
+    load_local,
+    plan_local,
+    reload_local,
+    settle_conflicts,
+)
 from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
@@ -179,8 +188,12 @@ def _read_plan(path: Path) -> Plan | PushRefused:
         return PushRefused("invalid_plan_file", f"cannot read plan {path}: {exc}")
 
 
-async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str]) -> Prepared | PushRefused:
-    """Read the draft and the service and return the plan to confirm, or why nothing can be pushed."""
+async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str], *,
+                       local: Local | None = None) -> Prepared | PushRefused:
+    """Read the draft and the service and return the plan to confirm, or why nothing can be pushed.
+
+    The draft is read as ``target``'s profile sees it (its section of the targets file, if any); ``local``: the
+    desired state already made (``promote``: what the source account has), pushed the same way."""
     plan_in: Plan | None = None
     if request.plan_file is not None:
         read = _read_plan(request.plan_file)
@@ -189,7 +202,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         plan_in = read
     draft_path = request.draft_path or (Path(plan_in.draft_path) if plan_in else Path("tenantdeck.yaml"))
     try:
-        local = load_local(draft_path, env, key=target.fingerprint_key())
+        if local is None:
+            local = load_local(draft_path, env, key=target.fingerprint_key(), profile=target.name)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{draft_path} is not valid; nothing was pushed", problems=exc.problems)
     local.prefer = request.prefer
@@ -201,7 +215,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return wrong
     notices: list[str] = []
     warnings: list[str] = []
-    ids = DraftIds(local.path, local.workspace, request.id_writer)
+    ids = ids_for(local, request.id_writer)
     async with target.client(**_client_kwargs(request)) as client:
         resolution = await resolve_intents(client, local.workspace, local.apps, local.base, secret_key=local.secret_key)
         notices += resolution.messages
@@ -321,14 +335,17 @@ def _policy_verdict(request: PushRequest, local: Local, live: Mapping[str, Mappi
 
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
                      allow_delete: bool = False, concurrency: int = 16,
-                     client_options: Mapping[str, Any] | None = None) -> Plan | PushRefused:
+                     client_options: Mapping[str, Any] | None = None,
+                     profile: str | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
-    Read-only: nothing is written, not even the base (a push records what both sides agree on).
+    Read-only: nothing is written, not even the base (a push records what both sides agree on). The draft is read
+    as the target's profile sees it (``profile`` offline): its section of the targets file, if any.
     """
     try:
-        local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None)
+        local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
+                           profile=target.name if target is not None else profile)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:
@@ -411,7 +428,15 @@ def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | No
     return None
 
 
-def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: list[str], **kw: Any) -> Local:
+def ids_for(local: Local, writer: IdWriter | None) -> DraftIds | TargetIds:
+    """Where a push records the ids it is assigned: the draft, or the targets file for one of its targets."""
+    if local.view is not None:
+        return TargetIds(local.path, local.view)
+    return DraftIds(local.path, local.workspace, writer)
+
+
+def _write_ids(ids: DraftIds | TargetIds, local: Local, env: Mapping[str, str], warnings: list[str],
+               **kw: Any) -> Local:
     """Write adopted ids into the draft and reload it; when the draft cannot take them, say so and go on (the
     journal and base keep them, and the next run adopts them again)."""
     try:
@@ -419,7 +444,7 @@ def _write_ids(ids: DraftIds, local: Local, env: Mapping[str, str], warnings: li
     except (OSError, ProblemError) as exc:
         warnings.append(f"cannot write ids into {local.path}: {exc}")
         return local
-    return load_local(local.path, env) if changed else local
+    return reload_local(local, env) if changed else local
 
 
 def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
@@ -456,7 +481,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     """
     emit = on_event or (lambda event: None)
     plan, local = prepared.plan, prepared.local
-    ids = DraftIds(local.path, local.workspace, prepared.request.id_writer)
+    ids = ids_for(local, prepared.request.id_writer)
 
     async def sleep(delay: float) -> None:
         emit(PushEvent("retry_scheduled", op=_CURRENT_OP.get(), delay=delay,
@@ -508,7 +533,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
     return result
 
 
-def _record_ids(ids: DraftIds, result: PushResult, local: Local) -> None:
+def _record_ids(ids: DraftIds | TargetIds, result: PushResult, local: Local) -> None:
     """One batched write of every id the push was assigned (also when interrupted)."""
     if not result.app_ids and not result.widget_ids:
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -54,6 +54,12 @@ class Local:
     prefer: str | None = None
     #: per app id, overriding ``prefer`` (an app ``--adopt-existing`` just adopted: the draft is pushed to it)
     prefer_apps: dict[str, str] = field(default_factory=dict)
+    #: the target of the draft's targets file this is the draft as seen from (:mod:`tenantdeck.draft.overrides`):
+    #: its ids and overrides applied, its own workspace; None: the draft's own account
+    view: str | None = None
+    #: how to load this side again after the tool wrote ids or settled conflicts (promotion builds it from the
+    #: source account's state, not from the file); None: :func:`load_local` with the same view
+    rebuild: Callable[[Mapping[str, str]], Local] | None = None
 
     @property
     def draft(self) -> Draft:
@@ -79,7 +85,7 @@ class Local:
 
 def load_local(
     path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
-    text: str | None = None, key: bytes | None = None,
+    text: str | None = None, key: bytes | None = None, profile: str | None = None,
 ) -> Local:
     """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
 
@@ -88,7 +94,17 @@ def load_local(
     ``text``: the draft as an editor holds it (unsaved edits included); the file at ``path`` is then not read, and
     ``path`` only names the draft and its workspace.
     ``key``: the target's fingerprint key, the workspace's if it has none yet (see ``Workspace.secret_key``).
+    ``profile``: the target's profile; when the draft's targets file has a section for it, the draft is loaded as
+    that target sees it (its ids and overrides, its own workspace: :func:`load_view`).
     """
+    from tenantdeck.draft.overrides import OverridesInvalid, has_section
+
+    try:
+        if has_section(path, profile):
+            assert profile is not None
+            return load_view(path, profile, env, text=text, key=key)
+    except OverridesInvalid as exc:
+        raise DraftInvalid(exc.problems) from None
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.load import load_text
     from tenantdeck.sync.kinds import canonical_app_from_draft
@@ -123,6 +139,43 @@ def load_local(
     ]
     in_sync = {app.id: app.name for app in draft.apps if app.id in hits}
     return Local(Path(path), result, workspace, key, env, apps, workspace.load_base(skip=hits), in_sync, digests)
+
+
+def load_view(path: str | os.PathLike[str], profile: str, env: Mapping[str, str] | None = None, *,
+              text: str | None = None, key: bytes | None = None, data: Mapping[str, Any] | None = None,
+              keep_ids: bool = False) -> Local:
+    """The draft as target ``profile`` sees it (:func:`tenantdeck.draft.overrides.load_effective`), with that
+    target's workspace: its own base, binding, journal and history. ``data``/``keep_ids``: see ``load_effective``
+    (promotion loads the source account's state this way). Raises :class:`DraftInvalid`."""
+    from tenantdeck.draft.overrides import OverridesInvalid, has_section, load_effective
+    from tenantdeck.sync.kinds import canonical_app_from_draft
+    from tenantdeck.sync.workspace.state import Workspace, check_workspace
+
+    env = os.environ if env is None else env
+    try:
+        result = load_effective(path, profile, text=text, data=data, keep_ids=keep_ids)
+        own = has_section(path, profile)
+    except OverridesInvalid as exc:
+        raise DraftInvalid(exc.problems) from None
+    if not result.ok:
+        raise DraftInvalid(result.problems)
+    view = profile if own else None
+    workspace = Workspace(path, view)
+    check_workspace(workspace)
+    key = workspace.secret_key(key)
+    draft = result.draft
+    assert draft is not None
+    apps = [canonical_app_from_draft(draft, i, secret_key=key, env=env) for i in range(len(draft.apps))]
+    return Local(Path(path), result, workspace, key, env, apps, workspace.load_base(), view=view)
+
+
+def reload_local(local: Local, env: Mapping[str, str]) -> Local:
+    """``local`` loaded again (after the tool wrote ids, or settled conflicts), from the same view."""
+    if local.rebuild is not None:
+        return local.rebuild(env)
+    if local.view is not None:
+        return load_view(local.path, local.view, env, key=local.secret_key)
+    return load_local(local.path, env)
 
 
 def compare_local(local: Local, live: Mapping[str, Mapping[str, Any]] | None) -> Comparison:
@@ -164,6 +217,11 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
 
     mine, theirs, unknown = split(conflicts, choice)
     settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
+    if theirs and (local.view is not None or local.rebuild is not None):
+        settled.refused += [f"{c.key}: --take-theirs writes the service's value into the draft, which is shared by "
+                            "every target; write it in the targets file for this target, or keep the draft's "
+                            "value (--take-mine)" for c in theirs]
+        theirs = []
     if theirs:
         session = DraftSession.open(local.path)
         take_theirs(session, theirs, settled)
@@ -172,7 +230,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
     if mine:
         keep_mine_in_base(local.workspace, local.base, mine, settled)
     if settled.draft_changed or settled.base_changed:
-        local = load_local(local.path, env)
+        local = reload_local(local, env)
     return local, settled
 
 
@@ -205,3 +263,22 @@ def settle_open(session: DraftSession, path: Path, way: Literal["mine", "theirs"
     with hold(workspace, "tenantdeck edit (settling conflicts)", timeout=lock_timeout):
         keep_mine_in_base(workspace, workspace.load_base(), conflicts, settled)
     return settled
+
+
+class TargetIds:
+    """:class:`tenantdeck.sync.remote.push.DraftIds` for a target of the targets file: ids the push was assigned go
+    into that file's section (:func:`tenantdeck.draft.overrides.write_ids`), never into the draft, whose ids are
+    its own account's."""
+
+    def __init__(self, path: Path, profile: str) -> None:
+        self.path = path
+        self.profile = profile
+        self.saves = 0
+
+    def write(self, *, app_ids: Mapping[str, str] | None = None,
+              widget_ids: Mapping[tuple[str, str], str] | None = None) -> bool:
+        from tenantdeck.draft.overrides import write_ids
+
+        changed = write_ids(self.path, self.profile, app_ids=app_ids, widget_ids=widget_ids)
+        self.saves += changed
+        return changed

@@ -35,9 +35,10 @@ SUFFIX = ".lock.json"
 UNVERIFIABLE: dict[str, bool] = {"unknown": True, "unverifiable": True}
 
 
-def lock_path(draft_path: Path) -> Path:
-    """``tenantdeck.yaml`` -> ``tenantdeck.lock.json`` beside it (two drafts in a folder, two lock files)."""
-    return draft_path.with_name(draft_path.stem + SUFFIX)
+def lock_path(draft_path: Path, target: str | None = None) -> Path:
+    """``tenantdeck.yaml`` -> ``tenantdeck.lock.json`` beside it (two drafts in a folder, two lock files); for a
+    target of the draft's targets file, ``tenantdeck.<target>.lock.json`` (each account keeps its own base)."""
+    return draft_path.with_name(draft_path.stem + (f".{target}" if target else "") + SUFFIX)
 
 
 def key_check(key: bytes) -> str:

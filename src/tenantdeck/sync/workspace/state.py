@@ -51,12 +51,19 @@ def _file_name(app_id: str) -> str:
 
 
 class Workspace:
-    """The ``.tenantdeck/<stem>/`` directory of one draft. Nothing is created until something is written."""
+    """The ``.tenantdeck/<stem>/`` directory of one draft. Nothing is created until something is written.
 
-    def __init__(self, draft_path: Path | str) -> None:
+    ``target``: a profile the draft's targets file names (:mod:`tenantdeck.draft.overrides`): that account keeps
+    its own base, binding, journal and history, in ``.tenantdeck/<stem>@<target>/`` with the committed base
+    ``<stem>.<target>.lock.json``, so a push to production is neither compared with staging's base nor refused as
+    staging's draft pointed at another account. None: the draft's own account (the layout above).
+    """
+
+    def __init__(self, draft_path: Path | str, target: str | None = None) -> None:
         self.draft_path = Path(draft_path)
+        self.target = target
         self.container = self.draft_path.parent / WORKSPACE_DIR
-        self.root = self.container / self.draft_path.stem
+        self.root = self.container / (self.draft_path.stem + (f"@{target}" if target else ""))
         self.base_dir = self.root / "base"
         self.meta_path = self.root / "meta.json"
         self.key_path = self.root / "secret.key"
@@ -64,7 +71,7 @@ class Workspace:
         self.history_path = self.root / "history.jsonl"
         self.draft_writes_path = self.root / "draft-writes.jsonl"
         #: the committed base beside the draft (:mod:`.lockfile`): the base when it exists, this directory a cache
-        self.lock_path = lockfile.lock_path(self.draft_path)
+        self.lock_path = lockfile.lock_path(self.draft_path, target)
         self._lock_mutex = threading.Lock()  # a push writes bases from worker threads; the lock file is one file
         self.lock_written_path = self.root / "lock-written.json"
         #: inside :meth:`lock_deferred`: the lock file's document and its entries not written yet (by app id)

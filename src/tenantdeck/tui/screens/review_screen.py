@@ -86,6 +86,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
   line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs the
   editor, then start it again)
 - `d`: include deletions of what is gone from the draft
+- `a`: review against the next profile (staging, production, ...): the plan is made again against it
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
 - `f`: after a push that did not finish, retry only its failed and not attempted operations (no duplicates: the
   plan is made again from what the journal and the base recorded)
@@ -96,7 +97,9 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 
 While a push runs, the line above the list shows operations done of total, the rate, the time left and the
 operations running; when it ends, each operation it sent with its outcome (`s` lists them all, with reasons).
-The sub-title names the profile the review plans against (switch it in the palette).
+The header names the profile the review plans against, with `(target)` when that profile is one of the draft's
+targets (`<draft>.targets.yaml`: its own ids, values and base). `a` switches the review to the next configured
+profile (also in the palette, ctrl+p); the key shows when profiles.yaml names more than one.
 """
     BINDINGS = [
         Binding("escape", "back", "Back", id="review.back"),
@@ -108,6 +111,7 @@ The sub-title names the profile the review plans against (switch it in the palet
         Binding("f", "retry", "Retry", id="review.retry"),
         Binding("s", "summary", "Summary", show=False, id="review.summary"),
         Binding("d", "toggle_deletes", "Deletes", id="review.deletes"),
+        Binding("a", "switch_target", "Target", id="review.target"),
     ]
     #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
     clock: Callable[[], float] = staticmethod(time.monotonic)
@@ -139,6 +143,8 @@ The sub-title names the profile the review plans against (switch it in the palet
         #: the ``${VAR}``s the shown plan sends and the environment does not set (the engine's
         #: ``missing_secrets``), placed at FILE:LINE: while there are any, push is greyed out
         self.missing: list[Problem] = []
+        #: the profiles ``a`` cycles through (read once: the footer asks on every refresh)
+        self.targets: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
@@ -153,11 +159,46 @@ The sub-title names the profile the review plans against (switch it in the palet
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        from tenantdeck.tui.profile import profile_subtitle
+        from tenantdeck.targets import profile_names
 
-        self.sub_title = profile_subtitle(self.editor.profile)
+        try:
+            self.targets = profile_names()
+        except Exception:  # a broken profiles.yaml: the palette says where when asked
+            self.targets = []
+        self.show_target()
         self.query_one(DataTable).add_columns("App", "", "What")
         self.make_plan(online=False)
+
+    def show_target(self) -> None:
+        """The header names the profile this review is against, and the targets file when it is one of its
+        targets (the draft with that account's ids and values, compared with that account's own base)."""
+        from tenantdeck.draft.overrides import has_section, targets_path
+        from tenantdeck.tui.profile import profile_subtitle
+
+        title = profile_subtitle(self.editor.profile)
+        try:
+            if has_section(self.editor.path, self.editor.profile):
+                title += " (target)"
+        except Exception:  # a broken targets file: planning says where
+            title += f" ({targets_path(self.editor.path).name} has errors)"
+        self.sub_title = title
+
+    def follow_profile(self) -> None:
+        """The profile changed (``a``, or the palette): name it, and plan again against it unless pushing."""
+        self.show_target()
+        if not self.pushing:
+            self.make_plan(online=self.online)
+
+    def action_switch_target(self) -> None:
+        """Review against the next configured profile (the palette's switch, one key away)."""
+        from tenantdeck.tui.profile import current_profile, switch_to
+
+        if len(self.targets) < 2 or self.pushing:
+            return
+        current = current_profile(self.editor.profile)
+        following = self.targets[(self.targets.index(current) + 1) % len(self.targets)] \
+            if current in self.targets else self.targets[0]
+        switch_to(self.app, self.editor, following)
 
     def client_options(self) -> dict[str, Any]:
         """The client settings of :attr:`request_options` (retries), for the reads a refresh makes."""
@@ -177,6 +218,8 @@ The sub-title names the profile the review plans against (switch it in the palet
             return self.last_result is not None and not self.last_result.complete and not self.pushing
         if action == "summary":
             return self.last_result is not None
+        if action == "switch_target":
+            return len(self.targets) > 1 and not self.pushing
         if action == "push" and self.missing and not self.pushing:
             return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
         return True
@@ -195,7 +238,7 @@ The sub-title names the profile the review plans against (switch it in the palet
                 target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
                                             target=target, allow_delete=self.allow_delete,
-                                            client_options=self.client_options()))
+                                            client_options=self.client_options(), profile=self.editor.profile))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
             self.app.call_from_thread(self.notify, problem_text(exc), title="Could not plan", severity="error",
                                       markup=False)
