@@ -11,7 +11,6 @@ An edit outside one app (a preset every app may extend, the app list itself, a r
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,6 @@ SECTION_TABS = {"extensions": "extensions", "extension_settings": "extensions", 
                 "team": "team", "settings": "settings"}
 WIDGET_TABS = {"style": "style", "sidebar": "sidebar", "main": "main"}
 
-_APP_PATH = re.compile(r"apps\[(\d+)\][.\[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,13 +179,7 @@ class FleetPolicies:
         kind = str(change.kind)
         if kind in ("validate", "save", "pull"):
             return
-        indexes: set[int] = set()
-        for path in change.paths:
-            m = _APP_PATH.match(path)
-            if m is None:
-                indexes = set()
-                break
-            indexes.add(int(m.group(1)))
+        indexes = change.edited_apps() or set()
         with self._lock:
             if not indexes or self._stale is None or kind == "reload":
                 self._stale = None

@@ -9,7 +9,6 @@ literal secret, a read-only draft) becomes a notification, and the draft is unch
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -272,13 +271,7 @@ class Editor:
         """Remember which apps a change edited (all of them for a preset, the app list, a reload)."""
         if change.kind in (ChangeKind.VALIDATE, ChangeKind.SAVE):
             return
-        indexes: set[int] = set()
-        for path in change.paths:
-            m = _APP_PATH.match(path)
-            if m is None:
-                indexes = set()
-                break
-            indexes.add(int(m.group(1)))
+        indexes = change.edited_apps() or set()
         with self._stale_lock:
             if not indexes or self._stale_apps is None:
                 self._stale_apps = None
@@ -286,7 +279,6 @@ class Editor:
                 self._stale_apps |= indexes
 
 
-_APP_PATH = re.compile(r"apps\[(\d+)\][.\[]")
 
 
 def _apply_all(session: DraftSession, edits: Sequence[tuple[str, PathLike, Any]]) -> list[Problem]:

@@ -6,6 +6,7 @@ runs in the thread that made the change, under the session's lock, so it must be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -42,6 +43,21 @@ class Change:
     kind: ChangeKind
     paths: tuple[str, ...]
     problems: tuple[Problem, ...]
+
+    def edited_apps(self) -> set[int] | None:
+        """The indexes of the apps this change edited inside, or None when it reached beyond single apps (a
+        preset, the app list itself, a reload): whoever keeps something per app recomputes all of it then."""
+        indexes: set[int] = set()
+        for path in self.paths:
+            m = _APP_PATH.match(path)
+            if m is None:
+                return None
+            indexes.add(int(m.group(1)))
+        return indexes or None
+
+
+#: a path inside one app (``apps[3].widgets[0]...``), not the app list itself (``apps``, ``apps[3]``)
+_APP_PATH = re.compile(r"apps\[(\d+)\][.\[]")
 
 
 class ChangeSignal:
