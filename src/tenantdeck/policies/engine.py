@@ -380,7 +380,7 @@ class PolicyEngine:
 
     def _raised(self, rule: Rule, text: str) -> Problem:
         """A located problem of the policies file: at the rule's ``cel`` line."""
-        where = _rule_position(self.policies, rule)
+        where = self.policies.check_position(rule)
         return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
                        "policy-raised")
 
@@ -457,29 +457,6 @@ class PolicyEngine:
 
 #: the key violations are kept sorted by (bisect finds one app's part)
 _APP_INDEX = attrgetter("app_index")
-
-
-def _rule_position(policies: PolicySet, rule: Rule) -> tuple[tuple[PathPart, ...], str, int, int]:
-    """(key path, file, line, column) of a rule's check in its file, for a problem found while running it."""
-    index = policies.rules.index(rule)
-    path: tuple[PathPart, ...] = ("policies", index, "check")
-    file = str(policies.path or "")
-    line = column = 0
-    if policies.path is not None and policies.path.exists():
-        try:
-            from tenantdeck.configyaml import read_file
-            from tenantdeck.draft.load import DraftDocument
-
-            data, text = read_file(policies.path, "policies file")
-            raw = data.get("policies") if isinstance(data, dict) else None
-            # the rule's position among the raw rules (rules that failed to load are not in policies.rules)
-            raw_index = next((i for i, r in enumerate(raw or []) if isinstance(r, dict) and r.get("name") == rule.name),
-                             index)
-            path = ("policies", raw_index, "check", rule.check.kind)
-            line, column = DraftDocument(file, text, data).locate(path)
-        except Exception:
-            pass  # the message still names the rule
-    return path, file, line, column
 
 
 def _one_line(exc: BaseException) -> str:

@@ -117,12 +117,22 @@ class PolicySet:
     programs: dict[str, Any] = field(default_factory=dict)
     #: rule name -> its field path, parsed
     paths: dict[str, tuple[PathPart, ...]] = field(default_factory=dict)
+    #: rule name -> its index among the file's rules (rules that failed to load count too)
+    indexes: dict[str, int] = field(default_factory=dict)
+    #: the file as read, to place a problem found while running a rule (positions composed on first use)
+    doc: Any = None
 
     def __bool__(self) -> bool:
         return bool(self.rules or self.problems)
 
     def rule(self, name: str) -> Rule | None:
         return next((r for r in self.rules if r.name == name), None)
+
+    def check_position(self, rule: Rule) -> tuple[tuple[PathPart, ...], str, int, int]:
+        """(key path, file, line, column) of ``rule``'s check: where a problem found while running it points."""
+        path: tuple[PathPart, ...] = ("policies", self.indexes.get(rule.name, 0), "check", rule.check.kind)
+        line, column = self.doc.locate(path) if self.doc is not None else (0, 0)
+        return path, str(self.path or ""), line, column
 
 
 def policies_path(draft_path: Path) -> Path:
@@ -212,6 +222,7 @@ def load_policies(path: Path) -> PolicySet:
         result.problems.append(exc.problem)
         return result
     doc = DraftDocument(str(path), text, data)
+    result.doc = doc
 
     def problem(message: str, loc: Sequence[PathPart], code: str) -> None:
         line, column = doc.locate(tuple(loc))
@@ -249,6 +260,7 @@ def load_policies(path: Path) -> PolicySet:
             problem(f"rule {rule.name}: {reason}", where, "policy-rule")
             continue
         seen.add(rule.name)
+        result.indexes[rule.name] = i
         result.rules.append(rule)
     return result
 
