@@ -91,10 +91,9 @@ def effective_widget(widget: Any, presets: Any) -> EffectiveWidget:
         if result.name is None and isinstance(preset.get("name"), str):
             result.name = preset["name"]
 
+    merged = merged_sections(widget, preset)
     for section in SECTIONS:
-        merged: dict[str, Any] = {}
-        for key, value in DEFAULTS[section].items():
-            merged[key] = list(value) if isinstance(value, list) else value
+        for key in DEFAULTS[section]:
             result.source[f"{section}.{key}"] = "default"
         for layer, source in ((preset, "preset"), (widget, "widget")):
             values = layer.get(section)
@@ -105,12 +104,34 @@ def effective_widget(widget: Any, presets: Any) -> EffectiveWidget:
                 result.notes.append(f"{section} of {whose} is not a mapping; its values are left out")
                 continue
             for key, value in values.items():
-                if value is None:
-                    continue  # an empty value inherits (rules.check_draft reports it)
-                merged[str(key)] = value
-                result.source[f"{section}.{key}"] = source  # type: ignore[assignment]
-        setattr(result, section, merged)
+                if value is not None:  # an empty value inherits (rules.check_draft reports it)
+                    result.source[f"{section}.{key}"] = source  # type: ignore[assignment]
+        setattr(result, section, merged[section])
     return result
+
+
+#: the keys whose default is a list, per section (copied for each widget: never the catalog's own list)
+_LIST_KEYS: Final = {section: tuple(k for k, v in values.items() if isinstance(v, list))
+                     for section, values in DEFAULTS.items()}
+
+
+def merged_sections(widget: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The merge itself, per section: the catalog's defaults, then the preset's keys, then the widget's; an empty
+    value inherits, and a layer's section that is not a mapping is left out. :func:`effective_widget` adds where
+    each value comes from for the editor; fleet policies need only the values (tenantdeck.policies.engine)."""
+    out: dict[str, dict[str, Any]] = {}
+    for section in SECTIONS:
+        merged = dict(DEFAULTS[section])
+        for key in _LIST_KEYS[section]:
+            merged[key] = list(merged[key])
+        for layer in (preset, widget):
+            values = layer.get(section)
+            if isinstance(values, Mapping):
+                for key, value in values.items():
+                    if value is not None:
+                        merged[str(key)] = value
+        out[section] = merged
+    return out
 
 
 def effective_widget_at(data: Any, app_index: int, widget_index: int) -> EffectiveWidget | None:

@@ -101,10 +101,10 @@ def normalise(app: Any, presets: Any) -> dict[str, Any]:
 
 
 def merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
-    """One widget as the rules see it: the merge of :func:`tenantdeck.draft.effective_widget.effective_widget`
-    (the catalog's defaults, then the preset's keys, then the widget's; an empty value inherits), without the
-    per-key sources and notes the editor shows, which cost four fifths of it (bench/policies.py)."""
-    from tenantdeck.draft.effective_widget import DEFAULTS, SECTIONS
+    """One widget as the rules see it: its name (or its preset's), and its sections merged by
+    :func:`tenantdeck.draft.effective_widget.merged_sections` (without the per-key sources and notes
+    ``effective_widget`` records for the editor, which cost four fifths of it: bench/policies.py)."""
+    from tenantdeck.draft.effective_widget import merged_sections
 
     if not isinstance(widget, Mapping):
         widget = {}
@@ -115,30 +115,10 @@ def merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
         preset = presets[extends]
         if name is None and isinstance(preset.get("name"), str):
             name = preset["name"]
-    entry: dict[str, Any] = {"name": name, "version": "v2"}
-    for section in SECTIONS:
-        merged = dict(DEFAULTS[section])
-        for key in _LIST_DEFAULTS[section]:
-            merged[key] = list(merged[key])  # never the catalog's own list
-        for layer in (preset, widget):
-            values = layer.get(section)
-            if isinstance(values, Mapping):
-                for key, value in values.items():
-                    if value is not None:
-                        merged[str(key)] = value
-        entry[section] = merged
+    entry: dict[str, Any] = {"name": name, "version": "v2", **merged_sections(widget, preset)}
     if widget.get("id") is not None:
         entry["id"] = widget["id"]
     return entry
-
-
-def _list_defaults() -> dict[str, tuple[str, ...]]:
-    from tenantdeck.draft.effective_widget import DEFAULTS
-
-    return {section: tuple(k for k, v in values.items() if isinstance(v, list)) for section, values in DEFAULTS.items()}
-
-
-_LIST_DEFAULTS = _list_defaults()
 
 
 def selected(rule: Rule, app: Mapping[str, Any]) -> bool:
