@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.machine import format_option
 from tenantdeck.cli.sync_common import (
     choice_of,
     compute_plan,
@@ -27,8 +28,7 @@ from tenantdeck.cli.target_options import rebind_option, target_options
 
 @click.command("diff")
 @draft_option
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
-              help="Output format on stdout.")
+@format_option("markdown", help="Output format on stdout (json: the plan document, docs/json-output.md).")
 @click.option("--offline", is_flag=True, help="Compare the draft with the base snapshot only; no network.")
 @click.option("--allow-delete", is_flag=True, help="Show deletions as operations instead of skipping them.")
 @duplicate_names_option

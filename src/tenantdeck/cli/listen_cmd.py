@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.machine import format_option
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.textsafe import json_text, shown
 
@@ -74,8 +75,7 @@ def parse_basic_auth(value: str, env: dict[str, str] | os._Environ[str] = os.env
     default=None,
     help="Require this Basic Auth; the password comes from the environment variable.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: JSON Lines on stdout, one object per delivery (docs/json-output.md).")
+@format_option(help="json: JSON Lines on stdout, one object per delivery (docs/json-output.md).")
 @click.option("--json", "as_json", is_flag=True, help="The same as --format json (kept for scripts).")
 @click.option(
     "--max-body",

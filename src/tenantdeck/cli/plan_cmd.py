@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from tenantdeck import exitcodes
+from tenantdeck.cli.machine import format_option
 from tenantdeck.cli.sync_common import (
     compute_plan,
     concurrency_option,
@@ -30,8 +31,7 @@ from tenantdeck.cli.target_options import rebind_option, target_options
 @draft_option
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the plan to FILE (JSON). Without it, the plan is only shown.")
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
-              help="What to print on stdout.")
+@format_option("markdown", help="What to print on stdout (json: the plan document, docs/json-output.md).")
 @click.option("--allow-delete", is_flag=True, help="Include deletions (apps, webhooks, triggers, SMS settings).")
 @duplicate_names_option
 @concurrency_option
