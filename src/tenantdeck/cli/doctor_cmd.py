@@ -178,7 +178,7 @@ def used_paths(draft: Path) -> list[UsedPath]:
         UsedPath("sandbox database", data / SANDBOX_DB, ENV_DATA_DIR),
         UsedPath("demo account", data / "demo", ENV_DATA_DIR),
         UsedPath("cache directory", cache, ENV_CACHE_DIR),
-        UsedPath("parse cache", parsecache._directory(), ENV_CACHE_DIR),
+        UsedPath("parse cache", parsecache.directory(), ENV_CACHE_DIR),
         UsedPath("theme cache", themes.cache_path(cache), ENV_CACHE_DIR),
         UsedPath("draft", draft, "--draft"),
         UsedPath("committed base", workspace.lock_path, "--draft"),

@@ -29,7 +29,8 @@ KEEP = 8  #: entries kept (one per recently opened big draft version)
 _FORMAT = b"tenantdeck-parse-1\n"
 
 
-def _directory() -> Path:
+def directory() -> Path:
+    """Where the entries live (``doctor`` lists it)."""
     from tenantdeck.locations import cache_dir
 
     return cache_dir() / "parse-cache"
@@ -49,7 +50,7 @@ def load(text: str) -> Any | None:
     """The data of ``text`` from the cache, or None (not big enough, not cached, unreadable)."""
     if len(text) < MIN_CHARS:
         return None
-    path = _directory() / f"{_key(text)}.marshal"
+    path = directory() / f"{_key(text)}.marshal"
     try:
         raw = path.read_bytes()
     except OSError:
@@ -77,11 +78,11 @@ def store(text: str, data: Any) -> bool:
         return False  # a value marshal cannot hold: parse again next time
     from tenantdeck.atomic import atomic_write_bytes
 
-    directory = _directory()
+    folder = directory()
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(directory / f"{_key(text)}.marshal", blob, sync_dir=False)
-        entries = sorted(directory.glob("*.marshal"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(folder / f"{_key(text)}.marshal", blob, sync_dir=False)
+        entries = sorted(folder.glob("*.marshal"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in entries[KEEP:]:
             old.unlink()
     except OSError:
