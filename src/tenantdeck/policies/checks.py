@@ -68,17 +68,14 @@ class FleetCheck:
         return self.evaluation.errors
 
 
-def merged_apps(draft_apps: Sequence[Any], service: Mapping[str, Mapping[str, Any]],
+def merged_apps(draft_apps: Sequence[Any], models: Sequence[Any], service: Mapping[str, Mapping[str, Any]],
                 base: Mapping[str, Mapping[str, Any]], presets: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The account's apps as a push of ``draft_apps`` would leave them: the service's state (``service``: live
-    where read, else ``base``) in draft form, with each section the draft manages replaced by the draft's (an app
-    to create is the draft's alone). A section the draft leaves out (a team it does not list) is the service's."""
-    from tenantdeck.models.app import App
-
+    """The account's apps as a push of ``draft_apps`` (plain data; ``models`` the same apps as the draft validated
+    them) would leave them: the service's state (``service``: live where read, else ``base``) in draft form, with
+    each section the draft manages replaced by the draft's (an app to create is the draft's alone). A section the
+    draft leaves out (a team it does not list) is the service's."""
     out = []
-    for raw in draft_apps:
-        if not isinstance(raw, Mapping):
-            continue
+    for raw, existing in zip(draft_apps, models, strict=True):
         app_id = raw.get("id")
         state = service.get(app_id) if isinstance(app_id, str) else None
         if state is None and isinstance(app_id, str):
@@ -86,11 +83,7 @@ def merged_apps(draft_apps: Sequence[Any], service: Mapping[str, Mapping[str, An
         if state is None:
             out.append(dict(raw))
             continue
-        try:
-            existing = App.model_validate(dict(raw))
-        except Exception:
-            existing = None
-        service_app = as_draft_app(state, existing, base.get(app_id) if isinstance(app_id, str) else None, presets)
+        service_app = as_draft_app(state, existing, base.get(app_id), presets)
         out.append(_over(service_app, raw))
     return out
 
@@ -165,9 +158,9 @@ async def audit_target(target: Any, draft_path: Path, policies: PolicySet, *, co
 def after_push(policies: PolicySet, local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> FleetCheck:
     """The rules on the account as a push of ``local`` (a :class:`~tenantdeck.sync.workspace.local.Local`) would
     leave it: its draft's managed sections over ``live`` (offline: the base stands in for the service)."""
-    data = local.result.doc.data if isinstance(local.result.doc.data, Mapping) else {}
+    data = local.result.doc.data
     presets = data.get("presets") or {}
-    apps = merged_apps(list(data.get("apps") or []), live or {}, local.base, presets)
+    apps = merged_apps(list(data.get("apps") or []), local.draft.apps, live or {}, local.base, presets)
     return check_apps(policies, apps, presets)
 
 
