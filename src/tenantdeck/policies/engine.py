@@ -590,12 +590,16 @@ _NEEDS: dict[str, Any] = {}
 def _finder(compile_finder: Callable[[tuple[PathPart, ...]], Any], parts: tuple[PathPart, ...]) -> Any:
     """One compiled function per path, shared by every engine (the TUI builds one per draft it loads)."""
     if parts not in _FINDERS:
+        if len(_FINDERS) >= 1024:  # a rules file edited for a long session: start again
+            _FINDERS.clear()
         _FINDERS[parts] = compile_finder(parts)
     return _FINDERS[parts]
 
 
 def _needs(read: Callable[[str], Any], source: str) -> Any:
     if source not in _NEEDS:
+        if len(_NEEDS) >= 1024:
+            _NEEDS.clear()
         _NEEDS[source] = read(source)
     return _NEEDS[source]
 

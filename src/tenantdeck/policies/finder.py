@@ -141,7 +141,11 @@ def _widgets(src: _Source, parts: tuple[PathPart, ...], widgets: str, path: list
     if leaf_shape:
         value = src.var("v")
         section, key = src.const(rest[0]), src.const(rest[1])
-        src.emit(inner, f"{value} = widget_leaf({widget}, presets, {section}, {key})")
+        values = src.var("s")
+        # the widget's own value without a call (what a draft that writes its widgets out holds), else the layers
+        src.emit(inner, f"{values} = {widget}.get({section}) if type({widget}) is dict else None")
+        src.emit(inner, f"{value} = {values}.get({key}) if type({values}) is dict else None")
+        src.emit(inner, f"if {value} is None: {value} = widget_leaf({widget}, presets, {section}, {key})")
         src.emit(inner, f"if {value} is not None:")
         _walk(src, parts, 4, value, [*path, index_name, section, key], inner + 1)
         if WILDCARD not in parts[4:]:
