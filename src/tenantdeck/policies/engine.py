@@ -337,11 +337,18 @@ class PolicyEngine:
         # in chunks: rule by rule over a few apps keeps those apps' data in the CPU's cache
         self._results = [result for start in range(0, len(apps), _CHUNK)
                          for result in self._batch(apps, presets, range(start, min(start + _CHUNK, len(apps))))]
-        self._selected = Counter()
+        # the running counts at once: every app is chosen by the rules without a selector
+        everyone = self._everyone
+        self._selected = Counter(dict.fromkeys(everyone, len(self._results)))
         self._same_counts = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0
         for result in self._results:
-            self._count(result, 1)
+            if result.chosen is not everyone:
+                self._selected.update(result.chosen - everyone)
+            for name, key in result.same_keys.items():
+                self._same_counts[name][key] += 1
+            if result.problems:
+                self._with_problems += 1
         return self._collect(None)
 
     def _count(self, result: _AppResult | None, sign: int) -> None:
