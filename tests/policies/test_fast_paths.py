@@ -115,6 +115,12 @@ EXPRESSIONS = [
     "app.webhooks.all(app, app.enabled == true)",
     "app.webhooks.exists(w, w.triggers.exists(t, t == 'x'))",
     "app.team.admins.map(a, a.b).size() > 0",
+    "app.settings['a'] == 1",
+    "app['settings'][\"b\"].admins == 1",
+    "app.webhooks[0].name == 'x'",
+    "app.team['admins'][1] == 'x'",
+    "app.sms[1] == 1",
+    "app.settings['a.b'] == 1 || app.settings['a'].a == 2",
 ]
 
 
@@ -145,7 +151,9 @@ def test_what_a_check_reads() -> None:
     assert list(needs("'app.team.x' == app.name // app.sms").keys) == ["name"]
     assert needs("app == {}") is WHOLE
     assert needs("app.`team-x` == 1") is WHOLE
-    assert needs("app['sms'] == 1") is WHOLE
+    assert needs("app['sms'] == 1").keys["sms"].whole
+    assert needs("app.settings['a.b'] == 1").keys["settings"].flat == ("a.b",)
+    assert needs("app.settings[k] == 1").keys["settings"].whole
 
 
 # -- the engine against a plain reference -------------------------------------------------------------------------
