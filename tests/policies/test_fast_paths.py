@@ -99,6 +99,8 @@ EXPRESSIONS = [
     "has(app.team.admins)",
     "app.team.admins.a == 1",
     "app.widgets.all(w, w.main.send_gifs == false)",
+    "app.widgets.exists(w, has(w.sidebar.calls) && w.style.custom_css == '' && has(w.main.nope))",
+    "app.widgets.all(w, w.main.size() > 0 && w.name != '')",
     "app.widgets.map(w, w.style.primary_color).exists(c, c == '#03A9F4')",
     "app.labels.all(k, k != 'x')",
     "size(app.labels) > 0",
@@ -141,6 +143,18 @@ def test_a_cel_check_on_the_cut_down_app_gives_what_it_gives_on_the_whole(app: d
     assert _outcome(program, prune(whole, needs(source))) == _outcome(program, whole)
 
 
+@pytest.mark.parametrize("source", [e for e in EXPRESSIONS  # the engine cuts these down field by field
+                                    if not (needs(e).whole or needs(e).size or needs(e).items is not None)])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(app=app_strategy, presets=presets_strategy)
+def test_the_engine_builds_the_cut_down_app_without_normalising_it_all(app: dict[str, Any], presets: Any,
+                                                                       source: str) -> None:
+    from tenantdeck.policies.engine import _view
+
+    need = needs(source)
+    assert _view(app, presets, need) == prune(normalise(app, presets), need)
+
+
 def test_what_a_check_reads() -> None:
     sms = needs("!has(app.sms) || app.sms.twilioAccountSid != ''")
     assert list(sms.keys) == ["sms"] and sms.keys["sms"].flat == ("twilioAccountSid",)
@@ -174,6 +188,8 @@ policies:
   - {name: enabled, check: {cel: "app.webhooks.all(w, w.enabled == true)"}, message: m}
   - {name: few, check: {cel: "size(app.webhooks) <= 2"}, message: m}
   - {name: whole, check: {cel: "app.all(k, k != 'settings')"}, message: m}
+  - {name: wcel, check: {cel: "app.widgets.all(w, w.main.send_gifs == false && has(w.style.primary_color))"},
+     message: m}
 """
 
 
@@ -205,7 +221,7 @@ def rules(tmp_path_factory: Any) -> Any:
     path: Path = tmp_path_factory.mktemp("rules") / "d.policies.yaml"
     path.write_text(RULES)
     policies = load_policies(path)
-    assert not policies.problems and len(policies.rules) == 12
+    assert not policies.problems and len(policies.rules) == 13
     return policies
 
 

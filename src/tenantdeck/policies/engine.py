@@ -569,7 +569,11 @@ def _view(raw: Mapping[str, Any], presets: Any, need: Any) -> dict[str, Any]:
     for key, sub in need.keys.items():
         value = raw.get(key)
         if key == "widgets":
-            value = [merged_widget(w, presets) for w in value] if isinstance(value, list) else []
+            widgets = value if isinstance(value, list) else []
+            if sub.items is not None and not sub.items.whole and not sub.keys:
+                view[key] = [_widget_view(w, presets, sub.items) for w in widgets]
+                continue
+            value = [merged_widget(w, presets) for w in widgets]
         elif key == "webhooks":
             value = value if isinstance(value, list) else []
         elif key == "labels":
@@ -578,6 +582,28 @@ def _view(raw: Mapping[str, Any], presets: Any, need: Any) -> dict[str, Any]:
             continue
         view[key] = value if sub.whole else prune(value, sub)
     return view
+
+
+def _widget_view(widget: Any, presets: Any, need: Any) -> Any:
+    """One widget as a cel check sees it, cut down to ``need``: the ``section.key`` values it reads, each through
+    the widget, its preset and the defaults (:func:`tenantdeck.policies.finder.widget_leaf`) rather than merging
+    the whole widget (a check on two widget keys took 92 ms at 5,000 apps merging each widget). Any other need
+    is met by the merged widget, cut down."""
+    from tenantdeck.draft.effective_widget import DEFAULTS
+    from tenantdeck.policies.celview import prune
+    from tenantdeck.policies.finder import widget_leaf
+
+    if need.size or need.items is not None or any(k not in DEFAULTS or s.flat is None for k, s in need.keys.items()):
+        return prune(merged_widget(widget, presets), need)
+    out: dict[str, Any] = {}
+    for section, sub in need.keys.items():
+        values: dict[str, Any] = {}
+        for key in sub.flat:
+            value = widget_leaf(widget, presets, section, key)
+            if value is not None or key in DEFAULTS[section]:
+                values[key] = value
+        out[section] = values
+    return out
 
 
 def _run(program: Any, view: Mapping[str, Any]) -> Any:
