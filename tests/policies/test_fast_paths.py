@@ -17,7 +17,7 @@ from typing import Any
 
 import cel
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tenantdeck.absent import ABSENT
@@ -52,9 +52,22 @@ app_strategy = st.fixed_dictionaries({}, optional={
     "team": st.one_of(st.dictionaries(st.sampled_from(["admins", "moderators"]), nested, max_size=2), scalars),
     "sms": nested, "region": scalars, "settings": nested,
 })
+#: presets that set what widgets leave out (most widgets extend "p")
+preset = st.fixed_dictionaries({"main": st.dictionaries(st.sampled_from(SECTION_KEYS), scalars, min_size=1),
+                                "style": st.dictionaries(st.sampled_from(SECTION_KEYS), scalars, min_size=1)},
+                               optional={"name": scalars, "sidebar": section})
 presets_strategy = st.one_of(st.none(), st.dictionaries(st.sampled_from(["p", "q"]),
-                                                        st.one_of(widget, st.just({"name": "P"})), max_size=2))
+                                                        st.one_of(preset, widget, st.just({"name": "P"})),
+                                                        max_size=2))
 
+#: a widget of each layer: its own value, its preset's, the default's
+LAYERED = {"widgets": [{"extends": "p", "main": {"send_gifs": True}},
+                       {"extends": "p", "style": {"custom_css": "x"}, "sidebar": {"calls": False}},
+                       {"extends": "q"}, "junk"]}
+LAYERED_PRESETS = {"p": {"main": {"send_gifs": None, "share_location": True, "nope": 1},
+                         "style": {"primary_color": "x"},
+                         "sidebar": {"calls": True, "sidebar_navigation_sequence": ["chats"]}},
+                   "q": {"main": "not a mapping", "name": "Q"}}
 PATHS = [("widgets", "*", "main", "send_gifs"), ("widgets", 0, "style", "primary_color"),
          ("widgets", 2, "sidebar", "calls"), ("widgets", "*", "style"), ("widgets", "*", "name"),
          ("widgets", "*", "id"), ("widgets",), ("widgets", "*"), ("widgets", "x"), ("widgets", "*", "main", "nope"),
@@ -73,6 +86,7 @@ OKS: dict[str, Callable[[Any], bool]] = {
 @pytest.mark.parametrize("parts", PATHS, ids=lambda parts: ".".join(map(str, parts)))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(app=app_strategy, presets=presets_strategy, ok=st.sampled_from(sorted(OKS)))
+@example(app=LAYERED, presets=LAYERED_PRESETS, ok="never")
 def test_a_compiled_path_finds_what_the_walk_over_the_normalised_app_finds(app: dict[str, Any], presets: Any,
                                                                            parts: tuple[Any, ...], ok: str) -> None:
     test = OKS[ok]
@@ -147,6 +161,7 @@ def test_a_cel_check_on_the_cut_down_app_gives_what_it_gives_on_the_whole(app: d
                                     if not (needs(e).whole or needs(e).size or needs(e).items is not None)])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(app=app_strategy, presets=presets_strategy)
+@example(app=LAYERED, presets=LAYERED_PRESETS)
 def test_the_engine_builds_the_cut_down_app_without_normalising_it_all(app: dict[str, Any], presets: Any,
                                                                        source: str) -> None:
     from tenantdeck.policies.engine import _view
