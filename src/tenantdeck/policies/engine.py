@@ -97,31 +97,12 @@ def normalise(app: Any, presets: Any) -> dict[str, Any]:
         return {"labels": {}, "widgets": [], "webhooks": []}
     out = {k: v for k, v in app.items() if v is not None}
     widgets = app.get("widgets") if isinstance(app.get("widgets"), list) else []
+    from tenantdeck.policies.finder import merged_widget
+
     out["widgets"] = [merged_widget(widget, presets) for widget in widgets]
     out["webhooks"] = list(app.get("webhooks") or []) if isinstance(app.get("webhooks"), list) else []
     out["labels"] = dict(app.get("labels") or {}) if isinstance(app.get("labels"), Mapping) else {}
     return out
-
-
-def merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
-    """One widget as the rules see it: its name (or its preset's), and its sections merged by
-    :func:`tenantdeck.draft.effective_widget.merged_sections` (without the per-key sources and notes
-    ``effective_widget`` records for the editor, which cost four fifths of it: bench/policies.py)."""
-    from tenantdeck.draft.effective_widget import merged_sections
-
-    if not isinstance(widget, Mapping):
-        widget = {}
-    name = widget.get("name")
-    preset: Mapping[str, Any] = {}
-    extends = widget.get("extends")
-    if isinstance(extends, str) and isinstance(presets, Mapping) and isinstance(presets.get(extends), Mapping):
-        preset = presets[extends]
-        if name is None and isinstance(preset.get("name"), str):
-            name = preset["name"]
-    entry: dict[str, Any] = {"name": name, "version": "v2", **merged_sections(widget, preset)}
-    if widget.get("id") is not None:
-        entry["id"] = widget["id"]
-    return entry
 
 
 def selected(rule: Rule, app: Mapping[str, Any]) -> bool:
@@ -573,6 +554,8 @@ def _view(raw: Mapping[str, Any], presets: Any, need: Any) -> dict[str, Any]:
             if sub.items is not None and not sub.items.whole and not sub.keys:
                 view[key] = [_widget_view(w, presets, sub.items) for w in widgets]
                 continue
+            from tenantdeck.policies.finder import merged_widget
+
             value = [merged_widget(w, presets) for w in widgets]
         elif key == "webhooks":
             value = value if isinstance(value, list) else []
@@ -591,7 +574,7 @@ def _widget_view(widget: Any, presets: Any, need: Any) -> Any:
     is met by the merged widget, cut down."""
     from tenantdeck.draft.effective_widget import DEFAULTS
     from tenantdeck.policies.celview import prune
-    from tenantdeck.policies.finder import widget_leaf
+    from tenantdeck.policies.finder import merged_widget, widget_leaf
 
     if need.size or need.items is not None or any(k not in DEFAULTS or s.flat is None for k, s in need.keys.items()):
         return prune(merged_widget(widget, presets), need)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tenantdeck.absent import ABSENT
-from tenantdeck.draft.effective_widget import DEFAULTS, SECTIONS
+from tenantdeck.draft.effective_widget import DEFAULTS, SECTIONS, merged_sections
 from tenantdeck.problems import PathPart
 
 WILDCARD = "*"
@@ -101,15 +101,28 @@ def compile_finder(parts: Sequence[PathPart]) -> Finder:
         _walk(src, parts, 0, "app", [], 1)
     src.emit(1, "return None")
     namespace: dict[str, Any] = {"ABSENT": ABSENT, "Mapping": Mapping, "widget_leaf": widget_leaf,
-                                 "merged_widget": _merged_widget, **src.names}
+                                 "merged_widget": merged_widget, **src.names}
     exec(compile("\n".join(src.lines), f"<policy path {'/'.join(map(str, parts))}>", "exec"), namespace)
     return namespace["find"]  # type: ignore[no-any-return]
 
 
-def _merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
-    from tenantdeck.policies.engine import merged_widget
-
-    return merged_widget(widget, presets)
+def merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
+    """One widget as the rules see it: its name (or its preset's), and its sections merged by
+    :func:`tenantdeck.draft.effective_widget.merged_sections` (without the per-key sources and notes
+    ``effective_widget`` records for the editor, which cost four fifths of it: bench/policies.py)."""
+    if not isinstance(widget, Mapping):
+        widget = {}
+    name = widget.get("name")
+    preset: Mapping[str, Any] = {}
+    extends = widget.get("extends")
+    if isinstance(extends, str) and isinstance(presets, Mapping) and isinstance(presets.get(extends), Mapping):
+        preset = presets[extends]
+        if name is None and isinstance(preset.get("name"), str):
+            name = preset["name"]
+    entry: dict[str, Any] = {"name": name, "version": "v2", **merged_sections(widget, preset)}
+    if widget.get("id") is not None:
+        entry["id"] = widget["id"]
+    return entry
 
 
 def _widgets(src: _Source, parts: tuple[PathPart, ...], widgets: str, path: list[str], depth: int) -> None:
@@ -200,4 +213,4 @@ def _tuple(names: list[str]) -> str:
     return "(" + "".join(f"{n}, " for n in names) + ")"
 
 
-__all__ = ["Finder", "compile_finder", "widget_leaf"]
+__all__ = ["Finder", "compile_finder", "merged_widget", "widget_leaf"]
