@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cel import Context
+
 #: the macros that bind a variable over the elements of their receiver (``list.all(x, ...)``)
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap"})
 
@@ -109,6 +111,16 @@ def prune(value: Any, need: Need) -> Any:
 
 
 _NOTHING = Need(flat=())
+
+
+def run(program: Any, view: Mapping[str, Any]) -> Any:
+    """A compiled check on one view of an app: True or False, else (True, what it gave instead of a bool), or
+    (False, what it raised)."""
+    try:
+        verdict = program.execute(Context(variables={"app": view}))
+    except Exception as exc:  # a rule that raises on one app never stops the others (nor the editor)
+        return False, exc
+    return verdict if isinstance(verdict, bool) else (True, verdict)
 
 
 def _tokens(source: str) -> list[tuple[str, str]] | None:
@@ -221,4 +233,4 @@ class _Reader:
         return len(self.tokens)
 
 
-__all__ = ["WHOLE", "Need", "needs", "prune"]
+__all__ = ["WHOLE", "Need", "needs", "prune", "run"]

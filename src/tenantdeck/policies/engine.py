@@ -309,9 +309,6 @@ class PolicyEngine:
                       for parts in [policies.paths.get(rule.name, ())]]
         #: per cel rule, the verdict (or what it raised) per distinct view of an app (its repr: types and order kept)
         self._memo: dict[str, dict[str, Any]] = {r.name: {} for r in policies.rules if r.check.kind == "cel"}
-        if self._memo:
-            global _Context
-            from cel import Context as _Context
 
     def evaluate(self, apps: Sequence[Any], presets: Any) -> Evaluation:
         """Every rule over every app (``apps`` as a draft holds them: plain data)."""
@@ -366,8 +363,7 @@ class PolicyEngine:
         """The results of the apps at ``indices`` (as the draft holds them; normalised only as far as a rule reads
         them). Rule by rule, each over all the apps: a loop per app over twenty rules cost a third of a full
         evaluation in the loop itself (bench/policies.py)."""
-        raws: list[Mapping[str, Any]] = [app if isinstance(app, Mapping) else {} for app in map(apps.__getitem__,
-                                                                                                 indices)]
+        raws: list[Mapping[str, Any]] = [app if isinstance(app, Mapping) else {} for app in (apps[i] for i in indices)]
         results = []
         for index, raw in zip(indices, raws, strict=True):
             name, app_id = raw.get("name"), raw.get("id")
@@ -408,9 +404,11 @@ class PolicyEngine:
         seen before (the same values, in the same order, of the same types: its repr) gives the verdict it gave
         then: converting a view to CEL values is most of a check's cost (4 us for a two-level mapping), and
         fleets repeat values. When a batch finds most views new, it stops looking them up."""
+        from tenantdeck.policies.celview import run
+
         program = self.policies.programs[rule.name]
-        whole = need.whole or need.items is not None or need.size
-        seen: dict[str, Any] | None = None if need.whole else self._memo[rule.name]
+        whole = need.whole or need.items is not None or need.size  # the whole app (a view of it would be all of it)
+        seen: dict[str, Any] | None = None if whole else self._memo[rule.name]
         looked = hits = 0
         for k in members:
             if whole:
@@ -424,7 +422,7 @@ class PolicyEngine:
                 outcome = seen.get(key)
                 looked += 1
                 if outcome is None:
-                    outcome = seen[key] = _run(program, view)
+                    outcome = seen[key] = run(program, view)
                     if len(seen) >= _MEMO_SIZE:
                         seen.clear()
                 else:
@@ -432,7 +430,7 @@ class PolicyEngine:
                 if looked == _MEMO_TRIAL and hits * 8 < looked:
                     seen = None
             else:
-                outcome = _run(program, view)
+                outcome = run(program, view)
             if outcome is not True:
                 self._cel_outcome(rule, outcome, indices[k], results[k])
 
@@ -535,7 +533,6 @@ _APP_INDEX = attrgetter("app_index")
 _CHUNK = 256
 #: after this many views of one cel rule in a batch, it stops looking them up if fewer than an eighth were seen
 _MEMO_TRIAL = 128
-_Context: Any = None  #: ``cel.Context``, imported by the first engine that has a cel rule
 
 #: how many distinct views of apps each cel rule remembers the verdict of (then it starts again)
 _MEMO_SIZE = 50_000
@@ -587,16 +584,6 @@ def _widget_view(widget: Any, presets: Any, need: Any) -> Any:
                 values[key] = value
         out[section] = values
     return out
-
-
-def _run(program: Any, view: Mapping[str, Any]) -> Any:
-    """A cel check on one view: True or False, else (True, what it gave instead of a bool), or (False, what it
-    raised)."""
-    try:
-        verdict = program.execute(_Context(variables={"app": view}))
-    except Exception as exc:  # a rule that raises on one app never stops the others (nor the editor)
-        return False, exc
-    return verdict if isinstance(verdict, bool) else (True, verdict)
 
 
 _FINDERS: dict[tuple[PathPart, ...], Any] = {}
