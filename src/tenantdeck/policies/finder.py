@@ -34,22 +34,15 @@ Finder = Callable[[Mapping[str, Any], Any, Callable[[Any], bool]], "tuple[tuple[
 def widget_leaf(widget: Any, presets: Any, section: str, key: str) -> Any:
     """``widget.<section>.<key>`` as :func:`tenantdeck.draft.effective_widget.merged_sections` merges it (the
     widget's value, else its preset's, else the catalog's default; None when none has one)."""
-    # ``type(x) is dict`` first: an isinstance against the Mapping ABC costs a microsecond (bench/policies.py)
-    if type(widget) is dict or isinstance(widget, Mapping):
-        values = widget.get(section)
-        if type(values) is dict or isinstance(values, Mapping):
-            value = values.get(key)
-            if value is not None:
-                return value
+    if isinstance(widget, Mapping):
+        layers = [widget]
         extends = widget.get("extends")
-        if type(extends) is str and (type(presets) is dict or isinstance(presets, Mapping)):
-            preset = presets.get(extends)
-            if type(preset) is dict or isinstance(preset, Mapping):
-                values = preset.get(section)
-                if type(values) is dict or isinstance(values, Mapping):
-                    value = values.get(key)
-                    if value is not None:
-                        return value
+        if isinstance(extends, str) and isinstance(presets, Mapping) and isinstance(presets.get(extends), Mapping):
+            layers.append(presets[extends])
+        for layer in layers:
+            values = layer.get(section)
+            if isinstance(values, Mapping) and values.get(key) is not None:
+                return values[key]
     value = DEFAULTS[section].get(key)
     return list(value) if isinstance(value, list) else value  # never the catalog's own list
 
