@@ -14,7 +14,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.tabs.widget_fields import FieldRow
+from tenantdeck.tui.tabs.widget_fields import FieldRow, WidgetTab
 from tests.tui import widget_fixtures
 from tests.tui.hooks_fixtures import draft_path, open_tab, type_text
 from tests.tui.pilot import make_app, no_blink
@@ -36,20 +36,21 @@ def _focus_row(tab: str, row_id: str, theme: str) -> Any:
         app.theme = theme
         await app.workers.wait_for_complete()
         await pilot.pause()
-        app.open_app(ACME, tab)
-        for _ in range(3):
+        # as the palette jumps to a field: the tab opens with the focus on the row, scrolled into view once laid
+        # out (tui/widgets/focus.py). Focusing the row here with Textual's own scroll raced the tab's layout:
+        # under load the picture was taken before the scroll, or with none (one run in eight at load 3).
+        section, key = row_id.split("-", 1)
+        app.open_app(ACME, tab, f"apps[{ACME}].widgets[0].{section}.{key}")
+        for _ in range(200):
             await app.workers.wait_for_complete()
-            await pilot.pause()
-        app.screen.query_one(f"#{row_id}", FieldRow).focus()
-        # the focus scrolls its row into view once the tab is laid out, animated: wait for the scroll to end, not
-        # for a time (under load one pause was not always enough, and the picture was taken mid-scroll)
-        await pilot.wait_for_scheduled_animations()
-        for _ in range(10):
-            before = app.screen.focused.region if app.screen.focused else None
-            await pilot.pause()
-            await pilot.wait_for_scheduled_animations()
-            if app.screen.focused and app.screen.focused.region == before:
+            await pilot.pause(0.02)
+            row = app.screen.query_one(f"#{row_id}", FieldRow)
+            pane = next(node for node in row.ancestors if isinstance(node, WidgetTab))
+            if (row.has_focus or row.has_focus_within) and row.region.height > 0 \
+                    and pane.scrollable_content_region.contains_region(row.region):
                 break
+        else:
+            raise AssertionError(f"{row_id} was never focused and in view")
         no_blink(pilot)
         await pilot.pause()
 
