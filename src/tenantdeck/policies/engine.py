@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -96,13 +97,25 @@ def normalise(app: Any, presets: Any) -> dict[str, Any]:
     if not isinstance(app, Mapping):
         return {"labels": {}, "widgets": [], "webhooks": []}
     out = {k: v for k, v in app.items() if v is not None}
-    widgets = app.get("widgets") if isinstance(app.get("widgets"), list) else []
-    from tenantdeck.policies.finder import merged_widget
-
-    out["widgets"] = [merged_widget(widget, presets) for widget in widgets]
-    out["webhooks"] = list(app.get("webhooks") or []) if isinstance(app.get("webhooks"), list) else []
-    out["labels"] = dict(app.get("labels") or {}) if isinstance(app.get("labels"), Mapping) else {}
+    for key in ("widgets", "webhooks", "labels"):
+        out[key] = top_field(app, key, presets)
     return out
+
+
+def top_field(app: Mapping[str, Any], key: str, presets: Any) -> Any:
+    """One top-level field of the normalised app (None where the app does not write it): ``widgets`` and
+    ``webhooks`` always lists, ``labels`` always a mapping, each widget merged with its preset and the defaults.
+    The compiled paths of :mod:`tenantdeck.policies.finder` read the same, in generated code."""
+    value = app.get(key)
+    if key == "widgets":
+        from tenantdeck.policies.finder import merged_widget
+
+        return [merged_widget(widget, presets) for widget in value] if isinstance(value, list) else []
+    if key == "webhooks":
+        return list(value) if isinstance(value, list) else []
+    if key == "labels":
+        return dict(value) if isinstance(value, Mapping) else {}
+    return value
 
 
 def selected(rule: Rule, app: Mapping[str, Any]) -> bool:
@@ -465,8 +478,6 @@ class PolicyEngine:
         out.selected = {rule.name: self._selected.get(rule.name, 0) for rule in self.policies.rules}
         majority = self._majorities()
         if changed is not None and majority == self._majority:
-            from bisect import bisect_left, bisect_right
-
             violations = self._violations
             for i in changed:
                 lo = bisect_left(violations, i, key=_APP_INDEX)
@@ -484,8 +495,6 @@ class PolicyEngine:
 
     def violations_of(self, index: int) -> list[Violation]:
         """The violations of app ``index`` in the last evaluation, in rule order."""
-        from bisect import bisect_left, bisect_right
-
         lo = bisect_left(self._violations, index, key=_APP_INDEX)
         return self._violations[lo:bisect_right(self._violations, index, lo=lo, key=_APP_INDEX)]
 
@@ -514,17 +523,12 @@ class PolicyEngine:
         return majority
 
     def majority_value(self, rule: Rule) -> Any:
-        """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), ABSENT if none."""
-        import json
-
-        counts = Counter(r.same_keys[rule.name] for r in self._results if rule.name in r.same_keys)
-        if not counts:
+        """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), ABSENT if none: the
+        majority the last evaluation kept (:meth:`_collect`), as the first app holding it wrote it."""
+        key = self._majority.get(rule.name)
+        if key is None:
             return ABSENT
-        key = counts.most_common(1)[0][0]
-        for r in self._results:
-            if rule.name in r.chosen and same_key(r.same_values[rule.name]) == key:
-                return r.same_values[rule.name]
-        return json.loads(key)
+        return next(r.same_values[rule.name] for r in self._results if r.same_keys.get(rule.name) == key)
 
 
 #: the key violations are kept sorted by (bisect finds one app's part)
@@ -545,22 +549,13 @@ def _view(raw: Mapping[str, Any], presets: Any, need: Any) -> dict[str, Any]:
 
     view: dict[str, Any] = {}
     for key, sub in need.keys.items():
-        value = raw.get(key)
-        if key == "widgets":
-            widgets = value if isinstance(value, list) else []
-            if sub.items is not None and not sub.items.whole and not sub.keys:
-                view[key] = [_widget_view(w, presets, sub.items) for w in widgets]
-                continue
-            from tenantdeck.policies.finder import merged_widget
-
-            value = [merged_widget(w, presets) for w in widgets]
-        elif key == "webhooks":
-            value = value if isinstance(value, list) else []
-        elif key == "labels":
-            value = value if type(value) is dict or isinstance(value, Mapping) else {}
-        elif value is None:
+        if key == "widgets" and sub.items is not None and not sub.items.whole and not sub.keys:
+            widgets = raw.get(key)
+            view[key] = [_widget_view(w, presets, sub.items) for w in widgets] if isinstance(widgets, list) else []
             continue
-        view[key] = value if sub.whole else prune(value, sub)
+        value = top_field(raw, key, presets)
+        if value is not None:
+            view[key] = value if sub.whole else prune(value, sub)
     return view
 
 
