@@ -22,9 +22,8 @@ from typing import Any
 
 from tenantdeck.absent import ABSENT
 from tenantdeck.draft.effective_widget import DEFAULTS, SECTIONS, merged_sections
+from tenantdeck.policies.model import WILDCARD
 from tenantdeck.problems import PathPart
-
-WILDCARD = "*"
 
 #: ``find(app, presets, ok)``: the first (concrete path, value) at the path for which ``ok(value)`` is false
 #: (``ABSENT`` where the path stops short), or None
