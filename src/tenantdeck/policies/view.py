@@ -12,7 +12,7 @@ An edit outside one app (a preset every app may extend, the app list itself, a r
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,17 @@ class Badge:
 
     errors: int = 0
     warnings: int = 0
+
+    @classmethod
+    def of(cls, violations: Iterable[Violation]) -> Badge | None:
+        """The badge of one app's violations; None when it has none."""
+        errors = warnings = 0
+        for v in violations:
+            if v.is_error:
+                errors += 1
+            else:
+                warnings += 1
+        return cls(errors, warnings) if errors or warnings else None
 
     def text(self) -> str:
         """``✗2`` (two error rules broken), ``!1`` (a warning), ``✗1 !2``; empty when it complies."""
@@ -235,9 +246,7 @@ class FleetPolicies:
             return self._rebadge()
         moved = set()
         for i in changed:
-            found = self.engine.violations_of(i)
-            errors = sum(v.is_error for v in found)
-            badge = Badge(errors, len(found) - errors) if found else None
+            badge = Badge.of(self.engine.violations_of(i))
             if badge != self.badges.get(i):
                 moved.add(i)
                 if badge is None:
@@ -248,11 +257,10 @@ class FleetPolicies:
 
     def _rebadge(self) -> set[int]:
         assert self.evaluation is not None
-        counts: dict[int, list[int]] = {}
+        by_app: dict[int, list[Violation]] = {}
         for v in self.evaluation.violations:
-            pair = counts.setdefault(v.app_index, [0, 0])
-            pair[0 if v.is_error else 1] += 1
-        badges = {i: Badge(e, w) for i, (e, w) in counts.items()}
+            by_app.setdefault(v.app_index, []).append(v)
+        badges = {i: badge for i, found in by_app.items() if (badge := Badge.of(found)) is not None}
         old = self.badges
         changed = {i for i in old.keys() | badges.keys() if old.get(i) != badges.get(i)}
         self.badges = badges
