@@ -152,11 +152,11 @@ class _Reader:
         while i < hi:
             kind, text = self.tokens[i]
             if kind == "ident" and text in bound and not self._is(i - 1, "punct", "."):
-                i = self.chain(i, bound[text], bound, hi)
+                i = self.chain(i, bound[text], bound)
             else:
                 i += 1
 
-    def chain(self, i: int, node: Need, bound: dict[str, Need], hi: int) -> int:
+    def chain(self, i: int, node: Need, bound: dict[str, Need]) -> int:
         """Read the selections after the variable at ``i``; the index after what was read."""
         wrapped = (self._is(i - 1, "punct", "(") and not self._is(i - 3, "punct", ".")
                    and (self._is(i - 2, "ident", "has") or self._is(i - 2, "ident", "size")))
@@ -165,11 +165,11 @@ class _Reader:
             if self._is(j, "punct", ".") and self._is(j + 1, "ident"):
                 name = self.tokens[j + 1][1]
                 if self._is(j + 2, "punct", "("):
-                    return self.call(j + 1, name, node, bound, hi)
+                    return self.call(j + 1, name, node, bound)
                 node = node.keys.setdefault(name, Need())
                 j += 2
-            elif self._is(j, "punct", "[") and self._is(j + 2, "punct", "]") and self._index(j + 1) is not None:
-                key = self._index(j + 1)
+            elif (self._is(j, "punct", "[") and self._is(j + 2, "punct", "]")
+                  and (key := self._index(j + 1)) is not None):
                 if isinstance(key, str):  # m['k'] reads what m.k reads
                     node = node.keys.setdefault(key, Need())
                 else:  # l[0]: one element (every element is kept, cut down alike)
@@ -197,7 +197,7 @@ class _Reader:
             return int(text)
         return None
 
-    def call(self, at: int, name: str, node: Need, bound: dict[str, Need], hi: int) -> int:
+    def call(self, at: int, name: str, node: Need, bound: dict[str, Need]) -> int:
         """A method called on ``node``'s value at token ``at`` (its name)."""
         opened = at + 1
         end = self._closing(opened)
