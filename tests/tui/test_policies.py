@@ -79,13 +79,18 @@ async def test_badges_catch_up_after_editing_in_the_app_screen(tmp_path: Path) -
         assert not fleet.stale
 
 
+async def open_policies(pilot: Any) -> None:
+    """The Policies screen, opened from the Apps list once the draft is validated."""
+    await settle(pilot)
+    await pilot.press("P")
+    await settle(pilot)
+
+
 @synchronous
 async def test_policies_screen_lists_rules_and_located_problems(tmp_path: Path) -> None:
     app = make_app(prepare(tmp_path, POLICIES))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("P")
-        await settle(pilot)
+        await open_policies(pilot)
         screen = app.screen
         assert type(screen).__name__ == "PoliciesScreen"
         rules = _cells(screen.query_one("#rules", DataTable))
@@ -105,9 +110,7 @@ async def test_policies_screen_lists_rules_and_located_problems(tmp_path: Path) 
 async def test_drill_down_and_jump_to_the_field(tmp_path: Path) -> None:
     app = make_app(prepare(tmp_path, POLICIES))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("P")
-        await settle(pilot)
+        await open_policies(pilot)
         await pilot.press("enter")  # no-gifs
         await settle(pilot)
         assert type(app.screen).__name__ == "PolicyAppsScreen"
@@ -135,9 +138,7 @@ async def test_drill_down_and_jump_to_the_field(tmp_path: Path) -> None:
 async def test_jump_to_a_webhook(tmp_path: Path) -> None:
     app = make_app(prepare(tmp_path, POLICIES))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("P")
-        await settle(pilot)
+        await open_policies(pilot)
         await pilot.press("down", "down", "enter")  # our-hook-host
         await settle(pilot)
         assert [r[:2] for r in _cells(app.screen.query_one(DataTable))] == [["Hooli", "webhooks[0].webhookURL"]]
@@ -157,9 +158,7 @@ async def test_jump_to_a_webhook(tmp_path: Path) -> None:
 async def test_fix_is_one_undo_step(tmp_path: Path) -> None:
     app = make_app(prepare(tmp_path, POLICIES))
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        await pilot.press("P")
-        await settle(pilot)
+        await open_policies(pilot)
         await pilot.press("f")
         await settle(pilot)
         assert type(app.screen).__name__ == "FixConfirmScreen"
