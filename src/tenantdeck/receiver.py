@@ -364,11 +364,13 @@ class Receiver:
                 auth_user,
             )
             return
-        await _answer(send, 200, {"received": True})
-        # validation happens after the answer, as the spec asks of a receiver; whatever the body, it is recorded
+        # Recorded before the 200 goes out: a sender that read 200 never sends the delivery again, so nothing
+        # answered may exist only in flight (the check is a parse and a model validation: milliseconds at most).
+        # Whatever the body, it is recorded; a problem found does not change the answer, as the spec asks.
         seen, payload, raw = _check(body)
         self._record(method, path, 200, True, size, seen.trigger, list(seen.problems), payload, raw, remote, auth,
                      auth_user, seen)
+        await _answer(send, 200, {"received": True})
 
     def _record(
         self,

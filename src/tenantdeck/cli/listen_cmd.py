@@ -32,7 +32,7 @@ from tenantdeck.hosts import is_loopback_host
 from tenantdeck.textsafe import json_text, shown
 
 if TYPE_CHECKING:
-    from tenantdeck.receiver import Delivery
+    from tenantdeck.receiver import Delivery, Receiver
 
 _BASIC = re.compile(r"^([^:]+):\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 #: Deliveries waiting for stdout may hold this much (counted as their body sizes plus a little) before new ones
@@ -124,27 +124,23 @@ def command(
     stopped_by: list[int] = []
 
     async def run() -> None:
-        try:
-            await receiver.start()
-        except OSError as exc:
-            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        printer = Printer(render_json if as_json or fmt == "json" else render_line)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in stop_signals():
-            loop.add_signal_handler(signum, lambda s=signum: (stopped_by.append(s), stop.set()))
-        auth = f" (Basic Auth as {credentials[0]})" if credentials else ""
-        click.echo(f"tenantdeck listen: receiving on {receiver.url}{auth}; Ctrl-C stops", err=True)
-        printer = Printer(render_json if as_json or fmt == "json" else render_line)
-        remove = receiver.add_listener(printer.offer)
+
+        def started() -> None:
+            for signum in stop_signals():
+                loop.add_signal_handler(signum, lambda s=signum: (stopped_by.append(s), stop.set()))
+            auth = f" (Basic Auth as {credentials[0]})" if credentials else ""
+            click.echo(f"tenantdeck listen: receiving on {receiver.url}{auth}; Ctrl-C stops", err=True)
+
         try:
-            await stop.wait()
-            await receiver.stop()  # no new delivery; what was accepted before the stop is still printed
+            await serve(receiver, printer, stop, started)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
         finally:
-            remove()
             for signum in stop_signals():
                 loop.remove_signal_handler(signum)
-            await receiver.stop()
-            await asyncio.to_thread(printer.close, DRAIN_SECONDS)
         lost = f", {printer.unprinted} not printed ({printer.why_unprinted})" if printer.unprinted else ""
         click.echo(
             f"tenantdeck listen: stopped; {printer.printed} deliveries printed, {printer.invalid} invalid{lost}",
@@ -157,6 +153,26 @@ def command(
         stopped_by.append(signal.SIGINT)
     if stopped_by:
         raise SystemExit(exitcodes.TERMINATED if stopped_by[0] == signal.SIGTERM else exitcodes.INTERRUPTED)
+
+
+async def serve(receiver: Receiver, printer: Printer, stop: asyncio.Event, started: Callable[[], None]) -> None:
+    """Print every delivery ``receiver`` answers until ``stop`` is set, then drain the printer.
+
+    The printer listens *before* the receiver starts: the socket accepts as soon as it is bound, and a sender that
+    connects at once is answered while :meth:`Receiver.start` is still waiting for the server, so a listener added
+    after the start missed the first delivery (answered 200, never printed: about one run in five). ``OSError``
+    from binding is the caller's to word; the printer is closed in every case.
+    """
+    remove = receiver.add_listener(printer.offer)
+    try:
+        await receiver.start()
+        started()
+        await stop.wait()
+        await receiver.stop()  # no new delivery; what was accepted before the stop is still printed
+    finally:
+        remove()
+        await receiver.stop()
+        await asyncio.to_thread(printer.close, DRAIN_SECONDS)
 
 
 def render_json(delivery: Delivery) -> str:
