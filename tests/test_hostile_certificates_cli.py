@@ -20,15 +20,23 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tenantdeck.models.app import PushCertificates
-from tenantdeck.models.certfiles import ENV_DIRS, MAX_BYTES
 from tests.sync.helpers_push import app_named, edit_draft
 from tests.test_hostile_files import zero_device
 
 P8 = (b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n"
       b"-----END PRIVATE KEY-----\n")
 APP = "Acme Support"
+# spelt here rather than imported, so that this file runs (and fails) against the code before the fix too
+ENV_DIRS = "TENANTDECK_CERTIFICATE_DIRS"
+MAX_BYTES = 64 * 1024
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_the_names_this_file_spells_are_the_modules() -> None:
+    from tenantdeck.models import certfiles
+
+    assert (certfiles.ENV_DIRS, certfiles.MAX_BYTES) == (ENV_DIRS, MAX_BYTES)
 
 
 @pytest.fixture
