@@ -92,3 +92,19 @@ def test_a_wrong_suffix_is_a_located_draft_error(tmp_path: Path) -> None:
     result = load_draft(path)
     (problem,) = [p for p in result.problems if p.severity.name == "ERROR"]
     assert problem.line == 6 and "must name a .p8 file" in problem.message
+
+
+def test_the_bytes_uploaded_are_the_bytes_whose_fingerprint_the_plan_shows(sandbox: Any, draft: Path) -> None:
+    """The plan fingerprints the file; the push reads it again, once, at the upload: a file changed in between (a
+    link swapped to another file, a rewrite) fails that step, and nothing of it is sent."""
+    key = draft.parent / "acme.p8"
+    key.write_bytes(P8)
+    _use(draft, "acme.p8")
+    acme = str(app_named(loaded(draft), "Acme Support").id)
+    plan_file = draft.parent / "plan.json"
+    plan_file.write_text(json.dumps(live_plan(sandbox, draft, ENV).to_json()), encoding="utf-8")
+    key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.PARTIAL, err
+    assert "changed since the plan was made" in err and MARK.decode() not in err
+    assert call(sandbox, "query_certificates", acme)["p8"] is False
