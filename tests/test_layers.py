@@ -5,7 +5,7 @@ dependency a reader must follow and a change must respect, whenever Python happe
 The layers, lowest first (a module may import its own layer and those below it; within a layer, the circle check
 keeps the order honest):
 
-- foundation: exit codes, located problems, terminal-safe text, atomic writes, where files live;
+- foundation: exit codes, located problems, terminal-safe text, atomic writes, safe reads, where files live;
 - models and api: what the service's data is (pydantic models, the catalog, cross-object rules) and how to talk to
   it (the httpx client);
 - draft: YAML text to data and back, the editor's session, config files read with the draft's guarded loader;
@@ -28,7 +28,7 @@ ROOT = Path(tenantdeck.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tenantdeck", "tenantdeck.exitcodes", "tenantdeck.problems", "tenantdeck.textsafe",
                     "tenantdeck.atomic", "tenantdeck.locations", "tenantdeck.hosts", "tenantdeck.jsonlimits",
-                    "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause")),
+                    "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),

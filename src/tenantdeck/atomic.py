@@ -130,6 +130,8 @@ def atomic_write_bytes(
 
     A file the user may not write (``chmod a-w``, ``chattr +i``) is refused with ``PermissionError`` before
     anything is written: renaming over it would succeed in a writable directory and silently undo the protection.
+    A path that is (or links to) anything but a regular file is refused with ``OSError`` the same way: a link to
+    ``/dev/zero`` written as root replaced the device node with the file's content.
     """
     named = Path(path)
     target = resolve_link(named)
@@ -137,9 +139,15 @@ def atomic_write_bytes(
     if make_parents:
         directory.mkdir(parents=True, exist_ok=True)
     try:
-        existing_mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
+        existing = os.stat(target).st_mode
     except FileNotFoundError:
-        existing_mode = None
+        existing = None
+    if existing is not None and not stat.S_ISREG(existing):
+        from tenantdeck.safefile import kind_of
+
+        # a link to /dev/zero or a FIFO: renaming over its target would replace a device node (as root) or a pipe
+        raise OSError(errno.EINVAL, f"{kind_of(existing)}; nothing was written", str(target))
+    existing_mode = stat.S_IMODE(existing) if existing is not None else None
     if existing_mode is not None and not os.access(target, os.W_OK):
         raise PermissionError(errno.EACCES, "the file is read-only", str(target))
     if mode is None:
@@ -171,12 +179,17 @@ def atomic_write_bytes(
 
 
 def _current(path: Path) -> bytes | None:
-    """The file's content now (None when there is none), for a compare-and-swap's ``expect``."""
+    """The file's content now (None when there is none), for a compare-and-swap's ``expect``. Read through
+    :mod:`tenantdeck.safefile`: a FIFO or a device put in the file's place is :class:`ChangedSinceRead` (it is not
+    what the caller read), never a hang."""
+    from tenantdeck import safefile
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return safefile.read_bytes(path, safefile.STATE_MAX_BYTES)
     except FileNotFoundError:
         return None
+    except safefile.FileRefused:
+        raise ChangedSinceRead(path) from None
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, **options: Any) -> None:
@@ -214,7 +227,9 @@ def _backup(target: Path, data: bytes | None, mode: int, bak: Path) -> None:
             os.replace(tmp_bak, bak)
             return
         except OSError:
-            data = target.read_bytes()
+            from tenantdeck import safefile
+
+            data = safefile.read_bytes(target, safefile.STATE_MAX_BYTES)
     with open(tmp_bak, "wb") as handle:
         handle.write(data)
         handle.flush()
@@ -240,6 +255,10 @@ def unwritable_reason(path: str | os.PathLike[str]) -> str | None:
     directory = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         return "it is a directory"
+    if target.exists() and not target.is_file():
+        from tenantdeck.safefile import kind_of
+
+        return f"it {kind_of(target.stat().st_mode)}"
     if not directory.exists():
         return f"the directory {directory} does not exist"
     if not directory.is_dir():

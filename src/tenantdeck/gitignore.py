@@ -16,7 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from tenantdeck import safefile
 from tenantdeck.atomic import atomic_write_text
+
+#: a .gitignore is a few lines; a bigger one is not read (and not appended to)
+MAX_BYTES = 1024 * 1024
 
 #: the project ``.gitignore`` beside a draft
 PROJECT_LINES: tuple[str, ...] = (".tenantdeck/*", "!.tenantdeck/draft.schema.json", "*.bak")
@@ -40,7 +44,7 @@ def ensure_lines(path: Path, lines: Sequence[str], header: str) -> list[str]:
     once, when the file gets its first tenantdeck line). Raises ``OSError`` when the file cannot be written.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safefile.read_text(path, MAX_BYTES)
     except FileNotFoundError:
         text = ""
     present = {line.strip() for line in text.splitlines()}

@@ -232,8 +232,12 @@ def load_profiles(path: Path) -> ProfilesFile:
 
 def load_credentials_file(path: Path, profile: str) -> CredentialsFile:
     """Read a ``key:``/``secret:`` YAML file, refusing it if group or others may read it."""
+    from tenantdeck.safefile import kind_of
+
     if not path.exists():
         raise ProfileError(f"profile {profile!r}: credentials file {path} does not exist")
+    if (reason := kind_of(path.stat().st_mode)) is not None:  # its mode bits would be a device's, not a file's
+        raise ProfileError(f"profile {profile!r}: credentials file {path} {reason}")
     if os.name == "posix":
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:

@@ -1,6 +1,6 @@
 """Push certificates end to end against the sandbox over HTTP: the draft names a file, push uploads it when its
 content changed (not when it did not), the file's bytes never reach a draft, a plan, the journal or the output,
-a missing file is refused before any request, and a file taken out of the draft is noted, not deleted."""
+a missing file is a located draft error before any request, and a file taken out of the draft is noted, not deleted."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tenantdeck import exitcodes
+from tenantdeck.draft import load_draft
 from tenantdeck.models.app import PushCertificates
 from tenantdeck.sync.render import render_text
+from tenantdeck.sync.workspace.local import DraftInvalid, load_local
 from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
@@ -53,14 +57,20 @@ def test_a_certificate_is_uploaded_once_and_again_only_when_it_changes(sandbox: 
     assert MARK not in _everything_written(draft.parent) and MARK.decode() not in err
 
 
-def test_a_missing_file_is_refused_before_any_request(sandbox: Any, draft: Path) -> None:
+def test_a_missing_file_is_a_located_draft_error_before_any_request(sandbox: Any, draft: Path) -> None:
+    """Said as what it is (issue 32 item 8: it was reported as a conflict), at the key's line, exit 1."""
     _use(draft, "certs/missing.p8")
-    plan = live_plan(sandbox, draft, ENV)
-    assert plan.operations == []
-    assert any("cannot read the certificate file" in c.message and "missing.p8" in c.message
-               for c in plan.conflicts)
+    acme = str(app_named(load_draft(draft).draft, "Acme Support").id)
+    with pytest.raises(DraftInvalid) as caught:
+        load_local(draft, ENV)
+    (problem,) = caught.value.problems
+    assert problem.path[-2:] == ("push_certificates", "p8") and "no such file" in problem.message
+    lines = draft.read_text(encoding="utf-8").splitlines()
+    assert lines[problem.line - 1].strip() == "p8: certs/missing.p8"
     code, err = run_push(sandbox, draft, ENV)
-    assert code == exitcodes.CONFLICT, err
+    assert code == exitcodes.ERROR, err
+    assert "certs/missing.p8" in err and "conflict" not in err
+    assert call(sandbox, "query_certificates", acme)["p8"] is False
 
 
 def test_a_certificate_taken_out_of_the_draft_stays_and_is_noted(sandbox: Any, draft: Path) -> None:
@@ -82,3 +92,19 @@ def test_a_wrong_suffix_is_a_located_draft_error(tmp_path: Path) -> None:
     result = load_draft(path)
     (problem,) = [p for p in result.problems if p.severity.name == "ERROR"]
     assert problem.line == 6 and "must name a .p8 file" in problem.message
+
+
+def test_the_bytes_uploaded_are_the_bytes_whose_fingerprint_the_plan_shows(sandbox: Any, draft: Path) -> None:
+    """The plan fingerprints the file; the push reads it again, once, at the upload: a file changed in between (a
+    link swapped to another file, a rewrite) fails that step, and nothing of it is sent."""
+    key = draft.parent / "acme.p8"
+    key.write_bytes(P8)
+    _use(draft, "acme.p8")
+    acme = str(app_named(loaded(draft), "Acme Support").id)
+    plan_file = draft.parent / "plan.json"
+    plan_file.write_text(json.dumps(live_plan(sandbox, draft, ENV).to_json()), encoding="utf-8")
+    key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.PARTIAL, err
+    assert "changed since the plan was made" in err and MARK.decode() not in err
+    assert call(sandbox, "query_certificates", acme)["p8"] is False

@@ -40,9 +40,11 @@ def _step(title: str) -> None:
 
 def _flip_one_toggle(draft: Path) -> str:
     """Turn one toggle of the first widget around with the comment-preserving save; returns the text diff."""
+    from tenantdeck import safefile
     from tenantdeck.draft import load_draft, save_draft
+    from tenantdeck.draft.yamlsource import MAX_BYTES
 
-    before = draft.read_text(encoding="utf-8")
+    before = safefile.read_text(draft, MAX_BYTES)
     result = load_draft(draft)
     if result.draft is None:
         raise click.ClickException(f"{draft} did not load after pull")
@@ -51,7 +53,7 @@ def _flip_one_toggle(draft: Path) -> str:
         raise click.ClickException("the sandbox account has no widget to change")
     widget.main.send_gifs = not widget.main.send_gifs
     save_draft(draft, result.draft, original_text=before)
-    after = draft.read_text(encoding="utf-8")
+    after = safefile.read_text(draft, MAX_BYTES)
     lines = difflib.unified_diff(before.splitlines(), after.splitlines(), str(draft), str(draft), n=0, lineterm="")
     return "\n".join(lines)
 

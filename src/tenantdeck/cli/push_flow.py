@@ -151,8 +151,10 @@ def draft_of_plan(plan_file: Path | None) -> Path:
     the account it records."""
     import json
 
+    from tenantdeck import safefile
+
     try:
-        doc = json.loads(plan_file.read_text(encoding="utf-8")) if plan_file else {}
+        doc = json.loads(safefile.read_bytes(plan_file, safefile.STATE_MAX_BYTES)) if plan_file else {}
         named = doc.get("draft_path") if isinstance(doc, dict) else None
     except (OSError, ValueError):
         named = None  # prepare_push says why the plan cannot be read

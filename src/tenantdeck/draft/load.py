@@ -202,13 +202,24 @@ def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Pro
 
         return convert(exc, prefix, root=Draft, data=data, scalar=doc.scalar)
 
-    return draft, _check_rules(draft, converter)
+    return draft, _check_rules(draft, converter) + _certificate_problems(draft)
 
 
 def _check_rules(draft: Draft, converter: Any) -> list[Problem]:
     from tenantdeck.rules import check_draft
 
     return list(check_draft(draft, converter))
+
+
+def _certificate_problems(draft: Draft) -> list[Problem]:
+    """The files the draft names that cannot be uploaded (missing, not a regular file, too large, empty, outside
+    the draft's folder): errors at their keys, offline, before any command reads the service."""
+    named = [(i, app) for i, app in enumerate(draft.apps) if app.push_certificates is not None]
+    if not named:
+        return []
+    from tenantdeck.models.certfiles import certificate_problems
+
+    return [p for i, app in named for p in certificate_problems(app, ("apps", i), draft.folder)]
 
 
 def _duplicates(doc: DraftDocument, duplicates: list[yamlsource.Duplicate]) -> list[Problem]:

@@ -357,6 +357,8 @@ def write_ids(draft_path: str | os.PathLike[str], profile: str, *, app_ids: Mapp
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
+    from tenantdeck import safefile
+    from tenantdeck.draft import yamlsource
     from tenantdeck.draft.save import write_atomic
 
     if not app_ids and not widget_ids:
@@ -365,7 +367,7 @@ def write_ids(draft_path: str | os.PathLike[str], profile: str, *, app_ids: Mapp
     yaml = YAML()
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 4096
-    doc = yaml.load(path.read_text(encoding="utf-8")) if path.exists() else None
+    doc = yaml.load(safefile.read_text(path, yamlsource.MAX_BYTES)) if path.exists() else None
     if not isinstance(doc, dict):
         doc = CommentedMap([("format", TARGETS_FORMAT), ("targets", CommentedMap())])
 

@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tenantdeck import safefile
 from tenantdeck.draft import yamlsource
 
 MIN_CHARS = 1_000_000  #: below this a parse takes well under 0.1 s: not worth a file
@@ -52,7 +53,7 @@ def load(text: str) -> Any | None:
         return None
     path = directory() / f"{_key(text)}.marshal"
     try:
-        raw = path.read_bytes()
+        raw = safefile.read_bytes(path, safefile.STATE_MAX_BYTES)
     except OSError:
         return None
     try:

@@ -435,8 +435,12 @@ def _safe_loader() -> Any:
 
 
 def _leading_comments(path: str | os.PathLike[str]) -> str | None:
+    import io
+
+    from tenantdeck import safefile
+
     try:
-        with open(path, encoding="utf-8") as fh:
+        with safefile.open_regular(path) as (raw, _), io.TextIOWrapper(raw, encoding="utf-8") as fh:
             lines: list[str] = []
             for line in fh:
                 if not line.startswith("#"):

@@ -137,28 +137,30 @@ def quote(text: str) -> str:
 def read_text(
     path: str | os.PathLike[str], *, display: str | None = None, max_bytes: int = MAX_BYTES
 ) -> tuple[str | None, list[Problem]]:
-    """The file's text, or located problems (missing, too large, not UTF-8, empty).
+    """The file's text, or located problems (missing, not a regular file, too large, not UTF-8, empty).
 
-    The size is checked with ``stat`` before anything is read, and at most ``max_bytes + 1`` bytes are ever read,
-    so a huge or endless file (``/dev/zero``) costs nothing.
+    Read through :mod:`tenantdeck.safefile`: a FIFO, socket, device or directory is refused before anything is
+    read, and at most ``max_bytes + 1`` bytes are ever read, so a huge or endless file (``/dev/zero``) costs nothing.
     """
+    from tenantdeck import safefile
+
     name = display if display is not None else os.fspath(path)
     try:
-        size = os.stat(path).st_size
-        if size > max_bytes:
-            return None, [_too_large(name, size, max_bytes)]
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except FileNotFoundError:
-        return None, [Problem(Severity.ERROR, "no such file", (), name, 0, 0, "file-missing")]
-    except IsADirectoryError:
-        return None, [Problem(Severity.ERROR, "is a directory, not a draft file", (), name, 0, 0, "file-unreadable")]
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        return None, [Problem(Severity.ERROR, f"cannot read the file: {reason}", (), name, 0, 0, "file-unreadable")]
-    if len(data) > max_bytes:
-        return None, [_too_large(name, len(data), max_bytes, at_least=True)]
+        data = safefile.read_bytes(path, max_bytes)
+    except safefile.FileRefused as exc:
+        return None, [_refused(name, exc, max_bytes)]
     return decode(data, name)
+
+
+def _refused(name: str, exc: Any, max_bytes: int) -> Problem:
+    """The problem of a file :mod:`tenantdeck.safefile` would not read (``exc`` is its ``FileRefused``)."""
+    if exc.code == "too-large":
+        return _too_large(name, exc.size or max_bytes + 1, max_bytes, at_least="more than" in exc.reason)
+    if exc.code == "missing":
+        return Problem(Severity.ERROR, "no such file", (), name, 0, 0, "file-missing")
+    reason = f"cannot read the file: {exc.reason.removeprefix('cannot read it: ')}" if exc.code == "unreadable" \
+        else exc.reason
+    return Problem(Severity.ERROR, reason, (), name, 0, 0, "file-unreadable")
 
 
 def _too_large(name: str, size: int, cap: int, *, at_least: bool = False) -> Problem:

@@ -39,10 +39,15 @@ class Draft(StrictModel):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like every pydantic model
 
+    @property
+    def folder(self) -> Path | None:
+        """The folder the draft was read from (None: not read from a file; the working folder stands for it)."""
+        return self._source.parent if self._source is not None else None
+
     def resolve_path(self, written: str) -> Path:
         """A path the draft writes, as the file system knows it: beside the draft file (or the working folder
         for a draft that was not read from a file)."""
-        return resolve_beside(written, self._source.parent if self._source is not None else None)
+        return resolve_beside(written, self.folder)
 
 
 def resolve_beside(written: str, folder: Path | None) -> Path:

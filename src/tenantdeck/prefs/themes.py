@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tenantdeck import safefile
+
+#: the validated-themes cache: one small verdict per theme file
+CACHE_MAX_BYTES = 1024 * 1024
+
 #: the shipped themes (a symlink to the repository's ``themes/`` in a checkout, a real folder in the wheel)
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "tenantdeck-dark"
@@ -68,7 +73,9 @@ def theme_files(config: Path) -> list[tuple[Path, bool]]:
     found: list[tuple[Path, bool]] = []
     for folder, bundled in ((BUNDLED_DIR, True), (user_dir(config), False)):
         with contextlib.suppress(OSError):
-            found += [(p, bundled) for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml") and p.is_file()]
+            # not only regular files: a FIFO or a device named like a theme is reported (by the reader), not skipped
+            found += [(p, bundled) for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml")
+                      and not p.is_dir()]
     return found
 
 
@@ -107,7 +114,7 @@ def load_themes(config: Path, cache: Path | None) -> ThemeSet:
     cached: dict[str, Any] = {}
     if cache is not None:
         with contextlib.suppress(OSError, ValueError):
-            doc = json.loads(cache.read_text(encoding="utf-8"))
+            doc = json.loads(safefile.read_bytes(cache, CACHE_MAX_BYTES))
             if isinstance(doc, dict) and doc.get("version") == MODEL_VERSION and isinstance(doc.get("files"), dict):
                 cached = doc["files"]
     result = ThemeSet()

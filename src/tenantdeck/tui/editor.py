@@ -107,12 +107,14 @@ class Editor:
         first frame, three times what parsing its first apps does. One app more than shown is read, so that the
         last one shown is whole (a head cut inside an app still parses, as an app with its last keys missing).
         """
+        from tenantdeck import safefile
+
         try:
             size = self.path.stat().st_size
             self.read_after_paint = size in PAINT_FIRST_BYTES and size < PROGRESSIVE_MIN_BYTES
             if size < PROGRESSIVE_MIN_BYTES and not self.read_after_paint:
                 return None
-            with self.path.open("rb") as fh:
+            with safefile.open_regular(self.path) as (fh, _):
                 head = fh.read(PEEK_BYTES)
                 while True:
                     whole = len(head) >= size

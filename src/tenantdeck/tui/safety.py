@@ -25,7 +25,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from tenantdeck.draft import recovery
+from tenantdeck import safefile
+from tenantdeck.draft import recovery, yamlsource
 from tenantdeck.draft.session import Change, ChangeKind, DraftSessionError
 from tenantdeck.tui.host import host_of
 from tenantdeck.tui.watchdog import ExitWatchdog
@@ -267,7 +268,7 @@ class SafetyNet:
         if not session.changed_on_disk():
             return
         try:
-            disk: str | None = self.editor.path.read_text(encoding="utf-8")
+            disk: str | None = safefile.read_text(self.editor.path, yamlsource.MAX_BYTES)
         except FileNotFoundError:
             disk = None
         except (OSError, UnicodeDecodeError):
@@ -335,7 +336,7 @@ class SafetyNet:
 
         name = self.editor.path.name
         try:
-            disk = self.editor.path.read_bytes().decode("utf-8", errors="replace")
+            disk = safefile.read_text(self.editor.path, yamlsource.MAX_BYTES, errors="replace")
         except OSError:
             disk = None
         if disk is None:

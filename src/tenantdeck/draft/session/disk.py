@@ -11,6 +11,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 
+from tenantdeck import safefile
 from tenantdeck.draft import yamlsource
 from tenantdeck.draft.session.errors import CHANGED_ON_DISK, ChangedOnDisk
 from tenantdeck.problems import Problem
@@ -93,21 +94,19 @@ class DiskWatch:
 
 
 def read_bytes(path: str, name: str, max_bytes: int) -> tuple[bytes | None, list[Problem]]:
-    """The file's bytes, or the same problems :func:`yamlsource.read_text` reports."""
+    """The file's bytes, or the same problems :func:`yamlsource.read_text` reports (both read through
+    :mod:`tenantdeck.safefile`: a FIFO or a device is a problem, not a hang)."""
     try:
-        size = os.stat(path).st_size
-        if size > max_bytes:
-            return None, yamlsource.read_text(path, display=name, max_bytes=max_bytes)[1]
-        with open(path, "rb") as fh:
-            return fh.read(max_bytes + 1), []
+        return safefile.read_bytes(path, max_bytes), []
     except OSError:
         return None, yamlsource.read_text(path, display=name, max_bytes=max_bytes)[1]
 
 
 def file_sha256(path: str) -> str:
-    """The file's sha256, read in 1 MiB pieces (a draft of tens of MB is never held twice in memory)."""
+    """The file's sha256, read in 1 MiB pieces (a draft of tens of MB is never held twice in memory); a file
+    that is no longer a regular one raises :class:`~tenantdeck.safefile.FileRefused` (an ``OSError``)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with safefile.open_regular(path) as (fh, _):
         while chunk := fh.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()

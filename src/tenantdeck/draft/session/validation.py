@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.draft.session.paths import PathLike, parts_of
@@ -97,11 +98,13 @@ class ValidationMixin:
 
     Owns the scopes (``_root``, ``_apps`` one per app, ``_presets`` one per preset, in the draft's order), the
     validated models (``_app_objs``, ``_preset_objs``), the rules' ``_checker``, the duplicate names and ids
-    (``_unique``) and ``validated``. Reads the session's ``data`` and ``file``; places through :mod:`.placing`.
+    (``_unique``) and ``validated``. Reads the session's ``data``, ``file`` and ``path`` (the folder certificate
+    files are read from); places through :mod:`.placing`.
     """
 
     data: Any
     file: str
+    path: str
     validated: bool
     _root: Scope
     _apps: list[Scope]
@@ -290,6 +293,10 @@ class ValidationMixin:
         app = self._app_objs[i]
         found = check_app(self._widget_checker(), app, ("apps", i), self._converter(), scope.checks) \
             if app is not None else []
+        if app is not None and app.push_certificates is not None:
+            from tenantdeck.models.certfiles import certificate_problems
+
+            found += certificate_problems(app, ("apps", i), Path(self.path).parent)  # the files, as they are now
         scope.rules = [unprefixed(p, ("apps", i)) for p in found]
         scope.clear_placed()
 

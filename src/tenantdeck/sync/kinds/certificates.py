@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck.models.certfiles import KINDS, MAX_BYTES, read_certificate
 from tenantdeck.models.secrets import fingerprint
+from tenantdeck.safefile import FileRefused
 from tenantdeck.sync.kinds.base import Kind, Planner
 from tenantdeck.sync.types import UNKNOWN, StepKind
 
@@ -21,23 +23,20 @@ if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
     from tenantdeck.sync.types import RemoteAppBundle, ResourceDiff, Step
 
-#: what the sandbox accepts, and more than any real APNs certificate or key needs
-MAX_BYTES = 64 * 1024
-KINDS = ("p12", "p8")
+__all__ = ["KIND", "KINDS", "MAX_BYTES", "CertificatesKind", "file_state"]
 
 
-def file_state(draft: Draft, written: str, *, secret_key: bytes) -> dict[str, Any]:
-    """``{"fingerprint": ...}`` of the file's content, or ``{"unreadable": why}`` (the plan refuses it)."""
-    path = draft.resolve_path(written)
+def file_state(draft: Draft, written: str, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+    """``{"fingerprint": ...}`` of the file's content, or ``{"unreadable": why}``.
+
+    Read by :func:`~tenantdeck.models.certfiles.read_certificate` (inside the draft's folder, a regular file, a
+    bounded read). Validation (:func:`~tenantdeck.models.certfiles.certificate_problems`) has already refused a
+    draft whose certificate is not so, before any command reads the service; "unreadable" is what a file that
+    changed since then gives, and the plan refuses it as what it is (:meth:`CertificatesKind.plan`)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            return {"unreadable": f"{written} is {size} bytes; a push certificate is at most {MAX_BYTES}"}
-        content = path.read_bytes()
-    except OSError as exc:
-        return {"unreadable": f"{written}: {exc.strerror or type(exc).__name__}"}
-    if not content:
-        return {"unreadable": f"{written} is empty"}
+        content = read_certificate(written, draft.folder, env)
+    except FileRefused as exc:
+        return {"unreadable": f"{written}: {exc.reason}"}
     return {"fingerprint": fingerprint(content, secret_key)}
 
 
@@ -53,7 +52,7 @@ class CertificatesKind(Kind):
         certs = app.push_certificates
         if certs is None:
             return {"push_certificates": None}
-        out = {kind: {"path": written, "file": file_state(draft, written, secret_key=secret_key)}
+        out = {kind: {"path": written, "file": file_state(draft, written, secret_key=secret_key, env=env)}
                for kind in KINDS if (written := getattr(certs, kind)) is not None}
         return {"push_certificates": out}
 
@@ -86,10 +85,8 @@ class CertificatesKind(Kind):
                 planner.refuse(res, f"cannot read the certificate file: {state['unreadable']}")
                 return
             written = str((res.draft or {}).get("path") or "")
-            where = planner.draft.resolve_path(written) if planner.draft is not None else written
             planner.step("upload_certificate", res, res.rid, changes=planner.changes(res),
-                         payload={"certificate": res.rid, "path": written, "file": str(where),
-                                  "fingerprint": state.get("fingerprint")})
+                         payload={"certificate": res.rid, "path": written, "fingerprint": state.get("fingerprint")})
         elif res.status == "delete":
             planner.note(f"{res.title} is no longer in the draft, but the API cannot remove a push certificate: it "
                          "stays on the service (remove it in the dashboard)", "certificate_kept")

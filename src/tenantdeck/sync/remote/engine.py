@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tenantdeck import safefile
 from tenantdeck.problems import Problem, ProblemError, error
 from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
@@ -183,7 +184,7 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
 
 def _read_plan(path: Path) -> Plan | PushRefused:
     try:
-        return Plan.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return Plan.from_json(json.loads(safefile.read_bytes(path, safefile.STATE_MAX_BYTES)))
     except (OSError, ValueError, TypeError, KeyError) as exc:
         return PushRefused("invalid_plan_file", f"cannot read plan {path}: {exc}")
 

@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from tenantdeck.api.client import ManagementClient
     from tenantdeck.sync.types import Step
 
@@ -138,16 +140,37 @@ async def _extension_secret(client: ManagementClient, app_id: str, field: str) -
 
 async def _upload_certificate(client: ManagementClient, step: Step, app_id: str | None,
                               payload: dict[str, Any]) -> dict[str, Any]:
-    """Reads the file now (its content goes to the request and nowhere else) and uploads it."""
-    from pathlib import Path
+    """Uploads the bytes :func:`attach_files` read (they go to the request and nowhere else)."""
+    from pathlib import PurePath
 
-    path = Path(payload["file"])
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise StepFailed(f"cannot read {payload['path']}: {exc.strerror or type(exc).__name__}") from None
-    await client.upload_certificate(_app_id(step, app_id), payload["certificate"], path.name, content)
+    content = payload.get("content")
+    if not isinstance(content, bytes):
+        raise StepFailed(f"the certificate {payload['path']} was not read before its upload")
+    await client.upload_certificate(_app_id(step, app_id), payload["certificate"], PurePath(payload["path"]).name,
+                                    content)
     return {}
+
+
+def attach_files(step: Step, payload: dict[str, Any], *, folder: Path | None, env: Mapping[str, str],
+                 secret_key: bytes) -> dict[str, Any]:
+    """``payload`` with the content of the file a step uploads (a certificate), read now and once, through
+    :func:`~tenantdeck.models.certfiles.read_certificate` (inside the draft's folder, a regular file, bounded). The
+    bytes sent are the bytes whose fingerprint the plan shows: a file that changed (or became unreadable) since
+    the plan was made fails the step, and nothing of it is sent. Other steps' payloads are returned as they are."""
+    if step.kind != "upload_certificate":
+        return payload
+    from tenantdeck.models.certfiles import read_certificate
+    from tenantdeck.models.secrets import fingerprint
+    from tenantdeck.safefile import FileRefused
+
+    try:
+        content = read_certificate(payload["path"], folder, env)
+    except FileRefused as exc:
+        raise StepFailed(f"cannot read the certificate file {payload['path']!r}: {exc.reason}") from None
+    if fingerprint(content, secret_key) != payload.get("fingerprint"):
+        raise StepFailed(f"the certificate file {payload['path']!r} changed since the plan was made; nothing was "
+                         "sent (plan or push again)")
+    return {**payload, "content": content}
 
 
 # -- webhooks and their triggers ----------------------------------------------------------------------------------
@@ -251,4 +274,4 @@ async def read_secret(client: ManagementClient, kind: str, app_id: str, field: s
     return None if read is None else await read(client, app_id, field)
 
 
-__all__ = ["CALLS", "SECRET_READS", "StepFailed", "read_secret", "run_operation"]
+__all__ = ["CALLS", "SECRET_READS", "StepFailed", "attach_files", "read_secret", "run_operation"]

@@ -412,7 +412,7 @@ class Executor:
                        state: dict[str, Any] | None) -> tuple[str | None, dict[str, Any] | None]:
         """Send one operation. Once the service has applied it, it *is* applied: what fails afterwards (the base
         or journal write) is a warning, never a failure that would invite a duplicate create."""
-        from tenantdeck.sync.remote.ops import run_operation
+        from tenantdeck.sync.remote.ops import attach_files, run_operation
 
         kind = kinds.kind_of_step(op.kind)
         rebased = app_id is not None and fresh.rebases(kind, op)
@@ -425,6 +425,8 @@ class Executor:
             body, before = await self._rebase(kind, op, app_id)
         payload = await resolve_payload(body, draft=self.draft, env=self.env, app_id=app_id,
                                         live_secret=self._live_secret)
+        payload = attach_files(op, payload, folder=self.draft.folder if self.draft is not None else None,
+                               env=self.env, secret_key=self.secret_key)
         name = op.payload.get("name") or (op.payload.get("settings") or {}).get("name") or ""
         if kinds.step_kind(op.kind).creates:
             await self.journal.record("intent", op=op.key, kind=op.kind, app_id=app_id, app_name=op.app_name,

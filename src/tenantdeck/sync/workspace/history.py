@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]] | None:
 def read_history(path: Path) -> list[dict[str, Any]]:
     """All records, oldest first; damaged lines are skipped."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace")
     except FileNotFoundError:
         return []
     out: list[dict[str, Any]] = []

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tenantdeck import safefile
 from tenantdeck.atomic import atomic_write_json
 from tenantdeck.sync.workspace.state import Workspace
 
@@ -59,13 +60,12 @@ def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str]
     certs = app_data.get("push_certificates")
     for kind, written in sorted(certs.items()) if isinstance(certs, dict) else ():
         if isinstance(written, str):
-            from tenantdeck.models.draft import resolve_beside  # only for apps naming a certificate
+            from tenantdeck.models.certfiles import read_certificate  # only for apps naming a certificate
 
-            path = resolve_beside(written, folder)
             try:
-                content = _sha(path.read_bytes()) if path.stat().st_size <= 1 << 20 else "large"
-            except OSError:
-                content = "unreadable"
+                content = _sha(read_certificate(written, folder))
+            except safefile.FileRefused as exc:
+                content = f"unreadable:{exc.code}"
             digest.update(f"\0cert:{kind}={content}".encode())
     return digest.hexdigest()
 
@@ -80,8 +80,7 @@ class InSyncCache:
 
     def _load(self) -> dict[str, list[Any]]:
         try:
-            with open(self.path, "rb") as handle:
-                doc = json.loads(handle.read())
+            doc = json.loads(safefile.read_bytes(self.path, safefile.STATE_MAX_BYTES))
         except (OSError, ValueError):
             return {}
         if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("apps"), dict):

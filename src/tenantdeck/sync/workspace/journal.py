@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably, write_all
 
 
@@ -126,7 +127,7 @@ class Journal:
 def read_journal(path: Path) -> Iterator[dict[str, Any]]:
     """The records of one journal; a torn last line (killed mid-write) is skipped."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace")
     except FileNotFoundError:
         return
     for line in text.splitlines():

@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tenantdeck import safefile
 from tenantdeck.sync.workspace.state import check_workspace, workspace_error
 
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ DEFAULT_TIMEOUT = 10.0
 TIMEOUT_ENV = "TENANTDECK_LOCK_TIMEOUT"
 LOCK_NAME = "lock"
 HOLDER_NAME = "lock-holder.json"
+#: the holder record is one small JSON object
+HOLDER_MAX_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,7 @@ def read_holder(workspace: Workspace) -> Holder | None:
     """The recorded holder, or None when there is none or the record is from a process that is gone (a ``kill -9``
     leaves its record behind; the OS has already released its lock)."""
     try:
-        doc: Any = json.loads(holder_path(workspace).read_bytes())
+        doc: Any = json.loads(safefile.read_bytes(holder_path(workspace), HOLDER_MAX_BYTES))
         holder = Holder(int(doc["pid"]), str(doc["command"]), str(doc.get("host", "")), str(doc["since"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -151,7 +154,7 @@ def _write_holder(workspace: Workspace, command: str) -> None:
 def _remove_holder(workspace: Workspace) -> None:
     with contextlib.suppress(OSError):
         path = holder_path(workspace)
-        doc = json.loads(path.read_bytes())
+        doc = json.loads(safefile.read_bytes(path, HOLDER_MAX_BYTES))
         if isinstance(doc, dict) and doc.get("pid") == os.getpid():
             path.unlink()
 

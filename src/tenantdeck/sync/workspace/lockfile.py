@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tenantdeck import safefile
+
 LOCK_FORMAT = 1
 SUFFIX = ".lock.json"
 UNVERIFIABLE: dict[str, bool] = {"unknown": True, "unverifiable": True}
@@ -98,7 +100,7 @@ def parse(path: Path, data: bytes) -> dict[str, Any]:
 def read(path: Path) -> dict[str, Any] | None:
     """The parsed lock file, or None when there is none."""
     try:
-        data = path.read_bytes()
+        data = safefile.read_bytes(path, safefile.STATE_MAX_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from tenantdeck import safefile
 from tenantdeck.atomic import append_durably, atomic_write_bytes, atomic_write_json, fsync_dir
 from tenantdeck.sync.workspace import lockfile
 
@@ -124,7 +125,7 @@ class Workspace:
         return self.secret_key()
 
     def _read_key(self) -> bytes:
-        data = self.key_path.read_bytes()
+        data = safefile.read_bytes(self.key_path, KEY_BYTES)
         if len(data) != KEY_BYTES:
             raise WorkspaceError(
                 f"{self.key_path} is damaged ({len(data)} bytes, expected {KEY_BYTES}); delete it and run "
@@ -179,8 +180,7 @@ class Workspace:
     def _lock_behind(self) -> bool:
         """Whether a batch of lock updates was started on the lock file as it is now and never written."""
         try:
-            with open(self.lock_written_path, "rb") as handle:
-                mark = json.loads(handle.read())
+            mark = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES))
         except (OSError, ValueError):
             return False
         return isinstance(mark, dict) and mark.get("behind") is True and mark.get("stat") == self._lock_stat()
@@ -292,8 +292,7 @@ class Workspace:
         """Whether the lock file is the one tenantdeck last wrote here (not changed by a git pull, a merge, a
         checkout), so the local cache (and the offline diff's in-sync cache built on it) still mirrors it."""
         try:
-            with open(self.lock_written_path, "rb") as handle:
-                recorded = json.loads(handle.read()).get("stat")
+            recorded = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES)).get("stat")
         except (OSError, ValueError, AttributeError):
             return False
         return recorded is not None and recorded == self._lock_stat()
@@ -436,7 +435,7 @@ class Workspace:
         if original_sha256 == current_sha256:
             return True
         try:
-            text = self.draft_writes_path.read_text(encoding="utf-8")
+            text = safefile.read_text(self.draft_writes_path, safefile.STATE_MAX_BYTES)
         except OSError:
             return False
         steps: dict[str, str] = {}
@@ -463,8 +462,7 @@ class Workspace:
     @staticmethod
     def _read_json(path: Path) -> Any:
         try:
-            with open(path, "rb") as handle:
-                return json.loads(handle.read())
+            return json.loads(safefile.read_bytes(path, safefile.STATE_MAX_BYTES))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
             raise WorkspaceError(f"cannot read {path}: {reason}; delete it and run `tenantdeck pull`") from None

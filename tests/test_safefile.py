@@ -1,0 +1,216 @@
+"""``tenantdeck.safefile``: a file is read only when it is a regular file, with a bound, never by an open that
+blocks; and no module of ``src/`` reads a file another way (the architecture test below reads every call)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import tenantdeck
+from tenantdeck import safefile
+from tenantdeck.safefile import FileMissing, FileRefused
+
+ROOT = Path(tenantdeck.__file__).parent
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_is_refused_without_waiting_for_a_writer(fifo: Path) -> None:
+    with pytest.raises(FileRefused) as caught:
+        safefile.read_bytes(fifo, 100)
+    assert caught.value.code == safefile.NOT_REGULAR and "named pipe (FIFO)" in str(caught.value)
+
+
+def test_a_device_is_refused_without_being_read() -> None:
+    with pytest.raises(FileRefused) as caught:
+        safefile.read_bytes("/dev/zero", 100)
+    assert caught.value.code == safefile.NOT_REGULAR and "character device" in caught.value.reason
+
+
+def test_a_directory_and_a_socket_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(FileRefused, match="is a directory"):
+        safefile.read_bytes(tmp_path, 100)
+    sock_path = tmp_path / "s"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        with pytest.raises(FileRefused, match="is a socket"):
+            safefile.read_bytes(sock_path, 100)
+
+
+def test_a_missing_file_is_also_a_file_not_found_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError) as caught:
+        safefile.read_bytes(tmp_path / "nope", 100)
+    assert isinstance(caught.value, FileMissing) and caught.value.code == safefile.MISSING
+    (tmp_path / "dangling").symlink_to(tmp_path / "nope")
+    with pytest.raises(FileMissing):
+        safefile.read_bytes(tmp_path / "dangling", 100)
+
+
+def test_over_the_cap_is_too_large_and_at_the_cap_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 101)
+    with pytest.raises(FileRefused) as caught:
+        safefile.read_bytes(path, 100)
+    assert caught.value.reason == "too large (101 bytes; at most 100)" and caught.value.code == safefile.TOO_LARGE
+    assert safefile.read_bytes(path, 101) == b"x" * 101
+
+
+def test_the_bound_holds_whatever_stat_says() -> None:
+    """/proc files are regular and report a size of 0; the read still stops at the cap plus one byte."""
+    status = Path("/proc/self/status")
+    if not status.exists() or status.stat().st_size != 0:
+        pytest.skip("no /proc here")
+    with pytest.raises(FileRefused, match=r"too large \(more than 10 bytes; at most 10\)"):
+        safefile.read_bytes(status, 10)
+
+
+def test_within_refuses_a_link_or_dots_that_lead_outside(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "repo", tmp_path / "secret"
+    inside.mkdir()
+    outside.write_bytes(b"s3cret")
+    (inside / "ok").write_bytes(b"fine")
+    (inside / "link").symlink_to(outside)
+    (inside / "up").symlink_to("..")
+    assert safefile.read_bytes(inside / "ok", 100, within=[inside]) == b"fine"
+    for path in (inside / "link", inside / ".." / "secret", inside / "up" / "secret"):
+        with pytest.raises(FileRefused) as caught:
+            safefile.read_bytes(path, 100, within=[inside], what="the draft's folder")
+        assert caught.value.code == safefile.OUTSIDE and "outside the draft's folder" in caught.value.reason
+    assert safefile.read_bytes(inside / "link", 100, within=[inside, tmp_path]) == b"s3cret"
+
+
+@pytest.mark.timeout(10)
+def test_a_fifo_swapped_in_after_the_check_is_caught_by_fstat(fifo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What is read is what was opened: the check of the path alone could be raced."""
+    real_stat = os.stat
+    monkeypatch.setattr(safefile.os, "stat", lambda p, *a, **k: real_stat(__file__) if p == fifo else real_stat(p))
+    with pytest.raises(FileRefused, match="named pipe"):
+        safefile.read_bytes(fifo, 100)
+
+
+def test_a_writer_on_a_fifo_does_not_make_it_readable(fifo: Path) -> None:
+    done = threading.Event()
+
+    def writer() -> None:
+        fd = os.open(fifo, os.O_RDWR)  # never blocks; keeps a writer present
+        done.wait(5)
+        os.close(fd)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        with pytest.raises(FileRefused, match="named pipe"):
+            safefile.read_bytes(fifo, 100)
+    finally:
+        done.set()
+        thread.join()
+
+
+# -- no read in src/ bypasses the module ---------------------------------------------------------------------------
+
+#: reads that are not of a file a user, a repository or the service controls; each says why it may stay
+ALLOWED: dict[tuple[str, str], str] = {
+    ("tenantdeck/safefile.py", "os.open(target, _FLAGS)"): "the module itself",
+    ("tenantdeck/safefile.py", "os.fdopen(fd, 'rb')"): "the module itself",
+    ("tenantdeck/atomic.py", "os.open(directory, os.O_RDONLY)"):
+        "opens a directory to fsync it after a rename; nothing is read",
+    ("tenantdeck/cli/edit_cmd.py", "files('tenantdeck').joinpath('data/demo.policies.yaml').read_text(encoding="
+                                   "'utf-8')"): "package data installed with tenantdeck, not a user's file",
+}
+
+_WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
+
+
+def _mode(call: ast.Call, position: int) -> str | None:
+    """The mode a call passes (positional ``position`` or ``mode=``), "" when none, None when not a literal."""
+    node = call.args[position] if len(call.args) > position else next(
+        (k.value for k in call.keywords if k.arg == "mode"), None)
+    if node is None:
+        return ""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _reads_for_reading(mode: str | None) -> bool:
+    return mode is not None and not set(mode) & set("wax+")
+
+
+def file_reads(tree: ast.AST) -> Iterator[ast.Call]:
+    """Every call that opens or reads a file by path: ``open(p)``, ``io.open(p)``, ``Path.open()``,
+    ``Path.read_text()``/``read_bytes()``, ``os.open(p, O_RDONLY...)``, ``os.fdopen(fd, "rb")`` (writes are
+    :mod:`tenantdeck.atomic`'s business)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            if _reads_for_reading(_mode(node, 1)):
+                yield node
+        elif isinstance(func, ast.Attribute):
+            owner = func.value.id if isinstance(func.value, ast.Name) else None
+            if func.attr in ("read_text", "read_bytes") and not node.args:
+                yield node  # pathlib's (a module function of that name takes the path as an argument)
+            elif func.attr == "open" and owner == "os":
+                flags = {n.attr for n in ast.walk(node.args[1]) if isinstance(n, ast.Attribute)} if len(
+                    node.args) > 1 else set()
+                if not flags & _WRITE_FLAGS:
+                    yield node
+            elif (func.attr, owner) in (("fdopen", "os"), ("open", "io"), ("open", "codecs")):
+                if _reads_for_reading(_mode(node, 1)):
+                    yield node
+            elif (func.attr == "open" and (not node.args or isinstance(node.args[0], ast.Constant))
+                  and _reads_for_reading(_mode(node, 0))):
+                yield node  # Path.open() / Path.open("rb") (DraftSession.open(path) takes a path)
+
+
+def bypassing_reads() -> list[str]:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT.parent).as_posix()
+        for call in file_reads(ast.parse(path.read_text(encoding="utf-8"))):
+            text = ast.unparse(call)
+            if (rel, text) not in ALLOWED:
+                found.append(f"{rel}:{call.lineno}: {text}")
+    return found
+
+
+def test_every_file_read_in_src_goes_through_safefile() -> None:
+    """A new read must use ``tenantdeck.safefile`` (or be added to ALLOWED with the reason it is not a file anyone
+    else controls)."""
+    assert bypassing_reads() == []
+
+
+def test_every_allowed_read_still_exists() -> None:
+    """An allow-list entry whose call went away is removed, not kept as a silent exception."""
+    present = set()
+    for rel, _ in ALLOWED:
+        for call in file_reads(ast.parse((ROOT.parent / rel).read_text(encoding="utf-8"))):
+            present.add((rel, ast.unparse(call)))
+    assert set(ALLOWED) <= present
+
+
+@pytest.mark.parametrize("code", [
+    "open(p)", "open(p, 'rb')", "open(p, encoding='utf-8')", "io.open(p)", "p.read_text(encoding='utf-8')",
+    "p.read_bytes()", "p.open()", "p.open('rb')", "os.open(p, os.O_RDONLY)", "os.fdopen(fd, 'rb')",
+])
+def test_the_scan_sees_each_way_of_reading(code: str) -> None:
+    assert [ast.unparse(c) for c in file_reads(ast.parse(code))] == [code.replace('"', "'")]
+
+
+@pytest.mark.parametrize("code", [
+    "open(p, 'w')", "open(p, 'ab')", "os.open(p, os.O_WRONLY | os.O_CREAT)", "os.fdopen(fd, 'wb')",
+    "yamlsource.read_text(p, display=n)", "DraftSession.open(p)", "safefile.read_bytes(p, 10)",
+])
+def test_the_scan_leaves_writes_and_other_calls_alone(code: str) -> None:
+    assert list(file_reads(ast.parse(code))) == []
