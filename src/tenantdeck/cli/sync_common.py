@@ -123,7 +123,9 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     import asyncio
 
     from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
+    from tenantdeck.policies.checks import judge_after_push, policies_for, policy_notes
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
+    from tenantdeck.sync.remote.engine import service_now
     from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
@@ -144,11 +146,13 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
             live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key,
                                     concurrency=concurrency * 4, listing=listing,
                                     wanted_extensions=managed_extensions(local))
-            return listing, live
+            return listing, live, await service_now(client, policies, live, listing, secret_key=local.secret_key,
+                                                    concurrency=concurrency * 4)
 
+    policies = policies_for(local.path)
     try:
         with api_errors():
-            listing, live = asyncio.run(run())
+            listing, live, now = asyncio.run(run())
     except TargetError as exc:
         fail(exc.message)
     comparison = compare_local(local, live)
@@ -169,9 +173,10 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
-    from tenantdeck.policies.checks import policy_notes
-
-    plan.notes.extend(policy_notes(local, live))  # what the fleet policies say of the account after this push
+    if policies:  # what the fleet policies say of the account after this push (the view the push's gate judges)
+        checked = (judge_after_push(policies, local, plan.operations, now, [a.id for a in listing])
+                   if policies.rules else None)
+        plan.notes.extend(policy_notes(policies, checked))
     return plan
 
 

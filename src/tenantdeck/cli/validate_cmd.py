@@ -45,10 +45,10 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
         from tenantdeck.draft.overrides import target_problems
 
         problems = problems + target_problems(path)  # <stem>.targets.yaml: each target's draft must be valid too
-    if result.draft is not None and isinstance(result.doc.data, dict):
+    if isinstance(result.doc.data, dict):  # a schema error in one app hides no violation of another (issue 33)
         from tenantdeck.policies.checks import check_draft
 
-        _, found = check_draft(draft_path, result.doc.data, result.doc, policies_file)
+        _, found = check_draft(draft_path, result.doc.data, result.doc, policies_file, result.problems)
         problems = sorted([*problems, *found], key=lambda p: (p.file != path, p.file, p.line, p.column))
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors

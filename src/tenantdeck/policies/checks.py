@@ -6,7 +6,7 @@ Each function returns data (violations, located problems); the commands and the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,25 +34,28 @@ def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:
     return out
 
 
-def check_draft(draft_path: Path, data: Mapping[str, Any], doc: Any,
-                policies_file: Path | None = None) -> tuple[PolicySet, list[Problem]]:
-    """``validate``: the rules file's own problems and each violation of the draft ``data`` (plain data), located."""
+def check_draft(draft_path: Path, data: Mapping[str, Any], doc: Any, policies_file: Path | None = None,
+                schema: Sequence[Problem] = ()) -> tuple[PolicySet, list[Problem]]:
+    """``validate``: the rules file's own problems and each violation of the draft ``data`` (plain data), located.
+
+    ``schema``: the draft's own problems. An app with a schema error is left out (what a rule would read of it is
+    not what it means), every other app is judged: one broken app does not hide the violations of the rest."""
     policies = policies_for(draft_path, policies_file)
     if not policies.rules:
         return policies, list(policies.problems)
-    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
+    apps = list(data.get("apps") or []) if isinstance(data.get("apps"), list) else []
+    broken = broken_apps(schema)
+    kept = [i for i in range(len(apps)) if i not in broken]
+    evaluation = PolicyEngine(policies).evaluate([apps[i] for i in kept] if broken else apps, data.get("presets"))
+    if broken:
+        evaluation.violations = [replace(v, app_index=kept[v.app_index]) for v in evaluation.violations]
     return policies, [*policies.problems, *evaluation.problems, *violation_problems(evaluation, doc)]
 
 
-def as_draft_app(canonical: Mapping[str, Any], existing: Any, base: Mapping[str, Any] | None,
-                 presets: Mapping[str, Any]) -> dict[str, Any]:
-    """A canonical app (what the service holds, as the engine reads it) as the plain data a draft would write
-    for it: the form every rule reads. ``existing`` is the draft's app of the same id (its labels, its presets)."""
-    from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical
-
-    conversion = app_from_canonical(canonical, existing=existing, base=base, presets=dict(presets),
-                                    namer=SecretNamer())
-    return conversion.app.model_dump(mode="json", exclude_none=True, by_alias=True)
+def broken_apps(problems: Sequence[Problem]) -> set[int]:
+    """The indexes of the apps an error of ``problems`` is about (its path starts ``apps[i]``)."""
+    return {p.path[1] for p in problems
+            if p.is_error and len(p.path) > 1 and p.path[0] == "apps" and isinstance(p.path[1], int)}
 
 
 @dataclass(slots=True)
@@ -66,52 +69,6 @@ class FleetCheck:
     @property
     def blocking(self) -> list[Violation]:
         return self.evaluation.errors
-
-
-def merged_apps(draft_apps: Sequence[Any], models: Sequence[Any], service: Mapping[str, Mapping[str, Any]],
-                base: Mapping[str, Mapping[str, Any]], presets: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The account's apps as a push of ``draft_apps`` (plain data; ``models`` the same apps as the draft validated
-    them) would leave them: the service's state (``service``: live where read, else ``base``) in draft form, with
-    each section the draft manages replaced by the draft's (an app to create is the draft's alone). A section the
-    draft leaves out (a team it does not list) is the service's."""
-    out = []
-    for raw, existing in zip(draft_apps, models, strict=True):
-        app_id = raw.get("id")
-        state = service.get(app_id) if isinstance(app_id, str) else None
-        if state is None and isinstance(app_id, str):
-            state = base.get(app_id)
-        if state is None:
-            out.append(dict(raw))
-            continue
-        service_app = as_draft_app(state, existing, base.get(app_id), presets)
-        out.append(_over(service_app, raw))
-    return out
-
-
-def _over(service: dict[str, Any], draft: Mapping[str, Any]) -> dict[str, Any]:
-    """The draft's app laid over the service's, section by section, as a push applies it: the extensions the
-    draft names switched as it says (the others as they are), only the settings keys and extensions' settings it
-    writes, its webhooks and widgets beside the service's others (a push deletes nothing without
-    --allow-delete); any other section it writes replaces the service's."""
-    out = dict(service)
-    for key, value in draft.items():
-        if value is None:
-            continue
-        have = service.get(key)
-        if key == "extensions" and isinstance(value, Mapping) and isinstance(have, Mapping):
-            on, off = list(value.get("enabled") or []), list(value.get("disabled") or [])
-            enabled = [e for e in [*(have.get("enabled") or []), *on] if e not in off]
-            out[key] = {"enabled": list(dict.fromkeys(enabled)),
-                        "disabled": list(dict.fromkeys([*(e for e in have.get("disabled") or [] if e not in on),
-                                                        *off]))}
-        elif key in ("settings", "extension_settings") and isinstance(value, Mapping) and isinstance(have, Mapping):
-            out[key] = {**have, **value}
-        elif key in ("webhooks", "widgets") and isinstance(value, list) and isinstance(have, list):
-            ids = {item.get("id") for item in value if isinstance(item, Mapping) and item.get("id")}
-            out[key] = [*value, *(item for item in have if isinstance(item, Mapping) and item.get("id") not in ids)]
-        else:
-            out[key] = value
-    return out
 
 
 def check_apps(policies: PolicySet, apps: Sequence[Mapping[str, Any]], presets: Any) -> FleetCheck:
@@ -128,59 +85,55 @@ async def audit_target(target: Any, draft_path: Path, policies: PolicySet, *, co
                        ) -> FleetCheck:
     """The live account as it is now, every app of it, against ``policies``: what a dashboard change broke.
 
-    The draft (if there is one) gives each app its labels and the presets its widgets name; the values are the
-    service's. Nothing is written."""
+    The draft (if there is one) gives each app its labels and the presets its widgets are written against; the
+    values, and which objects there are, are the service's alone (:func:`tenantdeck.policies.account.account_now`:
+    a webhook only the draft holds is not on the service). Nothing is written."""
     from tenantdeck.draft.load import load_draft
     from tenantdeck.models.app import App
+    from tenantdeck.policies.account import account_now
     from tenantdeck.sync.remote.pull import fetch_pull
     from tenantdeck.sync.workspace.binding import check_identity, identity_of
     from tenantdeck.sync.workspace.state import Workspace
 
     workspace = Workspace(draft_path)
-    draft_apps: dict[str, App] = {}
+    draft_apps: list[App] = []
     presets: dict[str, Any] = {}
     if draft_path.exists():
         check_identity(workspace, identity_of(target))
         loaded = load_draft(str(draft_path))
         if loaded.draft is not None:
-            draft_apps = {a.id: a for a in loaded.draft.apps if a.id}
+            draft_apps = list(loaded.draft.apps)
             presets = {k: v.model_dump(mode="json", exclude_none=True) for k, v in loaded.draft.presets.items()}
     workspace.secret_key(target.fingerprint_key())
     async with target.client(concurrency=concurrency) as client:
         canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
-    base = workspace.load_base()
-    apps = [as_draft_app(c, draft_apps.get(c["id"]), base.get(c["id"]), presets) for c in canonicals]
-    return check_apps(policies, apps, presets)
+    return check_apps(policies, account_now(canonicals, draft_apps, presets), presets)
 
 
+def judge_after_push(policies: PolicySet, local: Any, steps: Sequence[Any], now: Mapping[str, Mapping[str, Any]],
+                     order: Sequence[str]) -> FleetCheck:
+    """The rules on the account after a push of ``steps`` (:func:`tenantdeck.policies.account.account_after_push`:
+    ``now`` is every app of the account as the service holds it, read as far as the rules read)."""
+    from tenantdeck.policies.account import account_after_push
 
-
-def after_push(policies: PolicySet, local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> FleetCheck:
-    """The rules on the account as a push of ``local`` (a :class:`~tenantdeck.sync.workspace.local.Local`) would
-    leave it: its draft's managed sections over ``live`` (offline: the base stands in for the service)."""
     data = local.result.doc.data
-    presets = data.get("presets") or {}
-    apps = merged_apps(list(data.get("apps") or []), local.draft.apps, live or {}, local.base, presets)
-    return check_apps(policies, apps, presets)
+    presets = (data.get("presets") if isinstance(data, Mapping) else None) or {}
+    return check_apps(policies, account_after_push(local, steps, now, order), presets)
 
 
-def policy_notes(local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> list[Any]:
-    """The plan's notes for the policies beside ``local``'s draft: each violation the push would leave (kind
-    ``policy``, the rule and severity in ``extra``), and each problem of the rules file. ``diff``, ``plan`` and the
-    editor's review show them; ``push`` refuses on the error ones (:func:`tenantdeck.sync.remote.engine`)."""
+def policy_notes(policies: PolicySet, checked: FleetCheck | None) -> list[Any]:
+    """The plan's notes for ``policies``: each problem of the rules file, and each violation the push would leave
+    (``checked``: :func:`judge_after_push`; kind ``policy``, the rule and severity in ``extra``). ``diff``, ``plan``
+    and the editor's review show them; ``push`` refuses on the error ones (:mod:`tenantdeck.sync.remote.engine`)."""
     from tenantdeck.sync.types import Note
 
-    policies = policies_for(local.path)
-    if not policies:
-        return []
     notes = [Note("", f"policies file: {p.render()}", "policy", {"severity": "error"}) for p in policies.problems]
-    if policies.rules:
-        checked = after_push(policies, local, live)
+    if checked is not None:
         notes += [Note(v.app_name, f"policy {v.rule} ({v.severity}): {v.message}"
                        + (f" ({format_path(v.path)}: {v.found})" if v.found else ""),
                        "policy", {"rule": v.rule, "severity": v.severity}) for v in checked.evaluation.violations]
     return notes
 
 
-__all__ = ["FleetCheck", "after_push", "allowed", "as_draft_app", "audit_target", "check_apps", "check_draft",
-           "merged_apps", "policies_for", "policy_notes", "violation_problems"]
+__all__ = ["FleetCheck", "allowed", "audit_target", "broken_apps", "check_apps", "check_draft", "judge_after_push",
+           "policies_for", "policy_notes", "violation_problems"]

@@ -30,7 +30,7 @@ from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_name
 from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
-from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push, managed_extensions
+from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push, fetch_rest, managed_extensions
 from tenantdeck.sync.remote.push import (
     DraftIds,
     Executor,
@@ -235,7 +235,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 local = _write_ids(ids, local, env, warnings, app_ids=adopt)
                 local.prefer_apps.update(dict.fromkeys(adopt.values(), "draft"))  # adopted: the draft is pushed
                 found = clashes(local.apps, names)
-            live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing)
+            live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing,
+                                             sections=_sections(request.policies))
             local.prefer = request.prefer
             comparison = compare_local(local, live)
             if request.choice and comparison.conflicts:
@@ -291,6 +292,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             if plan.conflicts:
                 return PushRefused("conflicts", "the plan has conflicts; it cannot be pushed", plan=plan,
                                    notices=notices)
+        now = (await service_now(client, request.policies, live, listing, secret_key=local.secret_key,
+                                 concurrency=request.concurrency * 4)
+               if request.policies is not None and plan.operations else live)
 
     missing = missing_secrets(plan, env)
     if missing:
@@ -303,7 +307,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     warnings += unset_but_unused(local, env)
     allowed: list[Violation] = []
     if request.policies is not None and plan.operations:
-        verdict = _policy_verdict(request, local, live)
+        verdict = _policy_verdict(request, local, plan, now, [a.id for a in listing])
         if isinstance(verdict, PushRefused):
             verdict.plan, verdict.notices = plan, notices
             return verdict
@@ -312,18 +316,19 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
-def _policy_verdict(request: PushRequest, local: Local, live: Mapping[str, Mapping[str, Any]]
-                    ) -> PushRefused | list[Violation]:
-    """The fleet policies on the account as this push would leave it (the draft's managed sections over what the
-    service holds): a refusal when an error rule is broken and not let through, else the violations let through."""
-    from tenantdeck.policies.checks import after_push, allowed
+def _policy_verdict(request: PushRequest, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]],
+                    order: list[str]) -> PushRefused | list[Violation]:
+    """The fleet policies on the account after this push (:func:`tenantdeck.policies.account.account_after_push`,
+    the one view ``diff`` shows): a refusal when an error rule is broken and not let through, else the violations
+    let through."""
+    from tenantdeck.policies.checks import allowed, judge_after_push
 
     policies = request.policies
     assert policies is not None
     if policies.problems:
         return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
                            "aside) and push again; nothing was pushed", problems=list(policies.problems))
-    checked = after_push(policies, local, live)
+    checked = judge_after_push(policies, local, plan.operations, now, order)
     let, blocking = allowed(checked.blocking, request.allow_violations)
     if blocking:
         rules = sorted({v.rule for v in blocking})
@@ -361,15 +366,51 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         listing = await client.list_apps()
         live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key, concurrency=concurrency * 4,
                                 listing=listing, wanted_extensions=managed_extensions(local))
-    plan = plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
-                      base_url=target.base_url)
-    names = live_names(listing)
-    plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
-    plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
-    from tenantdeck.policies.checks import policy_notes
-
-    plan.notes.extend(policy_notes(local, live))
+        plan = plan_local(local, compare_local(local, live), allow_delete=allow_delete, profile=target.name,
+                          base_url=target.base_url)
+        names = live_names(listing)
+        plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
+        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+        plan.notes.extend(await policy_notes_after(client, local, plan, live, listing, concurrency=concurrency))
     return plan
+
+
+async def service_now(client: Any, policies: PolicySet | None, live: Mapping[str, dict[str, Any]],
+                      listing: list[Any], *, secret_key: bytes, concurrency: int) -> dict[str, dict[str, Any]]:
+    """Every app of the account as the service holds it now: ``live`` (the draft's apps, as the comparison read
+    them), and each other app of ``listing`` read as far as the rules of ``policies`` read
+    (:func:`tenantdeck.policies.account.sections_read`): what the view after the push lays the plan over."""
+    from tenantdeck.policies.account import sections_read
+
+    if policies is None or not policies.rules:
+        return dict(live)
+    rest = await fetch_rest(client, listing, live, sections_read(policies), secret_key=secret_key,
+                            concurrency=concurrency)
+    return {**rest, **live}
+
+
+async def policy_notes_after(client: Any, local: Local, plan: Plan, live: Mapping[str, dict[str, Any]],
+                             listing: list[Any], *, concurrency: int = 16) -> list[Any]:
+    """The plan's policy notes (``diff``, ``plan``, the editor's review): the rules beside ``local``'s draft on the
+    account after this push, the same view the push's gate judges (:func:`_policy_verdict`)."""
+    from tenantdeck.policies.checks import judge_after_push, policies_for, policy_notes
+
+    policies = policies_for(local.path)
+    if not policies:
+        return []
+    checked = None
+    if policies.rules:
+        now = await service_now(client, policies, live, listing, secret_key=local.secret_key,
+                                concurrency=concurrency * 4)
+        checked = judge_after_push(policies, local, plan.operations, now, [a.id for a in listing])
+    return policy_notes(policies, checked)
+
+
+def _sections(policies: PolicySet | None) -> frozenset[str]:
+    """What the push must read of every app for the gate: the sections the rules read (none without rules)."""
+    from tenantdeck.policies.account import sections_read
+
+    return sections_read(policies) if policies is not None and policies.rules else frozenset()
 
 
 def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:

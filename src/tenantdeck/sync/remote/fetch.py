@@ -10,7 +10,7 @@ second, so this only decides how much work is queued, not how hard the service i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.client import ManagementClient
@@ -194,15 +194,17 @@ def managed_extensions_of(apps: Iterable[tuple[str | None, Mapping[str, Any] | N
 
 
 async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurrency: int = 16,
-                              listing: list[RemoteApp] | None = None) -> dict[str, dict[str, Any]]:
-    """Like :func:`fetch_live`, but reads only what this push can act on.
+                              listing: list[RemoteApp] | None = None,
+                              sections: Collection[str] = ()) -> dict[str, dict[str, Any]]:
+    """Like :func:`fetch_live`, but reads only what this push can act on, and ``sections`` of every app (what the
+    fleet policies read: the gate judges the account as the push leaves it, drift included).
 
     A push applies local changes (base -> draft) and refuses conflicts, which need a local change too. A section of
     an app (extensions, widgets, SMS, webhooks) whose draft equals its base therefore yields no operation and no
-    conflict whatever the live side says, so it is not read: its live value is taken from the base, which makes it
-    compare as in sync. An app with no local change at all costs no request beyond the one paged app list.
-    On a 1,000-app account where one toggle changed, that is one widget read per app instead of four or five.
-    ``diff`` keeps reading everything, to report remote drift.
+    conflict whatever the live side says, so unless the policies read it, it is not read: its live value is taken
+    from the base, which makes it compare as in sync. An app with no local change at all costs no request beyond
+    the one paged app list when no policy reads it. On a 1,000-app account where one toggle changed, that is one
+    widget read per app instead of four or five. ``diff`` keeps reading everything, to report remote drift.
     """
     import copy
 
@@ -211,48 +213,81 @@ async def fetch_live_for_push(client: ManagementClient, local: Local, *, concurr
     gate = asyncio.Semaphore(max(1, concurrency))
     out: dict[str, dict[str, Any]] = {}
 
-    async def none() -> Any:
-        return None
-
     async def one(app_id: str) -> None:
         d, b = drafts.get(app_id), local.base.get(app_id)
         changed = _locally_changed_sections(d, b)
-        if b is not None and not changed:
+        needed = changed | set(sections)
+        if b is not None and not needed:
             out[app_id] = copy.deepcopy(b)
             return
         d = d or {}
-        want_ext = "extensions" in changed and d.get("extensions") is not None
+        want_ext = ("extensions" in changed and d.get("extensions") is not None) or "extensions" in sections
+        want_settings = (set(d.get("extension_settings") or {}) | set((b or {}).get("extension_settings") or {})
+                         if "extension_settings" in changed else set())
         async with gate:
-            app = known[app_id]
-            want_settings = (set(d.get("extension_settings") or {}) | set((b or {}).get("extension_settings") or {})
-                             if "extension_settings" in changed else set())
-            certs_wanted = "push_certificates" in changed
-            ext, widgets, sms, hooks, team, settings, certs, *ext_settings = await asyncio.gather(
-                client.list_extensions(app_id) if want_ext else none(),
-                client.list_widgets(app_id) if "widgets" in changed else none(),
-                client.get_sms(app_id) if "sms" in changed else none(),
-                client.list_webhooks(app_id) if "webhooks" in changed else none(),
-                client.list_collaborators(app_id) if "team" in changed else none(),
-                client.get_app_settings(app_id) if "settings" in changed else none(),
-                client.query_certificates(app_id) if certs_wanted else none(),
-                *(client.get_extension_settings(app_id, e) for e in sorted(want_settings)),
-            )
-            hooks = [dict(h) for h in hooks or []]
-            triggers = await asyncio.gather(*(client.list_triggers(app_id, str(h["id"])) for h in hooks))
-            for hook, ids in zip(hooks, triggers, strict=True):
-                hook["triggers"] = ids
-        bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team,
-                                 settings=settings,
-                                 extension_settings=dict(zip(sorted(want_settings), ext_settings, strict=True)),
-                                 certificates=certs)
-        live = canonical_app_from_remote(bundle, secret_key=local.secret_key)
+            live = await read_sections(client, known[app_id], needed, want_ext=want_ext,
+                                       want_settings=want_settings, secret_key=local.secret_key,
+                                       every_setting="extension_settings" in sections)
         if b is not None:
             for section in _SECTIONS:
-                if section not in changed or (section == "extensions" and not want_ext):
+                if section not in needed or (section == "extensions" and not want_ext):
                     live[section] = copy.deepcopy(b.get(section))
         out[app_id] = live
 
     await asyncio.gather(*(one(app_id) for app_id in known))
+    return out
+
+
+async def read_sections(client: ManagementClient, app: RemoteApp, sections: Collection[str], *,
+                        want_ext: bool = True, want_settings: Iterable[str] = (), every_setting: bool = False,
+                        secret_key: bytes) -> dict[str, Any]:
+    """One app's canonical state as far as ``sections`` (canonical section names) are read; the others as
+    :func:`canonical_app_from_remote` makes them of nothing read (the caller fills them in, or nothing reads them).
+    ``want_settings``: the extensions whose settings to read; ``every_setting``: those and every one that matters
+    (:func:`extensions_to_read`, which needs the extension list first: the whole app is read)."""
+    if every_setting:
+        bundle = await fetch_remote_app(client, app, want_settings)
+        return canonical_app_from_remote(bundle, secret_key=secret_key)
+    app_id = app.id
+    want_settings = sorted(want_settings)
+
+    async def none() -> Any:
+        return None
+
+    ext, widgets, sms, hooks, team, settings, certs, *ext_settings = await asyncio.gather(
+        client.list_extensions(app_id) if want_ext else none(),
+        client.list_widgets(app_id) if "widgets" in sections else none(),
+        client.get_sms(app_id) if "sms" in sections else none(),
+        client.list_webhooks(app_id) if "webhooks" in sections else none(),
+        client.list_collaborators(app_id) if "team" in sections else none(),
+        client.get_app_settings(app_id) if "settings" in sections else none(),
+        client.query_certificates(app_id) if "push_certificates" in sections else none(),
+        *(client.get_extension_settings(app_id, e) for e in want_settings),
+    )
+    hooks = [dict(h) for h in hooks or []]
+    triggers = await asyncio.gather(*(client.list_triggers(app_id, str(h["id"])) for h in hooks))
+    for hook, ids in zip(hooks, triggers, strict=True):
+        hook["triggers"] = ids
+    bundle = RemoteAppBundle(app=app, extensions=ext, widgets=widgets or [], sms=sms, webhooks=hooks, team=team,
+                             settings=settings, extension_settings=dict(zip(want_settings, ext_settings, strict=True)),
+                             certificates=certs)
+    return canonical_app_from_remote(bundle, secret_key=secret_key)
+
+
+async def fetch_rest(client: ManagementClient, listing: list[RemoteApp], have: Mapping[str, Any],
+                     sections: Collection[str], *, secret_key: bytes,
+                     concurrency: int = 16) -> dict[str, dict[str, Any]]:
+    """The canonical state of every app in ``listing`` that ``have`` lacks, read as far as ``sections``: the rest
+    of the account, for the fleet policies (which judge every app of it, as ``audit`` does)."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+    out: dict[str, dict[str, Any]] = {}
+
+    async def one(app: RemoteApp) -> None:
+        async with gate:
+            out[app.id] = await read_sections(client, app, sections, want_ext="extensions" in sections,
+                                              every_setting="extension_settings" in sections, secret_key=secret_key)
+
+    await asyncio.gather(*(one(app) for app in listing if app.id not in have))
     return out
 
 
