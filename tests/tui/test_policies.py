@@ -276,3 +276,65 @@ def test_a_big_draft_is_evaluated_in_a_worker(tmp_path: Path, monkeypatch: Any) 
             assert threads[-1] == (False, True)  # one app, on the UI thread
 
     asyncio.run(run())
+
+
+#: cel checks for the jump tests: a violation of one names no field, so the jump follows the expression
+CEL_RULES = """\
+format: 1
+policies:
+  - name: gifs-off-cel
+    check: {cel: "app.widgets.all(w, w.main.send_gifs == false)"}
+    message: GIFs stay off
+  - name: no-webhooks-cel
+    select: {names: ["Hooli"]}
+    check: {cel: "size(app.webhooks) == 0"}
+    message: Hooli sends no webhooks
+  - name: sms-cel
+    select: {names: ["Hooli"]}
+    check: {cel: "has(app.sms) && app.sms.messageDelay >= 0"}
+    message: Hooli has SMS
+"""
+
+
+async def _jump_from_rule(pilot: Any, app: Any, rule_row: int) -> Any:
+    """Enter on rule ``rule_row`` of the Policies screen, then Enter on its first violating app: the App screen."""
+    await open_policies(pilot)
+    await pilot.press(*["down"] * rule_row, "enter")
+    await settle(pilot)
+    assert type(app.screen).__name__ == "PolicyAppsScreen"
+    await pilot.press("enter")
+    await settle(pilot)
+    from tenantdeck.tui.screens.app_screen import AppScreen
+
+    screen = next(s for s in reversed(app.screen_stack) if isinstance(s, AppScreen))
+    return screen
+
+
+@synchronous
+async def test_a_cel_violation_opens_the_tab_of_the_first_field_it_reads(tmp_path: Path) -> None:
+    """Issue 33 item 7: Enter on an app breaking a cel check opened the Style tab ("this app has no widget"); it
+    opens the tab of the first field the expression reads, focused on that field's row."""
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(CEL_RULES, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _jump_from_rule(pilot, app, 0)  # gifs-off-cel: Acme EU first
+        assert screen.app_index == 0
+        assert screen.query_one("#tabs").active == "main"
+        assert app.focused is not None and app.focused.id == "main-send_gifs"
+
+
+@synchronous
+async def test_a_cel_violation_about_webhooks_or_sms_opens_that_tab(tmp_path: Path) -> None:
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(CEL_RULES, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _jump_from_rule(pilot, app, 1)  # no-webhooks-cel: Hooli
+        assert screen.app_index == 5 and screen.query_one("#tabs").active == "webhooks"
+        await pilot.press("escape")  # the App screen, back to the drill-down
+        await settle(pilot)
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        screen = await _jump_from_rule(pilot, app, 2)  # sms-cel: Hooli has no SMS
+        assert screen.app_index == 5 and screen.query_one("#tabs").active == "sms"

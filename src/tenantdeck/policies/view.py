@@ -24,12 +24,6 @@ if TYPE_CHECKING:
     from tenantdeck.policies.model import PolicySet
     from tenantdeck.problems import PathPart, Problem
 
-#: the tab of the App screen that holds each section of an app (widget values: the widget section's own tab)
-SECTION_TABS = {"extensions": "extensions", "extension_settings": "extensions", "sms": "sms", "webhooks": "webhooks",
-                "team": "team", "settings": "settings"}
-WIDGET_TABS = {"style": "style", "sidebar": "sidebar", "main": "main"}
-
-
 
 @dataclass(frozen=True, slots=True)
 class Badge:
@@ -321,6 +315,11 @@ class FleetPolicies:
             text += f" · {problems} problem{'s' * (problems != 1)} in the file"
         return text
 
+    def jump_target(self, violation: Violation) -> JumpTarget:
+        """Where Enter on ``violation`` leads (:func:`jump_target`, with its rule's cel source when it has one)."""
+        rule = self.policies.rule(violation.rule) if self.policies is not None else None
+        return jump_target(violation, rule.check.cel if rule is not None else None)
+
     # -- acting on them ------------------------------------------------------------------------------------------
 
     def plan_fixes(self, data: Any) -> FixPlan:
@@ -333,21 +332,19 @@ class FleetPolicies:
         return plan_fixes(self.policies, data if isinstance(data, Mapping) else {})[0]
 
 
-def jump_target(violation: Violation) -> JumpTarget:
+def jump_target(violation: Violation, cel: str | None = None) -> JumpTarget:
     """The tab and field of the App screen a violation is about (a wildcard of a ``same`` rule's field lands on the
-    first item); a cel check names no field: the app's first tab."""
+    first item). A cel check's violation names no field: it lands on the first field the expression reads (``cel``,
+    the rule's source), else on the app's first tab."""
+    from tenantdeck.draft.app_tabs import tab_of
     from tenantdeck.problems import format_path
 
     path: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in violation.path)
-    tab: str | None = None
-    if path:
-        section = path[0]
-        if section == "widgets":
-            tab = WIDGET_TABS.get(str(path[2]), "style") if len(path) > 2 else "style"
-        else:
-            tab = SECTION_TABS.get(str(section))
-    key_path = format_path(("apps", violation.app_index, *path))
-    return JumpTarget(violation.app_index, tab, key_path)
+    if not path and cel:
+        from tenantdeck.policies.celview import first_field
+
+        path = first_field(cel)
+    return JumpTarget(violation.app_index, tab_of(path), format_path(("apps", violation.app_index, *path)))
 
 
 def _apps_of(data: Any) -> tuple[list[Any], Any]:

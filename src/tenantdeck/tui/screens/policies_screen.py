@@ -272,10 +272,8 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
         self._show_detail()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        from tenantdeck.policies.view import jump_target
-
         row = self._rows[int(event.row_key.value or 0)]
-        target = jump_target(row.violation)
+        target = self.fleet.jump_target(row.violation)
         self.host.open_app(target.app_index, target.tab, target.key_path if target.tab else None)
 
 

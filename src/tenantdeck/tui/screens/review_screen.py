@@ -40,11 +40,6 @@ if TYPE_CHECKING:
     from tenantdeck.sync.review import ReviewRow
     from tenantdeck.sync.types import Conflict
 
-#: resource kind of an operation -> the App tab that edits it
-_TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks",
-           "team": "team", "settings": "settings"}
-
-
 #: how many operations the result area under the status lists after a push (``s`` lists every one)
 RESULT_LINES = 4
 
@@ -337,7 +332,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if index is None:
             self.notify(f"app {target.app_name!r} is not in the draft (a delete).", markup=False)
             return
-        self.host.open_app(index, target.section or _TAB_OF.get(target.kind))
+        self.host.open_app(index, target.tab)
 
     # -- actions -------------------------------------------------------------------------------------------------
 
