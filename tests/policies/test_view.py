@@ -104,7 +104,8 @@ def test_rows_and_problems(tmp_path: Path) -> None:
     fleet.refresh(data)
     rows = {r.name: r for r in fleet.rule_rows()}
     assert list(rows) == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
-    assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == ("2 of 6", "equals", "error")
+    assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == (
+        "2 of 6", "widgets[*].main.send_gifs equals false", "error")
     found = [(r.violation.app_name, r.where, r.found) for r in fleet.violation_rows("our-hook-host")]
     assert found == [("Hooli", "webhooks[0].webhookURL", "'https://hooks.elsewhere.example/5'")]
     problems = fleet.problem_rows()
@@ -160,3 +161,25 @@ def test_jump_targets() -> None:
     for path, (tab, key_path) in cases.items():
         target = jump_target(_violation(path))
         assert (target.app_index, target.tab, target.key_path) == (3, tab, key_path), path
+
+
+def test_check_text_and_cell() -> None:
+    """Each kind of check as the Policies screen says it, whole and cut to its column."""
+    from tenantdeck.policies.model import Check
+    from tenantdeck.policies.view import CHECK_WIDTH, check_cell, check_text
+
+    cases = [
+        (Check(field="team.admins", count={"min": 2}), "team.admins count >= 2"),
+        (Check(field="team.admins", count={"min": 1, "max": 3}), "team.admins count 1..3"),
+        (Check(field="settings", same=True), "settings same"),
+        (Check(field="sms", forbidden=True), "sms forbidden"),
+        (Check(field="widgets[*].style.primary_color", one_of=["#03A9F4"]),
+         'widgets[*].style.primary_color one_of ["#03A9F4"]'),
+        (Check(cel="size(app.webhooks)\n   <= 1"), "size(app.webhooks) <= 1"),
+        (Check(field="webhooks[*].name", equals="a\u202eb"), 'webhooks[*].name equals "a\\u202eb"'),
+    ]
+    for check, text in cases:
+        assert check_text(check) == text
+        cell = check_cell(check)
+        assert len(cell) <= CHECK_WIDTH and (cell == text or "…" in cell)
+    assert check_cell(Check(field="widgets[*].main.send_gifs", equals=False)) == "…main.send_gifs equals false"

@@ -95,7 +95,8 @@ async def test_policies_screen_lists_rules_and_located_problems(tmp_path: Path) 
         assert type(screen).__name__ == "PoliciesScreen"
         rules = _cells(screen.query_one("#rules", DataTable))
         assert [r[0] for r in rules] == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
-        assert rules[0][1:4] == ["error", "equals", "2 of 6"]
+        assert rules[0][1:4] == ["error", "…main.send_gifs equals false", "2 of 6"]
+        assert rules[3][2] == "size(app.webhooks) <= 1"
         assert rules[1][3] == "1 of 6" and rules[2][3] == "1 of 6" and rules[3][3] == "0 of 6"
         # the rules file's message, bracket and all, is shown as written, never read as markup
         assert rules[1][4] == "the primary colour is one of the brand's [not markup]"
@@ -338,3 +339,44 @@ async def test_a_cel_violation_about_webhooks_or_sms_opens_that_tab(tmp_path: Pa
         await settle(pilot)
         screen = await _jump_from_rule(pilot, app, 2)  # sms-cel: Hooli has no SMS
         assert screen.app_index == 5 and screen.query_one("#tabs").active == "sms"
+
+
+HOSTILE_CHECKS = """\
+format: 1
+policies:
+  - name: long-cel
+    check:
+      cel: >-
+        app.name != '[b]not markup[/b]' &&
+        app.webhooks.all(w, w.enabled || w.webhookURL.startsWith('https://hooks.example.com/'))
+    message: a long expression, over two lines of the file
+  - name: escaped
+    check: {field: "webhooks[*].webhookURL", matches: "\\e"}
+    severity: warning
+    message: a control character in the pattern
+"""
+
+
+@synchronous
+async def test_the_policies_screen_shows_each_rules_check(tmp_path: Path) -> None:
+    """Issue 33 item 7: the Policies screen showed only a check's kind (``cel``); it shows the check itself, escaped,
+    cut to fit 80 columns, and the focused rule's in full under the list."""
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(HOSTILE_CHECKS, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_policies(pilot)
+        screen = app.screen
+        rules = _cells(screen.query_one("#rules", DataTable))
+        long_cel = "app.name != '[b]not markup[/b]' && app.webhooks.all(w, w.enabled || w.webhookURL.startsWith(" \
+                   "'https://hooks.example.com/'))"
+        assert rules[0][2] == long_cel[:27] + "…"
+        assert rules[1][2] == "…[*].webhookURL matches \\x1b"
+        assert "\x1b" not in "".join(rules[1]) and "\x1b" not in str(screen.query_one("#detail").render())
+        detail = str(screen.query_one("#detail").render())
+        assert detail.splitlines()[0] == f"long-cel (error): {long_cel}"[:len(detail.splitlines()[0])]
+        assert "[b]not markup[/b]" in detail and long_cel.replace(" ", "") in detail.replace(" ", "").replace("\n", "")
+        await pilot.press("down")
+        await settle(pilot)
+        detail = str(screen.query_one("#detail").render())
+        assert detail.startswith("escaped (warning): webhooks[*].webhookURL matches \\x1b\n")

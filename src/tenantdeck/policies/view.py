@@ -49,20 +49,77 @@ class Badge:
         return " ".join(parts)
 
 
+#: how many columns the Policies screen gives a rule's check (the name, severity, apps and message share the rest
+#: of 80); the focused rule's line under the list shows it whole
+CHECK_WIDTH = 28
+
+
 @dataclass(frozen=True, slots=True)
 class RuleRow:
     """One rule as the Policies screen lists it."""
 
     name: str
     severity: str
-    check: str
+    check: str  #: the check as the rules file says it (:func:`check_text`), on one line
     message: str
     violating: int  #: how many apps break it
     selected: int  #: how many apps it is about
+    check_cell: str = ""  #: the check cut to :data:`CHECK_WIDTH` columns (:func:`check_cell`)
 
     @property
     def apps_text(self) -> str:
         return f"{self.violating} of {self.selected}"
+
+
+def check_parts(check: Any) -> tuple[str, str]:
+    """(where, what) of a rule's check as its rules file writes it: ``("", EXPRESSION)`` for a cel check, else
+    ``(FIELD, "KIND VALUE")`` (``equals false``, ``count >= 2``, ``same``), values in YAML's flow style. Whitespace
+    runs (a multi-line expression) become one space, and what is left is escaped for a terminal
+    (:func:`tenantdeck.textsafe.shown`): it is cut to a width as it will be shown."""
+    import json
+
+    from tenantdeck.textsafe import shown
+
+    kind = check.kind
+    if kind == "cel":
+        return "", shown(" ".join(str(check.cel or "").split()))
+    value = getattr(check, kind)
+    if value is True:  # required, forbidden, same: the key says it all
+        said = ""
+    elif kind == "count":
+        low, high = value.min, value.max
+        said = (f"{low}..{high}" if low is not None and high is not None
+                else f">= {low}" if low is not None else f"<= {high}" if high is not None else "")
+    elif kind == "matches":
+        said = str(value)
+    else:
+        said = json.dumps(value, ensure_ascii=False, default=str)
+    return shown(" ".join(str(check.field).split())), shown(f"{kind} {said}".rstrip())
+
+
+def check_text(check: Any) -> str:
+    """A rule's check on one line (``widgets[*].main.send_gifs equals false``, or the cel expression)."""
+    return " ".join(part for part in check_parts(check) if part)
+
+
+def check_cell(check: Any, width: int = CHECK_WIDTH) -> str:
+    """The check in ``width`` columns: a shorthand loses the start of its field first (``…main.send_gifs equals
+    false``: the kind and value are what tells rules apart), a cel expression its end."""
+    where, what = check_parts(check)
+    if not where:
+        return shorten(what, width)
+    full = f"{where} {what}"
+    if len(full) <= width:
+        return full
+    room = width - len(what) - 2  # "…" and the space
+    if room >= 6:
+        return f"…{where[-room:]} {what}"
+    return shorten(full, width)
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ``…`` ending what was cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,8 +331,8 @@ class FleetPolicies:
         for v in evaluation.violations if evaluation is not None else ():
             violating.setdefault(v.rule, set()).add(v.app_index)
         selected = evaluation.selected if evaluation is not None else {}
-        return [RuleRow(r.name, r.severity, r.check.kind, r.message, len(violating.get(r.name, ())),
-                        selected.get(r.name, 0)) for r in self.policies.rules]
+        return [RuleRow(r.name, r.severity, check_text(r.check), r.message, len(violating.get(r.name, ())),
+                        selected.get(r.name, 0), check_cell(r.check)) for r in self.policies.rules]
 
     def violation_rows(self, rule: str) -> list[ViolationRow]:
         from tenantdeck.problems import format_path
@@ -354,4 +411,5 @@ def _apps_of(data: Any) -> tuple[list[Any], Any]:
     return (apps if isinstance(apps, list) else []), data.get("presets")
 
 
-__all__ = ["Badge", "FileProblemRow", "FleetPolicies", "JumpTarget", "RuleRow", "ViolationRow", "jump_target"]
+__all__ = ["CHECK_WIDTH", "Badge", "FileProblemRow", "FleetPolicies", "JumpTarget", "RuleRow", "ViolationRow",
+           "check_cell", "check_parts", "check_text", "jump_target", "shorten"]
