@@ -8,6 +8,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tenantdeck.draft.session import Change, ChangeKind
@@ -183,3 +184,42 @@ def test_check_text_and_cell() -> None:
         cell = check_cell(check)
         assert len(cell) <= CHECK_WIDTH and (cell == text or "…" in cell)
     assert check_cell(Check(field="widgets[*].main.send_gifs", equals=False)) == "…main.send_gifs equals false"
+
+
+def test_allowance_is_checked_as_the_cli_checks_it(tmp_path: Path) -> None:
+    from tenantdeck.policies.checks import Allowance, NotAllowed, allowance
+    from tenantdeck.policies.model import load_policies
+
+    fleet, _ = _fleet(tmp_path)
+    policies = load_policies(fleet.path)
+    assert allowance(policies, ["no-gifs", "no-gifs"], "  pilot tenant ") == Allowance(("no-gifs",), "pilot tenant")
+    assert not allowance(policies, [], "ignored")
+    with pytest.raises(NotAllowed, match="a reason is required") as missing:
+        allowance(policies, ["no-gifs"], "   ")
+    assert missing.value.rule is None
+    with pytest.raises(NotAllowed, match="did you mean") as unknown:
+        allowance(policies, ["no-gif"], "why")
+    assert unknown.value.rule == "no-gif"
+
+
+def test_the_reviews_gate_from_a_plans_notes() -> None:
+    from tenantdeck.policies.checks import Allowance
+    from tenantdeck.policies.view import policy_gate, refusal_text
+    from tenantdeck.sync.types import Note
+
+    notes = [Note("A", "policy no-gifs ...", "policy", {"rule": "no-gifs", "severity": "error"}),
+             Note("B", "policy no-gifs ...", "policy", {"rule": "no-gifs", "severity": "error"}),
+             Note("B", "policy brand ...", "policy", {"rule": "brand", "severity": "warning"}),
+             Note("", "skipped deletes", "info")]
+    gate = policy_gate(notes)
+    assert gate.refused and [r.text() for r in gate.blocking] == ["no-gifs (2 apps)"]
+    assert gate.lines()[0].startswith("Push refused: it would break no-gifs (2 apps). ")
+    assert gate.lines()[1] == "Policy warnings: brand (1 app)."
+    let = policy_gate(notes, Allowance(("no-gifs", "brand"), "pilot"))
+    assert not let.refused and [r.name for r in let.errors] == ["no-gifs"]
+    assert let.lines()[0] == "Allowed (pilot): no-gifs (2 apps); the history records it."
+    problem = policy_gate([Note("", "policies file: ...", "policy", {"severity": "error"})])
+    assert problem.refused and "rules file has 1 problem" in problem.lines()[0]
+    assert not policy_gate([]).lines()
+    for line in [*gate.lines(), refusal_text("policy_violations", ["no-gifs"], "the push would leave ...")]:
+        assert "--" not in line and "tenantdeck " not in line

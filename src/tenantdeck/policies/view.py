@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
+    from tenantdeck.policies.checks import Allowance
     from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
     from tenantdeck.policies.fix import FixPlan
     from tenantdeck.policies.model import PolicySet
@@ -404,6 +405,103 @@ def jump_target(violation: Violation, cel: str | None = None) -> JumpTarget:
     return JumpTarget(violation.app_index, tab_of(path), format_path(("apps", violation.app_index, *path)))
 
 
+# -- the review's gate ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GateRule:
+    """One rule the account after a push would break, as the review says it: how many apps, and whether the
+    user lets it through."""
+
+    name: str
+    severity: str
+    apps: int
+    allowed: bool = False
+
+    @property
+    def blocks(self) -> bool:
+        return self.severity == "error" and not self.allowed
+
+    def text(self) -> str:
+        return f"{self.name} ({self.apps} app{'s' * (self.apps != 1)})"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyGate:
+    """What the fleet policies say of a plan before ``p``: the rules the push would leave broken (from the plan's
+    notes, the engine's own pre-push evaluation: :func:`tenantdeck.policies.checks.policy_notes`), the rules file's
+    problems, and the rules the user allowed with a reason. Plain data for the editor's review."""
+
+    rules: tuple[GateRule, ...] = ()
+    file_problems: int = 0
+    allowance: Allowance | None = None
+
+    @property
+    def blocking(self) -> list[GateRule]:
+        return [r for r in self.rules if r.blocks]
+
+    @property
+    def errors(self) -> list[GateRule]:
+        """The error rules broken, allowed or not: what the allow dialog offers."""
+        return [r for r in self.rules if r.severity == "error"]
+
+    @property
+    def refused(self) -> bool:
+        """The push would be refused as things stand (an error rule broken and not allowed, or the rules file has
+        problems)."""
+        return bool(self.blocking or self.file_problems)
+
+    def lines(self) -> list[str]:
+        """The lines above the review's list (none when every rule is kept): why the push would be refused and the
+        editor's way through (never the CLI's flags), the warnings, the rules let through and why."""
+        out = []
+        if self.file_problems:
+            out.append(f"Push refused: the rules file has {self.file_problems} problem(s); fix it (P lists them).")
+        if self.blocking:
+            out.append("Push refused: it would break " + ", ".join(r.text() for r in self.blocking)
+                       + ". Fix the draft (P lists the apps; f there fixes) or v: allow a rule with a reason.")
+        allowed = [r for r in self.rules if r.allowed]
+        if allowed and self.allowance is not None:
+            out.append("Allowed (" + self.allowance.reason + "): " + ", ".join(r.text() for r in allowed)
+                       + "; the history records it.")
+        warnings = [r for r in self.rules if r.severity != "error"]
+        if warnings:
+            out.append("Policy warnings: " + ", ".join(r.text() for r in warnings) + ".")
+        return out
+
+
+def policy_gate(notes: Iterable[Any], allowance: Allowance | None = None) -> PolicyGate:
+    """The gate of a plan's notes (those of kind ``policy``: one per violation, with the rule and severity in their
+    ``extra``; a rules-file problem has no rule), with ``allowance`` applied."""
+    apps: dict[str, set[str]] = {}
+    severity: dict[str, str] = {}
+    problems = 0
+    for note in notes:
+        if getattr(note, "kind", "") != "policy":
+            continue
+        rule = note.extra.get("rule")
+        if rule is None:
+            problems += 1
+            continue
+        apps.setdefault(rule, set()).add(note.app)
+        severity[rule] = str(note.extra.get("severity", "error"))
+    let = set(allowance.rules) if allowance is not None else set()
+    rules = sorted((GateRule(name, severity[name], len(found), name in let and severity[name] == "error")
+                    for name, found in apps.items()), key=lambda r: (r.severity != "error", r.name))
+    return PolicyGate(tuple(rules), problems, allowance)
+
+
+def refusal_text(kind: str, rules: Sequence[str], summary: str) -> str:
+    """Why a push from the editor was refused, and the editor's way through (the engine's ``summary`` names no
+    command line; this adds the keys)."""
+    if kind == "policy_violations":
+        return (f"Not pushed: {summary}. Fix the draft (P lists the apps breaking {', '.join(rules)}; f there fixes "
+                "the obvious ones) or press v to allow a rule with a reason, then p again.")
+    if kind == "policies":
+        return f"Not pushed: {summary}. P lists the rules file's problems."
+    return f"Not pushed: {summary}"
+
+
 def _apps_of(data: Any) -> tuple[list[Any], Any]:
     if not isinstance(data, Mapping):
         return [], None
@@ -411,5 +509,21 @@ def _apps_of(data: Any) -> tuple[list[Any], Any]:
     return (apps if isinstance(apps, list) else []), data.get("presets")
 
 
-__all__ = ["CHECK_WIDTH", "Badge", "FileProblemRow", "FleetPolicies", "JumpTarget", "RuleRow", "ViolationRow",
-           "check_cell", "check_parts", "check_text", "jump_target", "shorten"]
+__all__ = [
+    "CHECK_WIDTH",
+    "Badge",
+    "FileProblemRow",
+    "FleetPolicies",
+    "GateRule",
+    "JumpTarget",
+    "PolicyGate",
+    "RuleRow",
+    "ViolationRow",
+    "check_cell",
+    "check_parts",
+    "check_text",
+    "jump_target",
+    "policy_gate",
+    "refusal_text",
+    "shorten",
+]

@@ -78,6 +78,8 @@ class PushRefused:
     plan: Plan | None = None
     stale: list[Stale] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    #: ``policy_violations``: the error rules the push would leave broken (each UI says its own way through)
+    rules: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Why nothing was pushed, as data (``push --format json``); the plan, when there is one, is beside it."""
@@ -307,7 +309,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             verdict.plan, verdict.notices = plan, notices
             return verdict
         allowed = verdict
-        notices += [f"allowed by --allow-violation ({request.violation_reason}): {v.text()}" for v in allowed]
+        notices += [f"allowed ({request.violation_reason}): {v.text()}" for v in allowed]
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
@@ -326,9 +328,9 @@ def _policy_verdict(request: PushRequest, local: Local, live: Mapping[str, Mappi
     let, blocking = allowed(checked.blocking, request.allow_violations)
     if blocking:
         rules = sorted({v.rule for v in blocking})
+        # the way through is the UI's to say (the CLI's flags, the editor's key): not written here
         return PushRefused("policy_violations", f"the push would leave {len(blocking)} violation(s) of "
-                           f"{', '.join(rules)}; fix the draft (`tenantdeck policy fix`) or let a rule through with "
-                           "--allow-violation RULE --reason TEXT; nothing was pushed",
+                           f"{', '.join(rules)}; nothing was pushed", rules=rules,
                            lines=[v.describe() for v in blocking], problems=list(checked.evaluation.problems))
     return let
 
@@ -348,8 +350,12 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
                            profile=target.name if target is not None else profile)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
-    if target is None:
-        return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    from tenantdeck.policies.checks import policy_notes
+
+    if target is None:  # the policies judge the account after the push as the base snapshot tells it
+        plan = plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+        plan.notes.extend(policy_notes(local, None))
+        return plan
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
 
     try:
@@ -365,8 +371,6 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
     names = live_names(listing)
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
-    from tenantdeck.policies.checks import policy_notes
-
     plan.notes.extend(policy_notes(local, live))
     return plan
 
