@@ -221,5 +221,8 @@ def test_the_reviews_gate_from_a_plans_notes() -> None:
     problem = policy_gate([Note("", "policies file: ...", "policy", {"severity": "error"})])
     assert problem.refused and "rules file has 1 problem" in problem.lines()[0]
     assert not policy_gate([]).lines()
+    idle = policy_gate(notes, pushes=False)  # nothing to push: nothing is gated, the account is described
+    assert not idle.refused
+    assert idle.lines()[0] == "Nothing to push; the account breaks no-gifs (2 apps) (P lists the apps)."
     for line in [*gate.lines(), refusal_text("policy_violations", ["no-gifs"], "the push would leave ...")]:
         assert "--" not in line and "tenantdeck " not in line

@@ -435,6 +435,9 @@ class PolicyGate:
     rules: tuple[GateRule, ...] = ()
     file_problems: int = 0
     allowance: Allowance | None = None
+    #: the plan has operations (a push with none sends nothing and is not gated: the rules then describe the
+    #: account as it is)
+    pushes: bool = True
 
     @property
     def blocking(self) -> list[GateRule]:
@@ -449,19 +452,24 @@ class PolicyGate:
     def refused(self) -> bool:
         """The push would be refused as things stand (an error rule broken and not allowed, or the rules file has
         problems)."""
-        return bool(self.blocking or self.file_problems)
+        return self.pushes and bool(self.blocking or self.file_problems)
 
     def lines(self) -> list[str]:
         """The lines above the review's list (none when every rule is kept): why the push would be refused and the
         editor's way through (never the CLI's flags), the warnings, the rules let through and why."""
         out = []
-        if self.file_problems:
+        if not self.pushes:
+            broken = [r for r in self.rules if r.severity == "error"]
+            if broken:
+                out.append("Nothing to push; the account breaks " + ", ".join(r.text() for r in broken)
+                           + " (P lists the apps).")
+        elif self.file_problems:
             out.append(f"Push refused: the rules file has {self.file_problems} problem(s); fix it (P lists them).")
-        if self.blocking:
+        if self.pushes and self.blocking:
             out.append("Push refused: it would break " + ", ".join(r.text() for r in self.blocking)
                        + ". Fix the draft (P lists the apps; f there fixes) or v: allow a rule with a reason.")
         allowed = [r for r in self.rules if r.allowed]
-        if allowed and self.allowance is not None:
+        if allowed and self.allowance is not None and self.pushes:
             out.append("Allowed (" + self.allowance.reason + "): " + ", ".join(r.text() for r in allowed)
                        + "; the history records it.")
         warnings = [r for r in self.rules if r.severity != "error"]
@@ -470,9 +478,10 @@ class PolicyGate:
         return out
 
 
-def policy_gate(notes: Iterable[Any], allowance: Allowance | None = None) -> PolicyGate:
+def policy_gate(notes: Iterable[Any], allowance: Allowance | None = None, *, pushes: bool = True) -> PolicyGate:
     """The gate of a plan's notes (those of kind ``policy``: one per violation, with the rule and severity in their
-    ``extra``; a rules-file problem has no rule), with ``allowance`` applied."""
+    ``extra``; a rules-file problem has no rule), with ``allowance`` applied; ``pushes``: the plan has
+    operations."""
     apps: dict[str, set[str]] = {}
     severity: dict[str, str] = {}
     problems = 0
@@ -488,7 +497,7 @@ def policy_gate(notes: Iterable[Any], allowance: Allowance | None = None) -> Pol
     let = set(allowance.rules) if allowance is not None else set()
     rules = sorted((GateRule(name, severity[name], len(found), name in let and severity[name] == "error")
                     for name, found in apps.items()), key=lambda r: (r.severity != "error", r.name))
-    return PolicyGate(tuple(rules), problems, allowance)
+    return PolicyGate(tuple(rules), problems, allowance, pushes)
 
 
 def refusal_text(kind: str, rules: Sequence[str], summary: str) -> str:

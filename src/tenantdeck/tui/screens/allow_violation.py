@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, SelectionList
 
 from tenantdeck.textsafe import shown
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from tenantdeck.policies.checks import Allowance
@@ -37,6 +38,7 @@ class AllowViolationScreen(ModalScreen["Allowance | None"]):
         width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 0 1; border: thick $warning;
         background: $surface;
     }
+    AllowViolationScreen Label { width: 100%; }
     AllowViolationScreen SelectionList { height: auto; max-height: 8; }
     AllowViolationScreen #error { color: $error; height: auto; }
     AllowViolationScreen #buttons { height: auto; }
@@ -65,6 +67,7 @@ class AllowViolationScreen(ModalScreen["Allowance | None"]):
             with Horizontal(id="buttons"):
                 yield Button("Allow (Enter)", variant="warning", id="allow")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#reason" if self.query_one(SelectionList).selected else "#rules").focus()

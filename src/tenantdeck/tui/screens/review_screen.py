@@ -233,7 +233,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if action == "push" and self.missing and not self.pushing:
             return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
         if action == "allow":
-            return bool(self.allowance or (self.gate and self.gate.errors)) and not self.pushing
+            gate = self.gate
+            return bool(self.allowance or (gate and gate.pushes and gate.errors)) and not self.pushing
         return True
 
     # -- planning ------------------------------------------------------------------------------------------------
@@ -294,7 +295,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         the plan's notes), with the editor's way through: each line its own, escaped."""
         from tenantdeck.policies.view import policy_gate
 
-        self.gate = gate = policy_gate(plan.notes, self.allowance)
+        self.gate = gate = policy_gate(plan.notes, self.allowance, pushes=bool(plan.operations))
         lines = gate.lines()
         panel = self.query_one("#policy", Static)
         panel.set_class(bool(lines), "-shown")
@@ -316,9 +317,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             if chosen is None:
                 return
             self.allowance = chosen or None
-            if self.plan is not None:
-                self._show_policies(self.plan)
-            self.refresh_bindings()
+            self.make_plan(online=self.online)  # the status and the gate say it (a refusal shown goes)
 
         self.app.push_screen(AllowViolationScreen(gate.errors, self.allowance,
                                                   lambda rules, reason: allowance(policies, rules, reason)), answered)
