@@ -79,6 +79,12 @@ async def _review(draft: Path) -> None:
         assert "Push refused: it would break acme-gifs (1 app)" in policy and "v: allow a rule" in policy
         assert "Policy warnings: acme-gifs-note (1 app)" in policy
         assert "--" not in policy
+        await pilot.press("P")  # the rules and the apps breaking them, one key away
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
 
         await pilot.press("p")
         await pilot.pause()
