@@ -119,6 +119,8 @@ def test_each_rule_offline_and_before_a_push(fleet: Path, rule: str) -> None:
     doc = json.loads(refused.stdout)
     assert doc["result"] is None and doc["refusal"]["kind"] == "policy_violations"
     assert all(line.startswith(f"policy {rule}: ") for line in doc["refusal"]["lines"])
+    # the engine's summary names no command line (the editor says its own way); the CLI adds its flags
+    assert "--" not in doc["refusal"]["summary"] and "--allow-violation RULE --reason TEXT" in refused.stderr
     assert run("audit", str(fleet)).exit_code == 0  # nothing reached the service
 
     let = run("push", "--draft", str(fleet), "--yes", "--allow-violation", rule, "--reason", "pilot tenant")

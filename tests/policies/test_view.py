@@ -8,7 +8,10 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tenantdeck.draft.session import Change, ChangeKind
 from tenantdeck.policies.engine import PolicyEngine, Violation
@@ -104,7 +107,8 @@ def test_rows_and_problems(tmp_path: Path) -> None:
     fleet.refresh(data)
     rows = {r.name: r for r in fleet.rule_rows()}
     assert list(rows) == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
-    assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == ("2 of 6", "equals", "error")
+    assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == (
+        "2 of 6", "widgets[*].main.send_gifs equals false", "error")
     found = [(r.violation.app_name, r.where, r.found) for r in fleet.violation_rows("our-hook-host")]
     assert found == [("Hooli", "webhooks[0].webhookURL", "'https://hooks.elsewhere.example/5'")]
     problems = fleet.problem_rows()
@@ -160,3 +164,84 @@ def test_jump_targets() -> None:
     for path, (tab, key_path) in cases.items():
         target = jump_target(_violation(path))
         assert (target.app_index, target.tab, target.key_path) == (3, tab, key_path), path
+
+
+def test_check_text_and_cell() -> None:
+    """Each kind of check as the Policies screen says it, whole and cut to its column."""
+    from tenantdeck.policies.model import Check
+    from tenantdeck.policies.view import CHECK_WIDTH, check_cell, check_text
+
+    cases = [
+        (Check(field="team.admins", count={"min": 2}), "team.admins count >= 2"),
+        (Check(field="team.admins", count={"min": 1, "max": 3}), "team.admins count 1..3"),
+        (Check(field="settings", same=True), "settings same"),
+        (Check(field="sms", forbidden=True), "sms forbidden"),
+        (Check(field="widgets[*].style.primary_color", one_of=["#03A9F4"]),
+         'widgets[*].style.primary_color one_of ["#03A9F4"]'),
+        (Check(cel="size(app.webhooks)\n   <= 1"), "size(app.webhooks) <= 1"),
+        (Check(field="webhooks[*].name", equals="a\u202eb"), 'webhooks[*].name equals "a\\u202eb"'),
+    ]
+    for check, text in cases:
+        assert check_text(check) == text
+        cell = check_cell(check)
+        assert len(cell) <= CHECK_WIDTH and (cell == text or "…" in cell)
+    assert check_cell(Check(field="widgets[*].main.send_gifs", equals=False)) == "…main.send_gifs equals false"
+
+
+def test_allowance_is_checked_as_the_cli_checks_it(tmp_path: Path) -> None:
+    from tenantdeck.policies.checks import Allowance, NotAllowed, allowance
+    from tenantdeck.policies.model import load_policies
+
+    fleet, _ = _fleet(tmp_path)
+    policies = load_policies(fleet.path)
+    assert allowance(policies, ["no-gifs", "no-gifs"], "  pilot tenant ") == Allowance(("no-gifs",), "pilot tenant")
+    assert not allowance(policies, [], "ignored")
+    with pytest.raises(NotAllowed, match="a reason is required") as missing:
+        allowance(policies, ["no-gifs"], "   ")
+    assert missing.value.rule is None
+    with pytest.raises(NotAllowed, match="did you mean") as unknown:
+        allowance(policies, ["no-gif"], "why")
+    assert unknown.value.rule == "no-gif"
+
+
+def test_the_reviews_gate_from_a_plans_notes() -> None:
+    from tenantdeck.policies.checks import Allowance
+    from tenantdeck.policies.view import policy_gate, refusal_text
+    from tenantdeck.sync.types import Note
+
+    notes = [Note("A", "policy no-gifs ...", "policy", {"rule": "no-gifs", "severity": "error"}),
+             Note("B", "policy no-gifs ...", "policy", {"rule": "no-gifs", "severity": "error"}),
+             Note("B", "policy brand ...", "policy", {"rule": "brand", "severity": "warning"}),
+             Note("", "skipped deletes", "info")]
+    gate = policy_gate(notes)
+    assert gate.refused and [r.text() for r in gate.blocking] == ["no-gifs (2 apps)"]
+    assert gate.lines()[0].startswith("Push refused: it would break no-gifs (2 apps). ")
+    assert gate.lines()[1] == "Policy warnings: brand (1 app)."
+    let = policy_gate(notes, Allowance(("no-gifs", "brand"), "pilot"))
+    assert not let.refused and [r.name for r in let.errors] == ["no-gifs"]
+    assert let.lines()[0] == "Allowed (pilot): no-gifs (2 apps); the history records it."
+    problem = policy_gate([Note("", "policies file: ...", "policy", {"severity": "error"})])
+    assert problem.refused and "rules file has 1 problem" in problem.lines()[0]
+    assert not policy_gate([]).lines()
+    idle = policy_gate(notes, pushes=False)  # nothing to push: nothing is gated, the account is described
+    assert not idle.refused
+    assert idle.lines()[0] == "Nothing to push; the account breaks no-gifs (2 apps) (P lists the apps)."
+    for line in [*gate.lines(), refusal_text("policy_violations", ["no-gifs"], "the push would leave ...")]:
+        assert "--" not in line and "tenantdeck " not in line
+
+
+@settings(max_examples=200, deadline=None)
+@given(cel=st.text(max_size=120), pattern=st.text(max_size=60), field=st.sampled_from(
+    ["webhooks[*].webhookURL", "widgets[*].style.primary_color", "settings['core.a.b']", "team.admins"]))
+def test_a_checks_cell_fits_its_column_and_is_safe_for_a_terminal(cel: str, pattern: str, field: str) -> None:
+    """Whatever a rules file holds, the Check cell is at most CHECK_WIDTH columns and holds nothing a terminal
+    would act on (every control character escaped), and the jump's field reading never raises."""
+    from tenantdeck.policies.celview import first_field
+    from tenantdeck.policies.model import Check
+    from tenantdeck.policies.view import CHECK_WIDTH, check_cell, check_text
+    from tenantdeck.textsafe import shown
+
+    for check in (Check(cel=cel), Check(field=field, equals=pattern), Check(field=field, one_of=[pattern, 1])):
+        cell, text = check_cell(check), check_text(check)
+        assert len(cell) <= CHECK_WIDTH and shown(cell) == cell and shown(text) == text
+    first_field(cel)

@@ -95,7 +95,8 @@ async def test_policies_screen_lists_rules_and_located_problems(tmp_path: Path) 
         assert type(screen).__name__ == "PoliciesScreen"
         rules = _cells(screen.query_one("#rules", DataTable))
         assert [r[0] for r in rules] == ["no-gifs", "brand-colour", "our-hook-host", "one-webhook", "team-admins"]
-        assert rules[0][1:4] == ["error", "equals", "2 of 6"]
+        assert rules[0][1:4] == ["error", "…main.send_gifs equals false", "2 of 6"]
+        assert rules[3][2] == "size(app.webhooks) <= 1"
         assert rules[1][3] == "1 of 6" and rules[2][3] == "1 of 6" and rules[3][3] == "0 of 6"
         # the rules file's message, bracket and all, is shown as written, never read as markup
         assert rules[1][4] == "the primary colour is one of the brand's [not markup]"
@@ -276,3 +277,106 @@ def test_a_big_draft_is_evaluated_in_a_worker(tmp_path: Path, monkeypatch: Any) 
             assert threads[-1] == (False, True)  # one app, on the UI thread
 
     asyncio.run(run())
+
+
+#: cel checks for the jump tests: a violation of one names no field, so the jump follows the expression
+CEL_RULES = """\
+format: 1
+policies:
+  - name: gifs-off-cel
+    check: {cel: "app.widgets.all(w, w.main.send_gifs == false)"}
+    message: GIFs stay off
+  - name: no-webhooks-cel
+    select: {names: ["Hooli"]}
+    check: {cel: "size(app.webhooks) == 0"}
+    message: Hooli sends no webhooks
+  - name: sms-cel
+    select: {names: ["Hooli"]}
+    check: {cel: "has(app.sms) && app.sms.messageDelay >= 0"}
+    message: Hooli has SMS
+"""
+
+
+async def _jump_from_rule(pilot: Any, app: Any, rule_row: int) -> Any:
+    """Enter on rule ``rule_row`` of the Policies screen, then Enter on its first violating app: the App screen."""
+    await open_policies(pilot)
+    await pilot.press(*["down"] * rule_row, "enter")
+    await settle(pilot)
+    assert type(app.screen).__name__ == "PolicyAppsScreen"
+    await pilot.press("enter")
+    await settle(pilot)
+    from tenantdeck.tui.screens.app_screen import AppScreen
+
+    screen = next(s for s in reversed(app.screen_stack) if isinstance(s, AppScreen))
+    return screen
+
+
+@synchronous
+async def test_a_cel_violation_opens_the_tab_of_the_first_field_it_reads(tmp_path: Path) -> None:
+    """Issue 33 item 7: Enter on an app breaking a cel check opened the Style tab ("this app has no widget"); it
+    opens the tab of the first field the expression reads, focused on that field's row."""
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(CEL_RULES, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _jump_from_rule(pilot, app, 0)  # gifs-off-cel: Acme EU first
+        assert screen.app_index == 0
+        assert screen.query_one("#tabs").active == "main"
+        assert app.focused is not None and app.focused.id == "main-send_gifs"
+
+
+@synchronous
+async def test_a_cel_violation_about_webhooks_or_sms_opens_that_tab(tmp_path: Path) -> None:
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(CEL_RULES, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _jump_from_rule(pilot, app, 1)  # no-webhooks-cel: Hooli
+        assert screen.app_index == 5 and screen.query_one("#tabs").active == "webhooks"
+        await pilot.press("escape")  # the App screen, back to the drill-down
+        await settle(pilot)
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        screen = await _jump_from_rule(pilot, app, 2)  # sms-cel: Hooli has no SMS
+        assert screen.app_index == 5 and screen.query_one("#tabs").active == "sms"
+
+
+HOSTILE_CHECKS = """\
+format: 1
+policies:
+  - name: long-cel
+    check:
+      cel: >-
+        app.name != '[b]not markup[/b]' &&
+        app.webhooks.all(w, w.enabled || w.webhookURL.startsWith('https://hooks.example.com/'))
+    message: a long expression, over two lines of the file
+  - name: escaped
+    check: {field: "webhooks[*].webhookURL", matches: "\\e"}
+    severity: warning
+    message: a control character in the pattern
+"""
+
+
+@synchronous
+async def test_the_policies_screen_shows_each_rules_check(tmp_path: Path) -> None:
+    """Issue 33 item 7: the Policies screen showed only a check's kind (``cel``); it shows the check itself, escaped,
+    cut to fit 80 columns, and the focused rule's in full under the list."""
+    draft = prepare(tmp_path, POLICIES)
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(HOSTILE_CHECKS, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_policies(pilot)
+        screen = app.screen
+        rules = _cells(screen.query_one("#rules", DataTable))
+        long_cel = "app.name != '[b]not markup[/b]' && app.webhooks.all(w, w.enabled || w.webhookURL.startsWith(" \
+                   "'https://hooks.example.com/'))"
+        assert rules[0][2] == long_cel[:27] + "…"
+        assert rules[1][2] == "…[*].webhookURL matches \\x1b"
+        assert "\x1b" not in "".join(rules[1]) and "\x1b" not in str(screen.query_one("#detail").render())
+        detail = str(screen.query_one("#detail").render())
+        assert detail.splitlines()[0] == f"long-cel (error): {long_cel}"[:len(detail.splitlines()[0])]
+        assert "[b]not markup[/b]" in detail and long_cel.replace(" ", "") in detail.replace(" ", "").replace("\n", "")
+        await pilot.press("down")
+        await settle(pilot)
+        detail = str(screen.query_one("#detail").render())
+        assert detail.startswith("escaped (warning): webhooks[*].webhookURL matches \\x1b\n")

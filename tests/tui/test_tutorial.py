@@ -84,6 +84,8 @@ def test_the_tutorial_is_what_the_app_does(tmp_path: Path, monkeypatch: pytest.M
             await press(pilot, "f6")
             assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
             assert "Enable polls (main.allow_creating_polls)" in screen_text(app)
+            # the fleet policies' verdict on the account after this push, before p
+            assert "Policy warnings: profanity-filter-on (1 app)." in str(app.screen.query_one("#policy").render())
             await press(pilot, "p", "y")
             assert app.screen.last_result is not None and app.screen.last_result.complete  # type: ignore[attr-defined]
             # 3. a webhook

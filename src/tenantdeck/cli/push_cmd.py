@@ -77,18 +77,15 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
 
     if planfile is None and draft_path is None:
         draft_path = Path("tenantdeck.yaml")
-    if allow_violations and not (violation_reason or "").strip():
-        raise click.UsageError("--allow-violation needs --reason TEXT: why breaking the rule is acceptable (the "
-                               "history keeps it)")
-    from tenantdeck.policies.checks import policies_for
-    from tenantdeck.problems import did_you_mean
+    from tenantdeck.policies.checks import NotAllowed, allowance, policies_for
 
     policies = policies_for(draft_path or draft_of_plan(planfile), policies_file)
-    known = [r.name for r in policies.rules]
-    for rule in allow_violations:
-        if rule not in known:
-            raise click.UsageError(f"--allow-violation {rule}: no such rule in {policies.path}"
-                                   + did_you_mean(rule, known))
+    try:
+        allow = allowance(policies, allow_violations, violation_reason)  # as the editor's review checks it
+    except NotAllowed as exc:
+        raise click.UsageError(f"--allow-violation {exc.rule}: {exc}" if exc.rule else
+                               "--allow-violation needs --reason TEXT: why breaking the rule is acceptable (the "
+                               "history keeps it)") from None
     target = target_for_draft(draft_path or draft_of_plan(planfile), profile, base_url, insecure, max_rps)
     opts = PushOptions(draft_path=draft_path, plan_file=planfile, yes=yes, concurrency=concurrency,
                        allow_delete=allow_delete, interactive=interactive, confirm=confirm,
@@ -96,8 +93,8 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                        lock_timeout=lock_timeout, rebind=rebind,
                        prefer=prefer, report={},  # type: ignore[arg-type]
-                       policies=policies if policies else None, allow_violations=allow_violations,
-                       violation_reason=(violation_reason or "").strip())
+                       policies=policies if policies else None, allow_violations=allow.rules,
+                       violation_reason=allow.reason)
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

@@ -62,6 +62,9 @@ def render_refusal(refused: PushRefused, err: TextIO) -> int:
     for line in refused.lines:
         _err(err, prefix + line)
     _err(err, f"error: {refused.summary}")
+    if refused.kind == "policy_violations":
+        _err(err, "note: fix the draft (`tenantdeck policy fix`) or let a rule through with "
+                  "--allow-violation RULE --reason TEXT")
     return REFUSAL_EXIT.get(refused.kind, exitcodes.ERROR)
 
 

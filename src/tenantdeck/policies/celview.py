@@ -84,6 +84,25 @@ def needs(source: str, variable: str = "app") -> Need:
     return WHOLE if root.whole else root
 
 
+def first_field(source: str, variable: str = "app") -> tuple[str | int, ...]:
+    """The first field ``source`` reads of ``variable``, followed down its first chain (``app.team.admins.size()
+    >= 2`` -> ``("team", "admins")``; an element read through a macro or an index is item 0:
+    ``app.widgets.all(w, w.main.send_gifs)`` -> ``("widgets", 0, "main", "send_gifs")``): where the editor takes
+    the user for a cel check's violation. Empty when the expression reads the app whole or cannot be read."""
+    node = needs(source, variable)
+    path: list[str | int] = []
+    while not node.whole:
+        if node.keys:
+            name, node = next(iter(node.keys.items()))
+            path.append(name)
+        elif node.items is not None:
+            node = node.items
+            path.append(0)
+        else:
+            break
+    return tuple(path)
+
+
 def prune(value: Any, need: Need) -> Any:
     """``value`` with only what ``need`` reads (a mapping keeps only the keys read, in its own order; a list keeps
     every element, each cut down to what the macros read of it). An element or key read by nothing but ``has()``
@@ -233,4 +252,4 @@ class _Reader:
         return len(self.tokens)
 
 
-__all__ = ["WHOLE", "Need", "needs", "prune", "run"]
+__all__ = ["WHOLE", "Need", "first_field", "needs", "prune", "run"]

@@ -75,6 +75,42 @@ def check_apps(policies: PolicySet, apps: Sequence[Mapping[str, Any]], presets: 
     return FleetCheck(policies, PolicyEngine(policies).evaluate(list(apps), presets), list(apps))
 
 
+class NotAllowed(ValueError):
+    """Rules cannot be let through as asked: no reason given (``rule`` None), or no such rule (``rule``)."""
+
+    def __init__(self, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """Error rules a push may leave broken, and why: the push records both in the history (its
+    ``allowed_violations`` and ``violation_reason``). The CLI's ``--allow-violation RULE --reason TEXT`` and the
+    editor's review make one the same way, through :func:`allowance`."""
+
+    rules: tuple[str, ...] = ()
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+
+def allowance(policies: PolicySet, rules: Sequence[str], reason: str | None) -> Allowance:
+    """The allowance of ``rules`` for ``reason`` (stripped), checked: a reason is required and every rule must be
+    one of ``policies``; raises :class:`NotAllowed` saying which is wrong (with a did-you-mean)."""
+    from tenantdeck.problems import did_you_mean
+
+    text = (reason or "").strip()
+    if rules and not text:
+        raise NotAllowed("a reason is required: why breaking the rule is acceptable (the history keeps it)")
+    known = [r.name for r in policies.rules]
+    for rule in rules:
+        if rule not in known:
+            raise NotAllowed(f"no such rule in {policies.path}" + did_you_mean(rule, known), rule)
+    return Allowance(tuple(dict.fromkeys(rules)), text if rules else "")
+
+
 def allowed(violations: Sequence[Violation], allow: Sequence[str]) -> tuple[list[Violation], list[Violation]]:
     """(the violations ``--allow-violation RULE`` lets through, those that still block)."""
     let = [v for v in violations if v.rule in allow]
@@ -135,5 +171,5 @@ def policy_notes(policies: PolicySet, checked: FleetCheck | None) -> list[Any]:
     return notes
 
 
-__all__ = ["FleetCheck", "allowed", "audit_target", "broken_apps", "check_apps", "check_draft", "judge_after_push",
-           "policies_for", "policy_notes", "violation_problems"]
+__all__ = ["Allowance", "FleetCheck", "NotAllowed", "allowance", "allowed", "audit_target", "broken_apps",
+           "check_apps", "check_draft", "judge_after_push", "policies_for", "policy_notes", "violation_problems"]

@@ -19,16 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
+    from tenantdeck.policies.checks import Allowance
     from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
     from tenantdeck.policies.fix import FixPlan
     from tenantdeck.policies.model import PolicySet
     from tenantdeck.problems import PathPart, Problem
-
-#: the tab of the App screen that holds each section of an app (widget values: the widget section's own tab)
-SECTION_TABS = {"extensions": "extensions", "extension_settings": "extensions", "sms": "sms", "webhooks": "webhooks",
-                "team": "team", "settings": "settings"}
-WIDGET_TABS = {"style": "style", "sidebar": "sidebar", "main": "main"}
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,20 +50,77 @@ class Badge:
         return " ".join(parts)
 
 
+#: how many columns the Policies screen gives a rule's check (the name, severity, apps and message share the rest
+#: of 80); the focused rule's line under the list shows it whole
+CHECK_WIDTH = 28
+
+
 @dataclass(frozen=True, slots=True)
 class RuleRow:
     """One rule as the Policies screen lists it."""
 
     name: str
     severity: str
-    check: str
+    check: str  #: the check as the rules file says it (:func:`check_text`), on one line
     message: str
     violating: int  #: how many apps break it
     selected: int  #: how many apps it is about
+    check_cell: str = ""  #: the check cut to :data:`CHECK_WIDTH` columns (:func:`check_cell`)
 
     @property
     def apps_text(self) -> str:
         return f"{self.violating} of {self.selected}"
+
+
+def check_parts(check: Any) -> tuple[str, str]:
+    """(where, what) of a rule's check as its rules file writes it: ``("", EXPRESSION)`` for a cel check, else
+    ``(FIELD, "KIND VALUE")`` (``equals false``, ``count >= 2``, ``same``), values in YAML's flow style. Whitespace
+    runs (a multi-line expression) become one space, and what is left is escaped for a terminal
+    (:func:`tenantdeck.textsafe.shown`): it is cut to a width as it will be shown."""
+    import json
+
+    from tenantdeck.textsafe import shown
+
+    kind = check.kind
+    if kind == "cel":
+        return "", shown(" ".join(str(check.cel or "").split()))
+    value = getattr(check, kind)
+    if value is True:  # required, forbidden, same: the key says it all
+        said = ""
+    elif kind == "count":
+        low, high = value.min, value.max
+        said = (f"{low}..{high}" if low is not None and high is not None
+                else f">= {low}" if low is not None else f"<= {high}" if high is not None else "")
+    elif kind == "matches":
+        said = str(value)
+    else:
+        said = json.dumps(value, ensure_ascii=False, default=str)
+    return shown(" ".join(str(check.field).split())), shown(f"{kind} {said}".rstrip())
+
+
+def check_text(check: Any) -> str:
+    """A rule's check on one line (``widgets[*].main.send_gifs equals false``, or the cel expression)."""
+    return " ".join(part for part in check_parts(check) if part)
+
+
+def check_cell(check: Any, width: int = CHECK_WIDTH) -> str:
+    """The check in ``width`` columns: a shorthand loses the start of its field first (``…main.send_gifs equals
+    false``: the kind and value are what tells rules apart), a cel expression its end."""
+    where, what = check_parts(check)
+    if not where:
+        return shorten(what, width)
+    full = f"{where} {what}"
+    if len(full) <= width:
+        return full
+    room = width - len(what) - 2  # "…" and the space
+    if room >= 6:
+        return f"…{where[-room:]} {what}"
+    return shorten(full, width)
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ``…`` ending what was cut."""
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,8 +332,8 @@ class FleetPolicies:
         for v in evaluation.violations if evaluation is not None else ():
             violating.setdefault(v.rule, set()).add(v.app_index)
         selected = evaluation.selected if evaluation is not None else {}
-        return [RuleRow(r.name, r.severity, r.check.kind, r.message, len(violating.get(r.name, ())),
-                        selected.get(r.name, 0)) for r in self.policies.rules]
+        return [RuleRow(r.name, r.severity, check_text(r.check), r.message, len(violating.get(r.name, ())),
+                        selected.get(r.name, 0), check_cell(r.check)) for r in self.policies.rules]
 
     def violation_rows(self, rule: str) -> list[ViolationRow]:
         from tenantdeck.problems import format_path
@@ -321,6 +373,11 @@ class FleetPolicies:
             text += f" · {problems} problem{'s' * (problems != 1)} in the file"
         return text
 
+    def jump_target(self, violation: Violation) -> JumpTarget:
+        """Where Enter on ``violation`` leads (:func:`jump_target`, with its rule's cel source when it has one)."""
+        rule = self.policies.rule(violation.rule) if self.policies is not None else None
+        return jump_target(violation, rule.check.cel if rule is not None else None)
+
     # -- acting on them ------------------------------------------------------------------------------------------
 
     def plan_fixes(self, data: Any) -> FixPlan:
@@ -333,21 +390,125 @@ class FleetPolicies:
         return plan_fixes(self.policies, data if isinstance(data, Mapping) else {})[0]
 
 
-def jump_target(violation: Violation) -> JumpTarget:
+def jump_target(violation: Violation, cel: str | None = None) -> JumpTarget:
     """The tab and field of the App screen a violation is about (a wildcard of a ``same`` rule's field lands on the
-    first item); a cel check names no field: the app's first tab."""
+    first item). A cel check's violation names no field: it lands on the first field the expression reads (``cel``,
+    the rule's source), else on the app's first tab."""
+    from tenantdeck.draft.app_tabs import tab_of
     from tenantdeck.problems import format_path
 
     path: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in violation.path)
-    tab: str | None = None
-    if path:
-        section = path[0]
-        if section == "widgets":
-            tab = WIDGET_TABS.get(str(path[2]), "style") if len(path) > 2 else "style"
-        else:
-            tab = SECTION_TABS.get(str(section))
-    key_path = format_path(("apps", violation.app_index, *path))
-    return JumpTarget(violation.app_index, tab, key_path)
+    if not path and cel:
+        from tenantdeck.policies.celview import first_field
+
+        path = first_field(cel)
+    return JumpTarget(violation.app_index, tab_of(path), format_path(("apps", violation.app_index, *path)))
+
+
+# -- the review's gate ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GateRule:
+    """One rule the account after a push would break, as the review says it: how many apps, and whether the
+    user lets it through."""
+
+    name: str
+    severity: str
+    apps: int
+    allowed: bool = False
+
+    @property
+    def blocks(self) -> bool:
+        return self.severity == "error" and not self.allowed
+
+    def text(self) -> str:
+        return f"{self.name} ({self.apps} app{'s' * (self.apps != 1)})"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyGate:
+    """What the fleet policies say of a plan before ``p``: the rules the push would leave broken (from the plan's
+    notes, the engine's own pre-push evaluation: :func:`tenantdeck.policies.checks.policy_notes`), the rules file's
+    problems, and the rules the user allowed with a reason. Plain data for the editor's review."""
+
+    rules: tuple[GateRule, ...] = ()
+    file_problems: int = 0
+    allowance: Allowance | None = None
+    #: the plan has operations (a push with none sends nothing and is not gated: the rules then describe the
+    #: account as it is)
+    pushes: bool = True
+
+    @property
+    def blocking(self) -> list[GateRule]:
+        return [r for r in self.rules if r.blocks]
+
+    @property
+    def errors(self) -> list[GateRule]:
+        """The error rules broken, allowed or not: what the allow dialog offers."""
+        return [r for r in self.rules if r.severity == "error"]
+
+    @property
+    def refused(self) -> bool:
+        """The push would be refused as things stand (an error rule broken and not allowed, or the rules file has
+        problems)."""
+        return self.pushes and bool(self.blocking or self.file_problems)
+
+    def lines(self) -> list[str]:
+        """The lines above the review's list (none when every rule is kept): why the push would be refused and the
+        editor's way through (never the CLI's flags), the warnings, the rules let through and why."""
+        out = []
+        if not self.pushes:
+            broken = [r for r in self.rules if r.severity == "error"]
+            if broken:
+                out.append("Nothing to push; the account breaks " + ", ".join(r.text() for r in broken)
+                           + " (P lists the apps).")
+        elif self.file_problems:
+            out.append(f"Push refused: the rules file has {self.file_problems} problem(s); fix it (P lists them).")
+        if self.pushes and self.blocking:
+            out.append("Push refused: it would break " + ", ".join(r.text() for r in self.blocking)
+                       + ". Fix the draft (P lists the apps; f there fixes) or v: allow a rule with a reason.")
+        allowed = [r for r in self.rules if r.allowed]
+        if allowed and self.allowance is not None and self.pushes:
+            out.append("Allowed (" + self.allowance.reason + "): " + ", ".join(r.text() for r in allowed)
+                       + "; the history records it.")
+        warnings = [r for r in self.rules if r.severity != "error"]
+        if warnings:
+            out.append("Policy warnings: " + ", ".join(r.text() for r in warnings) + ".")
+        return out
+
+
+def policy_gate(notes: Iterable[Any], allowance: Allowance | None = None, *, pushes: bool = True) -> PolicyGate:
+    """The gate of a plan's notes (those of kind ``policy``: one per violation, with the rule and severity in their
+    ``extra``; a rules-file problem has no rule), with ``allowance`` applied; ``pushes``: the plan has
+    operations."""
+    apps: dict[str, set[str]] = {}
+    severity: dict[str, str] = {}
+    problems = 0
+    for note in notes:
+        if getattr(note, "kind", "") != "policy":
+            continue
+        rule = note.extra.get("rule")
+        if rule is None:
+            problems += 1
+            continue
+        apps.setdefault(rule, set()).add(note.app)
+        severity[rule] = str(note.extra.get("severity", "error"))
+    let = set(allowance.rules) if allowance is not None else set()
+    rules = sorted((GateRule(name, severity[name], len(found), name in let and severity[name] == "error")
+                    for name, found in apps.items()), key=lambda r: (r.severity != "error", r.name))
+    return PolicyGate(tuple(rules), problems, allowance, pushes)
+
+
+def refusal_text(kind: str, rules: Sequence[str], summary: str) -> str:
+    """Why a push from the editor was refused, and the editor's way through (the engine's ``summary`` names no
+    command line; this adds the keys)."""
+    if kind == "policy_violations":
+        return (f"Not pushed: {summary}. Fix the draft (P lists the apps breaking {', '.join(rules)}; f there fixes "
+                "the obvious ones) or press v to allow a rule with a reason, then p again.")
+    if kind == "policies":
+        return f"Not pushed: {summary}. P lists the rules file's problems."
+    return f"Not pushed: {summary}"
 
 
 def _apps_of(data: Any) -> tuple[list[Any], Any]:
@@ -357,4 +518,21 @@ def _apps_of(data: Any) -> tuple[list[Any], Any]:
     return (apps if isinstance(apps, list) else []), data.get("presets")
 
 
-__all__ = ["Badge", "FileProblemRow", "FleetPolicies", "JumpTarget", "RuleRow", "ViolationRow", "jump_target"]
+__all__ = [
+    "CHECK_WIDTH",
+    "Badge",
+    "FileProblemRow",
+    "FleetPolicies",
+    "GateRule",
+    "JumpTarget",
+    "PolicyGate",
+    "RuleRow",
+    "ViolationRow",
+    "check_cell",
+    "check_parts",
+    "check_text",
+    "jump_target",
+    "policy_gate",
+    "refusal_text",
+    "shorten",
+]

@@ -62,6 +62,13 @@ class Where:
     kind: str
     section: str | None = None
 
+    @property
+    def tab(self) -> str | None:
+        """The App screen's tab holding what the row changes (:mod:`tenantdeck.draft.app_tabs`, the one table)."""
+        from tenantdeck.draft.app_tabs import tab_of_kind
+
+        return tab_of_kind(self.kind, self.section)
+
     def is_app(self, data: Any) -> bool:
         """``data`` (one entry of the draft's ``apps``) is this row's app."""
         if not isinstance(data, dict):

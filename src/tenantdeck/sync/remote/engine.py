@@ -79,6 +79,8 @@ class PushRefused:
     plan: Plan | None = None
     stale: list[Stale] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    #: ``policy_violations``: the error rules the push would leave broken (each UI says its own way through)
+    rules: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Why nothing was pushed, as data (``push --format json``); the plan, when there is one, is beside it."""
@@ -312,7 +314,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             verdict.plan, verdict.notices = plan, notices
             return verdict
         allowed = verdict
-        notices += [f"allowed by --allow-violation ({request.violation_reason}): {v.text()}" for v in allowed]
+        notices += [f"allowed ({request.violation_reason}): {v.text()}" for v in allowed]
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
@@ -332,9 +334,9 @@ def _policy_verdict(request: PushRequest, local: Local, plan: Plan, now: Mapping
     let, blocking = allowed(checked.blocking, request.allow_violations)
     if blocking:
         rules = sorted({v.rule for v in blocking})
+        # the way through is the UI's to say (the CLI's flags, the editor's key): not written here
         return PushRefused("policy_violations", f"the push would leave {len(blocking)} violation(s) of "
-                           f"{', '.join(rules)}; fix the draft (`tenantdeck policy fix`) or let a rule through with "
-                           "--allow-violation RULE --reason TEXT; nothing was pushed",
+                           f"{', '.join(rules)}; nothing was pushed", rules=rules,
                            lines=[v.describe() for v in blocking], problems=list(checked.evaluation.problems))
     return let
 
@@ -354,8 +356,12 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
                            profile=target.name if target is not None else profile)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
-    if target is None:
-        return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    if target is None:  # offline: the base snapshot stands in for the service, for the rules as for the comparison
+        plan = plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+        from tenantdeck.policies.checks import policies_for
+
+        plan.notes.extend(_policy_notes(policies_for(local.path), local, plan, local.base, list(local.base)))
+        return plan
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
 
     try:
@@ -393,16 +399,25 @@ async def policy_notes_after(client: Any, local: Local, plan: Plan, live: Mappin
                              listing: list[Any], *, concurrency: int = 16) -> list[Any]:
     """The plan's policy notes (``diff``, ``plan``, the editor's review): the rules beside ``local``'s draft on the
     account after this push, the same view the push's gate judges (:func:`_policy_verdict`)."""
-    from tenantdeck.policies.checks import judge_after_push, policies_for, policy_notes
+    from tenantdeck.policies.checks import policies_for
 
     policies = policies_for(local.path)
     if not policies:
         return []
-    checked = None
-    if policies.rules:
-        now = await service_now(client, policies, live, listing, secret_key=local.secret_key,
-                                concurrency=concurrency * 4)
-        checked = judge_after_push(policies, local, plan.operations, now, [a.id for a in listing])
+    now = (await service_now(client, policies, live, listing, secret_key=local.secret_key, concurrency=concurrency * 4)
+           if policies.rules else {})
+    return _policy_notes(policies, local, plan, now, [a.id for a in listing])
+
+
+def _policy_notes(policies: PolicySet | None, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]],
+                  order: list[str]) -> list[Any]:
+    """The notes of ``policies`` (the rules beside ``local``'s draft) on the account after ``plan``, ``now`` being
+    the service's apps (or the base snapshot's, offline)."""
+    from tenantdeck.policies.checks import judge_after_push, policy_notes
+
+    if not policies:
+        return []
+    checked = judge_after_push(policies, local, plan.operations, now, order) if policies.rules else None
     return policy_notes(policies, checked)
 
 

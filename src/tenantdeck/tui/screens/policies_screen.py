@@ -125,7 +125,7 @@ on an app) are listed below the rules, at their line; the other rules still run.
     PoliciesScreen #summary { padding: 0 1; height: auto; }
     PoliciesScreen #rules { height: 1fr; }
     PoliciesScreen #problems { height: auto; max-height: 7; border-top: solid $warning; }
-    PoliciesScreen #detail { height: auto; max-height: 4; border-top: solid $primary; padding: 0 1; }
+    PoliciesScreen #detail { height: auto; max-height: 5; border-top: solid $primary; padding: 0 1; }
     """
     BINDINGS = [
         Binding("escape", "back", "Back", id="policies.back"),
@@ -155,7 +155,7 @@ on an app) are listed below the rules, at their line; the other rules still run.
         rules.clear()
         self._rules = fleet.rule_rows()
         for r in self._rules:
-            rules.add_row(_text(r.name), r.severity, r.check, r.apps_text, _text(r.message), key=r.name)
+            rules.add_row(_text(r.name), r.severity, _text(r.check_cell), r.apps_text, _text(r.message), key=r.name)
         if self._rules:
             rules.move_cursor(row=min(current, len(self._rules) - 1))
         problems = self.query_one("#problems", DataTable)
@@ -180,7 +180,9 @@ on an app) are listed below the rules, at their line; the other rules still run.
             detail.update("")
             return
         r = self._rules[min(table.cursor_row, len(self._rules) - 1)]
-        detail.update(shown(f"{r.name} ({r.severity}, {r.check}): {r.message} · {r.apps_text} apps break it"))
+        # each line shown on its own: the check and the message are the rules file's, and cannot add a line
+        detail.update(Text(shown(f"{r.name} ({r.severity}): {r.check}") + "\n"
+                           + shown(f"{r.message} · {r.apps_text} apps break it")))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
@@ -253,9 +255,10 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
         if rule is None:
             text = f"No rule {self.rule} in {self.fleet.path.name} now."
         else:
-            text = (f"{rule.name} ({rule.severity}, {rule.check}): {rule.violating} of {rule.selected} apps break it"
+            text = (f"{rule.name} ({rule.severity}): {rule.violating} of {rule.selected} apps break it"
                     + ("" if rule.violating else " · every app complies"))
-        self.query_one("#summary", Static).update(shown(text))
+            text = shown(text) + "\n" + shown(f"check: {rule.check}")
+        self.query_one("#summary", Static).update(Text(shown(text) if rule is None else text))
         self._show_detail()
 
     def _show_detail(self) -> None:
@@ -272,10 +275,8 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
         self._show_detail()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        from tenantdeck.policies.view import jump_target
-
         row = self._rows[int(event.row_key.value or 0)]
-        target = jump_target(row.violation)
+        target = self.fleet.jump_target(row.violation)
         self.host.open_app(target.app_index, target.tab, target.key_path if target.tab else None)
 
 

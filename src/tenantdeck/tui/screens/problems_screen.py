@@ -28,16 +28,11 @@ if TYPE_CHECKING:
 
 
 def jump_target(problem: Problem) -> tuple[int, str | None] | None:
-    """(app index, tab id) of the field a problem is about, when it is inside an app."""
-    path = problem.path
-    if len(path) < 2 or path[0] != "apps" or not isinstance(path[1], int):
-        return None
-    section = path[2] if len(path) > 2 else None
-    tab = {"extensions": "extensions", "extension_settings": "extensions", "sms": "sms", "webhooks": "webhooks",
-           "team": "team", "settings": "settings"}.get(str(section))
-    if section == "widgets" and len(path) > 4:
-        tab = {"style": "style", "sidebar": "sidebar", "main": "main"}.get(str(path[4]), "style")
-    return path[1], tab
+    """(app index, tab id) of the field a problem is about, when it is inside an app (the one table:
+    :mod:`tenantdeck.draft.app_tabs`)."""
+    from tenantdeck.draft.app_tabs import tab_of_draft_path
+
+    return tab_of_draft_path(problem.path)
 
 
 class ProblemsScreen(UsesEditor, DraftListener, Screen[None]):

@@ -32,6 +32,8 @@ from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
 
 if TYPE_CHECKING:
+    from tenantdeck.policies.checks import Allowance
+    from tenantdeck.policies.view import PolicyGate
     from tenantdeck.problems import Problem
     from tenantdeck.sync.events import PushEvent
     from tenantdeck.sync.plan import Plan
@@ -39,11 +41,6 @@ if TYPE_CHECKING:
     from tenantdeck.sync.remote.push import PushResult
     from tenantdeck.sync.review import ReviewRow
     from tenantdeck.sync.types import Conflict
-
-#: resource kind of an operation -> the App tab that edits it
-_TAB_OF = {"extensions": "extensions", "widget": "main", "sms": "sms", "webhook": "webhooks", "triggers": "webhooks",
-           "team": "team", "settings": "settings"}
-
 
 #: how many operations the result area under the status lists after a push (``s`` lists every one)
 RESULT_LINES = 4
@@ -86,6 +83,10 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
   line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs the
   editor, then start it again)
 - `d`: include deletions of what is gone from the draft
+- fleet policies (`<draft>.policies.yaml`): the line under the status names each rule the account would break after
+  the push; while an `error` rule is broken the push is refused. `v` lets error rules through this push with a
+  reason (the history records both, as `push --allow-violation RULE --reason TEXT` does); `P` lists the rules and
+  the apps breaking them
 - `a`: review against the next profile (staging, production, ...): the plan is made again against it
 - `c`: cancel a running push (the journal keeps what was applied; pushing again finishes the job)
 - `f`: after a push that did not finish, retry only its failed and not attempted operations (no duplicates: the
@@ -112,6 +113,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         Binding("s", "summary", "Summary", show=False, id="review.summary"),
         Binding("d", "toggle_deletes", "Deletes", id="review.deletes"),
         Binding("a", "switch_target", "Target", id="review.target"),
+        Binding("v", "allow", "Allow rule", id="review.allow"),
+        Binding("P", "policies", "Policies", show=False, id="review.policies"),
     ]
     #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
     clock: Callable[[], float] = staticmethod(time.monotonic)
@@ -119,6 +122,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     ReviewScreen #status { height: auto; padding: 0 1; }
     ReviewScreen #needs { height: auto; padding: 0 1; color: $warning; display: none; }
     ReviewScreen #needs.-shown { display: block; }
+    ReviewScreen #policy { height: auto; max-height: 4; padding: 0 1; color: $warning; display: none; }
+    ReviewScreen #policy.-shown { display: block; }
     ReviewScreen #result { height: auto; max-height: 7; padding: 0 1; color: $text-muted; }
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
@@ -145,11 +150,16 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self.missing: list[Problem] = []
         #: the profiles ``a`` cycles through (read once: the footer asks on every refresh)
         self.targets: list[str] = []
+        #: the error rules the user lets through the next push, and why (``v``); None: none
+        self.allowance: Allowance | None = None
+        #: what the fleet policies say of the shown plan (:func:`tenantdeck.policies.view.policy_gate`)
+        self.gate: PolicyGate | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("Planning from the base snapshot ...", id="status", markup=False)
         yield Static("", id="needs", markup=False)
+        yield Static("", id="policy", markup=False)
         yield Static("", id="result", markup=False)
         with Horizontal(id="progress-row"):
             yield ProgressBar(id="progress", show_eta=False)
@@ -222,6 +232,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             return len(self.targets) > 1 and not self.pushing
         if action == "push" and self.missing and not self.pushing:
             return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
+        if action == "allow":
+            gate = self.gate
+            return bool(self.allowance or (gate and gate.pushes and gate.errors)) and not self.pushing
         return True
 
     # -- planning ------------------------------------------------------------------------------------------------
@@ -274,7 +287,43 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
         self._show_status(status)
         self._show_missing(plan)
+        self._show_policies(plan)
         self.refresh_bindings()
+
+    def _show_policies(self, plan: Plan) -> None:
+        """The rules the account would break after this push, before ``p`` (the engine's pre-push evaluation, in
+        the plan's notes), with the editor's way through: each line its own, escaped."""
+        from tenantdeck.policies.view import policy_gate
+
+        self.gate = gate = policy_gate(plan.notes, self.allowance, pushes=bool(plan.operations))
+        lines = gate.lines()
+        panel = self.query_one("#policy", Static)
+        panel.set_class(bool(lines), "-shown")
+        panel.update(Text("\n".join(shown(line) for line in lines)))
+
+    def action_allow(self) -> None:
+        """Tick the error rules this push may break and say why (checked and recorded as the CLI's
+        ``--allow-violation RULE --reason TEXT``)."""
+        from tenantdeck.policies.checks import allowance, policies_for
+        from tenantdeck.tui.screens.allow_violation import AllowViolationScreen
+
+        gate = self.gate
+        if self.pushing or gate is None or not (gate.errors or self.allowance):
+            self.notify("No error rule would be broken by this push.", markup=False)
+            return
+        policies = policies_for(self.editor.path)  # the rules the push reads
+
+        def answered(chosen: Allowance | None) -> None:
+            if chosen is None:
+                return
+            self.allowance = chosen or None
+            self.make_plan(online=self.online)  # the status and the gate say it (a refusal shown goes)
+
+        self.app.push_screen(AllowViolationScreen(gate.errors, self.allowance,
+                                                  lambda rules, reason: allowance(policies, rules, reason)), answered)
+
+    def action_policies(self) -> None:
+        self.host.action_policies()
 
     #: how many unset variables the line under the status names one by one (the rest are counted)
     MISSING_SHOWN = 3
@@ -337,7 +386,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if index is None:
             self.notify(f"app {target.app_name!r} is not in the draft (a delete).", markup=False)
             return
-        self.host.open_app(index, target.section or _TAB_OF.get(target.kind))
+        self.host.open_app(index, target.tab)
 
     # -- actions -------------------------------------------------------------------------------------------------
 
@@ -411,6 +460,10 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         count = len(self.plan.operations) if self.plan else 0
         question = (f"Push the draft to the service{' (deletes included)' if self.allow_delete else ''}? The plan is "
                     f"read again first; {count} operation(s) were planned.")
+        if self.gate is not None and self.gate.refused:
+            question += " The fleet policies would refuse it as planned (v allows a rule with a reason)."
+        elif self.allowance:
+            question += f" Allowed to break: {', '.join(self.allowance.rules)} ({self.allowance.reason})."
         self.app.push_screen(ConfirmScreen(question, yes="Push"), lambda yes: self._start_push() if yes else None)
 
     def _start_push(self, only: frozenset[tuple[str, str, str]] | None = None) -> None:
@@ -508,15 +561,21 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         from tenantdeck.policies.checks import policies_for
 
         policies = policies_for(self.editor.path)  # the push refuses what breaks an error rule, as on the CLI
+        allow = self.allowance
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
                               id_writer=self.write_ids, policies=policies if policies else None,
-                              **self.request_options)
+                              allow_violations=allow.rules if allow else (),
+                              violation_reason=allow.reason if allow else "", **self.request_options)
         prepared = await prepare_push(target, request, os.environ)
         if isinstance(prepared, PushRefused):
+            from tenantdeck.policies.view import refusal_text
+
             detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
-            if prepared.plan is not None:
+            # a policy refusal keeps the plan shown (its notes say which rules); another shows the push's plan
+            if prepared.plan is not None and prepared.kind not in ("policies", "policy_violations"):
                 ui(self.show_plan, prepared.plan, True, f"profile {target.name}")
-            ui(self._show_status, f"Not pushed: {prepared.summary}" + (f" ({detail})" if detail else ""))
+            ui(self._show_status, refusal_text(prepared.kind, prepared.rules, prepared.summary)
+               + (f" ({detail})" if detail else ""))
             return False
         total = len(prepared.plan.operations)
         for notice in prepared.notices:
@@ -569,6 +628,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
         self.query_one("#progress-row").remove_class("-running")
         self.last_result = result
+        if result.results:
+            self.allowance = None  # let through for the push it was given for (as a CLI flag is), not the next
         left = sum(1 for r in result.results if r.status != "applied")
         tail = f" f retries the {left} not applied, s shows the summary." if left else ""
         self.query_one("#result", Static).update(Text(shown(headline(result) + tail) + "\n" + applied_lines(result)))

@@ -1,0 +1,120 @@
+"""Fleet policies in the editor's review (issue 33 item 7): the violations a push would leave are listed before `p`,
+a refused push names the editor's way through (never the CLI's flags), and `v` lets a rule through with a reason
+that the history records as `push --allow-violation RULE --reason TEXT` does. Against the in-process sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tenantdeck.cli import cli
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.screens.review_screen import ReviewScreen
+from tests.tui.pilot import settle
+
+
+@pytest.fixture
+def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+def _gifs(app: TenantdeckApp) -> str:
+    apps = app.editor.get("apps")
+    index = next(i for i, a in enumerate(apps) if a["name"] == "Acme Support")
+    return f"apps[{index}].widgets[0].main.send_gifs"
+
+
+def _rules(draft: Path, value: bool) -> None:
+    """One error rule on Acme Support's GIFs toggle, which the draft then breaks, and a warning it breaks too."""
+    draft.with_name("tenantdeck.policies.yaml").write_text(f"""\
+format: 1
+policies:
+  - name: acme-gifs
+    select: {{names: ["Acme Support"]}}
+    check: {{field: "widgets[*].main.send_gifs", equals: {json.dumps(value)}}}
+    message: Acme keeps GIFs as agreed
+  - name: acme-gifs-note
+    select: {{names: ["Acme Support"]}}
+    check: {{field: "widgets[*].main.send_gifs", equals: {json.dumps(value)}}}
+    severity: warning
+    message: a warning on the same toggle
+""", encoding="utf-8")
+
+
+def _text(screen: ReviewScreen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+def test_the_review_lists_violations_before_push_and_allows_a_rule_with_a_reason(draft: Path) -> None:
+    asyncio.run(_review(draft))
+
+
+async def _review(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        path = _gifs(app)
+        before = app.editor.get(path)
+        _rules(draft, before)
+        assert app.editor.set(path, not before).ok
+        await pilot.press("f2")
+        await settle(pilot, 5)
+        await pilot.press("f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None and not screen.online
+        # before p, from the base snapshot: the rule the push would break, and the editor's way through
+        policy = _text(screen, "#policy")
+        assert "Push refused: it would break acme-gifs (1 app)" in policy and "v: allow a rule" in policy
+        assert "Policy warnings: acme-gifs-note (1 app)" in policy
+        assert "--" not in policy
+        await pilot.press("P")  # the rules and the apps breaking them, one key away
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, 5)
+        status = _text(screen, "#status")
+        assert status.startswith("Not pushed: the push would leave 1 violation(s) of acme-gifs"), status
+        assert "press v to allow a rule with a reason" in status
+        assert "--allow-violation" not in status and "--reason" not in status and "tenantdeck policy" not in status
+
+        await pilot.press("v")
+        await settle(pilot)
+        modal = app.screen
+        assert type(modal).__name__ == "AllowViolationScreen"
+        await pilot.press("enter")  # no reason yet: refused in the dialog, as the CLI refuses --allow-violation alone
+        await settle(pilot)
+        assert app.screen is modal and "a reason is required" in str(modal.query_one("#error").render())
+        await pilot.press(*"pilot tenant", "enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.allowance is not None
+        assert screen.allowance.rules == ("acme-gifs",) and screen.allowance.reason == "pilot tenant"
+        assert "Allowed (pilot tenant): acme-gifs (1 app)" in _text(screen, "#policy")
+
+        await pilot.press("p")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, 5)
+        assert "Push complete: 1 applied" in _text(screen, "#result")
+
+    history = CliRunner().invoke(cli, ["history", "--draft", str(draft), "--format", "json"])
+    record = json.loads(history.stdout)["pushes"][-1]
+    assert record["violation_reason"] == "pilot tenant"
+    assert [v["rule"] for v in record["allowed_violations"]] == ["acme-gifs"]
