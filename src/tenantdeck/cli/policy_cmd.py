@@ -2,8 +2,9 @@
 
 ``list`` prints each rule with how many apps it selects and how many break it (offline, on the draft). ``fix``
 writes the obvious fixes (docs/policies.md) into the draft as one change, keeping its comments, and lists what it
-could not fix (a ``same`` rule whose apps tie: it does not pick a side); ``--dry-run`` only lists. Exit codes: 0 the draft complies (after the fix), 9 error-severity
-violations are left, 1 error (invalid draft or policies file, the draft could not be written), 5 locked.
+could not fix (a ``same`` rule whose apps tie: it does not pick a side); ``--dry-run`` only lists. Exit codes: 0
+the draft complies (after the fix), 9 error-severity violations are left, 1 error (invalid draft or policies
+file, the draft could not be written), 5 locked.
 """
 
 from __future__ import annotations
