@@ -102,7 +102,7 @@ class Rule(_Model):
     severity: Literal["error", "warning"] = "error"
     message: str = Field(description="What a violation says")
     fix: Any = Field(None, description="The value `tenantdeck policy fix` writes (default: the `equals` value, "
-                     "the first of `one_of`, the majority's for `same`)")
+                     "the first of `one_of`, the `contains` value, the majority's for `same`)")
 
 
 class PoliciesFile(_Model):
