@@ -33,15 +33,28 @@ from tenantdeck.policies.model import WILDCARD, PolicySet, Rule
 from tenantdeck.policies.wording import Difference, differences_text, json_value, value_text
 from tenantdeck.problems import PathPart, Problem, Severity, format_path
 
+
+class _NoValue:
+    """A violation's value when its check names none (a cel check: the app as a whole breaks it)."""
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE: Any = _NoValue()
+
 #: the sections a draft app leaves out when it does not manage them
 OPTIONAL_SECTIONS = ("extensions", "sms", "team", "extension_settings", "push_certificates", "settings")
 
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One app that breaks one rule; ``path`` is where in the app (for the editor's jump), ``found`` what is there
-    in words (:func:`tenantdeck.policies.wording.value_text`), ``value`` the value itself (for JSON). A ``same``
-    rule's violation says how the app differs (``differs``) and whether the others tie (no majority)."""
+    """One app that breaks one rule; ``path`` is where in the app (for the editor's jump), ``value`` what is there
+    (ABSENT: not written; :data:`NO_VALUE` for a cel check, which names none), ``counted`` for a count check. A
+    ``same`` rule's violation says how the app differs (``differs``) and whether the others tie (no majority).
+
+    The words (:attr:`found`) are made when shown, not when evaluated: a value's YAML text costs microseconds
+    that 5,000 violations of distinct values would spend on every evaluation (bench/policies.py)."""
 
     rule: str
     severity: str
@@ -50,10 +63,23 @@ class Violation:
     app_name: str
     app_id: str | None
     path: tuple[PathPart, ...] = ()
-    found: str = ""
-    value: Any = ABSENT
-    differs: tuple[Difference, ...] = ()
+    value: Any = field(default=NO_VALUE, hash=False)  # a list or mapping is not hashable; the rest identifies it
+    differs: tuple[Difference, ...] = field(default=(), hash=False)
     tie: bool = False
+    counted: bool = False
+
+    @property
+    def found(self) -> str:
+        """What is there, in words: ``'#FF0000'``, ``not written``, ``3 items``, a ``same`` rule's differences
+        (:func:`tenantdeck.policies.wording.differences_text`); empty for a cel check."""
+        if self.differs:
+            return differences_text(self.differs, self.tie)
+        if self.value is NO_VALUE:
+            return ""
+        if self.counted:
+            n = _count(self.value)
+            return f"{n} item{'s' * (n != 1)}"
+        return value_text(self.value)
 
     @property
     def is_error(self) -> bool:
@@ -63,7 +89,7 @@ class Violation:
     def said(self) -> str:
         """What was found, as a message's parenthesis says it: ``found 'http://x'``, or a ``same`` rule's
         differences (``core.x: false here, true in 4 of 5 apps``)."""
-        return self.found if self.differs or self.tie else f"found {self.found}"
+        return self.found if self.differs else f"found {self.found}"
 
     def describe(self) -> str:
         """``policy RULE: app "NAME": message (path: found)``."""
@@ -77,7 +103,7 @@ class Violation:
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "message": self.message, "app": self.app_name,
                 "app_id": self.app_id, "app_index": self.app_index, "path": format_path(self.path),
-                "found": json_value(self.value), "found_text": self.found,
+                "found": None if self.value is NO_VALUE else json_value(self.value), "found_text": self.found,
                 **({"differs": [d.to_json() for d in self.differs], "tie": self.tie} if self.differs else {})}
 
 
@@ -206,10 +232,6 @@ def _empty(value: Any) -> bool:
     return value is ABSENT or value is None or value == "" or (isinstance(value, (list, dict)) and not value)
 
 
-def _show(value: Any) -> str:
-    return value_text(value)
-
-
 def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     """Whether one value found at a shorthand's field keeps ``rule`` (a shorthand other than ``same``; ``ABSENT``
     where the app does not write the field); ``kind`` is the rule's check kind when the caller has it at hand."""
@@ -273,14 +295,6 @@ def _never(value: Any) -> bool:
 
 def _count(value: Any) -> int:
     return 0 if value is ABSENT or value is None else len(value) if isinstance(value, (list, dict)) else 1
-
-
-def _found(kind: str, value: Any) -> str:
-    """What a violation says was found."""
-    if kind == "count":
-        n = _count(value)
-        return f"{n} item{'s' * (n != 1)}"
-    return _show(value)
 
 
 def shorthand_breaks(rule: Rule, parts: tuple[PathPart, ...], app: Mapping[str, Any], kind: str | None = None
@@ -450,8 +464,8 @@ class PolicyEngine:
                                          if (broken := find(raws[k], presets, ok)) is not None]:
                     result = results[k]
                     result.violations.append(Violation(rule.name, rule.severity, rule.message, indices[k],
-                                                       result.name, result.app_id, path, _found(kind, value),
-                                                       value))
+                                                       result.name, result.app_id, path, value,
+                                                       counted=kind == "count"))
         for k, names in picked.items():
             results[k].chosen = self._everyone.union(names)
         return results
@@ -506,7 +520,7 @@ class PolicyEngine:
                       if isinstance(exc, KeyError) and exc.args else _one_line(exc))
             result.problems.append(self._raised(rule, f"could not be evaluated on app {result.name!r}: {reason}"))
             return
-        result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {_show(verdict)} on app "
+        result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {value_text(verdict)} on app "
                                                   f"{result.name!r}, not true or false"))
 
     def _raised(self, rule: Rule, text: str) -> Problem:
@@ -575,7 +589,7 @@ class PolicyEngine:
             differs = (Difference(None, here, other, self._same_counts[rule.name][ref], majority.total),)
         tie = bool(majority.tied)
         return Violation(rule.name, rule.severity, rule.message, index, result.name, result.app_id, path,
-                         differences_text(differs, tie), here, differs, tie)
+                         here, differs, tie)
 
     def _same_value(self, name: str, key: str) -> Any:
         """The value of a ``same`` rule whose :func:`same_key` is ``key``, as the first app holding it wrote it."""
