@@ -52,10 +52,11 @@ def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             enabled = list((app.get("extensions") or {}).get("enabled") or [])
             if "profanity-filter" not in enabled:
                 session.set(("apps", i, "extensions", "enabled"), [*enabled, "profanity-filter"])
-        for i in (names.index("Acme Support"), names.index("Globex Community")):
+        for i in range(len(apps)):  # gold-tier-settings: every app is gold and takes Acme's settings
             session.set(("apps", i, "labels"), {"tier": "gold"})
+            session.set(("apps", i, "settings"), dict(apps[names.index("Acme Support")]["settings"]))
     session.save()
-    fixed = run("policy", "fix", str(draft))  # gold-tier-settings: the two gold apps take the same settings
+    fixed = run("policy", "fix", str(draft))
     assert fixed.exit_code == 0, fixed.stderr
     checked = run("validate", str(draft), "--format", "json")
     assert checked.exit_code == 0, checked.stdout

@@ -110,7 +110,7 @@ def test_rows_and_problems(tmp_path: Path) -> None:
     assert (rows["no-gifs"].apps_text, rows["no-gifs"].check, rows["no-gifs"].severity) == (
         "2 of 6", "widgets[*].main.send_gifs equals false", "error")
     found = [(r.violation.app_name, r.where, r.found) for r in fleet.violation_rows("our-hook-host")]
-    assert found == [("Hooli", "webhooks[0].webhookURL", "'https://hooks.elsewhere.example/5'")]
+    assert found == [("Hooli", "webhooks[0].webhookURL", "https://hooks.elsewhere.example/5")]
     problems = fleet.problem_rows()
     assert [(p.location, p.count) for p in problems] == [("line 23", 1), ("line 20", 6)]
     assert problems[1].text.endswith("(and 5 more apps)")

@@ -164,7 +164,7 @@ async def test_fix_is_one_undo_step(tmp_path: Path) -> None:
         await settle(pilot)
         assert type(app.screen).__name__ == "FixConfirmScreen"
         listed = str(app.screen.query_one("#edits").render())
-        assert 'app "Acme EU": widgets[0].main.send_gifs: set to False (policy no-gifs)' in listed
+        assert 'app "Acme EU": widgets[0].main.send_gifs: set to false (policy no-gifs)' in listed
         assert "primary_color: set to '#03A9F4' (policy brand-colour)" in listed
         await pilot.press("n")  # cancelled: nothing written
         await settle(pilot)

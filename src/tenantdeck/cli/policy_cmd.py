@@ -2,8 +2,9 @@
 
 ``list`` prints each rule with how many apps it selects and how many break it (offline, on the draft). ``fix``
 writes the obvious fixes (docs/policies.md) into the draft as one change, keeping its comments, and lists what it
-could not fix; ``--dry-run`` only lists. Exit codes: 0 the draft complies (after the fix), 9 error-severity
-violations are left, 1 error (invalid draft or policies file, the draft could not be written), 5 locked.
+could not fix (a ``same`` rule whose apps tie: it does not pick a side); ``--dry-run`` only lists. Exit codes: 0
+the draft complies (after the fix), 9 error-severity violations are left, 1 error (invalid draft or policies
+file, the draft could not be written), 5 locked.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Only list the edits.")
 @lock_timeout_option
 def fix(draft_path: Path, policies_file: Path | None, dry_run: bool, lock_timeout: float | None) -> None:
-    """Write the obvious fixes (equals, one_of, required with a fix value, forbidden, same) into the draft as one
-    change; list the violations no edit can settle."""
+    """Write the obvious fixes (equals, one_of, required with a fix value, forbidden, contains, same) into the draft
+    as one change; list the violations no edit can settle (a same rule whose apps tie is one: exit 9)."""
     from tenantdeck.policies.engine import PolicyEngine
     from tenantdeck.policies.fix import apply_fixes, plan_fixes
     from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold

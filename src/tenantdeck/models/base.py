@@ -59,6 +59,25 @@ def _not_blank(value: str) -> str:
 
 
 Colour = Annotated[str, AfterValidator(_colour)]
+
+
+def same_colour(value: Any) -> Any:
+    """A colour as it is compared (``#03A9F4``, ``#03a9f4`` and ``#3af`` spelled ``#3AF`` are one colour each): hex
+    digits in lower case, ``#RGB`` written out as ``#RRGGBB``. The service stores what it is sent and writes its
+    defaults in lower case, so a rule comparing spellings would break on a colour nobody changed. Anything that is
+    not a colour comes back as it is."""
+    if not isinstance(value, str) or not _COLOUR.fullmatch(value):
+        return value
+    digits = value[1:].lower()
+    return "#" + ("".join(c * 2 for c in digits) if len(digits) == 3 else digits)
+
+
+def is_colour(annotation: Any) -> bool:
+    """Whether a model's ``annotation`` (as :func:`typing.get_type_hints` or pydantic give it, optional or not)
+    is :data:`Colour`."""
+    if any(getattr(meta, "func", None) is _colour for meta in getattr(annotation, "__metadata__", ())):
+        return True
+    return any(is_colour(arm) for arm in typing.get_args(annotation) if arm is not type(None))
 NonEmptyStr = Annotated[str, AfterValidator(_not_blank)]
 
 

@@ -27,7 +27,7 @@ def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:
     for v in evaluation.violations:
         path: tuple[PathPart, ...] = ("apps", v.app_index, *v.path)
         line, column = doc.locate(path) if doc is not None else (0, 0)
-        found = f" (found {v.found})" if v.found else ""
+        found = f" ({v.said})" if v.found else ""
         out.append(Problem(Severity.ERROR if v.is_error else Severity.WARNING,
                            f"policy {v.rule}: {v.message}{found}", path, getattr(doc, "file", ""), line, column,
                            "policy"))

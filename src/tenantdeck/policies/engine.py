@@ -30,7 +30,18 @@ from typing import Any
 
 from tenantdeck.absent import ABSENT
 from tenantdeck.policies.model import WILDCARD, PolicySet, Rule
+from tenantdeck.policies.wording import Difference, differences_text, json_value, value_text
 from tenantdeck.problems import PathPart, Problem, Severity, format_path
+
+
+class _NoValue:
+    """A violation's value when its check names none (a cel check: the app as a whole breaks it)."""
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE: Any = _NoValue()
 
 #: the sections a draft app leaves out when it does not manage them
 OPTIONAL_SECTIONS = ("extensions", "sms", "team", "extension_settings", "push_certificates", "settings")
@@ -38,7 +49,12 @@ OPTIONAL_SECTIONS = ("extensions", "sms", "team", "extension_settings", "push_ce
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One app that breaks one rule; ``path`` is where in the app (for the editor's jump), ``found`` what is there."""
+    """One app that breaks one rule; ``path`` is where in the app (for the editor's jump), ``value`` what is there
+    (ABSENT: not written; :data:`NO_VALUE` for a cel check, which names none), ``counted`` for a count check. A
+    ``same`` rule's violation says how the app differs (``differs``) and whether the others tie (no majority).
+
+    The words (:attr:`found`) are made when shown, not when evaluated: a value's YAML text costs microseconds
+    that 5,000 violations of distinct values would spend on every evaluation (bench/policies.py)."""
 
     rule: str
     severity: str
@@ -47,11 +63,33 @@ class Violation:
     app_name: str
     app_id: str | None
     path: tuple[PathPart, ...] = ()
-    found: str = ""
+    value: Any = field(default=NO_VALUE, hash=False)  # a list or mapping is not hashable; the rest identifies it
+    differs: tuple[Difference, ...] = field(default=(), hash=False)
+    tie: bool = False
+    counted: bool = False
+
+    @property
+    def found(self) -> str:
+        """What is there, in words: ``'#FF0000'``, ``not written``, ``3 items``, a ``same`` rule's differences
+        (:func:`tenantdeck.policies.wording.differences_text`); empty for a cel check."""
+        if self.differs:
+            return differences_text(self.differs, self.tie)
+        if self.value is NO_VALUE:
+            return ""
+        if self.counted:
+            n = _count(self.value)
+            return f"{n} item{'s' * (n != 1)}"
+        return value_text(self.value)
 
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
+
+    @property
+    def said(self) -> str:
+        """What was found, as a message's parenthesis says it: ``found 'http://x'``, or a ``same`` rule's
+        differences (``core.x: false here, true in 4 of 5 apps``)."""
+        return self.found if self.differs else f"found {self.found}"
 
     def describe(self) -> str:
         """``policy RULE: app "NAME": message (path: found)``."""
@@ -65,7 +103,8 @@ class Violation:
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "severity": self.severity, "message": self.message, "app": self.app_name,
                 "app_id": self.app_id, "app_index": self.app_index, "path": format_path(self.path),
-                "found": self.found}
+                "found": None if self.value is NO_VALUE else json_value(self.value), "found_text": self.found,
+                **({"differs": [d.to_json() for d in self.differs], "tie": self.tie} if self.differs else {})}
 
 
 @dataclass(slots=True)
@@ -193,24 +232,24 @@ def _empty(value: Any) -> bool:
     return value is ABSENT or value is None or value == "" or (isinstance(value, (list, dict)) and not value)
 
 
-def _show(value: Any) -> str:
-    if value is ABSENT:
-        return "not written"
-    text = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     """Whether one value found at a shorthand's field keeps ``rule`` (a shorthand other than ``same``; ``ABSENT``
     where the app does not write the field); ``kind`` is the rule's check kind when the caller has it at hand."""
     check = rule.check
     kind = kind or check.kind
+    if kind in ("equals", "one_of") and colour_field(check.field or ""):
+        from tenantdeck.models.base import same_colour
+
+        colours = {same_colour(c) for c in (check.one_of or [] if kind == "one_of" else [check.equals])}
+        return lambda value: value is not ABSENT and same_colour(value) in colours
     if kind == "equals":
         expected = check.equals
         return lambda value: value is not ABSENT and value == expected
     if kind == "one_of":
         choices = check.one_of or []
         return lambda value: value is not ABSENT and value in choices
+    if kind == "contains":
+        return _holds(check.contains)
     if kind == "matches":
         pattern = re.compile(check.matches or "")
         return lambda value: isinstance(value, str) and pattern.search(value) is not None
@@ -224,6 +263,28 @@ def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     return _always
 
 
+@functools.lru_cache(maxsize=256)
+def colour_field(text: str) -> bool:
+    """Whether the field path ``text`` names a colour of the draft's models (``widgets[*].style.primary_color``):
+    there ``equals`` and ``one_of`` compare colours, not spellings (:func:`tenantdeck.models.base.same_colour`)."""
+    from tenantdeck.draft.pydantic_problems import type_at
+    from tenantdeck.models.app import App
+    from tenantdeck.models.base import is_colour
+    from tenantdeck.policies.model import parse_field
+
+    try:
+        parts = parse_field(text)
+    except ValueError:
+        return False
+    return is_colour(type_at(App, [0 if p == WILDCARD else p for p in parts]))
+
+
+def _holds(expected: Any) -> Callable[[Any], bool]:
+    """A ``contains`` check: the value is a list holding ``expected`` (of its type: ``1`` is not ``true``)."""
+    kind = type(expected)
+    return lambda value: isinstance(value, list) and any(type(x) is kind and x == expected for x in value)
+
+
 def _always(value: Any) -> bool:
     return True
 
@@ -234,14 +295,6 @@ def _never(value: Any) -> bool:
 
 def _count(value: Any) -> int:
     return 0 if value is ABSENT or value is None else len(value) if isinstance(value, (list, dict)) else 1
-
-
-def _found(kind: str, value: Any) -> str:
-    """What a violation says was found."""
-    if kind == "count":
-        n = _count(value)
-        return f"{n} item{'s' * (n != 1)}"
-    return _show(value)
 
 
 def shorthand_breaks(rule: Rule, parts: tuple[PathPart, ...], app: Mapping[str, Any], kind: str | None = None
@@ -304,7 +357,10 @@ class PolicyEngine:
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
         self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
-        self._majority: dict[str, str] = {}
+        self._majority: dict[str, _Majority] = {}
+        #: per ``same`` rule, what its violations' wording reads across apps (a value by its key, how many apps
+        #: hold a mapping's key as the reference does); kept until a same value changes
+        self._same_cache: dict[tuple[str, Any], Any] = {}
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
         self.rebuilt = True
         # imported here: the engine's module is imported by every command that may read a policies file
@@ -366,11 +422,14 @@ class PolicyEngine:
             changed = sorted(set(changed) | set(range(len(kept), len(apps))))
             self._results = kept + [None] * (len(apps) - len(kept))  # type: ignore[list-item]
         done = sorted({i for i in changed if 0 <= i < len(apps)})
+        moved = resized
         for i, result in zip(done, self._batch(apps, presets, done), strict=True):
-            self._count(self._results[i], -1)
+            old = self._results[i]
+            moved = moved or old is None or old.same_keys != result.same_keys
+            self._count(old, -1)
             self._results[i] = result
             self._count(result, 1)
-        return self._collect(None if resized else done)
+        return self._collect(None if moved else done)
 
     def _batch(self, apps: Sequence[Any], presets: Any, indices: Sequence[int]) -> list[_AppResult]:
         """The results of the apps at ``indices`` (as the draft holds them; normalised only as far as a rule reads
@@ -405,7 +464,8 @@ class PolicyEngine:
                                          if (broken := find(raws[k], presets, ok)) is not None]:
                     result = results[k]
                     result.violations.append(Violation(rule.name, rule.severity, rule.message, indices[k],
-                                                       result.name, result.app_id, path, _found(kind, value)))
+                                                       result.name, result.app_id, path, value,
+                                                       counted=kind == "count"))
         for k, names in picked.items():
             results[k].chosen = self._everyone.union(names)
         return results
@@ -460,7 +520,7 @@ class PolicyEngine:
                       if isinstance(exc, KeyError) and exc.args else _one_line(exc))
             result.problems.append(self._raised(rule, f"could not be evaluated on app {result.name!r}: {reason}"))
             return
-        result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {_show(verdict)} on app "
+        result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {value_text(verdict)} on app "
                                                   f"{result.name!r}, not true or false"))
 
     def _raised(self, rule: Rule, text: str) -> Problem:
@@ -472,19 +532,21 @@ class PolicyEngine:
     def _collect(self, changed: Sequence[int] | None) -> Evaluation:
         """The evaluation from the kept results, in app order then rule order (each app's own list is in rule order
         already; only an app a ``same`` rule flags has its list merged). After an update of the apps at ``changed``
-        that moved no ``same`` rule's majority, only their part of the kept list is replaced (a bisect and a slice:
-        at 5,000 apps and 17,500 violations, concatenating every app's list again was most of an update)."""
+        that changed no ``same`` rule's value (``changed`` is None when one did: every flagged app's wording may
+        move), only their part of the kept list is replaced (a bisect and a slice: at 5,000 apps and 17,500
+        violations, concatenating every app's list again was most of an update)."""
         out = Evaluation()
         out.selected = {rule.name: self._selected.get(rule.name, 0) for rule in self.policies.rules}
-        majority = self._majorities()
-        if changed is not None and majority == self._majority:
+        if changed is not None:
             violations = self._violations
             for i in changed:
                 lo = bisect_left(violations, i, key=_APP_INDEX)
                 hi = bisect_right(violations, i, lo=lo, key=_APP_INDEX)
-                violations[lo:hi] = self._app_violations(i, majority)
+                violations[lo:hi] = self._app_violations(i, self._majority)
             self.rebuilt = False
         else:
+            self._same_cache = {}
+            majority = self._majorities()
             self._violations = [v for i in range(len(self._results)) for v in self._app_violations(i, majority)]
             self._majority = majority
             self.rebuilt = True
@@ -498,37 +560,94 @@ class PolicyEngine:
         lo = bisect_left(self._violations, index, key=_APP_INDEX)
         return self._violations[lo:bisect_right(self._violations, index, lo=lo, key=_APP_INDEX)]
 
-    def _app_violations(self, index: int, majority: Mapping[str, str]) -> list[Violation]:
+    def _app_violations(self, index: int, majority: Mapping[str, _Majority]) -> list[Violation]:
         result = self._results[index]
-        extra = [Violation(rule.name, rule.severity, rule.message, index, result.name, result.app_id,
-                           self.policies.paths[rule.name], _show(result.same_values[rule.name]))
-                 for rule in self._same_rules
-                 if rule.name in result.same_keys and result.same_keys[rule.name] != majority[rule.name]]
+        extra = [self._same_violation(rule, index, result, majority[rule.name]) for rule in self._same_rules
+                 if rule.name in result.same_keys
+                 and (majority[rule.name].tied or result.same_keys[rule.name] != majority[rule.name].key)]
         if not extra:
             return result.violations
         order = self._order
         return sorted([*result.violations, *extra], key=lambda v: order[v.rule])
 
-    def _majorities(self) -> dict[str, str]:
-        """Each ``same`` rule's most common value (its :func:`same_key`)."""
-        majority: dict[str, str] = {}
+    def _same_violation(self, rule: Rule, index: int, result: _AppResult, majority: _Majority) -> Violation:
+        """One odd app out of a ``same`` rule: each way its value differs from the majority's (on a tie, from the
+        first other tied value's), with how many apps hold that."""
+        own = result.same_keys[rule.name]
+        ref = majority.key if own != majority.key else next(k for k in majority.tied if k != own)
+        here, other = result.same_values[rule.name], self._same_value(rule.name, ref)
+        path = self.policies.paths[rule.name]
+        if isinstance(here, Mapping) and isinstance(other, Mapping):
+            keys = [k for k in dict.fromkeys([*other, *here]) if same_key(here.get(k, ABSENT)) != same_key(
+                other.get(k, ABSENT))]
+            differs = tuple(Difference(str(k), here.get(k, ABSENT), other.get(k, ABSENT),
+                                       self._key_count(rule.name, k, other.get(k, ABSENT)), majority.total)
+                            for k in keys)
+            if keys and keys[0] in here and WILDCARD not in path:
+                path = (*path, keys[0])
+        else:
+            differs = (Difference(None, here, other, self._same_counts[rule.name][ref], majority.total),)
+        tie = bool(majority.tied)
+        return Violation(rule.name, rule.severity, rule.message, index, result.name, result.app_id, path,
+                         here, differs, tie)
+
+    def _same_value(self, name: str, key: str) -> Any:
+        """The value of a ``same`` rule whose :func:`same_key` is ``key``, as the first app holding it wrote it."""
+        if (name, key) not in self._same_cache:
+            self._same_cache[name, key] = next(r.same_values[name] for r in self._results
+                                               if r.same_keys.get(name) == key)
+        return self._same_cache[name, key]
+
+    def _key_count(self, name: str, key: Any, value: Any) -> int:
+        """How many apps a ``same`` rule selects hold ``value`` at ``key`` of their mapping (ABSENT: do not)."""
+        want = same_key(value)
+        cached = self._same_cache.get((name, ("key", key, want)))
+        if cached is None:
+            cached = self._same_cache[name, ("key", key, want)] = sum(
+                1 for r in self._results if name in r.same_keys
+                and same_key(_at(r.same_values[name], key)) == want)
+        return int(cached)
+
+    def _majorities(self) -> dict[str, _Majority]:
+        """Each ``same`` rule's most common value (its :func:`same_key`), or the values tied for most."""
+        majority: dict[str, _Majority] = {}
         for rule in self._same_rules:
             counts = +self._same_counts[rule.name]
-            if counts:
-                # the most common value; a tie goes to the first app's (as Counter.most_common over app order did)
-                top = max(counts.values())
-                tied = {key for key, n in counts.items() if n == top}
-                majority[rule.name] = next(r.same_keys[rule.name] for r in self._results
-                                           if r.same_keys.get(rule.name) in tied)
+            if not counts:
+                continue
+            top = max(counts.values())
+            tied = {key for key, n in counts.items() if n == top}
+            total = sum(counts.values())
+            if len(tied) == 1:
+                majority[rule.name] = _Majority(next(iter(tied)), top, total)
+                continue
+            order = list(dict.fromkeys(r.same_keys[rule.name] for r in self._results
+                                       if r.same_keys.get(rule.name) in tied))  # in app order
+            majority[rule.name] = _Majority(order[0], top, total, tuple(order))
         return majority
 
     def majority_value(self, rule: Rule) -> Any:
-        """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), ABSENT if none: the
-        majority the last evaluation kept (:meth:`_collect`), as the first app holding it wrote it."""
-        key = self._majority.get(rule.name)
-        if key is None:
+        """The value most selected apps hold for a ``same`` rule (what ``policy fix`` writes), as the first app
+        holding it wrote it; ABSENT if none, or on a tie (its violations say ``tie``)."""
+        majority = self._majority.get(rule.name)
+        if majority is None or majority.tied:
             return ABSENT
-        return next(r.same_values[rule.name] for r in self._results if r.same_keys.get(rule.name) == key)
+        return self._same_value(rule.name, majority.key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Majority:
+    """A ``same`` rule's reference value (its :func:`same_key`), how many apps hold it, of how many selected; on
+    a tie, ``tied`` lists every value tied for most (``key`` the first app's of them)."""
+
+    key: str
+    count: int
+    total: int
+    tied: tuple[str, ...] = ()
+
+
+def _at(value: Any, key: Any) -> Any:
+    return value.get(key, ABSENT) if isinstance(value, Mapping) else ABSENT
 
 
 #: the key violations are kept sorted by (bisect finds one app's part)

@@ -12,7 +12,8 @@
 
 A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.engine`),
 or one of a few shorthands on a ``field`` path: ``equals``, ``one_of``, ``matches``, ``required``, ``forbidden``,
-``count`` (``{min, max}``) and ``same`` (every selected app holds the same value). Paths are checked against the
+``count`` (``{min, max}``), ``contains`` (the list holds a value) and ``same`` (every selected app holds the same
+value). Paths are checked against the
 draft's models (did-you-mean on a typo); a CEL expression is compiled when the file is read, so a rule that does
 not compile is an error at its line, and the other rules still run.
 """
@@ -32,7 +33,7 @@ from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean
 FORMAT = 1
 SUFFIX = ".policies.yaml"
 #: the shorthands, each the name of its key in a check (``field`` says where it looks)
-SHORTHANDS = ("equals", "one_of", "matches", "required", "forbidden", "count", "same")
+SHORTHANDS = ("equals", "one_of", "matches", "required", "forbidden", "count", "same", "contains")
 
 
 class _Model(BaseModel):
@@ -57,6 +58,7 @@ class Check(_Model):
     forbidden: bool | None = Field(None, description="true: the value must not be written")
     count: Count | None = Field(None, description="The list (or mapping) at `field` has between min and max items")
     same: bool | None = Field(None, description="true: every selected app holds the same value at `field`")
+    contains: Any = Field(None, description="The list at `field` holds this value (a text, number or true/false)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Check:
@@ -73,6 +75,9 @@ class Check(_Model):
                 re.compile(self.matches or "")
             except re.error as exc:
                 raise ValueError(f"matches: not a regular expression: {exc}") from None
+        if given[0] == "contains" and type(self.contains) not in (str, int, float, bool):
+            raise ValueError("contains: one value the list must hold (a text, number or true/false); for several, "
+                             "write a rule for each")
         return self
 
     @property
@@ -97,7 +102,7 @@ class Rule(_Model):
     severity: Literal["error", "warning"] = "error"
     message: str = Field(description="What a violation says")
     fix: Any = Field(None, description="The value `tenantdeck policy fix` writes (default: the `equals` value, "
-                     "the first of `one_of`, the majority's for `same`)")
+                     "the first of `one_of`, the `contains` value, the majority's for `same`)")
 
 
 class PoliciesFile(_Model):
@@ -204,6 +209,32 @@ def check_field(parts: Sequence[PathPart]) -> str | None:
     return None
 
 
+def holds_list(parts: Sequence[PathPart]) -> bool:
+    """Whether a field path (already checked by :func:`check_field`) can hold a list: a list field of the models
+    (``extensions.enabled``, ``webhooks[*].triggers``), a settings key (true/false or a list of texts), or an
+    extension setting of list type (``extension_settings.profanity-filter.badwords``)."""
+    import types
+    import typing
+
+    from tenantdeck.draft.pydantic_problems import type_at
+    from tenantdeck.models import extension_catalog
+    from tenantdeck.models.app import App
+
+    if len(parts) == 3 and parts[0] == "extension_settings" and str(parts[1]) in extension_catalog.BY_ID:
+        spec = extension_catalog.BY_ID[str(parts[1])]
+        return any(s.key == parts[2] and s.type in ("strings", "objects") for s in spec.settings)
+
+    def lists(tp: Any) -> bool:  # a list, or a union (optional, annotated) with a list arm
+        origin = typing.get_origin(tp)
+        if origin in (list, tuple):
+            return True
+        if origin is typing.Annotated:
+            return lists(typing.get_args(tp)[0])
+        return origin in (typing.Union, types.UnionType) and any(lists(arm) for arm in typing.get_args(tp))
+
+    return lists(type_at(App, [0 if p == WILDCARD else p for p in parts]))
+
+
 # -- reading -----------------------------------------------------------------------------------------------------
 
 
@@ -281,6 +312,8 @@ def _prepare(rule: Rule, into: PolicySet) -> str | None:
     except ValueError as exc:
         return str(exc)
     reason = check_field(parts)
+    if reason is None and check.kind == "contains" and not holds_list(parts):
+        reason = "is not a list, so `contains` cannot hold a value there (compare it with `equals` or `one_of`)"
     if reason is not None:
         return f"field {check.field}: {reason}"
     into.paths[rule.name] = parts
@@ -303,4 +336,4 @@ def _words(err: Any) -> str:
 
 
 __all__ = ["FORMAT", "SHORTHANDS", "Check", "PoliciesFile", "PolicySet", "Rule", "Select", "check_field",
-           "load_policies", "parse_field", "policies_path"]
+           "holds_list", "load_policies", "parse_field", "policies_path"]

@@ -294,7 +294,7 @@ class FleetPolicies:
         if self.engine is None or self.evaluation is None or not (self.policies and self.policies.rules):
             return self.evaluate(apps, presets)
         self.evaluation = self.engine.update(apps, presets, changed)
-        if self.engine.rebuilt:  # a same rule's majority moved, or apps were added or removed: any badge may have
+        if self.engine.rebuilt:  # a same rule's value moved, or apps were added or removed: any badge may have
             return self._rebadge()
         moved = set()
         for i in changed:

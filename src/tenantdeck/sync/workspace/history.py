@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably
+from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:
     from tenantdeck.sync.remote.push import OpResult
@@ -129,5 +130,24 @@ def render_history_text(records: list[dict[str, Any]]) -> str:
             f"applied={c.get('applied', 0)} failed={c.get('failed', 0)} not_attempted={c.get('not_attempted', 0)}"
             f"  journal={r.get('journal', '-')}"
         )
-        lines += [f"    {outcome:<13} {app}: {label}" for outcome, app, label in operation_rows(r) or []]
+        lines += allowed_rows(r)
+        lines += [f"    {outcome:<13} {shown(app)}: {shown(label)}" for outcome, app, label in operation_rows(r) or []]
     return "\n".join(lines) + "\n"
+
+
+def allowed_rows(record: dict[str, Any]) -> list[str]:
+    """The policy violations a push let through (``--allow-violation``), one line per rule with its apps, and the
+    reason given: ``    allowed   policy two-admins (Acme Support): reason "pilot tenant"``. Escaped here, one
+    value at a time: the reason and the app names are someone's text, and the history is printed with its line
+    breaks kept."""
+    allowed = record.get("allowed_violations")
+    if not isinstance(allowed, list) or not allowed:
+        return []
+    apps: dict[str, list[str]] = {}
+    for entry in allowed:
+        if isinstance(entry, dict):
+            apps.setdefault(str(entry.get("rule", "?")), []).append(str(entry.get("app", "?")))
+    reason = record.get("violation_reason")
+    said = f'reason "{shown(str(reason))}"' if reason else "no reason recorded"
+    return [f"    {'allowed':<13} policy {shown(rule)} ({', '.join(shown(a) for a in names)}): {said}"
+            for rule, names in apps.items()]

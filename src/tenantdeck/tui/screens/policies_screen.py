@@ -268,7 +268,7 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
             return
         row = self._rows[min(self.query_one(DataTable).cursor_row, len(self._rows) - 1)]
         v = row.violation
-        found = f" (found {row.found})" if row.found else ""
+        found = f" ({v.said})" if row.found else ""
         detail.update(shown(f"{v.app_name}: {row.where}: {v.message}{found}"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
