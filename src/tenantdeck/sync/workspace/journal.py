@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck.atomic import WriteFailed, append_durably, write_all
+from tenantdeck.textsafe import json_text
 
 
 class Journal:
@@ -108,7 +109,7 @@ class Journal:
     @staticmethod
     def _line(event: str, fields: dict[str, Any]) -> bytes:
         record = {"ts": round(time.time(), 3), "event": event, **fields}
-        return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return (json_text(record, separators=(",", ":")) + "\n").encode("utf-8")
 
     def close(self) -> None:
         with self._lock:
