@@ -7,7 +7,9 @@ and the draft's models rather than listed by hand, set to OSC 52, ``ESC [2J``, B
 - every command that shows or writes the account's data runs on it (``pull``, ``validate``, ``diff`` in each
   format, ``plan``, ``push --yes``, ``history``, ``policy list``, ``audit``), and neither its output nor any file
   it wrote holds a raw control or bidi character (the draft holds them as YAML escapes and reads back the same);
-- the editor opens the pulled draft at 80x24 and every screen and tab is walked (tests/tui/test_hostile_screens.py).
+- the editor opens the pulled draft at 80x24 and every screen, tab and modal is walked, checked on the cells the
+  widgets drew and on what Textual wrote to the (recording) driver;
+- ``listen`` prints a delivery holding every payload safe, as text and as JSON Lines.
 """
 
 from __future__ import annotations
@@ -232,6 +234,7 @@ def leave_hostile_recovery(draft: Path) -> None:
         draft, edited, base, written=f"now{PAYLOADS[2]}", pid=4242, host=f"host{PAYLOADS[0]}"))
 
 
+@pytest.mark.slow
 def test_every_screen_and_tab_of_the_editor_keeps_hostile_strings_off_the_terminal(account: Path) -> None:
     from tenantdeck.targets import local_target
     from tenantdeck.tui import navigation
@@ -295,3 +298,35 @@ def test_every_screen_and_tab_of_the_editor_keeps_hostile_strings_off_the_termin
             assert len(walk.seen) > 100, walk.seen
 
     asyncio.run(flow())
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_listen_prints_a_delivery_of_every_payload_safe(fmt: str) -> None:
+    """``listen`` (text, and JSON Lines for other tools): a delivery whose path, trigger and data hold every
+    payload. tests/test_textsafe.py has the text mode's escapes; this is every payload, in both formats."""
+    import subprocess
+
+    import httpx
+
+    from tests import procs
+    from tests.test_textsafe import _drain, _env
+
+    listen = procs.tenantdeck("listen", "--port", "0", "--format", fmt, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env={**_env(), "NO_COLOR": "1"})
+    try:
+        assert listen.stderr is not None
+        url = re.search(r"receiving on (http://127\.0\.0\.1:\d+)", listen.stderr.readline())
+        assert url is not None
+        body = {"trigger": "".join(PAYLOADS[:5]), "data": {p: p for p in PAYLOADS}}
+        answer = httpx.post(url.group(1) + "/hooks/%1B%5B2J%E2%80%AE%07", json=body, timeout=10)
+        assert answer.status_code == 200
+        out, err = _drain(listen)
+    finally:
+        if listen.poll() is None:
+            listen.kill()
+            listen.communicate(timeout=10)
+    assert out.strip(), err
+    assert_clean(out + err, f"listen --format {fmt}")
+    if fmt == "json":
+        assert json.loads(out.splitlines()[0])["trigger"] == "".join(PAYLOADS[:5]), "the delivery, as data"
