@@ -200,7 +200,7 @@ class Walk:
                 return
             await self.pilot.press("escape")
             await settle(self.pilot, rounds=1)
-        assert isinstance(self.pilot.app.screen, screen), self.pilot.app.screen
+        assert isinstance(self.pilot.app.screen, screen), (self.pilot.app.screen, self.seen[-4:])
 
 
 def drawn_outside_inputs(app: Any) -> str:
@@ -263,6 +263,8 @@ def test_every_screen_and_tab_of_the_editor_keeps_hostile_strings_off_the_termin
                 await walk.press(f"apps list, row {row}", "down")
             for index in range(len(apps)):
                 app.open_app(index)
+                await walk.check(f"app {index}")
+                app_screen = type(app.screen)
                 for digit, (tab, *_rest) in enumerate(TABS, 1):
                     await walk.press(f"app {index}, tab {digit} {tab}", str(digit))
                     await walk.press(f"app {index}, tab {tab}, next field", "tab")
@@ -273,13 +275,19 @@ def test_every_screen_and_tab_of_the_editor_keeps_hostile_strings_off_the_termin
                 if hooks:
                     await walk.press(f"app {index}, webhook form", "e")
                     await walk.press(f"app {index}, webhook form, next field", "tab")
-                    await walk.press(f"app {index}, webhook form, closed", "escape")
+                    await walk.back_to(app_screen)
                     await walk.press(f"app {index}, delete webhook? (confirm)", "d")
-                    await walk.press(f"app {index}, delete webhook? no", "escape")
+                    await walk.back_to(app_screen)  # Escape: no
                     await walk.press(f"app {index}, send a test event", "t")
-                    await walk.press(f"app {index}, send a test event, closed", "escape")
+                    await walk.back_to(app_screen)
+                    assert app.editor.get(f"apps[{index}].webhooks") == hooks, "nothing deleted"
+                await walk.press(f"app {index}, extensions", "5", "home")
+                for row in range(len(app.editor.get(f"apps[{index}].extension_settings") or {}) + 3):
+                    await walk.press(f"app {index}, extension row {row} settings", "s")
+                    await walk.back_to(app_screen)
+                    await walk.press(f"app {index}, extension row {row + 1}", "down")
                 await walk.press(f"app {index}, help", "f1")
-                await walk.back_to(type(app.screen_stack[1]))
+                await walk.back_to(app_screen)
                 await walk.back_to(AppsScreen)
             await walk.press("palette", "ctrl+p")
             await walk.press("palette, typed", *"pu")
@@ -291,6 +299,14 @@ def test_every_screen_and_tab_of_the_editor_keeps_hostile_strings_off_the_termin
                 await walk.press(f"{name}, next", "tab")
                 await walk.press(f"{name}, down", "down")
                 await walk.back_to(AppsScreen)
+            navigation.show(app, "pull")
+            await walk.check("pull again")
+            await walk.press("pull, written into the draft", "y")  # the service's new words, spliced in
+            await walk.back_to(AppsScreen)
+            await walk.press("saved", "f2")
+            assert not app.editor.session.dirty
+            assert_files_clean(account)  # the splice and the save wrote them escaped
+            assert "\\e]52;c;U1RURVNU\\e\\\\" in draft.read_text(), "the service's words, escaped"
             await walk.press("new app", "n")
             await walk.back_to(AppsScreen)
             await walk.press("delete app? (confirm)", "delete")
