@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import stat
 import tempfile
@@ -28,6 +27,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tenantdeck.textsafe import json_text
 
 NEW_FILE_MODE = 0o644
 
@@ -199,7 +200,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, **options: Any) -
 
 def atomic_write_json(path: str | os.PathLike[str], doc: Any, **options: Any) -> None:
     """Indented JSON in the document's own key order (sorting would reorder settings)."""
-    atomic_write_text(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n", **options)
+    atomic_write_text(path, json_text(doc, indent=2) + "\n", **options)
 
 
 def fsync_dir(directory: str | os.PathLike[str]) -> None:

@@ -56,6 +56,30 @@ def shown(text: str, *, newlines: bool = False) -> str:
     return text.translate(_TABLE_KEEP_NEWLINE if newlines else _TABLE)
 
 
+#: what :func:`cells` does to each unsafe character: gone (a control or bidi character takes no cell), except a
+#: lone surrogate, which a terminal cannot be sent and which took one cell in the layout: U+FFFD in its place
+_DROP = {code: ("\ufffd" if 0xD800 <= code < 0xE000 else None) for code in _CODES}
+
+
+def cells(text: str) -> str:
+    """``text`` made safe for a terminal without changing its width: for a layout already measured (the editor's
+    last line of defence, :mod:`tenantdeck.tui.safe_output`), where :func:`shown`'s escapes would not fit.
+
+    Rich and Textual measure a control, bidi or separator character as zero cells wide, so removing it keeps every
+    column where the layout put it; a lone surrogate was measured as one cell and becomes U+FFFD. The escapes a
+    reader should see come from :func:`shown` at the call site; this only makes sure nothing is ever acted on.
+    """
+    if _UNSAFE.search(text) is None:
+        return text
+    return text.translate(_DROP)
+
+
+def unsafe(text: str, *, newlines: bool = False) -> bool:
+    """True when ``text`` holds a character a terminal would act on (what :func:`shown` and :func:`cells` change);
+    ``newlines=True``: a line break does not count (text written over several lines on purpose)."""
+    return (_UNSAFE_BUT_NEWLINE if newlines else _UNSAFE).search(text) is not None
+
+
 _JSON_UNSAFE = re.compile(f"[{_OTHER}]")
 
 
@@ -70,4 +94,4 @@ def json_text(value: object, **dumps: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-__all__ = ["json_text", "shown"]
+__all__ = ["cells", "json_text", "shown", "unsafe"]

@@ -7,7 +7,6 @@ Exit codes as ``diff``: 0 nothing to do, 2 plan written with changes, 3 conflict
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from tenantdeck.cli.sync_common import (
     show_output,
 )
 from tenantdeck.cli.target_options import rebind_option, target_options
+from tenantdeck.textsafe import json_text
 
 
 @click.command("plan")
@@ -65,7 +65,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)
         sys.exit(exitcodes.CONFLICT)
     if out is not None:
-        text = json.dumps(plan.to_json(), indent=2, ensure_ascii=False) + "\n"
+        text = json_text(plan.to_json(), indent=2) + "\n"
         try:
             atomic_write_bytes(out, text.encode("utf-8"), mode=0o600, make_parents=True)
         except OSError as exc:

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
+from tenantdeck.textsafe import unsafe
 
 #: Characters YAML reads as line breaks (NEL, LS, PS): outside double quotes a reader folds them into spaces.
 YAML_BREAKS = frozenset("\x85\u2028\u2029")
@@ -86,6 +87,14 @@ def scalar(value: Any) -> str:
     return text
 
 
+def key_scalar(key: Any) -> str:
+    """A mapping key: as :func:`scalar`, but a key cannot be a ``|`` block, so text with a line break or anything
+    unprintable is double-quoted with escapes (a key from the service, such as a setting's name, can be anything)."""
+    if isinstance(key, str) and not key.isprintable():
+        return '"' + "".join(_escape(c) for c in key) + '"'
+    return scalar(key)
+
+
 @functools.lru_cache(maxsize=8192)
 def _yaml12_reads_as_other_type(text: str) -> bool:
     """A YAML 1.2 reader (editors' yaml-language-server, ruamel) would not read bare ``text`` as a string: ``08``,
@@ -107,11 +116,19 @@ def _escape(char: str) -> str:
     """One character inside double quotes, escaped exactly when YAML's printable set says so (as ruamel does)."""
     if char in _ESCAPES:
         return _ESCAPES[char]
+    if unsafe(char):  # bidi controls are printable to YAML, not to a reviewer (draft/yaml_escapes.py)
+        return escape(char)
     code = ord(char)
     if (0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and (
         code != 0xFEFF
     ):
         return char
+    return escape(char)
+
+
+def escape(char: str) -> str:
+    """One character as a YAML double-quoted escape, in ruamel's spelling (``\\x85``, ``\\u202E``)."""
+    code = ord(char)
     return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
@@ -154,7 +171,7 @@ def entry_lines(key: str, value: Any, indent: int, *, mapping: int = 2, offset: 
     """``key: value`` as lines starting at column ``indent``; nested mappings ``mapping`` further in, list dashes
     ``offset`` further in than their key (the indentation style of the draft being edited)."""
     out: list[str] = []
-    _value(" " * indent + scalar(key) + ":", value, indent, out, mapping, offset)
+    _value(" " * indent + key_scalar(key) + ":", value, indent, out, mapping, offset)
     return out
 
 
@@ -171,7 +188,7 @@ def _mapping(data: dict[str, Any], indent: int, out: list[str], first_prefix: st
     pad = " " * indent
     for i, (key, value) in enumerate(data.items()):
         lead = first_prefix if (i == 0 and first_prefix is not None) else pad
-        head = f"{lead}{scalar(key)}:"
+        head = f"{lead}{key_scalar(key)}:"
         line = len(out)
         _value(head, value, indent, out, m, o, (*path, key), notes)
         note = notes.get((*path, key)) if notes else None

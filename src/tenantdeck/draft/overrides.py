@@ -364,7 +364,9 @@ def write_ids(draft_path: str | os.PathLike[str], profile: str, *, app_ids: Mapp
     if not app_ids and not widget_ids:
         return False
     path = targets_path(draft_path)
-    yaml = YAML()
+    from tenantdeck.draft.yaml_escapes import escaping
+
+    yaml = escaping(YAML())  # app names from the service are its keys: never a raw control or bidi character
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 4096
     doc = yaml.load(safefile.read_text(path, yamlsource.MAX_BYTES)) if path.exists() else None

@@ -34,6 +34,8 @@ from typing import Any
 
 import yaml
 
+from tenantdeck.textsafe import unsafe
+
 FORMAT = "tenantdeck-recovery/1"
 RECOVERY_NAME = "recovery.yaml"
 FILE_MODE = 0o600
@@ -69,7 +71,7 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    style = "|" if "\n" in value and not unsafe(value, newlines=True) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -89,7 +91,9 @@ def render(draft: str | os.PathLike[str], text: str, base_text: str, *, written:
         "text": text,
     }
     header = "# Unsaved edits of a tenantdeck session, offered for restore when the draft is next opened.\n"
-    return header + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
+    # libyaml writes bidi controls raw where it may write Unicode: then no raw Unicode at all (draft/yaml_escapes.py)
+    readable = not any(isinstance(v, str) and unsafe(v, newlines=True) for v in doc.values())
+    return header + yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=readable, width=1 << 30)
 
 
 def write(path: Path, content: str) -> None:

@@ -155,13 +155,15 @@ def _get(data: Any, path: Sequence[PathPart]) -> Any:
 def _yaml(mapping: int = 2, sequence: int = 4, offset: int = 2) -> YAML:
     from ruamel.yaml import YAML
 
+    from tenantdeck.draft.yaml_escapes import escaping
+
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-flow a long line the user wrote
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     yaml.allow_duplicate_keys = False
     yaml.representer.add_representer(float, _represent_float)
-    return yaml
+    return escaping(yaml)  # no raw control or bidi character in a draft (draft/yaml_escapes.py)
 
 
 def _represent_float(representer: Any, value: float) -> Any:
@@ -182,7 +184,7 @@ def _styled(value: Any) -> Any:
     if isinstance(value, dict):
         out = CommentedMap()
         for k, v in value.items():
-            out[_styled(k) if isinstance(k, str) and needs_quotes(k) else k] = _styled(v)
+            out[_styled(k) if isinstance(k, str) and (needs_quotes(k) or needs_escapes(k)) else k] = _styled(v)
         return out
     if isinstance(value, list):
         seq = CommentedSeq(_styled(v) for v in value)

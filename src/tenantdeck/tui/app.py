@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from tenantdeck.draft.session import Change, ChangeKind
 from tenantdeck.textsafe import shown
-from tenantdeck.tui import navigation
+from tenantdeck.tui import navigation, safe_output
 from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
@@ -61,6 +61,7 @@ class TenantdeckApp(App[None]):
     def __init__(self, draft: Path, *, profile: str | None = None, event_lab: EventLab | None = None,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        safe_output.install()  # no control or bidi character of any data reaches the terminal (tui/safe_output.py)
         self._event_lab = event_lab
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)

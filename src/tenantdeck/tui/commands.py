@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from tenantdeck.textsafe import shown
 from tenantdeck.tui import navigation
 from tenantdeck.tui.host import EditorHost, host_of
 from tenantdeck.tui.profile import current_profile
@@ -138,13 +139,14 @@ class TenantdeckCommands(Provider):
 
     async def discover(self) -> Hits:
         for text, help_text, command in self.contextual():
-            yield DiscoveryHit(text, command, help=help_text)
+            yield DiscoveryHit(shown(text), command, help=shown(help_text))  # names, URLs, profiles: data
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         n = 0
         for source in (self.contextual(), self.targets()):
-            for text, help_text, command in source:
+            for raw, raw_help, command in source:
+                text, help_text = shown(raw), shown(raw_help)  # app and webhook names, URLs, profiles: data
                 n += 1
                 if n % 500 == 0:
                     await asyncio.sleep(0)  # 5,000 apps: let the palette paint between batches

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import json_text, shown
 
 if TYPE_CHECKING:
     from tenantdeck.sync.remote.push import OpResult
@@ -50,7 +50,7 @@ def append_record(path: Path, **fields: Any) -> dict[str, Any]:
     """Append one audit record (fsync'd) and return it."""
     record = {"who": current_user(), "when": now().isoformat(timespec="seconds"),
               "ts": round(time.time(), 3), **fields}
-    data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    data = (json_text(record, separators=(",", ":")) + "\n").encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -32,6 +32,7 @@ from typing import Any
 
 from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably, write_all
+from tenantdeck.textsafe import json_text
 
 
 class Journal:
@@ -109,7 +110,7 @@ class Journal:
     @staticmethod
     def _line(event: str, fields: dict[str, Any]) -> bytes:
         record = {"ts": round(time.time(), 3), "event": event, **fields}
-        return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return (json_text(record, separators=(",", ":")) + "\n").encode("utf-8")
 
     def close(self) -> None:
         with self._lock:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck import safefile
+from tenantdeck.textsafe import json_text
 
 LOCK_FORMAT = 1
 SUFFIX = ".lock.json"
@@ -63,7 +64,7 @@ def render(apps: Mapping[str, Mapping[str, Any]], target: Mapping[str, Any] | No
     """The lock file's bytes: deterministic (sorted keys, no timestamps), one app per key of ``apps``."""
     doc = {"format": LOCK_FORMAT, "target": dict(target or {}),
            "apps": {app_id: dict(entry) for app_id, entry in sorted(apps.items())}}
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json_text(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 class LockFileError(Exception):

@@ -11,7 +11,6 @@ delivery can be saved as JSON for a bug report.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +27,7 @@ from tenantdeck.atomic import WriteFailed, atomic_write_text
 from tenantdeck.models import catalog
 from tenantdeck.models.events import LEGACY_TRIGGERS
 from tenantdeck.receiver import Delivery
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import json_text, shown
 from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
@@ -305,7 +304,7 @@ problems names the variant of the payload where the vendor publishes several, an
             if path is None:
                 return
             target = Path(path).expanduser()
-            text = json.dumps(delivery.to_json(), indent=2, ensure_ascii=False) + "\n"
+            text = json_text(delivery.to_json(), indent=2) + "\n"
             try:
                 atomic_write_text(target, text)
             except (WriteFailed, OSError) as exc:

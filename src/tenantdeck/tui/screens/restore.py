@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from tenantdeck.draft.recovery import Assessment, Recovered
+from tenantdeck.textsafe import shown
 
 #: what the modal dismisses with
 RESTORE, DISCARD, KEEP = "restore", "discard", "keep"
@@ -64,14 +65,16 @@ unsaved text was kept in a recovery file beside the draft (`.tenantdeck/<draft>/
 
     def compose(self) -> ComposeResult:
         rec = self.rec
-        origin = f"written {rec.written}" if rec.written else "written earlier"
-        if rec.host or rec.pid:
-            origin += f" by process {rec.pid} on {rec.host}" if rec.host else f" by process {rec.pid}"
+        origin = f"written {shown(str(rec.written))}" if rec.written else "written earlier"
+        if rec.host or rec.pid:  # read from the recovery file: anyone who could write it chose these words
+            pid, host = shown(str(rec.pid)), shown(str(rec.host))
+            origin += f" by process {pid} on {host}" if rec.host else f" by process {pid}"
         added, removed = self.counts
         with Vertical():
             yield Label("Unsaved edits from an earlier session", id="title")
-            yield Static(Content(f"{self.display_path}, {origin}.\n{self.assessment.message[0].upper()}"
-                                 f"{self.assessment.message[1:]}.\n{added} line(s) added, {removed} removed "
+            said = shown(self.assessment.message)  # names the recovery file
+            yield Static(Content(f"{shown(self.display_path)}, {origin}.\n{said[:1].upper()}"
+                                 f"{said[1:]}.\n{added} line(s) added, {removed} removed "
                                  "against the draft on disk:"), id="about")
             with VerticalScroll(id="diff"):
                 yield Static(self._diff_content(), id="diff-text")
@@ -82,7 +85,9 @@ unsaved text was kept in a recovery file beside the draft (`.tenantdeck/<draft>/
 
     def _diff_content(self) -> Content:
         styles = {"+": "$success", "-": "$error", "@": "$text-muted"}
-        lines = [Content.styled(line, styles.get(line[:1], "")) for line in self.diff] or [Content("(no change)")]
+        # the diff quotes the draft and the recovered text: the user's and the service's words
+        lines = [Content.styled(shown(line), styles.get(line[:1], "")) for line in self.diff]
+        lines = lines or [Content("(no change)")]
         return Content("\n").join(lines)
 
     def on_mount(self) -> None:

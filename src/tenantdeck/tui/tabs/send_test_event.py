@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from tenantdeck.events_send import Endpoint, SendError, SendResult, send_test_event, trigger_choices
 from tenantdeck.models.secrets import reference_name
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import host_of
 
 
@@ -28,11 +29,13 @@ def result_text(result: SendResult) -> Text:
     """The answer as the modal shows it (also what the tests read)."""
     style = "bold green" if result.ok else "bold red"
     auth = "with Basic Auth" if result.with_auth else "without Basic Auth"
-    out = Text.assemble((f"{result.status} {result.reason}".strip(), style),
-                        f" in {result.latency_ms:.0f} ms · {result.trigger}, {result.sent_bytes} B sent {auth}\n")
-    kind = f" ({result.content_type})" if result.content_type else ""
+    # the receiver's words (reason, content type, body) are someone else's data
+    out = Text.assemble((shown(f"{result.status} {result.reason}".strip()), style),
+                        f" in {result.latency_ms:.0f} ms · {shown(result.trigger)}, {result.sent_bytes} B sent "
+                        f"{auth}\n")
+    kind = f" ({shown(result.content_type)})" if result.content_type else ""
     out.append(f"Body{kind}:\n", style="bold")
-    out.append(result.body or "(empty)")
+    out.append(shown(result.body, newlines=True) or "(empty)")
     if result.truncated:
         out.append("\n… (cut)", style="dim")
     return out
@@ -88,12 +91,12 @@ as the Events screen's receiver (F3).
 
     def _head(self) -> Text:
         hook_id = str(self.hook.get("id", "?"))
-        head = Text.assemble(("Send a test event", "bold"), f" · webhook {hook_id} → {self.target.url}\n")
+        head = Text.assemble(("Send a test event", "bold"), f" · webhook {shown(hook_id)} → {shown(self.target.url)}\n")
         password = self.hook.get("password")
         var = reference_name(password) if isinstance(password, str) else None
         if self.target.auth is not None:
             source = f" (password from ${{{var}}})" if var else " (password written in the draft)"
-            head.append(f"Basic Auth as {self.target.username}{source}")
+            head.append(f"Basic Auth as {shown(str(self.target.username))}{shown(source)}")
         else:
             head.append("No Basic Auth")
         head.append("\nEnter sends the highlighted trigger · F3 Events screen · Escape closes", style="dim")
@@ -118,8 +121,8 @@ as the Events screen's receiver (F3).
 
     @work(exclusive=True, group="send-test", exit_on_error=False)
     async def send(self, trigger: str) -> None:
-        shown = self.query_one("#st-result", Static)
-        shown.update(Text(f"Sending {trigger} to {self.target.url} …", style="dim"))
+        result = self.query_one("#st-result", Static)
+        result.update(Text(f"Sending {shown(trigger)} to {shown(self.target.url)} …", style="dim"))
         self.result, self.error = None, None
         try:
             self.result = await send_test_event(self.target, trigger, app_id=self.app_id, region=self.app_region,
@@ -130,12 +133,12 @@ as the Events screen's receiver (F3).
         except Exception as exc:  # never a traceback on screen: a sender bug is still one plain line
             self.error = f"Not delivered: {type(exc).__name__}: {exc}."
         if self.error is not None:
-            shown.update(Text(self.error, style="bold red"))
+            result.update(Text(shown(self.error), style="bold red"))
             self.notify(self.error, title="Send test event", severity="error", markup=False)
             return
         if self.result is None:
             return
-        shown.update(result_text(self.result))
+        result.update(result_text(self.result))
         if not self.result.ok:
             self.notify(f"The receiver answered {self.result.status} {self.result.reason}.",
                         title="Send test event", severity="warning", markup=False)

@@ -124,12 +124,12 @@ them as they are.
         hook = self.hooks()[j]
         hook = hook if isinstance(hook, dict) else {}
         triggers = hook.get("triggers") if isinstance(hook.get("triggers"), list) else []
-        lines = [f"{hook.get('id', '?')} · {hook.get('name', '')} · {hook.get('webhookURL', '')}",
-                 f"triggers: {', '.join(map(str, triggers)) or 'none'}"]
+        words = (shown(str(hook.get(key, default))) for key, default in (("id", "?"), ("name", ""), ("webhookURL", "")))
+        lines = [" · ".join(words), f"triggers: {shown(', '.join(map(str, triggers))) or 'none'}"]
         unset = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hook]
         if unset:
             lines.append(f"{', '.join(unset)}: {wv.NOT_SET}.")
-        lines += [f"{'error' if p.is_error else 'warning'}: {p.key_path.rsplit('.', 1)[-1]}: {p.message}"
+        lines += [f"{'error' if p.is_error else 'warning'}: {shown(p.key_path.rsplit('.', 1)[-1])}: {shown(p.message)}"
                   for p in self.editor.problems_at(f"{self.prefix}[{j}]")]
         update_static(detail, "\n".join(lines))
 

@@ -29,7 +29,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -37,6 +36,7 @@ from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.literal import literal
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
@@ -80,7 +80,7 @@ def source_markup(state: RowState, *, detail: bool = True) -> str:
     r = state.resolved
     if r.source == wv.OVERRIDE:
         below = ("" if r.inherited_source == wv.UNSET or not detail
-                 else f" [dim](preset: {escape(shown(_short(fmt(r.inherited))))})[/]")
+                 else f" [dim](preset: {literal(shown(_short(fmt(r.inherited))))})[/]")
         return f"[b $accent]override[/]{below}"
     if r.source == wv.PRESET and not state.editing_preset:
         return "[dim]preset[/]"
@@ -95,7 +95,7 @@ def detail_markup(state: RowState) -> str:
     """What an override hides: the preset's value, for rows whose marker sits in a narrow column."""
     r = state.resolved
     if r.source == wv.OVERRIDE and r.inherited_source != wv.UNSET:
-        return f"[dim]preset value: {escape(shown(_short(fmt(r.inherited), 60)))}[/]"
+        return f"[dim]preset value: {literal(shown(_short(fmt(r.inherited), 60)))}[/]"
     return ""
 
 
@@ -103,7 +103,7 @@ def problems_markup(state: RowState) -> str:
     lines = []
     for severity, message in state.problems:
         colour = "$error" if severity == "error" else "$warning"
-        lines.append(f"[{colour}]{'✗' if severity == 'error' else '!'} {escape(shown(message))}[/]")
+        lines.append(f"[{colour}]{'✗' if severity == 'error' else '!'} {literal(shown(message))}[/]")
     return "\n".join(lines)
 
 
@@ -206,7 +206,7 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
         box = "[b $success]\\[x][/]" if value is True else "[dim]\\[ ][/]" if value is None else "\\[ ]"
         label = self.label + (" *" if self.required else "")
         default = state.resolved.default
-        head = f"{box} {escape(label)}"
+        head = f"{box} {literal(label)}"
         width = self.content_region.width or 80
         for detail in (True, False):
             meta = "  ".join(p for p in (
@@ -218,7 +218,7 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
         pad = " " * max(2, min(room, self.LABEL_WIDTH - len(label)))
         lines = [f"{head}{pad}{meta}"]
         if self.description and self.description != self.label:
-            lines.append(f"    [dim]{escape(self.description)}[/]")
+            lines.append(f"    [dim]{literal(self.description)}[/]")
         if state.note:
             lines.append(f"    {state.note}")
         problems = problems_markup(state)
@@ -290,7 +290,7 @@ listed with F8).
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
-            yield Static(escape(self.label), classes="field-label")
+            yield Static(literal(self.label), classes="field-label")
             yield FieldInput(id=f"input-{self.key}", placeholder=self.label, compact=True)
             if self.colour:
                 yield Static("", classes="swatch")
@@ -326,10 +326,10 @@ listed with F8).
                 swatch.styles.background = None
                 swatch.update(" ?" if text else "")
             if problem and text != self._shown:
-                live = f"[$error]✗ {escape(shown(problem))}[/] [dim](not written yet)[/]"
+                live = f"[$error]✗ {literal(shown(problem))}[/] [dim](not written yet)[/]"
         if self.state is not None:
             # a value longer than the field (an icon URL at 80 columns) is also shown whole under it, wrapped
-            whole = f"[dim]{escape(shown(text))}[/]" if len(text) > self.WHOLE_AFTER and not self.colour else ""
+            whole = f"[dim]{literal(shown(text))}[/]" if len(text) > self.WHOLE_AFTER and not self.colour else ""
             self.paint_status(self.state, *(p for p in (live, whole) if p))
 
     @on(Input.Changed)
@@ -418,7 +418,7 @@ Edit freely (`ctrl+z` undoes inside the text). It is written to the draft when y
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
-            yield Static(escape(self.label), classes="field-label")
+            yield Static(literal(self.label), classes="field-label")
             yield Static("", classes="marker")
         yield CodeArea(id=f"code-{self.key}", soft_wrap=True, show_line_numbers=False)
         yield Static("", classes="field-status -empty")
@@ -486,7 +486,7 @@ holds outside them stays until you choose another.
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
-            yield Static(escape(self.label), classes="field-label")
+            yield Static(literal(self.label), classes="field-label")
             yield ListingSelect([], id=f"select-{self.key}", allow_blank=True, prompt="(not set)", compact=True)
             yield Static("", classes="marker")
         yield Static("", classes="field-status -empty")
@@ -542,7 +542,7 @@ can be added or repeated here.
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
-            yield Static(escape(self.label), classes="field-label")
+            yield Static(literal(self.label), classes="field-label")
             yield Static("", classes="marker")
         yield SequenceList(id="sequence")
         yield Static("", classes="field-status -empty")
@@ -553,7 +553,7 @@ can be added or repeated here.
         listing = self.query_one(SequenceList)
         highlighted = listing.highlighted
         listing.clear_options()
-        listing.add_options([f"{n}. {escape(item)}" for n, item in enumerate(items, 1)])
+        listing.add_options([f"{n}. {literal(item)}" for n, item in enumerate(items, 1)])
         if items:
             listing.highlighted = min(highlighted or 0, len(items) - 1)
         self.paint_status(state)
@@ -732,22 +732,22 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         if widget is None:
             first = next(iter(presets), None)
             how = f"one that extends preset {first!r}" if first else "one with the default settings"
-            self.query_one(NoWidget).update(f"[b]This app has no widget.[/] Press [b]a[/] to add {escape(how)}.")
+            self.query_one(NoWidget).update(f"[b]This app has no widget.[/] Press [b]a[/] to add {literal(how)}.")
             return
         name = widget.get("name")
         count = len(self.editor.get(f"{self.prefix}.widgets", []) or [])
-        which = f"Widget {self.widget_index + 1}/{count}" + (f" {escape(repr(name))}" if name else "")
+        which = f"Widget {self.widget_index + 1}/{count}" + (f" {literal(repr(name))}" if name else "")
         extends = widget.get("extends")
         problems = [p for p in self.editor.problems_at(self.target.root)
                     if len(p.path) <= len(self.target.root) + 1]
         lines: list[str] = []
         if self.preset_mode is not None:
             usage = wv.preset_usage(self.editor.session.data, self.preset_mode).sentence(self.preset_mode)
-            lines.append(f"[b]Editing preset {escape(repr(self.preset_mode))}[/]: {escape(usage)} "
+            lines.append(f"[b]Editing preset {literal(repr(self.preset_mode))}[/]: {literal(usage)} "
                          "[b]p[/] goes back to this app's widget.")
         elif isinstance(extends, str):
             missing = "" if extends in presets else " [$error](not in the draft)[/]"
-            lines.append(f"{which} extends preset [b]{escape(extends)}[/]{missing}: [dim]preset[/] = inherited, "
+            lines.append(f"{which} extends preset [b]{literal(extends)}[/]{missing}: [dim]preset[/] = inherited, "
                          "[b $accent]override[/] = this app's own; [b]r[/] resets, [b]p[/] edits the preset.")
         else:
             lines.append(f"{which}: extends no preset, every value is its own.")

@@ -11,11 +11,11 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.markup import escape
 from textual.widgets import Static
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.models import catalog
+from tenantdeck.tui.literal import literal
 from tenantdeck.tui.tabs.widget_fields import BoolRow, FieldRow, WidgetTab
 
 
@@ -49,7 +49,7 @@ its value comes from; below, the spec's description and the extension it needs.
         extension = catalog.TOGGLE_EXTENSIONS.get(row.key)
         if not extension:
             return ""
-        name = escape(extension)
+        name = literal(extension)
         if self.preset_mode is not None:
             return f"needs [b]{name}[/] in every app that turns it on"
         state = wv.extension_enabled(data["extensions"], extension)

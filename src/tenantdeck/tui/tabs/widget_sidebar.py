@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.markup import escape
 from textual.widgets import Static
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.models import catalog
+from tenantdeck.tui.literal import literal
 from tenantdeck.tui.tabs.widget_fields import BoolRow, ChoiceRow, FieldRow, SequenceRow, WidgetTab
 
 
@@ -46,10 +46,10 @@ class SidebarTab(WidgetTab):
             _, held = wv.listing_choices(row.key, resolved.value)
             if held:
                 allowed = ", ".join(catalog.LISTING_VALUES[row.key])
-                return (f"[$warning]! {escape(repr(resolved.value))} is not one of {allowed}: kept as it is until "
+                return (f"[$warning]! {literal(repr(resolved.value))} is not one of {allowed}: kept as it is until "
                         "you choose another[/]")
         if isinstance(row, SequenceRow) and isinstance(resolved.value, list):
             omitted = [s for s in catalog.NAVIGATION_SECTIONS if s not in resolved.value]
             if omitted:
-                return f"[dim]omitted: {escape(', '.join(omitted))}[/]"
+                return f"[dim]omitted: {literal(', '.join(omitted))}[/]"
         return ""
