@@ -112,14 +112,16 @@ def test_the_disk_check_hashes_only_when_the_stat_changed(tmp_path: Path, monkey
     path.write_text(TEXT + "# padding\n" * 50_000)  # ~0.5 MB
     session = DraftSession.open(path, validate=False)
     reads: list[str] = []
-    real_open = open
+    from tenantdeck import safefile
+
+    real_open = safefile.open_regular
 
     def counting_open(file: object, *args: object, **kwargs: object) -> object:
         if os.fspath(file) == str(path):  # type: ignore[arg-type]
             reads.append("read")
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("builtins.open", counting_open)
+    monkeypatch.setattr(safefile, "open_regular", counting_open)  # every read of a file goes through it
     for _ in range(5):
         assert not session.changed_on_disk()
     assert reads == []  # the stat answered
@@ -128,7 +130,7 @@ def test_the_disk_check_hashes_only_when_the_stat_changed(tmp_path: Path, monkey
     assert len(reads) == 1
     assert not session.changed_on_disk()
     assert len(reads) == 1
-    with real_open(path, "a") as fh:  # someone else's change, kept on disk while the user keeps theirs
+    with open(path, "a") as fh:  # someone else's change, kept on disk while the user keeps theirs
         fh.write("# theirs\n")
     for _ in range(5):
         assert session.changed_on_disk()
