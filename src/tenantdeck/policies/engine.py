@@ -240,8 +240,10 @@ def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     if kind in ("equals", "one_of") and colour_field(check.field or ""):
         from tenantdeck.models.base import same_colour
 
-        colours = {same_colour(c) for c in (check.one_of or [] if kind == "one_of" else [check.equals])}
-        return lambda value: value is not ABSENT and same_colour(value) in colours
+        written = [c for c in (check.one_of or [] if kind == "one_of" else [check.equals]) if isinstance(c, str)]
+        colours = {same_colour(c) for c in written}
+        exact = set(written)  # most apps write a colour as the rule does: no normalising for them
+        return lambda value: value is not ABSENT and (value in exact or same_colour(value) in colours)
     if kind == "equals":
         expected = check.equals
         return lambda value: value is not ABSENT and value == expected
