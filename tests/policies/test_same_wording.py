@@ -117,3 +117,20 @@ policies:
     apps = [{"name": "A", "region": "eu", "widgets": [{"style": {"primary_color": written}}]}]
     rules = {v.rule for v in PolicyEngine(policies).evaluate(apps, {}).violations}
     assert rules == (set() if short else {"exact"})  # #36F is #3366FF; #36f is not #03A9F4
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(SETTINGS, min_size=1, max_size=7), st.data())
+def test_after_an_edit_the_words_are_those_of_a_full_evaluation(tmp_path_factory: Any, fleet: list[dict[str, Any]],
+                                                               data: Any) -> None:
+    """The editor re-evaluates only what an edit moved: every flagged app's counts, not just the edited app's."""
+    policies = _policies(tmp_path_factory.mktemp("p"))
+    apps = [{"name": f"A{i}", "region": "eu", "settings": s} for i, s in enumerate(fleet)]
+    engine = PolicyEngine(policies)
+    engine.evaluate(apps, {})
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(apps) - 1))
+        apps[i] = {**apps[i], "settings": data.draw(SETTINGS)}
+        updated = engine.update(apps, {}, [i])
+        full = PolicyEngine(policies).evaluate(apps, {})
+        assert [v.to_json() for v in updated.violations] == [v.to_json() for v in full.violations]

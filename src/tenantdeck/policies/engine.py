@@ -23,7 +23,7 @@ import functools
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -240,8 +240,10 @@ def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     if kind in ("equals", "one_of") and colour_field(check.field or ""):
         from tenantdeck.models.base import same_colour
 
-        colours = {same_colour(c) for c in (check.one_of or [] if kind == "one_of" else [check.equals])}
-        return lambda value: value is not ABSENT and same_colour(value) in colours
+        written = [c for c in (check.one_of or [] if kind == "one_of" else [check.equals]) if isinstance(c, str)]
+        colours = {same_colour(c) for c in written}
+        exact = set(written)  # most apps write a colour as the rule does: no normalising for them
+        return lambda value: value is not ABSENT and (value in exact or same_colour(value) in colours)
     if kind == "equals":
         expected = check.equals
         return lambda value: value is not ABSENT and value == expected
@@ -361,6 +363,8 @@ class PolicyEngine:
         #: per ``same`` rule, what its violations' wording reads across apps (a value by its key, how many apps
         #: hold a mapping's key as the reference does); kept until a same value changes
         self._same_cache: dict[tuple[str, Any], Any] = {}
+        #: per ``same`` rule, the apps it flags in the kept list (their wording moves with its counts)
+        self._flagged: dict[str, set[int]] = {r.name: set() for r in self._same_rules}
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
         self.rebuilt = True
         # imported here: the engine's module is imported by every command that may read a policies file
@@ -422,14 +426,19 @@ class PolicyEngine:
             changed = sorted(set(changed) | set(range(len(kept), len(apps))))
             self._results = kept + [None] * (len(apps) - len(kept))  # type: ignore[list-item]
         done = sorted({i for i in changed if 0 <= i < len(apps)})
-        moved = resized
+        full = resized
+        moved: set[str] = set()  # the same rules whose values changed
         for i, result in zip(done, self._batch(apps, presets, done), strict=True):
             old = self._results[i]
-            moved = moved or old is None or old.same_keys != result.same_keys
+            if old is None:
+                full = True
+            elif old.same_keys != result.same_keys:
+                moved.update(n for n in {*old.same_keys, *result.same_keys}
+                             if old.same_keys.get(n) != result.same_keys.get(n))
             self._count(old, -1)
             self._results[i] = result
             self._count(result, 1)
-        return self._collect(None if moved else done)
+        return self._collect(None if full else done, moved)
 
     def _batch(self, apps: Sequence[Any], presets: Any, indices: Sequence[int]) -> list[_AppResult]:
         """The results of the apps at ``indices`` (as the draft holds them; normalised only as far as a rule reads
@@ -529,14 +538,23 @@ class PolicyEngine:
         return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
                        "policy-raised")
 
-    def _collect(self, changed: Sequence[int] | None) -> Evaluation:
+    def _collect(self, changed: Sequence[int] | None, moved: Collection[str] = ()) -> Evaluation:
         """The evaluation from the kept results, in app order then rule order (each app's own list is in rule order
         already; only an app a ``same`` rule flags has its list merged). After an update of the apps at ``changed``
-        that changed no ``same`` rule's value (``changed`` is None when one did: every flagged app's wording may
-        move), only their part of the kept list is replaced (a bisect and a slice: at 5,000 apps and 17,500
-        violations, concatenating every app's list again was most of an update)."""
+        that moved no ``same`` rule's majority, only their part of the kept list is replaced, with that of every
+        app flagged by a ``same`` rule whose values changed (``moved``: its counts, which the wording says, moved)
+        (a bisect and a slice: at 5,000 apps and 17,500 violations, concatenating every app's list again was most
+        of an update)."""
         out = Evaluation()
         out.selected = {rule.name: self._selected.get(rule.name, 0) for rule in self.policies.rules}
+        if changed is not None and moved:
+            majority = self._majorities()
+            if any(_side(majority.get(n)) != _side(self._majority.get(n)) for n in moved):
+                changed = None
+            else:
+                changed = sorted({*changed, *(i for n in moved for i in self._flagged[n])})
+                self._same_cache = {}
+                self._majority = majority
         if changed is not None:
             violations = self._violations
             for i in changed:
@@ -546,6 +564,7 @@ class PolicyEngine:
             self.rebuilt = False
         else:
             self._same_cache = {}
+            self._flagged = {r.name: set() for r in self._same_rules}
             majority = self._majorities()
             self._violations = [v for i in range(len(self._results)) for v in self._app_violations(i, majority)]
             self._majority = majority
@@ -562,9 +581,14 @@ class PolicyEngine:
 
     def _app_violations(self, index: int, majority: Mapping[str, _Majority]) -> list[Violation]:
         result = self._results[index]
-        extra = [self._same_violation(rule, index, result, majority[rule.name]) for rule in self._same_rules
-                 if rule.name in result.same_keys
-                 and (majority[rule.name].tied or result.same_keys[rule.name] != majority[rule.name].key)]
+        extra = []
+        for rule in self._same_rules:
+            flagged = self._flagged[rule.name]
+            flagged.discard(index)
+            if rule.name in result.same_keys and (majority[rule.name].tied
+                                                  or result.same_keys[rule.name] != majority[rule.name].key):
+                flagged.add(index)
+                extra.append(self._same_violation(rule, index, result, majority[rule.name]))
         if not extra:
             return result.violations
         order = self._order
@@ -578,8 +602,8 @@ class PolicyEngine:
         here, other = result.same_values[rule.name], self._same_value(rule.name, ref)
         path = self.policies.paths[rule.name]
         if isinstance(here, Mapping) and isinstance(other, Mapping):
-            keys = [k for k in dict.fromkeys([*other, *here]) if same_key(here.get(k, ABSENT)) != same_key(
-                other.get(k, ABSENT))]
+            keys = [k for k in sorted({*other, *here}, key=str)  # in key order: not the order one app wrote
+                    if same_key(here.get(k, ABSENT)) != same_key(other.get(k, ABSENT))]
             differs = tuple(Difference(str(k), here.get(k, ABSENT), other.get(k, ABSENT),
                                        self._key_count(rule.name, k, other.get(k, ABSENT)), majority.total)
                             for k in keys)
@@ -644,6 +668,11 @@ class _Majority:
     count: int
     total: int
     tied: tuple[str, ...] = ()
+
+
+def _side(majority: _Majority | None) -> tuple[str, tuple[str, ...]] | None:
+    """What decides which apps a ``same`` rule flags: its reference value and the tied ones."""
+    return None if majority is None else (majority.key, majority.tied)
 
 
 def _at(value: Any, key: Any) -> Any:
