@@ -68,11 +68,6 @@ class Check(_Model):
             raise ValueError("`field` goes with a shorthand; a cel check reads the app itself")
         if given[0] != "cel" and not self.field:
             raise ValueError(f"`{given[0]}` needs a `field`: the path it checks")
-        if given[0] == "matches":
-            try:
-                re.compile(self.matches or "")
-            except re.error as exc:
-                raise ValueError(f"matches: not a regular expression: {exc}") from None
         return self
 
     @property
@@ -254,10 +249,10 @@ def load_policies(path: Path) -> PolicySet:
         if rule.name in seen:
             problem(f"a second rule named {rule.name!r}: names must be unique", ("policies", i, "name"), "policy-rule")
             continue
-        reason = _prepare(rule, result)
-        if reason is not None:
-            where = ("policies", i, "check", "cel" if rule.check.kind == "cel" else "field")
-            problem(f"rule {rule.name}: {reason}", where, "policy-rule")
+        refused = _prepare(rule, result)
+        if refused is not None:
+            reason, key = refused
+            problem(f"rule {rule.name}: {reason}", ("policies", i, "check", key), "policy-rule")
             continue
         seen.add(rule.name)
         result.indexes[rule.name] = i
@@ -265,8 +260,9 @@ def load_policies(path: Path) -> PolicySet:
     return result
 
 
-def _prepare(rule: Rule, into: PolicySet) -> str | None:
-    """Compile the rule's CEL, or parse and check its field path; why it cannot run, or None."""
+def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
+    """Compile the rule's CEL, or parse and check its field path (and compile its pattern); (why it cannot run,
+    the check's key that says so), or None."""
     check = rule.check
     if check.kind == "cel":
         import cel
@@ -274,15 +270,22 @@ def _prepare(rule: Rule, into: PolicySet) -> str | None:
         try:
             into.programs[rule.name] = cel.compile(check.cel or "")
         except (ValueError, RuntimeError, TypeError) as exc:
-            return f"the CEL expression does not compile: {_first_line(exc)}"
+            return f"the CEL expression does not compile: {_first_line(exc)}", "cel"
         return None
     try:
         parts = parse_field(check.field or "")
     except ValueError as exc:
-        return str(exc)
+        return str(exc), "field"
     reason = check_field(parts)
     if reason is not None:
-        return f"field {check.field}: {reason}"
+        return f"field {check.field}: {reason}", "field"
+    if check.kind == "matches":
+        from tenantdeck.policies.patterns import PatternError, compile_pattern
+
+        try:
+            compile_pattern(check.matches or "")
+        except PatternError as exc:
+            return f"matches: {exc}", "matches"
     into.paths[rule.name] = parts
     return None
 
