@@ -174,8 +174,10 @@ def policy_notes(local: Any, live: Mapping[str, Mapping[str, Any]] | None) -> li
     if not policies:
         return []
     notes = [Note("", f"policies file: {p.render()}", "policy", {"severity": "error"}) for p in policies.problems]
-    if policies.rules:
+    if policies.rules:  # the rules that can run, whatever the others' problems
         checked = after_push(policies, local, live)
+        notes += [Note("", f"policies file: {p.render()}", "policy", {"severity": p.severity.value})
+                  for p in checked.evaluation.problems]
         notes += [Note(v.app_name, f"policy {v.rule} ({v.severity}): {v.message}"
                        + (f" ({format_path(v.path)}: {v.found})" if v.found else ""),
                        "policy", {"rule": v.rule, "severity": v.severity}) for v in checked.evaluation.violations]

@@ -305,6 +305,7 @@ class PolicyEngine:
         self._selected: Counter[str] = Counter()
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
+        self._spent = 0  #: the estimated steps of the cel checks run in the current pass
         self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
         self._majority: dict[str, str] = {}
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
@@ -327,6 +328,7 @@ class PolicyEngine:
 
     def evaluate(self, apps: Sequence[Any], presets: Any) -> Evaluation:
         """Every rule over every app (``apps`` as a draft holds them: plain data)."""
+        self._spent = 0  # the steps the cel checks of this pass are estimated to take (celcost.PASS_BUDGET)
         # in chunks: rule by rule over a few apps keeps those apps' data in the CPU's cache
         self._results = [result for start in range(0, len(apps), _CHUNK)
                          for result in self._batch(apps, presets, range(start, min(start + _CHUNK, len(apps))))]
@@ -360,6 +362,7 @@ class PolicyEngine:
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> Evaluation:
         """After an edit of the apps at ``changed`` (the list's length may have changed too: apps added or removed
         at the end are evaluated, the others' results kept)."""
+        self._spent = 0
         resized = len(self._results) != len(apps)
         if resized:
             for gone in self._results[len(apps):]:
@@ -419,8 +422,6 @@ class PolicyEngine:
         seen before (the same values, in the same order, of the same types: its repr) gives the verdict it gave
         then: converting a view to CEL values is most of a check's cost (4 us for a two-level mapping), and
         fleets repeat values. When a batch finds most views new, it stops looking them up."""
-        from tenantdeck.policies.celview import run
-
         program = self.policies.programs[rule.name]
         whole = need.whole or need.items is not None or need.size  # the whole app (a view of it would be all of it)
         seen: dict[str, Any] | None = None if whole else self._memo[rule.name]
@@ -437,7 +438,9 @@ class PolicyEngine:
                 outcome = seen.get(key)
                 looked += 1
                 if outcome is None:
-                    outcome = seen[key] = run(program, view)
+                    outcome = self._bounded(rule, program, view)
+                    if not isinstance(outcome, _Refused):  # the pass's budget may be spent only this time
+                        seen[key] = outcome
                     if len(seen) >= _MEMO_SIZE:
                         seen.clear()
                 else:
@@ -445,12 +448,38 @@ class PolicyEngine:
                 if looked == _MEMO_TRIAL and hits * 8 < looked:
                     seen = None
             else:
-                outcome = run(program, view)
+                outcome = self._bounded(rule, program, view)
             if outcome is not True:
                 self._cel_outcome(rule, outcome, indices[k], results[k])
 
+    def _bounded(self, rule: Rule, program: Any, view: Mapping[str, Any]) -> Any:
+        """:func:`tenantdeck.policies.celview.run` once the check's estimated cost on ``view`` is known to fit its
+        budget and what is left of this pass's (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot
+        be interrupted); else a :class:`_Refused`, and the check is not run."""
+        from tenantdeck.policies import celcost
+        from tenantdeck.policies.celview import run
+
+        tree, steps = self.policies.costs.get(rule.name, (None, 1))
+        if tree is not None:
+            try:
+                steps = celcost.steps(tree, view, celcost.EVAL_BUDGET)
+            except celcost.OverBudget as exc:
+                return _Refused(f"more than {exc.steps:,} steps on this app, over the {celcost.EVAL_BUDGET:,} a "
+                                "check may take (its lists are long and the check goes over them one inside "
+                                "another)")
+            except celcost.Unbounded as exc:
+                return _Refused(f"its cost on this app cannot be bounded: {exc}")
+        if self._spent + steps > celcost.PASS_BUDGET:
+            return _Refused(f"the {celcost.PASS_BUDGET:,} steps the rules may take in one evaluation are spent")
+        self._spent += steps
+        return run(program, view)
+
     def _cel_outcome(self, rule: Rule, outcome: Any, index: int, result: _AppResult) -> None:
         """A cel check's verdict on one app other than true: a violation, or a located problem."""
+        if isinstance(outcome, _Refused):
+            result.problems.append(self._raised(rule, f"not run on app {result.name!r}: {outcome.why}",
+                                                Severity.ERROR, "policy-budget"))
+            return
         if outcome is False:
             result.violations.append(Violation(rule.name, rule.severity, rule.message, index, result.name,
                                                result.app_id))
@@ -465,11 +494,11 @@ class PolicyEngine:
         result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {_show(verdict)} on app "
                                                   f"{result.name!r}, not true or false"))
 
-    def _raised(self, rule: Rule, text: str) -> Problem:
+    def _raised(self, rule: Rule, text: str, severity: Severity = Severity.WARNING,
+                code: str = "policy-raised") -> Problem:
         """A located problem of the policies file: at the rule's ``cel`` line."""
         where = self.policies.check_position(rule)
-        return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
-                       "policy-raised")
+        return Problem(severity, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3], code)
 
     def _collect(self, changed: Sequence[int] | None) -> Evaluation:
         """The evaluation from the kept results, in app order then rule order (each app's own list is in rule order
@@ -531,6 +560,13 @@ class PolicyEngine:
         if key is None:
             return ABSENT
         return next(r.same_values[rule.name] for r in self._results if r.same_keys.get(rule.name) == key)
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A cel check not run on one app: over its cost budget (why, in words)."""
+
+    why: str
 
 
 #: the key violations are kept sorted by (bisect finds one app's part)

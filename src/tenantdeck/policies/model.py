@@ -110,6 +110,9 @@ class PolicySet:
     problems: list[Problem] = field(default_factory=list)
     #: rule name -> compiled CEL program (the ``cel`` package's), for cel checks
     programs: dict[str, Any] = field(default_factory=dict)
+    #: rule name -> (its CEL tree, to estimate its cost per app, or None when the estimate at load holds for every
+    #: app; the estimate at load, in steps): :mod:`tenantdeck.policies.celcost`
+    costs: dict[str, tuple[Any, int]] = field(default_factory=dict)
     #: rule name -> its field path, parsed
     paths: dict[str, tuple[PathPart, ...]] = field(default_factory=dict)
     #: rule name -> its index among the file's rules (rules that failed to load count too)
@@ -268,9 +271,13 @@ def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
         import cel
 
         try:
-            into.programs[rule.name] = cel.compile(check.cel or "")
+            program = cel.compile(check.cel or "")
         except (ValueError, RuntimeError, TypeError) as exc:
             return f"the CEL expression does not compile: {_first_line(exc)}", "cel"
+        reason = _bound(rule, check.cel or "", into)
+        if reason is not None:
+            return reason, "cel"
+        into.programs[rule.name] = program
         return None
     try:
         parts = parse_field(check.field or "")
@@ -287,6 +294,28 @@ def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
         except PatternError as exc:
             return f"matches: {exc}", "matches"
     into.paths[rule.name] = parts
+    return None
+
+
+def _bound(rule: Rule, source: str, into: PolicySet) -> str | None:
+    """Why a compiled CEL check cannot run within its budget, or None (its cost and tree kept in ``into``)."""
+    from tenantdeck.policies import celcost
+    from tenantdeck.policies.patterns import cel_pattern_problem
+
+    try:
+        tree = celcost.parse(source)
+        steps = celcost.steps(tree, celcost.APP)
+    except celcost.Unbounded as exc:
+        return f"its cost cannot be bounded: {exc} (docs/policies.md: what a check may cost)"
+    except celcost.OverBudget as exc:
+        return (f"over its cost budget: even on an app with one item in each list it would take more than "
+                f"{exc.steps:,} steps, and a check may take {celcost.EVAL_BUDGET:,} (nested comprehensions multiply: "
+                f"docs/policies.md)")
+    for pattern in celcost.literal_patterns(tree):
+        problem = cel_pattern_problem(pattern)
+        if problem is not None:
+            return f"matches({pattern!r}): {problem}"
+    into.costs[rule.name] = (tree if celcost.data_dependent(tree) else None, steps)
     return None
 
 

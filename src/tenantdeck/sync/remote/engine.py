@@ -319,11 +319,13 @@ def _policy_verdict(request: PushRequest, local: Local, live: Mapping[str, Mappi
 
     policies = request.policies
     assert policies is not None
-    if policies.problems:
-        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
-                           "aside) and push again; nothing was pushed", problems=list(policies.problems))
-    checked = after_push(policies, local, live)
+    checked = after_push(policies, local, live)  # the rules that can run, even beside some that cannot
     let, blocking = allowed(checked.blocking, request.allow_violations)
+    broken = [*policies.problems, *(p for p in checked.evaluation.problems if p.is_error)]
+    if broken:  # a rule that did not run (a problem of the file, or over its cost budget on an app)
+        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
+                           "aside) and push again; nothing was pushed", lines=[v.describe() for v in blocking],
+                           problems=broken)
     if blocking:
         rules = sorted({v.rule for v in blocking})
         return PushRefused("policy_violations", f"the push would leave {len(blocking)} violation(s) of "
