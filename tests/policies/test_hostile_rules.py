@@ -247,3 +247,17 @@ def test_nested_comprehensions_are_refused_exactly_past_the_budget(depth: int, i
         assert items ** depth > celcost.EVAL_BUDGET // (2 * items + 2)
     else:
         assert items ** depth <= steps <= celcost.EVAL_BUDGET
+
+
+def test_a_cel_pattern_the_engine_cannot_run_is_refused_at_load(tmp_path: Path) -> None:
+    from tenantdeck.policies.model import load_policies
+
+    path = tmp_path / "d.policies.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "policies": [
+        {"name": "r", "check": {"cel": "app.webhooks.all(w, w.name.matches('^(?!test)'))"}, "message": "m"},
+        PLAIN]}, sort_keys=False))
+    policies = load_policies(path)
+    assert [r.name for r in policies.rules] == ["named-x"]
+    [problem] = policies.problems
+    assert problem.path == ("policies", 0, "check", "cel") and problem.line == 3
+    assert "look-around" in problem.message and "matches('^(?!test)')" in problem.message

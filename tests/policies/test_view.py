@@ -160,3 +160,20 @@ def test_jump_targets() -> None:
     for path, (tab, key_path) in cases.items():
         target = jump_target(_violation(path))
         assert (target.app_index, target.tab, target.key_path) == (3, tab, key_path), path
+
+
+def test_a_rule_over_its_cost_budget_is_a_problem_row_and_the_others_still_badge(tmp_path: Path) -> None:
+    """Issue 32: the editor evaluates on each edit; eight nested comprehensions (10^8 steps) must neither hang it
+    nor hide the other rules."""
+    digits = "[0,1,2,3,4,5,6,7,8,9]"
+    expr = "true"
+    for i in range(8):
+        expr = f"{digits}.all(x{i}, {expr})"
+    rules = (DRAFTS / f"{NAME}.policies.yaml").read_text(encoding="utf-8").rstrip() + (
+        f'\n  - name: ten-to-the-eight\n    check: {{cel: "{expr}"}}\n    message: m\n')
+    fleet, data = _fleet(tmp_path, rules)
+    fleet.refresh(data)
+    assert [fleet.badge(i) for i in range(6)] == ["✗1", "", "✗1 !1", "", "", "✗1"]
+    rows = [row.problem.message for row in fleet.problem_rows()]
+    assert len(rows) == 3 and any("rule ten-to-the-eight: over its cost budget" in m for m in rows)
+    assert "3 problems in the file" in fleet.summary()
