@@ -36,7 +36,7 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
     """Check the live account against the fleet policies (exit 9 when an error-severity rule is broken)."""
     from tenantdeck.cli import output
     from tenantdeck.cli.policy_cmd import broken_note, unrunnable, usable_policies
-    from tenantdeck.policies.checks import audit_target
+    from tenantdeck.policies.checks import audit_target, fleet_problems
     from tenantdeck.sync.workspace.binding import WrongTarget
 
     policies = usable_policies(draft_path, policies_file, partial=True)
@@ -49,6 +49,7 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
     except OSError as exc:
         raise TargetError(str(exc)) from None
     evaluation = checked.evaluation
+    found = [*fleet_problems(policies, checked.apps, evaluation), *evaluation.problems]
     broken = unrunnable(policies, evaluation)
     code = exitcodes.ERROR if broken else exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
     if fmt == "json":
@@ -56,9 +57,9 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
                       rules=[{"name": r.name, "severity": r.severity, "selected": evaluation.selected[r.name],
                               "violations": len(evaluation.of_rule(r.name))} for r in policies.rules],
                       violations=[v.to_json() for v in evaluation.violations],
-                      problems=[p.to_json() for p in [*policies.problems, *evaluation.problems]]))
+                      problems=[p.to_json() for p in [*policies.problems, *found]]))
     else:
-        for problem in evaluation.problems:
+        for problem in found:
             output.echo(problem.render())
         for violation in evaluation.violations:
             output.echo(violation.text(), err=False)

@@ -83,11 +83,14 @@ def _load(draft_path: Path, policies_file: Path | None, *, partial: bool = False
 @format_option()
 def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
     """Each rule, the apps it selects and how many of them break it (offline, on the draft)."""
+    from tenantdeck.policies.checks import fleet_problems
     from tenantdeck.policies.engine import PolicyEngine
 
     policies, session = _load(draft_path, policies_file, partial=True)
     data = session.data
-    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
+    apps = list(data.get("apps") or [])
+    evaluation = PolicyEngine(policies).evaluate(apps, data.get("presets"))
+    found = [*fleet_problems(policies, apps, evaluation), *evaluation.problems]
     broken = unrunnable(policies, evaluation)
     code = exitcodes.ERROR if broken else exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
     rules = [{"name": r.name, "severity": r.severity, "check": r.check.kind, "message": r.message,
@@ -95,9 +98,9 @@ def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
              for r in policies.rules]
     if fmt == "json":
         emit(document("policy list", code, rules=rules, violations=[v.to_json() for v in evaluation.violations],
-                      problems=[p.to_json() for p in [*policies.problems, *evaluation.problems]]))
+                      problems=[p.to_json() for p in [*policies.problems, *found]]))
     else:
-        for problem in evaluation.problems:
+        for problem in found:
             output.echo(problem.render())
         for rule in rules:
             output.write(f"{rule['name']:<28} {rule['severity']:<8} {rule['violations']:>5} of {rule['selected']:>5}"

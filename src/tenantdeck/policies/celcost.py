@@ -385,10 +385,10 @@ def data_dependent(tree: tuple[Any, ...]) -> bool:
     """Whether the estimate must be made again for each app: only a comprehension multiplies by the app's sizes.
     Without one, every operation is visited once and costs at most the size of the app's values it reads (linear:
     no more than converting them to CEL values costs), so the estimate made when the file was read stands."""
-    return tree[0] == "macro" or any(data_dependent(child) for child in _children(tree))
+    return tree[0] == "macro" or any(data_dependent(child) for child in children(tree))
 
 
-def _children(tree: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def children(tree: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     kind = tree[0]
     if kind in ("lit", "ident"):
         return []
@@ -414,10 +414,10 @@ def literal_patterns(tree: tuple[Any, ...]) -> list[str]:
     if tree[0] == "call" and tree[1] == "matches":
         args = tree[3] if tree[2] is not None else tree[3][1:]
         found += [a[1] for a in args if a[0] == "lit" and isinstance(a[1], str)]
-    for child in _children(tree):
+    for child in children(tree):
         found += literal_patterns(child)
     return found
 
 
-__all__ = ["APP", "EVAL_BUDGET", "PASS_BUDGET", "OverBudget", "Shape", "Unbounded", "data_dependent",
+__all__ = ["APP", "EVAL_BUDGET", "PASS_BUDGET", "OverBudget", "Shape", "Unbounded", "children", "data_dependent",
            "literal_patterns", "parse", "steps"]

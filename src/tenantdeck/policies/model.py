@@ -20,7 +20,8 @@ not compile is an error at its line, and the other rules still run.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import typing
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -202,6 +203,104 @@ def check_field(parts: Sequence[PathPart]) -> str | None:
     return None
 
 
+# -- the fields a CEL check reads ---------------------------------------------------------------------------------
+#
+# Checked when the file is read against what an app can hold, as a shorthand's path is (check_field). Why: CEL reads
+# a missing field as an error at run time (or ``has()`` as false), so ``app.webhoks.all(w, w.enabled)`` was a
+# per-app *warning* and, guarded with ``has()`` as that warning advised, a rule that never fires: a typo turned a
+# rule off in silence (issue 33). The library has no declarations or type checker (its ``Program`` offers
+# ``variables()`` and ``functions()`` only), so the expression's field chains are read from its tree
+# (:func:`tenantdeck.policies.celcost.parse`). A comprehension's variable stands for an item of the list it goes
+# over (``w`` in ``app.webhooks.all(w, ...)`` reads ``webhooks[*]``); over a mapping it stands for a key, and what
+# follows it is not checked. A key of a free mapping (``settings``, ``labels``) is left to
+# :func:`tenantdeck.policies.checks.fleet_problems`, which knows the draft.
+
+#: a chain's path in the app, or None when it does not read the app (a literal, a key, a computed value)
+_AppPath = tuple[PathPart, ...] | None
+
+
+def unknown_cel_field(tree: tuple[Any, ...]) -> str | None:
+    """Why the first field chain of ``tree`` that names nothing an app holds is wrong (with a did-you-mean), or
+    None."""
+    for parts in cel_chains(tree):
+        reason = check_field(parts)
+        if reason is not None:
+            return f"{_written(parts)}: {reason}"
+    return None
+
+
+def cel_chains(tree: tuple[Any, ...]) -> list[tuple[PathPart, ...]]:
+    """Every path in the app the expression reads (``("webhooks", "*", "enabled")``), longest first per chain."""
+    found: list[tuple[PathPart, ...]] = []
+    for parts in _cel_walk(tree, {"app": ()}):
+        if parts and parts not in found:
+            found.append(parts)
+    return found
+
+
+def _cel_walk(node: tuple[Any, ...], env: dict[str, _AppPath]) -> Iterator[tuple[PathPart, ...]]:
+    kind = node[0]
+    if kind in ("select", "index"):
+        parts = _cel_path(node, env)
+        if parts is not None:
+            yield parts
+        yield from _cel_walk(node[1], env)
+        if kind == "index":
+            yield from _cel_walk(node[2], env)
+        return
+    if kind == "macro":
+        _, _, target, names, bodies = node
+        yield from _cel_walk(target, env)
+        inner = dict(env)
+        over = _cel_path(target, env)
+        for variable in names[:-1]:
+            inner[variable] = None  # an index or a key
+        inner[names[-1]] = (*over, WILDCARD) if over is not None and _is_list(over) else None
+        for body in bodies:
+            yield from _cel_walk(body, inner)
+        return
+    from tenantdeck.policies.celcost import children
+
+    for child in children(node):
+        yield from _cel_walk(child, env)
+
+
+def _cel_path(node: tuple[Any, ...], env: dict[str, _AppPath]) -> _AppPath:
+    """The path in the app a chain reads (``app.webhooks[0].name`` -> ``("webhooks", "*", "name")``), or None."""
+    kind = node[0]
+    if kind == "ident":
+        return env.get(node[1])
+    if kind == "select":
+        base = _cel_path(node[1], env)
+        return None if base is None else (*base, node[2])
+    if kind == "index":
+        base = _cel_path(node[1], env)
+        if base is None:
+            return None
+        key = node[2]
+        if key[0] == "lit" and isinstance(key[1], str):
+            return (*base, key[1])
+        return (*base, WILDCARD) if _is_list(base) else None  # a computed key of a mapping: not checked
+    return None
+
+
+def _is_list(parts: tuple[PathPart, ...]) -> bool:
+    """Whether the app holds a list at ``parts`` (a comprehension over it binds its items, not keys)."""
+    from tenantdeck.draft.pydantic_problems import _arms, type_at
+    from tenantdeck.models.app import App
+
+    tp = type_at(App, [0 if p == WILDCARD else p for p in parts])
+    return tp is not None and any(typing.get_origin(arm) in (list, tuple) for arm in _arms(tp))
+
+
+def _written(parts: tuple[PathPart, ...]) -> str:
+    """``app.webhooks[*].name`` as the rule's reader would write it."""
+    out = "app"
+    for part in parts:
+        out += "[*]" if part == WILDCARD else f".{part}" if str(part).isidentifier() else f"['{part}']"
+    return out
+
+
 # -- reading -----------------------------------------------------------------------------------------------------
 
 
@@ -298,12 +397,17 @@ def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
 
 
 def _bound(rule: Rule, source: str, into: PolicySet) -> str | None:
-    """Why a compiled CEL check cannot run within its budget, or None (its cost and tree kept in ``into``)."""
+    """Why a compiled CEL check cannot run as written: a field no app holds (:func:`unknown_cel_field`),
+    over its cost budget (:mod:`tenantdeck.policies.celcost`), a pattern the engine refuses; or None (its cost and
+    tree kept in ``into``)."""
     from tenantdeck.policies import celcost
     from tenantdeck.policies.patterns import cel_pattern_problem
 
     try:
         tree = celcost.parse(source)
+        unknown = unknown_cel_field(tree)
+        if unknown is not None:  # checked before the cost: a typo is the likelier mistake
+            return f"reads {unknown}"
         steps = celcost.steps(tree, celcost.APP)
     except celcost.Unbounded as exc:
         return f"its cost cannot be bounded: {exc} (docs/policies.md: what a check may cost)"
@@ -334,5 +438,17 @@ def _words(err: Any) -> str:
     return message.removeprefix("Value error, ")
 
 
-__all__ = ["FORMAT", "SHORTHANDS", "Check", "PoliciesFile", "PolicySet", "Rule", "Select", "check_field",
-           "load_policies", "parse_field", "policies_path"]
+__all__ = [
+    "FORMAT",
+    "SHORTHANDS",
+    "Check",
+    "PoliciesFile",
+    "PolicySet",
+    "Rule",
+    "Select",
+    "cel_chains",
+    "check_field",
+    "load_policies",
+    "parse_field",
+    "policies_path",
+]
