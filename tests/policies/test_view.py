@@ -177,3 +177,16 @@ def test_a_rule_over_its_cost_budget_is_a_problem_row_and_the_others_still_badge
     rows = [row.problem.message for row in fleet.problem_rows()]
     assert len(rows) == 3 and any("rule ten-to-the-eight: over its cost budget" in m for m in rows)
     assert "3 problems in the file" in fleet.summary()
+
+
+def test_a_label_no_app_holds_is_a_problem_row_with_a_did_you_mean(tmp_path: Path) -> None:
+    """Issue 33: a label typo in ``select`` silently selected no app; the editor says so, as validate does."""
+    rules = (DRAFTS / f"{NAME}.policies.yaml").read_text(encoding="utf-8").rstrip() + (
+        "\n  - name: gold\n    select: {labels: {teir: gold}}\n    check: {field: name, required: true}\n"
+        "    message: m\n")
+    fleet, data = _fleet(tmp_path, rules)
+    data["apps"][0]["labels"] = {"tier": "gold"}
+    fleet.refresh(data)
+    rows = [row.problem.message for row in fleet.problem_rows()]
+    assert "rule gold: no app has the label 'teir'; did you mean `tier`?" in rows
+    assert "rule gold: selects no app, so it checks nothing" in rows

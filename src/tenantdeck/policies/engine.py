@@ -311,8 +311,11 @@ class PolicyEngine:
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
         self.rebuilt = True
         # imported here: the engine's module is imported by every command that may read a policies file
-        from tenantdeck.policies.celview import needs
+        from tenantdeck.policies import celcost
+        from tenantdeck.policies.celview import needs, run
         from tenantdeck.policies.finder import compile_finder
+
+        self._celcost, self._run = celcost, run  # looked up once: _bounded runs per app and cel check
 
         #: per rule, what evaluating it needs (read once: ``Check.kind`` is a property over pydantic's fields set):
         #: (rule, kind, its field's compiled path, the test of one value, what a cel check reads of the app)
@@ -456,9 +459,7 @@ class PolicyEngine:
         """:func:`tenantdeck.policies.celview.run` once the check's estimated cost on ``view`` is known to fit its
         budget and what is left of this pass's (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot
         be interrupted); else a :class:`_Refused`, and the check is not run."""
-        from tenantdeck.policies import celcost
-        from tenantdeck.policies.celview import run
-
+        celcost, run = self._celcost, self._run
         tree, steps = self.policies.costs.get(rule.name, (None, 1))
         if tree is not None:
             try:
