@@ -308,3 +308,20 @@ def run_check(program: Any, app: dict[str, Any]) -> None:
     from tenantdeck.policies.celview import run
 
     run(program, app)
+
+
+@pytest.mark.parametrize("source", [
+    "!" * 3000 + "true",                                   # one node, however many
+    " + ".join(["app.name"] * 3000) + " == ''",            # one chain of 3,000 operands
+    ".".join(["app", *["name"] * 600]) + " == ''",         # deeper than the reader follows: refused, located
+])
+def test_a_deep_or_long_expression_is_read_or_refused_at_its_line_never_a_traceback(tmp_path: Path,
+                                                                                    source: str) -> None:
+    from tenantdeck.policies.model import load_policies
+
+    path = tmp_path / "d.policies.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "policies": [
+        PLAIN, {"name": "deep", "check": {"cel": source}, "message": "m"}]}, sort_keys=False))
+    policies = load_policies(path)
+    assert "named-x" in [r.name for r in policies.rules]
+    assert all(p.line > 0 and p.path[:2] == ("policies", 1) for p in policies.problems)

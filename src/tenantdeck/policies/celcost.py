@@ -74,6 +74,8 @@ SCALAR = 0  # a result whose size does not matter (a bool, a number)
 # -- parsing -----------------------------------------------------------------------------------------------------
 
 _BINARY = (("||",), ("&&",), ("==", "!=", "<", "<=", ">", ">=", "in"), ("+", "-"), ("*", "/", "%"))
+#: the operators whose chains are kept as one node of many operands (associative, costed operand by operand)
+_CHAINED = frozenset({"||", "&&", "+"})
 
 
 class _Parser:
@@ -110,14 +112,20 @@ class _Parser:
         while self.i < len(self.t) and self.t[self.i][1] in _BINARY[level] and self.t[self.i][0] in ("op", "ident"):
             op = self.t[self.i][1]
             self.i += 1
-            node = ("op", op, [node, self.binary(level + 1)])
+            right = self.binary(level + 1)
+            if op in _CHAINED and node[0] == "op" and node[1] == op:
+                node[2].append(right)  # `a + b + c` as one node of three: a long chain is no deep tree
+            else:
+                node = ("op", op, [node, right])
         return node
 
     def unary(self) -> tuple[Any, ...]:
-        if self.peek("!") or self.peek("-"):
+        signs = 0
+        while self.peek("!") or self.peek("-"):  # `!!!!x`: one node, however many
             self.i += 1
-            return ("op", "!", [self.unary()])
-        return self.member(self.primary())
+            signs += 1
+        node = self.member(self.primary())
+        return ("op", "!", [node]) if signs else node
 
     def args(self, close: str) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
@@ -195,15 +203,31 @@ def _literal(text: str) -> Any:
 
 
 def parse(source: str) -> tuple[Any, ...]:
-    """The expression's tree; raises :class:`Unbounded` where this reader cannot follow it."""
+    """The expression's tree; raises :class:`Unbounded` where this reader cannot follow it (nested deeper than
+    Python's recursion allows included: what the estimate and the field check then walk is no deeper)."""
     tokens = _tokens(source)
     if tokens is None:
         raise Unbounded("cannot read the expression (a character this reader does not know)")
     parser = _Parser(tokens)
-    node = parser.expr()
+    try:
+        node = parser.expr()
+        _depth(node)
+    except RecursionError:
+        raise Unbounded("the expression is nested too deeply to read") from None
     if parser.i != len(tokens):
         raise Unbounded(f"cannot read the expression at token {parser.i + 1}")
     return node
+
+
+#: how deep a tree may nest: the estimate and the field check walk it recursively, a few frames a level
+MAX_DEPTH = 150
+
+
+def _depth(node: tuple[Any, ...], level: int = 0) -> None:
+    if level > MAX_DEPTH:
+        raise RecursionError
+    for child in children(node):
+        _depth(child, level + 1)
 
 
 # -- the estimate ------------------------------------------------------------------------------------------------
@@ -344,9 +368,9 @@ class Estimate:
         if op == "?":
             return steps, _union(results[1][1], results[2][1])
         if op == "+":
-            left, right = (_most(v, "one side of `+`") for _, v in results)
+            total = sum(_most(v, "one side of `+`") for _, v in results)
             items = _union(*(_union(*(_items(x) or [] for x in v or [])) for _, v in results))
-            return steps + left + right, [Shape(left + right, _tuple(items))]
+            return steps + total, [Shape(total, _tuple(items))]
         if op == "in":
             return steps + _most(results[1][1], "the right side of `in`"), [SCALAR]
         work = sum(max((size(v) for v in values or []), default=0) for _, values in results)
