@@ -314,7 +314,7 @@ def run_check(program: Any, app: dict[str, Any]) -> None:
     "!" * 3000 + "true",                                   # one node, however many
     " + ".join(["app.name"] * 3000) + " == ''",            # one chain of 3,000 operands
     ".".join(["app", *["name"] * 600]) + " == ''",         # deeper than the reader follows: refused, located
-])
+], ids=["3000-nots", "3000-terms", "600-selects"])
 def test_a_deep_or_long_expression_is_read_or_refused_at_its_line_never_a_traceback(tmp_path: Path,
                                                                                     source: str) -> None:
     from tenantdeck.policies.model import load_policies
