@@ -325,3 +325,17 @@ def test_a_deep_or_long_expression_is_read_or_refused_at_its_line_never_a_traceb
     policies = load_policies(path)
     assert "named-x" in [r.name for r in policies.rules]
     assert all(p.line > 0 and p.path[:2] == ("policies", 1) for p in policies.problems)
+
+
+def test_a_cel_check_longer_than_a_page_is_refused_at_its_line(tmp_path: Path) -> None:
+    """The library takes about 7 s to compile a megabyte of expression (a rules file may hold one)."""
+    from tenantdeck.policies.model import CEL_MAX, load_policies
+
+    source = " && ".join(["app.webhooks.all(w, w.enabled)"] * (CEL_MAX // 20))
+    path = tmp_path / "d.policies.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "policies": [
+        PLAIN, {"name": "long", "check": {"cel": source}, "message": "m"}]}, sort_keys=False))
+    policies = load_policies(path)
+    assert [r.name for r in policies.rules] == ["named-x"]
+    [problem] = policies.problems
+    assert problem.path[:3] == ("policies", 1, "check") and problem.line > 0 and "16384" in problem.message

@@ -34,6 +34,9 @@ FORMAT = 1
 SUFFIX = ".policies.yaml"
 #: the shorthands, each the name of its key in a check (``field`` says where it looks)
 SHORTHANDS = ("equals", "one_of", "matches", "required", "forbidden", "count", "same")
+#: the longest CEL check read: the library compiles about 7 s per MB of expression (a 1 MB rules file of one
+#: check would hold every command reading it for as long), and no one reviews a check longer than a page
+CEL_MAX = 16_384
 
 
 class _Model(BaseModel):
@@ -48,7 +51,8 @@ class Count(_Model):
 class Check(_Model):
     """Exactly one of ``cel`` or a shorthand (with ``field``)."""
 
-    cel: str | None = Field(None, description="A CEL expression over `app` that is true when the app complies")
+    cel: str | None = Field(None, max_length=CEL_MAX, description="A CEL expression over `app` that is true when "
+                            "the app complies")
     field: str | None = Field(None, description="Where a shorthand looks: `team.admins`, `widgets[*].style.primary_"
                               "color`, `settings['core.conversations.updateOnReplies']`")
     equals: Any = Field(None, description="The value must be exactly this")
