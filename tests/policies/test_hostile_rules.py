@@ -339,3 +339,23 @@ def test_a_cel_check_longer_than_a_page_is_refused_at_its_line(tmp_path: Path) -
     assert [r.name for r in policies.rules] == ["named-x"]
     [problem] = policies.problems
     assert problem.path[:3] == ("policies", 1, "check") and problem.line > 0 and "16384" in problem.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(app=st.deferred(lambda: _app_strategy()), which=st.integers(0, 10_000))
+def test_the_quick_bound_from_a_views_length_is_never_below_the_estimate_on_the_view(app: Any, which: int) -> None:
+    """The engine skips the estimate when the bound from the view's repr length fits the budget: that bound must
+    hold for every view (no list, map or text is longer than its repr)."""
+    from tenantdeck.policies import celcost
+    from tests.policies.test_fast_paths import EXPRESSIONS
+
+    source = [e for e in EXPRESSIONS if "(" in e and "." in e][which % 20]
+    tree = celcost.parse(source)
+    limit = 10 ** 12
+    assert celcost.within(tree, len(repr(app)), limit, {}) >= celcost.steps(tree, app, limit)  # type: ignore[operator]
+
+
+def _app_strategy() -> st.SearchStrategy[Any]:
+    from tests.policies.test_fast_paths import app_strategy
+
+    return app_strategy

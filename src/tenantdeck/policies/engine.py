@@ -306,6 +306,8 @@ class PolicyEngine:
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
         self._spent = 0  #: the estimated steps of the cel checks run in the current pass
+        #: per cel rule, :func:`tenantdeck.policies.celcost.within`'s bounds by the length of a view's repr
+        self._quick: dict[str, dict[int, int | None]] = {}
         self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
         self._majority: dict[str, str] = {}
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
@@ -441,7 +443,7 @@ class PolicyEngine:
                 outcome = seen.get(key)
                 looked += 1
                 if outcome is None:
-                    outcome = self._bounded(rule, program, view)
+                    outcome = self._bounded(rule, program, view, key)
                     if not isinstance(outcome, _Refused):  # the pass's budget may be spent only this time
                         seen[key] = outcome
                     if len(seen) >= _MEMO_SIZE:
@@ -455,13 +457,21 @@ class PolicyEngine:
             if outcome is not True:
                 self._cel_outcome(rule, outcome, indices[k], results[k])
 
-    def _bounded(self, rule: Rule, program: Any, view: Mapping[str, Any]) -> Any:
+    def _bounded(self, rule: Rule, program: Any, view: Mapping[str, Any], key: str | None = None) -> Any:
         """:func:`tenantdeck.policies.celview.run` once the check's estimated cost on ``view`` is known to fit its
         budget and what is left of this pass's (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot
-        be interrupted); else a :class:`_Refused`, and the check is not run."""
+        be interrupted); else a :class:`_Refused`, and the check is not run. ``key``: the view's repr, if made.
+        The quick bound from the repr's length is tried first; the estimate on the view only when it is not
+        enough."""
         celcost, run = self._celcost, self._run
         tree, steps = self.policies.costs.get(rule.name, (None, 1))
+        quick = None
         if tree is not None:
+            longest = len(key if key is not None else repr(view))
+            quick = celcost.within(tree, longest, celcost.EVAL_BUDGET, self._quick.setdefault(rule.name, {}))
+        if quick is not None and self._spent + quick <= celcost.PASS_BUDGET:
+            steps = quick
+        elif tree is not None:
             try:
                 steps = celcost.steps(tree, view, celcost.EVAL_BUDGET)
             except celcost.OverBudget as exc:
