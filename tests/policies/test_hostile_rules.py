@@ -359,3 +359,22 @@ def _app_strategy() -> st.SearchStrategy[Any]:
     from tests.policies.test_fast_paths import app_strategy
 
     return app_strategy
+
+
+def test_once_the_passs_time_is_spent_each_cel_check_left_is_a_located_error_and_shorthands_still_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No timing threshold: the budget is set to nothing, so the first evaluation spends it."""
+    from tenantdeck.policies import celcost
+    from tenantdeck.policies.engine import PolicyEngine
+    from tenantdeck.policies.model import load_policies
+
+    monkeypatch.setattr(celcost, "PASS_SECONDS", 0.0)
+    path = tmp_path / "d.policies.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "policies": [
+        PLAIN, {"name": "named", "check": {"cel": "app.name != ''"}, "message": "m"}]}, sort_keys=False))
+    apps = [{"name": f"App {i}"} for i in range(3)]
+    evaluation = PolicyEngine(load_policies(path)).evaluate(apps, None)
+    assert [v.app_name for v in evaluation.of_rule("named-x")] == ["App 0", "App 1", "App 2"]
+    refused = [p for p in evaluation.problems if p.code == "policy-budget"]
+    assert [p.message.split(":")[1].strip() for p in refused] == ["not run on app 'App 1'", "not run on app 'App 2'"]
+    assert all(p.is_error and p.path == ("policies", 1, "check", "cel") and p.line > 0 for p in refused)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+import time
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -305,7 +306,7 @@ class PolicyEngine:
         self._selected: Counter[str] = Counter()
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
-        self._spent = 0  #: the estimated steps of the cel checks run in the current pass
+        self._spent = 0.0  #: the seconds the cel checks of the current pass took (celcost.PASS_SECONDS)
         #: per cel rule, :func:`tenantdeck.policies.celcost.within`'s bounds by the length of a view's repr
         self._quick: dict[str, dict[int, int | None]] = {}
         self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
@@ -333,7 +334,7 @@ class PolicyEngine:
 
     def evaluate(self, apps: Sequence[Any], presets: Any) -> Evaluation:
         """Every rule over every app (``apps`` as a draft holds them: plain data)."""
-        self._spent = 0  # the steps the cel checks of this pass are estimated to take (celcost.PASS_BUDGET)
+        self._spent = 0.0  # the seconds the cel checks of this pass took (celcost.PASS_SECONDS)
         # in chunks: rule by rule over a few apps keeps those apps' data in the CPU's cache
         self._results = [result for start in range(0, len(apps), _CHUNK)
                          for result in self._batch(apps, presets, range(start, min(start + _CHUNK, len(apps))))]
@@ -367,7 +368,7 @@ class PolicyEngine:
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> Evaluation:
         """After an edit of the apps at ``changed`` (the list's length may have changed too: apps added or removed
         at the end are evaluated, the others' results kept)."""
-        self._spent = 0
+        self._spent = 0.0
         resized = len(self._results) != len(apps)
         if resized:
             for gone in self._results[len(apps):]:
@@ -459,31 +460,29 @@ class PolicyEngine:
 
     def _bounded(self, rule: Rule, program: Any, view: Mapping[str, Any], key: str | None = None) -> Any:
         """:func:`tenantdeck.policies.celview.run` once the check's estimated cost on ``view`` is known to fit its
-        budget and what is left of this pass's (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot
-        be interrupted); else a :class:`_Refused`, and the check is not run. ``key``: the view's repr, if made.
-        The quick bound from the repr's length is tried first; the estimate on the view only when it is not
-        enough."""
-        celcost, run = self._celcost, self._run
-        tree, steps = self.policies.costs.get(rule.name, (None, 1))
-        quick = None
+        budget (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot be interrupted), and while this
+        pass's cel checks have not used up their time; else a :class:`_Refused`, and the check is not run.
+        ``key``: the view's repr, if made. The quick bound from the repr's length is tried first, the estimate on
+        the view only when that bound is over the budget."""
+        celcost = self._celcost
+        tree = self.policies.costs.get(rule.name, (None, 1))[0]
         if tree is not None:
             longest = len(key if key is not None else repr(view))
-            quick = celcost.within(tree, longest, celcost.EVAL_BUDGET, self._quick.setdefault(rule.name, {}))
-        if quick is not None and self._spent + quick <= celcost.PASS_BUDGET:
-            steps = quick
-        elif tree is not None:
-            try:
-                steps = celcost.steps(tree, view, celcost.EVAL_BUDGET)
-            except celcost.OverBudget as exc:
-                return _Refused(f"more than {exc.steps:,} steps on this app, over the {celcost.EVAL_BUDGET:,} a "
-                                "check may take (its lists are long and the check goes over them one inside "
-                                "another)")
-            except celcost.Unbounded as exc:
-                return _Refused(f"its cost on this app cannot be bounded: {exc}")
-        if self._spent + steps > celcost.PASS_BUDGET:
-            return _Refused(f"the {celcost.PASS_BUDGET:,} steps the rules may take in one evaluation are spent")
-        self._spent += steps
-        return run(program, view)
+            if celcost.within(tree, longest, celcost.EVAL_BUDGET, self._quick.setdefault(rule.name, {})) is None:
+                try:
+                    celcost.steps(tree, view, celcost.EVAL_BUDGET)
+                except celcost.OverBudget as exc:
+                    return _Refused(f"more than {exc.steps:,} steps on this app, over the {celcost.EVAL_BUDGET:,} "
+                                    "a check may take (its lists are long and the check goes over them one inside "
+                                    "another)")
+                except celcost.Unbounded as exc:
+                    return _Refused(f"its cost on this app cannot be bounded: {exc}")
+        if self._spent > celcost.PASS_SECONDS:
+            return _Refused(f"the {celcost.PASS_SECONDS:g} s the cel checks may take in one evaluation are spent")
+        started = time.perf_counter()
+        outcome = self._run(program, view)
+        self._spent += time.perf_counter() - started
+        return outcome
 
     def _cel_outcome(self, rule: Rule, outcome: Any, index: int, result: _AppResult) -> None:
         """A cel check's verdict on one app other than true: a violation, or a located problem."""
