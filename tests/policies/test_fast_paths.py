@@ -199,7 +199,7 @@ policies:
   - {name: region, check: {field: region, forbidden: true}, message: m, select: {labels: {tier: gold}}}
   - {name: sameish, check: {field: settings.a, same: true}, message: m}
   - {name: ids, check: {field: "widgets[0].id", required: true}, message: m, select: {ids: ["t-*"]}}
-  - {name: sms, check: {cel: "!has(app.sms) || app.sms.a != ''"}, message: m}
+  - {name: setting, check: {cel: "!has(app.settings) || app.settings.a != ''"}, message: m}
   - {name: enabled, check: {cel: "app.webhooks.all(w, w.enabled == true)"}, message: m}
   - {name: few, check: {cel: "size(app.webhooks) <= 2"}, message: m}
   - {name: whole, check: {cel: "app.all(k, k != 'settings')"}, message: m}

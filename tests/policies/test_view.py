@@ -245,3 +245,33 @@ def test_a_checks_cell_fits_its_column_and_is_safe_for_a_terminal(cel: str, patt
         cell, text = check_cell(check), check_text(check)
         assert len(cell) <= CHECK_WIDTH and shown(cell) == cell and shown(text) == text
     first_field(cel)
+
+
+def test_a_rule_over_its_cost_budget_is_a_problem_row_and_the_others_still_badge(tmp_path: Path) -> None:
+    """Issue 32: the editor evaluates on each edit; eight nested comprehensions (10^8 steps) must neither hang it
+    nor hide the other rules."""
+    digits = "[0,1,2,3,4,5,6,7,8,9]"
+    expr = "true"
+    for i in range(8):
+        expr = f"{digits}.all(x{i}, {expr})"
+    rules = (DRAFTS / f"{NAME}.policies.yaml").read_text(encoding="utf-8").rstrip() + (
+        f'\n  - name: ten-to-the-eight\n    check: {{cel: "{expr}"}}\n    message: m\n')
+    fleet, data = _fleet(tmp_path, rules)
+    fleet.refresh(data)
+    assert [fleet.badge(i) for i in range(6)] == ["✗1", "", "✗1 !1", "", "", "✗1"]
+    rows = [row.problem.message for row in fleet.problem_rows()]
+    assert len(rows) == 3 and any("rule ten-to-the-eight: over its cost budget" in m for m in rows)
+    assert "3 problems in the file" in fleet.summary()
+
+
+def test_a_label_no_app_holds_is_a_problem_row_with_a_did_you_mean(tmp_path: Path) -> None:
+    """Issue 33: a label typo in ``select`` silently selected no app; the editor says so, as validate does."""
+    rules = (DRAFTS / f"{NAME}.policies.yaml").read_text(encoding="utf-8").rstrip() + (
+        "\n  - name: gold\n    select: {labels: {teir: gold}}\n    check: {field: name, required: true}\n"
+        "    message: m\n")
+    fleet, data = _fleet(tmp_path, rules)
+    data["apps"][0]["labels"] = {"tier": "gold"}
+    fleet.refresh(data)
+    rows = [row.problem.message for row in fleet.problem_rows()]
+    assert "rule gold: no app has the label 'teir'; did you mean `tier`?" in rows
+    assert "rule gold: selects no app, so it checks nothing" in rows

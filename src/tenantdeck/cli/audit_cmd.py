@@ -1,7 +1,8 @@
 """``tenantdeck audit``: the live account against the fleet policies, now (what a dashboard change broke).
 
-Exit codes (for CI and cron): 0 no error-severity violation (warnings allowed), 9 some, 1 error (the policies file
-is broken, the service unreachable), 8 the draft was pulled from another account.
+Exit codes (for CI and cron): 0 no error-severity violation (warnings allowed), 9 some, 1 error (a rule that could
+not run: the policies file's problem, or a check over its cost budget on some app; the other rules' violations are
+still reported; or the service unreachable), 8 the draft was pulled from another account.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
             insecure: bool, max_rps: float | None) -> None:
     """Check the live account against the fleet policies (exit 9 when an error-severity rule is broken)."""
     from tenantdeck.cli import output
-    from tenantdeck.cli.policy_cmd import usable_policies
-    from tenantdeck.policies.checks import audit_target
+    from tenantdeck.cli.policy_cmd import broken_note, unrunnable, usable_policies
+    from tenantdeck.policies.checks import audit_target, fleet_problems
     from tenantdeck.sync.workspace.binding import WrongTarget
 
-    policies = usable_policies(draft_path, policies_file)
+    policies = usable_policies(draft_path, policies_file, partial=True)
     target = target_for_draft(draft_path, profile, base_url, insecure, max_rps)
     try:
         with api_errors():
@@ -48,19 +49,22 @@ def command(draft_path: Path, policies_file: Path | None, fmt: str, profile: str
     except OSError as exc:
         raise TargetError(str(exc)) from None
     evaluation = checked.evaluation
-    code = exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
+    found = [*fleet_problems(policies, checked.apps, evaluation), *evaluation.problems]
+    broken = unrunnable(policies, evaluation)
+    code = exitcodes.ERROR if broken else exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
     if fmt == "json":
         emit(document("audit", code, ok=code == exitcodes.OK, profile=target.name, apps=len(checked.apps),
                       rules=[{"name": r.name, "severity": r.severity, "selected": evaluation.selected[r.name],
                               "violations": len(evaluation.of_rule(r.name))} for r in policies.rules],
                       violations=[v.to_json() for v in evaluation.violations],
-                      problems=[p.to_json() for p in evaluation.problems]))
+                      problems=[p.to_json() for p in [*policies.problems, *found]]))
     else:
-        for problem in evaluation.problems:
+        for problem in found:
             output.echo(problem.render())
         for violation in evaluation.violations:
             output.echo(violation.text(), err=False)
     errors, warnings = len(evaluation.errors), len(evaluation.violations) - len(evaluation.errors)
     click.echo(f"audit of {target.name}: {len(checked.apps)} apps, {len(policies.rules)} rules: "
                f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}", err=True)
+    broken_note(broken)
     sys.exit(code)

@@ -33,15 +33,17 @@ def command() -> None:
     """Fleet policies: list the rules and their violations, fix the obvious ones."""
 
 
-def usable_policies(draft_path: Path, policies_file: Path | None) -> PolicySet:
-    """The draft's rules, or the rules file's problems printed and exit 1 (a command that acts on the rules does
-    not act on some of them); no rule at all is an error too."""
+def usable_policies(draft_path: Path, policies_file: Path | None, *, partial: bool = False) -> PolicySet:
+    """The draft's rules, the rules file's problems printed. A command that writes by the rules (``fix``) does not
+    act on some of them: exit 1. One that reports (``partial``: ``audit``, ``list``) runs the rules that can run,
+    since a rule that cannot run never stops the others (a rules file from a pull request must not blind the
+    nightly audit), and exits 1 at its end (:func:`broken_exit`). No rule at all is an error."""
     from tenantdeck.policies.checks import policies_for
 
     policies = policies_for(draft_path, policies_file)
     for problem in policies.problems:
         output.echo(problem.render())
-    if policies.problems:
+    if policies.problems and not (partial and policies.rules):
         output.error(f"the policies file {policies.path} has problems (above); fix it first")
         sys.exit(exitcodes.ERROR)
     if not policies.rules:
@@ -50,10 +52,22 @@ def usable_policies(draft_path: Path, policies_file: Path | None) -> PolicySet:
     return policies
 
 
-def _load(draft_path: Path, policies_file: Path | None) -> tuple[PolicySet, Any]:
+def unrunnable(policies: PolicySet, evaluation: Any) -> list[Any]:
+    """The errors that say a rule did not run (on every app: the file's; on some: over budget): the verdict is
+    incomplete, so the command exits 1 after reporting what the other rules found."""
+    return [*policies.problems, *(p for p in evaluation.problems if p.is_error)]
+
+
+def broken_note(problems: list[Any]) -> None:
+    if problems:
+        output.error(f"{len(problems)} problem(s) of the rules (above): some rules did not run everywhere; the "
+                     "others' verdict is shown")
+
+
+def _load(draft_path: Path, policies_file: Path | None, *, partial: bool = False) -> tuple[PolicySet, Any]:
     from tenantdeck.draft.session import DraftSession
 
-    policies = usable_policies(draft_path, policies_file)
+    policies = usable_policies(draft_path, policies_file, partial=partial)
     session = DraftSession.open(draft_path)
     errors = [p for p in session.problems if p.is_error]
     if errors:
@@ -70,21 +84,29 @@ def _load(draft_path: Path, policies_file: Path | None) -> tuple[PolicySet, Any]
 @format_option()
 def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
     """Each rule, the apps it selects and how many of them break it (offline, on the draft)."""
+    from tenantdeck.policies.checks import fleet_problems
     from tenantdeck.policies.engine import PolicyEngine
 
-    policies, session = _load(draft_path, policies_file)
+    policies, session = _load(draft_path, policies_file, partial=True)
     data = session.data
-    evaluation = PolicyEngine(policies).evaluate(list(data.get("apps") or []), data.get("presets"))
-    code = exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
+    apps = list(data.get("apps") or [])
+    evaluation = PolicyEngine(policies).evaluate(apps, data.get("presets"))
+    found = [*fleet_problems(policies, apps, evaluation), *evaluation.problems]
+    broken = unrunnable(policies, evaluation)
+    code = exitcodes.ERROR if broken else exitcodes.VIOLATIONS if evaluation.errors else exitcodes.OK
     rules = [{"name": r.name, "severity": r.severity, "check": r.check.kind, "message": r.message,
               "selected": evaluation.selected[r.name], "violations": len(evaluation.of_rule(r.name))}
              for r in policies.rules]
     if fmt == "json":
-        emit(document("policy list", code, rules=rules, violations=[v.to_json() for v in evaluation.violations]))
+        emit(document("policy list", code, rules=rules, violations=[v.to_json() for v in evaluation.violations],
+                      problems=[p.to_json() for p in [*policies.problems, *found]]))
     else:
+        for problem in found:
+            output.echo(problem.render())
         for rule in rules:
             output.write(f"{rule['name']:<28} {rule['severity']:<8} {rule['violations']:>5} of {rule['selected']:>5}"
                          f" apps  {rule['message']}\n")
+    broken_note(broken)
     sys.exit(code)
 
 

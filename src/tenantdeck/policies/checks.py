@@ -12,7 +12,7 @@ from typing import Any
 
 from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
 from tenantdeck.policies.model import PolicySet, load_policies, policies_path
-from tenantdeck.problems import PathPart, Problem, Severity, format_path
+from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, format_path
 
 
 def policies_for(draft_path: Path, policies_file: Path | None = None) -> PolicySet:
@@ -49,7 +49,69 @@ def check_draft(draft_path: Path, data: Mapping[str, Any], doc: Any, policies_fi
     evaluation = PolicyEngine(policies).evaluate([apps[i] for i in kept] if broken else apps, data.get("presets"))
     if broken:
         evaluation.violations = [replace(v, app_index=kept[v.app_index]) for v in evaluation.violations]
-    return policies, [*policies.problems, *evaluation.problems, *violation_problems(evaluation, doc)]
+    return policies, [*policies.problems, *fleet_problems(policies, apps, evaluation), *evaluation.problems,
+                      *violation_problems(evaluation, doc)]
+
+
+def fleet_problems(policies: PolicySet, apps: Sequence[Any], evaluation: Evaluation) -> list[Problem]:
+    """What only the fleet can tell of the rules, as warnings of the policies file: a settings key that neither
+    the catalog nor any app knows, a label (of a ``select``, or read by a check) no app holds (each with a
+    did-you-mean), a rule that selects no app. Settings and labels are free mappings, so a key the models cannot
+    check would otherwise make every app violate, or select none, without a word (issue 33)."""
+    from tenantdeck.models.catalog import APP_SETTINGS
+
+    held = [a for a in apps if isinstance(a, Mapping)]
+    settings = {k for a in held if isinstance(a.get("settings"), Mapping) for k in a["settings"]}
+    settings |= {s.key for s in APP_SETTINGS}
+    labels: dict[str, set[Any]] = {}
+    for app in held:
+        for key, value in (app.get("labels") or {}).items() if isinstance(app.get("labels"), Mapping) else ():
+            labels.setdefault(key, set()).add(value)
+    out: list[Problem] = []
+    for index, rule in ((policies.indexes.get(r.name, 0), r) for r in policies.rules):
+        for section, key in _free_keys(policies, rule):
+            known = settings if section == "settings" else set(labels)
+            if key not in known:
+                where = ("policies", index, "check", "cel" if rule.check.kind == "cel" else "field")
+                what = "no app and no catalog entry has the setting" if section == "settings" else \
+                    "no app has the label"
+                out.append(_warning(policies, f"rule {rule.name}: {what} {key!r}{did_you_mean(key, known)}", where))
+        wanted = (rule.select.labels or {}) if rule.select is not None else {}
+        for key, value in wanted.items():
+            where = ("policies", index, "select", "labels", key)
+            if key not in labels:
+                out.append(_warning(policies, f"rule {rule.name}: no app has the label {key!r}"
+                                              f"{did_you_mean(key, labels)}", where))
+            elif value not in labels[key]:
+                out.append(_warning(policies, f"rule {rule.name}: no app has the label {key}: {value!r}"
+                                              f"{did_you_mean(value, sorted(map(str, labels[key])))}", where))
+        if held and rule.select is not None and not evaluation.selected.get(rule.name):
+            out.append(_warning(policies, f"rule {rule.name}: selects no app, so it checks nothing",
+                                ("policies", index, "select")))
+    return out
+
+
+def _free_keys(policies: PolicySet, rule: Any) -> list[tuple[str, str]]:
+    """(``settings`` or ``labels``, key) for each key of those mappings the rule's check reads by name."""
+    paths: list[tuple[PathPart, ...]] = []
+    if rule.check.kind == "cel":
+        from tenantdeck.policies.celcost import Unbounded, parse
+        from tenantdeck.policies.model import cel_chains
+
+        try:
+            paths = cel_chains(parse(rule.check.cel or ""))
+        except Unbounded:
+            paths = []
+    elif rule.name in policies.paths:
+        paths = [policies.paths[rule.name]]
+    found = [(str(p[0]), p[1]) for p in paths if len(p) >= 2 and p[0] in ("settings", "labels")
+             and isinstance(p[1], str) and p[1] != "*"]
+    return list(dict.fromkeys(found))
+
+
+def _warning(policies: PolicySet, message: str, where: tuple[PathPart, ...]) -> Problem:
+    line, column = policies.doc.locate(where) if policies.doc is not None else (0, 0)
+    return Problem(Severity.WARNING, message, where, str(policies.path or ""), line, column, "policy-fleet")
 
 
 def broken_apps(problems: Sequence[Problem]) -> set[int]:
@@ -164,7 +226,9 @@ def policy_notes(policies: PolicySet, checked: FleetCheck | None) -> list[Any]:
     from tenantdeck.sync.types import Note
 
     notes = [Note("", f"policies file: {p.render()}", "policy", {"severity": "error"}) for p in policies.problems]
-    if checked is not None:
+    if checked is not None:  # the rules that can run, whatever the others' problems
+        notes += [Note("", f"policies file: {p.render()}", "policy", {"severity": p.severity.value})
+                  for p in checked.evaluation.problems]
         notes += [Note(v.app_name, f"policy {v.rule} ({v.severity}): {v.message}"
                        + (f" ({format_path(v.path)}: {v.found})" if v.found else ""),
                        "policy", {"rule": v.rule, "severity": v.severity}) for v in checked.evaluation.violations]
@@ -172,4 +236,5 @@ def policy_notes(policies: PolicySet, checked: FleetCheck | None) -> list[Any]:
 
 
 __all__ = ["Allowance", "FleetCheck", "NotAllowed", "allowance", "allowed", "audit_target", "broken_apps",
-           "check_apps", "check_draft", "judge_after_push", "policies_for", "policy_notes", "violation_problems"]
+           "check_apps", "check_draft", "fleet_problems", "judge_after_push", "policies_for", "policy_notes",
+           "violation_problems"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
+import time
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -253,7 +254,9 @@ def shorthand_ok(rule: Rule, kind: str | None = None) -> Callable[[Any], bool]:
     if kind == "contains":
         return _holds(check.contains)
     if kind == "matches":
-        pattern = re.compile(check.matches or "")
+        from tenantdeck.policies.patterns import compile_pattern
+
+        pattern = compile_pattern(check.matches or "")  # RE2: linear in the value, whatever the pattern
         return lambda value: isinstance(value, str) and pattern.search(value) is not None
     if kind == "required" and check.required:
         return lambda value: not _empty(value)
@@ -358,6 +361,9 @@ class PolicyEngine:
         self._selected: Counter[str] = Counter()
         self._same_counts: dict[str, Counter[str]] = {r.name: Counter() for r in self._same_rules}
         self._with_problems = 0  #: how many apps have a problem (a rule raised on them)
+        self._spent = 0.0  #: the seconds the cel checks of the current pass took (celcost.PASS_SECONDS)
+        #: per cel rule, :func:`tenantdeck.policies.celcost.within`'s bounds by the length of a view's repr
+        self._quick: dict[str, dict[int, int | None]] = {}
         self._violations: list[Violation] = []  #: the last evaluation's, in app then rule order (patched by update)
         self._majority: dict[str, _Majority] = {}
         #: per ``same`` rule, what its violations' wording reads across apps (a value by its key, how many apps
@@ -368,8 +374,11 @@ class PolicyEngine:
         #: whether the last evaluate/update rebuilt every app's part (False: only the apps it was given changed)
         self.rebuilt = True
         # imported here: the engine's module is imported by every command that may read a policies file
-        from tenantdeck.policies.celview import needs
+        from tenantdeck.policies import celcost
+        from tenantdeck.policies.celview import needs, run
         from tenantdeck.policies.finder import compile_finder
+
+        self._celcost, self._run = celcost, run  # looked up once: _bounded runs per app and cel check
 
         #: per rule, what evaluating it needs (read once: ``Check.kind`` is a property over pydantic's fields set):
         #: (rule, kind, its field's compiled path, the test of one value, what a cel check reads of the app)
@@ -385,6 +394,7 @@ class PolicyEngine:
 
     def evaluate(self, apps: Sequence[Any], presets: Any) -> Evaluation:
         """Every rule over every app (``apps`` as a draft holds them: plain data)."""
+        self._spent = 0.0  # the seconds the cel checks of this pass took (celcost.PASS_SECONDS)
         # in chunks: rule by rule over a few apps keeps those apps' data in the CPU's cache
         self._results = [result for start in range(0, len(apps), _CHUNK)
                          for result in self._batch(apps, presets, range(start, min(start + _CHUNK, len(apps))))]
@@ -418,6 +428,7 @@ class PolicyEngine:
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> Evaluation:
         """After an edit of the apps at ``changed`` (the list's length may have changed too: apps added or removed
         at the end are evaluated, the others' results kept)."""
+        self._spent = 0.0
         resized = len(self._results) != len(apps)
         if resized:
             for gone in self._results[len(apps):]:
@@ -486,8 +497,6 @@ class PolicyEngine:
         seen before (the same values, in the same order, of the same types: its repr) gives the verdict it gave
         then: converting a view to CEL values is most of a check's cost (4 us for a two-level mapping), and
         fleets repeat values. When a batch finds most views new, it stops looking them up."""
-        from tenantdeck.policies.celview import run
-
         program = self.policies.programs[rule.name]
         whole = need.whole or need.items is not None or need.size  # the whole app (a view of it would be all of it)
         seen: dict[str, Any] | None = None if whole else self._memo[rule.name]
@@ -504,7 +513,9 @@ class PolicyEngine:
                 outcome = seen.get(key)
                 looked += 1
                 if outcome is None:
-                    outcome = seen[key] = run(program, view)
+                    outcome = self._bounded(rule, program, view, key)
+                    if not isinstance(outcome, _Refused):  # the pass's budget may be spent only this time
+                        seen[key] = outcome
                     if len(seen) >= _MEMO_SIZE:
                         seen.clear()
                 else:
@@ -512,12 +523,42 @@ class PolicyEngine:
                 if looked == _MEMO_TRIAL and hits * 8 < looked:
                     seen = None
             else:
-                outcome = run(program, view)
+                outcome = self._bounded(rule, program, view)
             if outcome is not True:
                 self._cel_outcome(rule, outcome, indices[k], results[k])
 
+    def _bounded(self, rule: Rule, program: Any, view: Mapping[str, Any], key: str | None = None) -> Any:
+        """:func:`tenantdeck.policies.celview.run` once the check's estimated cost on ``view`` is known to fit its
+        budget (:mod:`tenantdeck.policies.celcost`: the evaluation itself cannot be interrupted), and while this
+        pass's cel checks have not used up their time; else a :class:`_Refused`, and the check is not run.
+        ``key``: the view's repr, if made. The quick bound from the repr's length is tried first, the estimate on
+        the view only when that bound is over the budget."""
+        celcost = self._celcost
+        tree = self.policies.costs.get(rule.name, (None, 1))[0]
+        if tree is not None:
+            longest = len(key if key is not None else repr(view))
+            if celcost.within(tree, longest, celcost.EVAL_BUDGET, self._quick.setdefault(rule.name, {})) is None:
+                try:
+                    celcost.steps(tree, view, celcost.EVAL_BUDGET)
+                except celcost.OverBudget as exc:
+                    return _Refused(f"more than {exc.steps:,} steps on this app, over the {celcost.EVAL_BUDGET:,} "
+                                    "a check may take (its lists are long and the check goes over them one inside "
+                                    "another)")
+                except celcost.Unbounded as exc:
+                    return _Refused(f"its cost on this app cannot be bounded: {exc}")
+        if self._spent > celcost.PASS_SECONDS:
+            return _Refused(f"the {celcost.PASS_SECONDS:g} s the cel checks may take in one evaluation are spent")
+        started = time.perf_counter()
+        outcome = self._run(program, view)
+        self._spent += time.perf_counter() - started
+        return outcome
+
     def _cel_outcome(self, rule: Rule, outcome: Any, index: int, result: _AppResult) -> None:
         """A cel check's verdict on one app other than true: a violation, or a located problem."""
+        if isinstance(outcome, _Refused):
+            result.problems.append(self._raised(rule, f"not run on app {result.name!r}: {outcome.why}",
+                                                Severity.ERROR, "policy-budget"))
+            return
         if outcome is False:
             result.violations.append(Violation(rule.name, rule.severity, rule.message, index, result.name,
                                                result.app_id))
@@ -532,11 +573,11 @@ class PolicyEngine:
         result.problems.append(self._raised(rule, f"gave {type(verdict).__name__} {value_text(verdict)} on app "
                                                   f"{result.name!r}, not true or false"))
 
-    def _raised(self, rule: Rule, text: str) -> Problem:
+    def _raised(self, rule: Rule, text: str, severity: Severity = Severity.WARNING,
+                code: str = "policy-raised") -> Problem:
         """A located problem of the policies file: at the rule's ``cel`` line."""
         where = self.policies.check_position(rule)
-        return Problem(Severity.WARNING, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3],
-                       "policy-raised")
+        return Problem(severity, f"rule {rule.name}: {text}", where[0], where[1], where[2], where[3], code)
 
     def _collect(self, changed: Sequence[int] | None, moved: Collection[str] = ()) -> Evaluation:
         """The evaluation from the kept results, in app order then rule order (each app's own list is in rule order
@@ -677,6 +718,13 @@ def _side(majority: _Majority | None) -> tuple[str, tuple[str, ...]] | None:
 
 def _at(value: Any, key: Any) -> Any:
     return value.get(key, ABSENT) if isinstance(value, Mapping) else ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A cel check not run on one app: over its cost budget (why, in words)."""
+
+    why: str
 
 
 #: the key violations are kept sorted by (bisect finds one app's part)

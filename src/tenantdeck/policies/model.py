@@ -21,7 +21,8 @@ not compile is an error at its line, and the other rules still run.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import typing
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +35,9 @@ FORMAT = 1
 SUFFIX = ".policies.yaml"
 #: the shorthands, each the name of its key in a check (``field`` says where it looks)
 SHORTHANDS = ("equals", "one_of", "matches", "required", "forbidden", "count", "same", "contains")
+#: the longest CEL check read: the library compiles about 7 s per MB of expression (a 1 MB rules file of one
+#: check would hold every command reading it for as long), and no one reviews a check longer than a page
+CEL_MAX = 16_384
 
 
 class _Model(BaseModel):
@@ -48,7 +52,8 @@ class Count(_Model):
 class Check(_Model):
     """Exactly one of ``cel`` or a shorthand (with ``field``)."""
 
-    cel: str | None = Field(None, description="A CEL expression over `app` that is true when the app complies")
+    cel: str | None = Field(None, max_length=CEL_MAX, description="A CEL expression over `app` that is true when "
+                            "the app complies")
     field: str | None = Field(None, description="Where a shorthand looks: `team.admins`, `widgets[*].style.primary_"
                               "color`, `settings['core.conversations.updateOnReplies']`")
     equals: Any = Field(None, description="The value must be exactly this")
@@ -70,11 +75,6 @@ class Check(_Model):
             raise ValueError("`field` goes with a shorthand; a cel check reads the app itself")
         if given[0] != "cel" and not self.field:
             raise ValueError(f"`{given[0]}` needs a `field`: the path it checks")
-        if given[0] == "matches":
-            try:
-                re.compile(self.matches or "")
-            except re.error as exc:
-                raise ValueError(f"matches: not a regular expression: {exc}") from None
         if given[0] == "contains" and type(self.contains) not in (str, int, float, bool):
             raise ValueError("contains: one value the list must hold (a text, number or true/false); for several, "
                              "write a rule for each")
@@ -120,6 +120,9 @@ class PolicySet:
     problems: list[Problem] = field(default_factory=list)
     #: rule name -> compiled CEL program (the ``cel`` package's), for cel checks
     programs: dict[str, Any] = field(default_factory=dict)
+    #: rule name -> (its CEL tree, to estimate its cost per app, or None when the estimate at load holds for every
+    #: app; the estimate at load, in steps): :mod:`tenantdeck.policies.celcost`
+    costs: dict[str, tuple[Any, int]] = field(default_factory=dict)
     #: rule name -> its field path, parsed
     paths: dict[str, tuple[PathPart, ...]] = field(default_factory=dict)
     #: rule name -> its index among the file's rules (rules that failed to load count too)
@@ -235,6 +238,104 @@ def holds_list(parts: Sequence[PathPart]) -> bool:
     return lists(type_at(App, [0 if p == WILDCARD else p for p in parts]))
 
 
+# -- the fields a CEL check reads ---------------------------------------------------------------------------------
+#
+# Checked when the file is read against what an app can hold, as a shorthand's path is (check_field). Why: CEL reads
+# a missing field as an error at run time (or ``has()`` as false), so ``app.webhoks.all(w, w.enabled)`` was a
+# per-app *warning* and, guarded with ``has()`` as that warning advised, a rule that never fires: a typo turned a
+# rule off in silence (issue 33). The library has no declarations or type checker (its ``Program`` offers
+# ``variables()`` and ``functions()`` only), so the expression's field chains are read from its tree
+# (:func:`tenantdeck.policies.celcost.parse`). A comprehension's variable stands for an item of the list it goes
+# over (``w`` in ``app.webhooks.all(w, ...)`` reads ``webhooks[*]``); over a mapping it stands for a key, and what
+# follows it is not checked. A key of a free mapping (``settings``, ``labels``) is left to
+# :func:`tenantdeck.policies.checks.fleet_problems`, which knows the draft.
+
+#: a chain's path in the app, or None when it does not read the app (a literal, a key, a computed value)
+_AppPath = tuple[PathPart, ...] | None
+
+
+def unknown_cel_field(tree: tuple[Any, ...]) -> str | None:
+    """Why the first field chain of ``tree`` that names nothing an app holds is wrong (with a did-you-mean), or
+    None."""
+    for parts in cel_chains(tree):
+        reason = check_field(parts)
+        if reason is not None:
+            return f"{_written(parts)}: {reason}"
+    return None
+
+
+def cel_chains(tree: tuple[Any, ...]) -> list[tuple[PathPart, ...]]:
+    """Every path in the app the expression reads (``("webhooks", "*", "enabled")``), longest first per chain."""
+    found: list[tuple[PathPart, ...]] = []
+    for parts in _cel_walk(tree, {"app": ()}):
+        if parts and parts not in found:
+            found.append(parts)
+    return found
+
+
+def _cel_walk(node: tuple[Any, ...], env: dict[str, _AppPath]) -> Iterator[tuple[PathPart, ...]]:
+    kind = node[0]
+    if kind in ("select", "index"):
+        parts = _cel_path(node, env)
+        if parts is not None:
+            yield parts
+        yield from _cel_walk(node[1], env)
+        if kind == "index":
+            yield from _cel_walk(node[2], env)
+        return
+    if kind == "macro":
+        _, _, target, names, bodies = node
+        yield from _cel_walk(target, env)
+        inner = dict(env)
+        over = _cel_path(target, env)
+        for variable in names[:-1]:
+            inner[variable] = None  # an index or a key
+        inner[names[-1]] = (*over, WILDCARD) if over is not None and _is_list(over) else None
+        for body in bodies:
+            yield from _cel_walk(body, inner)
+        return
+    from tenantdeck.policies.celcost import children
+
+    for child in children(node):
+        yield from _cel_walk(child, env)
+
+
+def _cel_path(node: tuple[Any, ...], env: dict[str, _AppPath]) -> _AppPath:
+    """The path in the app a chain reads (``app.webhooks[0].name`` -> ``("webhooks", "*", "name")``), or None."""
+    kind = node[0]
+    if kind == "ident":
+        return env.get(node[1])
+    if kind == "select":
+        base = _cel_path(node[1], env)
+        return None if base is None else (*base, node[2])
+    if kind == "index":
+        base = _cel_path(node[1], env)
+        if base is None:
+            return None
+        key = node[2]
+        if key[0] == "lit" and isinstance(key[1], str):
+            return (*base, key[1])
+        return (*base, WILDCARD) if _is_list(base) else None  # a computed key of a mapping: not checked
+    return None
+
+
+def _is_list(parts: tuple[PathPart, ...]) -> bool:
+    """Whether the app holds a list at ``parts`` (a comprehension over it binds its items, not keys)."""
+    from tenantdeck.draft.pydantic_problems import _arms, type_at
+    from tenantdeck.models.app import App
+
+    tp = type_at(App, [0 if p == WILDCARD else p for p in parts])
+    return tp is not None and any(typing.get_origin(arm) in (list, tuple) for arm in _arms(tp))
+
+
+def _written(parts: tuple[PathPart, ...]) -> str:
+    """``app.webhooks[*].name`` as the rule's reader would write it."""
+    out = "app"
+    for part in parts:
+        out += "[*]" if part == WILDCARD else f".{part}" if str(part).isidentifier() else f"['{part}']"
+    return out
+
+
 # -- reading -----------------------------------------------------------------------------------------------------
 
 
@@ -285,10 +386,10 @@ def load_policies(path: Path) -> PolicySet:
         if rule.name in seen:
             problem(f"a second rule named {rule.name!r}: names must be unique", ("policies", i, "name"), "policy-rule")
             continue
-        reason = _prepare(rule, result)
-        if reason is not None:
-            where = ("policies", i, "check", "cel" if rule.check.kind == "cel" else "field")
-            problem(f"rule {rule.name}: {reason}", where, "policy-rule")
+        refused = _prepare(rule, result)
+        if refused is not None:
+            reason, key = refused
+            problem(f"rule {rule.name}: {reason}", ("policies", i, "check", key), "policy-rule")
             continue
         seen.add(rule.name)
         result.indexes[rule.name] = i
@@ -296,27 +397,66 @@ def load_policies(path: Path) -> PolicySet:
     return result
 
 
-def _prepare(rule: Rule, into: PolicySet) -> str | None:
-    """Compile the rule's CEL, or parse and check its field path; why it cannot run, or None."""
+def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
+    """Compile the rule's CEL, or parse and check its field path (and compile its pattern); (why it cannot run,
+    the check's key that says so), or None."""
     check = rule.check
     if check.kind == "cel":
         import cel
 
         try:
-            into.programs[rule.name] = cel.compile(check.cel or "")
+            program = cel.compile(check.cel or "")
         except (ValueError, RuntimeError, TypeError) as exc:
-            return f"the CEL expression does not compile: {_first_line(exc)}"
+            return f"the CEL expression does not compile: {_first_line(exc)}", "cel"
+        reason = _bound(rule, check.cel or "", into)
+        if reason is not None:
+            return reason, "cel"
+        into.programs[rule.name] = program
         return None
     try:
         parts = parse_field(check.field or "")
     except ValueError as exc:
-        return str(exc)
+        return str(exc), "field"
     reason = check_field(parts)
     if reason is None and check.kind == "contains" and not holds_list(parts):
         reason = "is not a list, so `contains` cannot hold a value there (compare it with `equals` or `one_of`)"
     if reason is not None:
-        return f"field {check.field}: {reason}"
+        return f"field {check.field}: {reason}", "field"
+    if check.kind == "matches":
+        from tenantdeck.policies.patterns import PatternError, compile_pattern
+
+        try:
+            compile_pattern(check.matches or "")
+        except PatternError as exc:
+            return f"matches: {exc}", "matches"
     into.paths[rule.name] = parts
+    return None
+
+
+def _bound(rule: Rule, source: str, into: PolicySet) -> str | None:
+    """Why a compiled CEL check cannot run as written: a field no app holds (:func:`unknown_cel_field`),
+    over its cost budget (:mod:`tenantdeck.policies.celcost`), a pattern the engine refuses; or None (its cost and
+    tree kept in ``into``)."""
+    from tenantdeck.policies import celcost
+    from tenantdeck.policies.patterns import cel_pattern_problem
+
+    try:
+        tree = celcost.parse(source)
+        unknown = unknown_cel_field(tree)
+        if unknown is not None:  # checked before the cost: a typo is the likelier mistake
+            return f"reads {unknown}"
+        steps = celcost.steps(tree, celcost.APP)
+    except celcost.Unbounded as exc:
+        return f"its cost cannot be bounded: {exc} (docs/policies.md: what a check may cost)"
+    except celcost.OverBudget as exc:
+        return (f"over its cost budget: even on an app with one item in each list it would take more than "
+                f"{exc.steps:,} steps, and a check may take {celcost.EVAL_BUDGET:,} (nested comprehensions multiply: "
+                f"docs/policies.md)")
+    for pattern in celcost.literal_patterns(tree):
+        problem = cel_pattern_problem(pattern)
+        if problem is not None:
+            return f"matches({pattern!r}): {problem}"
+    into.costs[rule.name] = (tree if celcost.data_dependent(tree) else None, steps)
     return None
 
 
@@ -335,5 +475,5 @@ def _words(err: Any) -> str:
     return message.removeprefix("Value error, ")
 
 
-__all__ = ["FORMAT", "SHORTHANDS", "Check", "PoliciesFile", "PolicySet", "Rule", "Select", "check_field",
-           "holds_list", "load_policies", "parse_field", "policies_path"]
+__all__ = ["FORMAT", "SHORTHANDS", "Check", "PoliciesFile", "PolicySet", "Rule", "Select", "cel_chains",
+           "check_field", "holds_list", "load_policies", "parse_field", "policies_path"]

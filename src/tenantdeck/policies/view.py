@@ -185,6 +185,9 @@ class FleetPolicies:
         self.policies: PolicySet | None = None  #: None until :meth:`read`
         self.engine: PolicyEngine | None = None
         self.evaluation: Evaluation | None = None
+        #: what only the fleet tells of the rules (unknown settings keys and labels, empty selections), found at
+        #: each full evaluation (:func:`tenantdeck.policies.checks.fleet_problems`)
+        self.fleet_warnings: list[Problem] = []
         self.badges: dict[int, Badge] = {}
         self._signature: tuple[int, int] | None = None
         self._stale: set[int] | None = None  #: apps edited since the last evaluation; None: every app
@@ -286,7 +289,10 @@ class FleetPolicies:
 
             self.evaluation = Evaluation()
             return self._rebadge()
+        from tenantdeck.policies.checks import fleet_problems
+
         self.evaluation = self.engine.evaluate(apps, presets)
+        self.fleet_warnings = fleet_problems(self.policies, apps, self.evaluation)
         return self._rebadge()
 
     def update(self, apps: Sequence[Any], presets: Any, changed: Sequence[int]) -> set[int]:
@@ -347,7 +353,7 @@ class FleetPolicies:
         """The rules file's own problems, then those found while running a rule (once per place, with a count)."""
         if self.policies is None:
             return []
-        rows: list[FileProblemRow] = [FileProblemRow(p) for p in self.policies.problems]
+        rows = [FileProblemRow(p) for p in [*self.policies.problems, *self.fleet_warnings]]
         grouped: dict[tuple[str, int, int, tuple[PathPart, ...]], list[Problem]] = {}
         for p in self.evaluation.problems if self.evaluation is not None else ():
             grouped.setdefault((p.file, p.line, p.column, p.path), []).append(p)

@@ -327,11 +327,14 @@ def _policy_verdict(request: PushRequest, local: Local, plan: Plan, now: Mapping
 
     policies = request.policies
     assert policies is not None
-    if policies.problems:
-        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
-                           "aside) and push again; nothing was pushed", problems=list(policies.problems))
+    # the rules that can run, even beside some that cannot
     checked = judge_after_push(policies, local, plan.operations, now, order)
     let, blocking = allowed(checked.blocking, request.allow_violations)
+    broken = [*policies.problems, *(p for p in checked.evaluation.problems if p.is_error)]
+    if broken:  # a rule that did not run (a problem of the file, or over its cost budget on an app)
+        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
+                           "aside) and push again; nothing was pushed", lines=[v.describe() for v in blocking],
+                           problems=broken)
     if blocking:
         rules = sorted({v.rule for v in blocking})
         # the way through is the UI's to say (the CLI's flags, the editor's key): not written here
