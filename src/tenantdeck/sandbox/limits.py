@@ -21,11 +21,12 @@ from typing import Final
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES
 from tenantdeck.sandbox import errors
 
-#: The largest request body, in bytes. The API's bodies are a few kilobytes (a message's ``data`` is at most
-#: 10 KB); a megabyte leaves room for anything legitimate.
-DEFAULT_MAX_BODY: Final = 1024 * 1024
+#: The largest request body by default (``--max-body``): the service's documented bound, defined with the other
+#: limits ``validate`` checks (:mod:`tenantdeck.jsonlimits`).
+DEFAULT_MAX_BODY: Final = BODY_MAX_BYTES
 CLOSE: Final = {"Connection": "close"}
 
 
@@ -92,10 +93,7 @@ class BodyLimitMiddleware:
         await response(scope, receive, send)
 
 
-#: The largest settings document one extension of one app may hold, in bytes of compact JSON. The biggest real
-#: ones are a profanity word list or a few hundred custom masks (tens of kilobytes); data-masking's PUT *adds* the
-#: masks it sends to those kept, so without a bound repeated requests would grow one row without end.
-EXTENSION_SETTINGS_MAX_BYTES: Final = 256 * 1024
+__all__ = ["CERTIFICATE_MAX_BYTES", "DEFAULT_MAX_BODY", "EXTENSION_SETTINGS_MAX_BYTES", "BodyLimitMiddleware"]
 #: The largest push certificate upload. A .p12 bundle or a .p8 key is one to a few kilobytes; only its SHA-256,
 #: size and upload time are stored, but the bytes are read (and checked) in memory first.
 CERTIFICATE_MAX_BYTES: Final = 64 * 1024
