@@ -25,6 +25,7 @@ from tenantdeck.cli import cli
 from tenantdeck.draft import load_text
 from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES
 from tenantdeck.sandbox import create_app
+from tenantdeck.textsafe import shortened
 
 BIG_WORD = 10_000_000
 MANY_WORDS = 100_000
@@ -161,3 +162,48 @@ def test_validate_and_the_sandbox_draw_the_limit_at_the_same_byte(
     too_large = [p for p in result.problems if p.code == "too_large"]
     took = asyncio.run(_sandbox_takes(tmp_path_factory.mktemp("sb"), words))
     assert took == (not too_large), (took, [p.render() for p in too_large])
+
+
+# --- text output shortens long values; JSON keeps them -----------------------------------------------------------
+
+def test_diff_text_shortens_a_long_value_and_json_keeps_it(env: dict[str, str], tmp_path: Path) -> None:
+    draft = pulled(tmp_path)
+    css = "a" * 30_000 + "TAIL"
+    text = draft.read_text()
+    key = "        style:\n"
+    draft.write_text(text.replace(key, key + f"          custom_css: '{css}'\n", 1))
+    for fmt in ("text", "markdown"):
+        code, out, err = run("diff", "d.yaml", "--format", fmt)
+        assert code == exitcodes.CHANGES, err
+        (line,) = [line for line in out.splitlines() if "custom_css" in line]
+        assert len(line) < 400, len(line)
+        assert "…" in line and "TAIL" in line and "(30,006 chars)" in line  # start, end and length (with quotes)
+    code, out, err = run("diff", "d.yaml", "--format", "json")
+    assert code == exitcodes.CHANGES, err
+    assert json.dumps(css) in out  # the whole value
+
+
+@given(st.text(max_size=2000), st.integers(20, 500))
+def test_a_shortened_text_keeps_its_start_end_and_length(text: str, limit: int) -> None:
+    short = shortened(text, limit)
+    if len(text) <= limit:
+        assert short is text
+        return
+    tail = limit // 5
+    assert short.startswith(text[: limit - tail]) and short.endswith(f"{text[-tail:]} ({len(text):,} chars)")
+    assert len(short) <= limit + len(f"… ({len(text):,} chars)")
+
+
+def test_a_problem_quoting_a_long_value_is_shortened_in_text_and_whole_in_json(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    draft = pulled(tmp_path)
+    value = "x" * 100_000
+    text = draft.read_text()
+    assert "recent_chat_listing: all_chats" in text
+    draft.write_text(text.replace("recent_chat_listing: all_chats", f"recent_chat_listing: {value}", 1))
+    _, out, _ = run("validate", "d.yaml")
+    (line,) = [line for line in out.splitlines() if "recent_chat_listing" in line]
+    assert len(line) < 600 and "(100,002 chars)" in line and line.endswith("refuses to create or set such a value")
+    _, out, _ = run("validate", "d.yaml", "--format", "json")
+    assert value in out
