@@ -139,6 +139,17 @@ def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
     return sorted(unique, key=lambda p: (p.file, p.line, p.column, p.severity is not Severity.ERROR, p.key_path))
 
 
+#: the warnings ``--strict`` (validate, diff, plan, push) makes errors: a secret written as a value in the draft
+STRICT_CODES: frozenset[str] = frozenset({"literal_secret"})
+
+
+def strict(problems: Iterable[Problem]) -> list[Problem]:
+    """``problems`` with the warnings of :data:`STRICT_CODES` made errors (``--strict``): the one place that
+    decides what strictness means, for every command that has the option."""
+    return [Problem(Severity.ERROR, p.message, p.path, p.file, p.line, p.column, p.code, p.extra)
+            if p.code in STRICT_CODES and not p.is_error else p for p in problems]
+
+
 def has_errors(problems: Iterable[Problem]) -> bool:
     return any(p.is_error for p in problems)
 

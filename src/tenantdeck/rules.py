@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.jsonlimits import json_size
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
+from tenantdeck.models.app import app_secret_values
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
@@ -236,9 +237,6 @@ def _check_webhooks(checker: WidgetChecker, app: App, base: tuple[PathPart, ...]
             yield error(f"webhooks[{hook_ids[hook.id]}] of this app has the same id", (*path, "id"), "duplicate_id")
         hook_ids.setdefault(hook.id, j)
         yield from _held_values(hook, path)
-        for name, value in _secrets(hook):
-            if value is not None and not is_reference(value):
-                yield _literal_secret((*path, name))
         if hook.webhookURL.startswith("http://") and is_loopback_host(_host(hook.webhookURL)):
             yield warning(
                 "plain http to a loopback host: fine for local testing, but the service delivers only to public "
@@ -248,10 +246,15 @@ def _check_webhooks(checker: WidgetChecker, app: App, base: tuple[PathPart, ...]
             )
 
 
-def _check_sms(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
-    for name, value in _secrets(app.sms):
-        if value is not None and not is_reference(value):
-            yield _literal_secret((*base, "sms", name))
+def _check_literal_secrets(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                           convert: Converter) -> Iterator[Problem]:
+    """A secret written as a value instead of a ``${VAR}`` reference, in any field the models mark secret (SMS,
+    webhooks, every extension's keys and tokens): a warning (``--strict`` makes it an error), at the field."""
+    if app.sms is None and not app.webhooks and app.extension_settings is None:
+        return
+    for path, value in app_secret_values(app):
+        if not is_reference(value):
+            yield _literal_secret((*base, *path))
 
 
 def _check_settings(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
@@ -270,7 +273,7 @@ APP_CHECKS: tuple[AppCheck, ...] = (
     (("extensions",), _check_extensions),
     (("widgets", "id", "name", "extensions"), _check_widgets),
     (("webhooks",), _check_webhooks),
-    (("sms",), _check_sms),
+    (("sms", "webhooks", "extension_settings"), _check_literal_secrets),
     (("settings",), _check_settings),
     (("extension_settings", "sms", "team", "settings"), _check_sizes),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -188,6 +189,22 @@ def _secrets_below(section: str, model: type[BaseModel], keyed: bool,
 
 
 _SECRET_FIELDS: list[SecretField] = []
+
+
+def app_secret_values(app: App) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(key path inside the app, value) of every secret ``app`` writes, in every section the models mark one
+    (``sms.twilioAuthToken``, ``webhooks[2].password``, ``extension_settings.gifs-giphy.giphyApiKey``): what the
+    literal-secret warning and pull's note about a replaced literal both walk."""
+    for found in app_secret_fields():
+        if found.keyed:
+            for j, item in enumerate(getattr(app, found.section)):
+                value = getattr(item, found.name)
+                if isinstance(value, str):
+                    yield (found.section, j, found.name), value
+            continue
+        located = found.locate(app)
+        if located is not None and isinstance(located[0], str):
+            yield located[1], located[0]
 
 
 def secret_field_of(field: str) -> tuple[SecretField, str] | None:
