@@ -15,16 +15,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from tenantdeck.hosts import is_loopback_host
-from tenantdeck.jsonlimits import json_size
+from tenantdeck.jsonlimits import BODY_MAX_BYTES
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.app import app_secret_values
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
-from tenantdeck.sizelimits import app_size_problems, widget_body_problem
+from tenantdeck.sizelimits import app_size_problems, fast_size, widget_body_problem
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
+#: a widget body estimated under this is not measured again (:func:`tenantdeck.sizelimits.widget_body_problem`)
+BODY_HALF = BODY_MAX_BYTES // 2
 
 
 def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:
@@ -139,15 +141,15 @@ class WidgetChecker:
         return self.resolve_sized(widget)[0]
 
     def resolve_sized(self, widget: WidgetDraft) -> tuple[WidgetSettings | ValidationError | None, int]:
-        """:meth:`resolve`, and about how many bytes of JSON the merged settings are (0: unknown). Exact but for
-        the catalog defaults the model adds (a few kilobytes) and the widget's own name (at most 100 characters)."""
+        """:meth:`resolve`, and how many bytes of JSON the merged settings are (0: unknown), as sent but for the
+        widget's own name (at most 100 characters), which the memo leaves out."""
         name = widget.extends
         if name is None:
-            merged = merge_settings(None, widget)
             try:
-                return WidgetSettings.model_validate(merged), json_size(merged)
+                settings = WidgetSettings.model_validate(merge_settings(None, widget))
             except ValidationError as exc:
                 return exc, 0
+            return settings, fast_size(settings)
         preset = self.presets.get(name)
         if preset is None:
             return None, 0
@@ -162,7 +164,8 @@ class WidgetChecker:
             for section, value in overrides.items():
                 merged[section] = {**merged.get(section, {}), **value} if section in SECTIONS else value
             try:
-                hit = WidgetSettings.model_validate(merged), json_size(merged)
+                valid = WidgetSettings.model_validate(merged)
+                hit = valid, fast_size(valid)
             except ValidationError as exc:
                 hit = exc, 0
             self._memo[key] = hit
@@ -334,7 +337,7 @@ def _check_widget(
     if isinstance(settings, ValidationError):
         yield from convert(settings, path)
         return
-    too_large = widget_body_problem(size, settings, path, widget.overrides())
+    too_large = widget_body_problem(size, settings, path, widget.overrides) if size > BODY_HALF else None
     if too_large is not None:
         yield too_large
     yield from _extension_dependencies(app, widget, settings, path)
