@@ -2,8 +2,9 @@
 
 Three drafts, each the init sample with its first app's profanity word list replaced: "10MB-word" (one bad word of
 10,000,000 characters), "100000-words" (100,000 short words, 1.3 MB of JSON) and, for scale, "sample" (the init
-sample as it is). Each command runs as a fresh process, ``--rounds`` times; the table gives the median wall time
-and the largest peak RSS (``ru_maxrss`` of the child). Both hostile drafts must be refused (exit 1) in bounded time
+sample as it is). Each command runs as a fresh process, ``--rounds`` times; the table gives the median wall time,
+the median CPU time (user + system: what the command costs, whatever else the machine runs) and the largest peak
+RSS (``ru_maxrss`` of the child). Both hostile drafts must be refused (exit 1) in bounded time
 and memory: seconds and tens of megabytes.
 
     .venv/bin/python bench/limits.py [--rounds R] [--keep DIR]
@@ -44,8 +45,8 @@ def drafts(folder: Path) -> dict[str, Path]:
     return out
 
 
-def measure(args: list[str], cwd: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one fresh process (``ru_maxrss`` is in KiB on Linux)."""
+def measure(args: list[str], cwd: Path) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds, peak RSS in MB, exit code) of one fresh process (``ru_maxrss``: KiB on Linux)."""
     started = time.perf_counter()
     proc = subprocess.Popen([*TOOL, *args], cwd=cwd, env=process_env(TENANTDECK_DATA_DIR=str(cwd / "data"),
                                                                     TENANTDECK_CONFIG_DIR=str(cwd / "cfg")),
@@ -53,7 +54,7 @@ def measure(args: list[str], cwd: Path) -> tuple[float, float, int]:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode
 
 
 def main() -> None:
@@ -65,17 +66,18 @@ def main() -> None:
     folder = opts.keep or Path(tempfile.mkdtemp(prefix="tenantdeck-bench-limits-"))
     folder.mkdir(parents=True, exist_ok=True)
     paths = drafts(folder)
-    print(f"load average {os.getloadavg()[0]:.1f}; {opts.rounds} rounds, median wall, max peak RSS")
-    print("| draft | command | exit | wall (s) | peak RSS (MB) |")
-    print("|---|---|---|---|---|")
+    print(f"load average {os.getloadavg()[0]:.1f}; {opts.rounds} rounds, median wall and CPU, max peak RSS")
+    print("| draft | command | exit | wall (s) | CPU (s) | peak RSS (MB) |")
+    print("|---|---|---|---|---|---|")
     for name, path in paths.items():
         for command in (["validate", path.name], ["diff", "--offline", path.name]):
             runs = [measure(command, folder) for _ in range(opts.rounds)]
-            codes = {code for _, _, code in runs}
-            wall = statistics.median(w for w, _, _ in runs)
-            rss = max(r for _, r, _ in runs)
+            codes = {run[3] for run in runs}
+            wall = statistics.median(run[0] for run in runs)
+            cpu = statistics.median(run[1] for run in runs)
+            rss = max(run[2] for run in runs)
             print(f"| {name} ({path.stat().st_size / 1e6:.2f} MB) | {' '.join(command[:-1])} | "
-                  f"{'/'.join(map(str, sorted(codes)))} | {wall:.2f} | {rss:.0f} |")
+                  f"{'/'.join(map(str, sorted(codes)))} | {wall:.2f} | {cpu:.2f} | {rss:.0f} |")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from tenantdeck import exitcodes
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.cli import cli
 from tenantdeck.draft import load_text
-from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES
+from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES, json_size, largest_part
 from tenantdeck.sandbox import create_app
 from tenantdeck.textsafe import shortened
 
@@ -207,3 +207,18 @@ def test_a_problem_quoting_a_long_value_is_shortened_in_text_and_whole_in_json(
     assert len(line) < 600 and "(100,002 chars)" in line and line.endswith("refuses to create or set such a value")
     _, out, _ = run("validate", "d.yaml", "--format", "json")
     assert value in out
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+                    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+                    max_leaves=30), st.integers(1, 200))
+def test_the_part_found_is_over_the_limit_and_none_of_its_children_is(value: Any, limit: int) -> None:
+    """largest_part skips what cannot be over without encoding it; it must find what encoding would."""
+    path = largest_part(value, limit)
+    part = value
+    for key in path:
+        part = part[key]
+    if path:
+        assert json_size(part) > limit
+    children = part.values() if isinstance(part, dict) else part if isinstance(part, list) else []
+    assert all(json_size(child) <= limit for child in children)
