@@ -131,3 +131,28 @@ def test_over_loopback_a_100_mb_upload_is_refused_from_its_headers(tmp_path: Pat
         assert b"ERR_PAYLOAD_TOO_LARGE" in reply or b"content-length" in reply.lower()
         with httpx.Client(base_url=url, headers={"key": "k", "secret": "s"}) as c:
             assert c.get("/apps").json()["data"] == []
+
+
+@pytest.mark.e2e
+def test_over_loopback_a_sender_that_declares_more_than_it_sends_is_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 413 waits for the rest of the body (issue 32: so the client reads it instead of a reset), but not for a
+    rest that never comes: after DRAIN_MAX_SECONDS it is answered anyway."""
+    from tenantdeck.sandbox import limits
+
+    monkeypatch.setattr(limits, "DRAIN_MAX_SECONDS", 0.5)
+    app = create_app(tmp_path / "db.sqlite3", key="k", secret="s", seed=False)
+    with serve_on_loopback(app) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            sock.sendall(
+                b"POST /apps HTTP/1.1\r\nHost: sandbox\r\nkey: k\r\nsecret: s\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {2 * DEFAULT_MAX_BODY}\r\n\r\n".encode() + b'{"name": "' + b"x" * CHUNK
+            )
+            reply = b""
+            while b"\r\n\r\n" not in reply:
+                chunk = sock.recv(65536)
+                assert chunk, reply
+                reply += chunk
+        assert reply.startswith(b"HTTP/1.1 413 "), reply

@@ -14,7 +14,8 @@ Before answering, the rest of the body is read and dropped, up to :data:`DRAIN_M
 nothing is kept). Without that, the server closed the socket with the body still unread in it, the kernel answered
 with a TCP reset, and the reset destroyed the 413 before the client read it: a 10 MB push saw "ReadError", took it
 for a network failure and sent the 10 MB five more times (issue 32). A body declared larger than
-:data:`DRAIN_MAX_BYTES` is answered at once (no client that made a mistake sends that much). The answer carries
+:data:`DRAIN_MAX_BYTES` is answered at once (no client that made a mistake sends that much), and one that does not
+arrive within :data:`DRAIN_MAX_SECONDS` is answered then. The answer carries
 ``Connection: close`` either way.
 The nesting limit lives where the JSON is parsed (:func:`tenantdeck.sandbox.bodies.json_body`).
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from typing import Final
 
+import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -38,15 +40,21 @@ CLOSE: Final = {"Connection": "close"}
 DRAIN_MAX_BYTES: Final = 32 * 1024 * 1024
 
 
+#: ... and for how long at most: a sender that declares more than it sends (or trickles) is answered then
+DRAIN_MAX_SECONDS: float = 10.0
+
+
 async def drain(receive: Receive, budget: int) -> None:
-    """Read and drop the rest of a request body, at most ``budget`` more bytes (see the module docstring)."""
-    while budget >= 0:
-        message = await receive()
-        if message["type"] != "http.request":
-            return
-        budget -= len(message.get("body", b""))
-        if not message.get("more_body", False):
-            return
+    """Read and drop the rest of a request body, at most ``budget`` more bytes and :data:`DRAIN_MAX_SECONDS` (see
+    the module docstring)."""
+    with anyio.move_on_after(DRAIN_MAX_SECONDS):
+        while budget >= 0:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            budget -= len(message.get("body", b""))
+            if not message.get("more_body", False):
+                return
 
 
 def too_large(max_body: int) -> errors.ApiError:
