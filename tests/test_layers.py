@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tenantdeck", "tenantdeck.exitcodes", "tenantdeck.problems", "tenantdeck.textsafe",
                     "tenantdeck.atomic", "tenantdeck.locations", "tenantdeck.hosts", "tenantdeck.jsonlimits",
                     "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile")),
-    ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.api")),
+    ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
     ("sync", ("tenantdeck.sync", "tenantdeck.targets", "tenantdeck.policies")),

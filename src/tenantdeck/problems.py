@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import shortened_runs, shown
 
 PathPart = str | int
 
@@ -103,11 +103,13 @@ class Problem:
         """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root).
 
         One line, safe for a terminal: messages quote the draft's and the service's values (a key, a name), which
-        may carry control characters or a newline that would forge a line of its own; those are shown escaped.
+        may carry control characters or a newline that would forge a line of its own; those are shown escaped. A
+        long value quoted in the message is shortened (:func:`~tenantdeck.textsafe.shortened_runs`); the JSON
+        output keeps it whole.
         """
         where = f"{self.file or '<draft>'}:{self.line}:{self.column}"
         key = f"{self.key_path}: " if self.path else ""
-        return shown(f"{where}: {self.severity.value}: {key}{self.message}")
+        return shown(f"{where}: {self.severity.value}: {key}{shortened_runs(self.message)}")
 
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
@@ -135,6 +137,17 @@ def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
             seen.add(key)
             unique.append(p)
     return sorted(unique, key=lambda p: (p.file, p.line, p.column, p.severity is not Severity.ERROR, p.key_path))
+
+
+#: the warnings ``--strict`` (validate, diff, plan, push) makes errors: a secret written as a value in the draft
+STRICT_CODES: frozenset[str] = frozenset({"literal_secret"})
+
+
+def strict(problems: Iterable[Problem]) -> list[Problem]:
+    """``problems`` with the warnings of :data:`STRICT_CODES` made errors (``--strict``): the one place that
+    decides what strictness means, for every command that has the option."""
+    return [Problem(Severity.ERROR, p.message, p.path, p.file, p.line, p.column, p.code, p.extra)
+            if p.code in STRICT_CODES and not p.is_error else p for p in problems]
 
 
 def has_errors(problems: Iterable[Problem]) -> bool:

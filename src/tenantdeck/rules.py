@@ -15,13 +15,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from tenantdeck.hosts import is_loopback_host
+from tenantdeck.jsonlimits import BODY_MAX_BYTES
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
+from tenantdeck.models.app import app_secret_values
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
+from tenantdeck.sizelimits import app_size_problems, fast_size, widget_body_problem
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
+#: a widget body estimated under this is not measured again (:func:`tenantdeck.sizelimits.widget_body_problem`)
+BODY_HALF = BODY_MAX_BYTES // 2
 
 
 def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> list[Problem]:
@@ -109,7 +114,9 @@ class WidgetChecker:
     widget (about 70 values) again and again repeats the same work: 1,000 such widgets cost about 20 ms. The
     outcome of merging cannot depend on the widget's ``name`` (the patch model checks a name exactly as the full
     model does, and a preset's own name was checked with the preset), so the name is left out of the memo key and
-    1,000 widgets cost a few validations. ``forget(preset)`` drops what was learnt about an edited preset.
+    1,000 widgets cost a few validations. ``forget(preset)`` drops what was learnt about an edited preset. Beside
+    each outcome it keeps the size of the merged settings as JSON (:meth:`resolve_sized`), the estimate the body
+    limit is checked from (:mod:`tenantdeck.sizelimits`), plus the widget's name.
     """
 
     def __init__(self, presets: Mapping[str, WidgetSettings], known: Collection[str] | None = None) -> None:
@@ -118,7 +125,7 @@ class WidgetChecker:
         #: again (the preset's own problems say why), one that extends a missing preset is
         self.known = known if known is not None else presets
         self._dumps: dict[str, dict[str, Any]] = {}
-        self._memo: dict[tuple[str, Any], WidgetSettings | ValidationError] = {}
+        self._memo: dict[tuple[str, Any], tuple[WidgetSettings | ValidationError, int]] = {}
 
     def forget(self, preset: str | None = None) -> None:
         if preset is None:
@@ -131,15 +138,21 @@ class WidgetChecker:
 
     def resolve(self, widget: WidgetDraft) -> WidgetSettings | ValidationError | None:
         """The merged settings, the error that merging them raised, or None (the preset is missing or invalid)."""
+        return self.resolve_sized(widget)[0]
+
+    def resolve_sized(self, widget: WidgetDraft) -> tuple[WidgetSettings | ValidationError | None, int]:
+        """:meth:`resolve`, and how many bytes of JSON the merged settings are (0: unknown), as sent but for the
+        widget's own name (at most 100 characters), which the memo leaves out."""
         name = widget.extends
         if name is None:
             try:
-                return WidgetSettings.model_validate(merge_settings(None, widget))
+                settings = WidgetSettings.model_validate(merge_settings(None, widget))
             except ValidationError as exc:
-                return exc
+                return exc, 0
+            return settings, fast_size(settings)
         preset = self.presets.get(name)
         if preset is None:
-            return None
+            return None, 0
         overrides = widget.overrides()
         key = (name, _frozen({k: v for k, v in overrides.items() if k != "name"}))
         hit = self._memo.get(key)
@@ -151,9 +164,10 @@ class WidgetChecker:
             for section, value in overrides.items():
                 merged[section] = {**merged.get(section, {}), **value} if section in SECTIONS else value
             try:
-                hit = WidgetSettings.model_validate(merged)
+                valid = WidgetSettings.model_validate(merged)
+                hit = valid, fast_size(valid)
             except ValidationError as exc:
-                hit = exc
+                hit = exc, 0
             self._memo[key] = hit
         return hit
 
@@ -226,9 +240,6 @@ def _check_webhooks(checker: WidgetChecker, app: App, base: tuple[PathPart, ...]
             yield error(f"webhooks[{hook_ids[hook.id]}] of this app has the same id", (*path, "id"), "duplicate_id")
         hook_ids.setdefault(hook.id, j)
         yield from _held_values(hook, path)
-        for name, value in _secrets(hook):
-            if value is not None and not is_reference(value):
-                yield _literal_secret((*path, name))
         if hook.webhookURL.startswith("http://") and is_loopback_host(_host(hook.webhookURL)):
             yield warning(
                 "plain http to a loopback host: fine for local testing, but the service delivers only to public "
@@ -238,15 +249,24 @@ def _check_webhooks(checker: WidgetChecker, app: App, base: tuple[PathPart, ...]
             )
 
 
-def _check_sms(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
-    for name, value in _secrets(app.sms):
-        if value is not None and not is_reference(value):
-            yield _literal_secret((*base, "sms", name))
+def _check_literal_secrets(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
+                           convert: Converter) -> Iterator[Problem]:
+    """A secret written as a value instead of a ``${VAR}`` reference, in any field the models mark secret (SMS,
+    webhooks, every extension's keys and tokens): a warning (``--strict`` makes it an error), at the field."""
+    if app.sms is None and not app.webhooks and app.extension_settings is None:
+        return
+    for path, value in app_secret_values(app):
+        if not is_reference(value):
+            yield _literal_secret((*base, *path))
 
 
 def _check_settings(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
                     convert: Converter) -> Iterator[Problem]:
     yield from _setting_problems(app.settings or {}, (*base, "settings"))
+
+
+def _check_sizes(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], convert: Converter) -> Iterator[Problem]:
+    yield from app_size_problems(app, base)
 
 
 #: an app's check, part by part in the order its problems come, each with the App fields it reads (the widgets'
@@ -256,8 +276,9 @@ APP_CHECKS: tuple[AppCheck, ...] = (
     (("extensions",), _check_extensions),
     (("widgets", "id", "name", "extensions"), _check_widgets),
     (("webhooks",), _check_webhooks),
-    (("sms",), _check_sms),
+    (("sms", "webhooks", "extension_settings"), _check_literal_secrets),
     (("settings",), _check_settings),
+    (("extension_settings", "sms", "team", "settings"), _check_sizes),
 )
 
 
@@ -310,12 +331,15 @@ def _check_widget(
             "unknown_preset",
         )
         return
-    settings = checker.resolve(widget)
+    settings, size = checker.resolve_sized(widget)
     if settings is None:
         return  # extends a preset that is itself invalid: its own problems say why
     if isinstance(settings, ValidationError):
         yield from convert(settings, path)
         return
+    too_large = widget_body_problem(size, settings, path, widget.overrides) if size > BODY_HALF else None
+    if too_large is not None:
+        yield too_large
     yield from _extension_dependencies(app, widget, settings, path)
 
 

@@ -80,6 +80,33 @@ def unsafe(text: str, *, newlines: bool = False) -> bool:
     return (_UNSAFE_BUT_NEWLINE if newlines else _UNSAFE).search(text) is not None
 
 
+#: the longest value text output (a plan, a diff, the editor's review) writes whole; a longer one is shortened
+SHOWN_MAX_CHARS = 200
+
+
+def shortened(text: str, limit: int = SHOWN_MAX_CHARS) -> str:
+    """``text``, or when it is longer than ``limit`` its start and end around ``…`` and its length: ``"aaaa…zz"
+    (10,000,002 chars)``. For a person's output only (a 10 MB value in a plan is one unreadable line that buries
+    the rest); the JSON outputs keep the whole value. Apply before :func:`shown`, which escapes what is kept."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 5
+    return f"{text[:limit - tail]}…{text[-tail:]} ({len(text):,} chars)"
+
+
+_LONG_RUN = re.compile(f"\\S{{{SHOWN_MAX_CHARS + 1},}}")
+
+
+def shortened_runs(text: str, limit: int = 5 * SHOWN_MAX_CHARS) -> str:
+    """A message that quotes values, for a person: each run of more than :data:`SHOWN_MAX_CHARS` characters
+    without a space (a long value) :func:`shortened`, and the whole when it is still longer than ``limit``. The
+    words around the values, which say what is wrong, stay whole."""
+    if len(text) <= SHOWN_MAX_CHARS:
+        return text
+    text = _LONG_RUN.sub(lambda m: shortened(m.group()), text)
+    return shortened(text, limit)
+
+
 _JSON_UNSAFE = re.compile(f"[{_OTHER}]")
 
 
@@ -94,4 +121,4 @@ def json_text(value: object, **dumps: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-__all__ = ["cells", "json_text", "shown", "unsafe"]
+__all__ = ["SHOWN_MAX_CHARS", "cells", "json_text", "shortened", "shortened_runs", "shown", "unsafe"]

@@ -44,11 +44,13 @@ from tenantdeck.api.errors import (
     TransportError,
     build_error,
     one_line,
+    too_large_hint,
 )
 from tenantdeck.api.models import Ping, RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.api.ratelimit import Limiter, default_ceiling
 from tenantdeck.api.redact import Redactor
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
+from tenantdeck.jsonlimits import BODY_MAX_BYTES, json_size
 from tenantdeck.models import extension_catalog
 from tenantdeck.textsafe import shown
 
@@ -256,6 +258,10 @@ class ManagementClient:
                 assert isinstance(err, TransportError)
                 if err.kind == "tls":
                     raise err
+                oversized = None if not_sent else _oversized(body, files)
+                if oversized is not None:  # refused for its size, the answer lost with the connection
+                    raise err.with_hint("the service may have refused the body for its size and closed the "
+                                        f"connection before its answer was read: {too_large_hint(oversized)}")
                 if unsafe and not not_sent:
                     raise _Ambiguous(err)
             else:
@@ -341,6 +347,7 @@ class ManagementClient:
             attempts=attempts,
             auth_hint=self._auth_hint,
             retry_after=parse_retry_after(response.headers.get("retry-after")),
+            sent=_int_header(response.request.headers.get("content-length")),
         )
 
     def _redact_value(self, value: Any) -> Any:
@@ -1006,6 +1013,16 @@ def _query(params: Mapping[str, Any] | None) -> str:
     """``?perPage=100&page=2`` for a debug line: the management API's query parameters are paging and filters,
     never credentials (those are headers, which are never logged)."""
     return "?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else ""
+
+
+def _oversized(body: Any, files: Mapping[str, Any] | None) -> int | None:
+    """The size of a request body over :data:`~tenantdeck.jsonlimits.BODY_MAX_BYTES`, else None: such a body is
+    never sent again after a failure (no retry makes it fit)."""
+    size = json_size(body) if body is not None else 0
+    for value in (files or {}).values():
+        content = value[1] if isinstance(value, tuple) and len(value) > 1 else value
+        size += len(content) if isinstance(content, bytes | str) else 0
+    return size if size > BODY_MAX_BYTES else None
 
 
 def _int_header(value: str | None) -> int | None:

@@ -11,10 +11,12 @@ here (see :mod:`tenantdeck.api.redact`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tenantdeck.jsonlimits import BODY_MAX_BYTES, bytes_text
 from tenantdeck.textsafe import shown
 
 _MAX_TEXT = 300
@@ -135,6 +137,34 @@ class ValidationFailed(ApiError):
     """400/422: the service rejected the request body."""
 
 
+class PayloadTooLarge(ApiError):
+    """413: the service refused the request body for its size. Never retried: the same body is refused again.
+    ``sent`` is the body's size in bytes (None: unknown), ``limit`` the documented bound it was held to."""
+
+    def __init__(self, *args: Any, sent: int | None = None, limit: int = BODY_MAX_BYTES, **kwargs: Any) -> None:
+        self.sent = sent
+        self.limit = limit
+        kwargs.setdefault("hint", too_large_hint(sent, limit))
+        super().__init__(*args, **kwargs)
+
+
+def too_large_hint(sent: int | None, limit: int = BODY_MAX_BYTES) -> str:
+    """What a 413 means and what to do: the body's size, the limit, and that ``validate`` checks it offline."""
+    size = f"the request body was {bytes_text(sent)}; " if sent is not None else ""
+    return (f"{size}the service takes at most {bytes_text(limit)} in one request body; shorten the value "
+            "(`tenantdeck validate` names a value over the documented limits, docs/real-service.md). Not retried: "
+            "the same body would be refused again")
+
+
+_STATED_LIMIT = re.compile(r"(\d[\d,]*) bytes")
+
+
+def stated_limit(message: str | None) -> int:
+    """The limit a 413's message names (the sandbox says "larger than 1048576 bytes"), else the documented one."""
+    found = _STATED_LIMIT.search(message or "")
+    return int(found.group(1).replace(",", "")) if found else BODY_MAX_BYTES
+
+
 class RateLimited(ApiError):
     """429 that persisted through all retries."""
 
@@ -182,6 +212,8 @@ def class_for_status(status: int) -> type[ApiError]:
         return ConflictError
     if status in (400, 422):
         return ValidationFailed
+    if status == 413:
+        return PayloadTooLarge
     if status == 429:
         return RateLimited
     if status >= 500:
@@ -232,8 +264,9 @@ def build_error(
     attempts: int = 1,
     auth_hint: str | None = None,
     retry_after: float | None = None,
+    sent: int | None = None,
 ) -> ApiError:
-    """The typed error for an HTTP status, with the hint a user needs."""
+    """The typed error for an HTTP status, with the hint a user needs. ``sent``: the request body's size."""
     cls = class_for_status(status)
     hint = hint_for_status(op, status, code, details, auth_hint=auth_hint)
     if cls is ServerError and attempts > 1:
@@ -248,4 +281,8 @@ def build_error(
     }
     if cls is RateLimited:
         return RateLimited(op, retry_after=retry_after, **kwargs)
+    if cls is PayloadTooLarge:
+        limit = stated_limit(message)
+        kwargs["hint"] = too_large_hint(sent, limit)
+        return PayloadTooLarge(op, sent=sent, limit=limit, **kwargs)
     return cls(op, **kwargs)

@@ -13,6 +13,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.machine import format_option
+from tenantdeck.cli.options import strict_option
 from tenantdeck.cli.sync_common import (
     choice_of,
     compute_plan,
@@ -37,11 +38,12 @@ from tenantdeck.cli.target_options import rebind_option, target_options
 @target_options
 @rebind_option
 @prefer_option
+@strict_option
 def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
             allow_duplicate_names: bool, take_mine: tuple[str, ...], take_theirs: tuple[str, ...],
             take_mine_all: bool, take_theirs_all: bool, concurrency: int, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None, rebind: bool,
-            prefer: str | None) -> None:
+            prefer: str | None, strict: bool) -> None:
     """Show what a push would change (three-way: base, draft, live)."""
     from tenantdeck.sync.render import render
 
@@ -49,7 +51,7 @@ def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
                         allow_duplicate_names=allow_duplicate_names,
                         choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
-                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer)
+                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
     show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         sys.exit(exitcodes.CONFLICT)

@@ -84,3 +84,11 @@ lock_timeout_option = click.option(
     help="Wait at most this long for another tenantdeck process (a push, a pull, an editor saving) working on the "
     "same draft, then stop with exit code 5 naming it.  [default: $TENANTDECK_LOCK_TIMEOUT, else 10]",
 )
+
+
+#: ``--strict``: validate, diff, plan and push treat a literal secret in the draft as an error (exit 1)
+strict_option = click.option(
+    "--strict", is_flag=True,
+    help="Treat a secret written as a value in the draft (instead of a ${VAR} reference) as an error: exit 1, "
+    "nothing read from or sent to the service. Without it, it is a warning.",
+)

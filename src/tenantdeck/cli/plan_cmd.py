@@ -14,6 +14,7 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.machine import format_option
+from tenantdeck.cli.options import strict_option
 from tenantdeck.cli.sync_common import (
     compute_plan,
     concurrency_option,
@@ -38,10 +39,11 @@ from tenantdeck.textsafe import json_text
 @target_options
 @rebind_option
 @prefer_option
+@strict_option
 def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
             allow_duplicate_names: bool, concurrency: int,
             profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None,
-            rebind: bool, prefer: str | None) -> None:
+            rebind: bool, prefer: str | None, strict: bool) -> None:
     """Save the operations a push would run, with remote fingerprints.
 
     \b
@@ -59,7 +61,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
-                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer)
+                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
     show_output(render(plan, fmt), fmt)
     if plan.conflicts:
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)

@@ -1,8 +1,9 @@
 """``tenantdeck push [PLANFILE]``: apply the draft's changes (or a saved plan), journaled and resumable.
 
 Exit codes: 0 all applied (or nothing to do), 4 partial (summary lists applied, failed with reasons, not attempted),
-3 conflicts or a stale plan, 1 error (invalid draft, unset secret variable, no confirmation), 5 another process
-holds the draft's workspace (named), 6 a local write failed (disk full; stopped before the next request),
+3 conflicts or a stale plan, 1 error (invalid draft, a literal secret under --strict, unset secret variable, no
+confirmation), 5 another process holds the draft's workspace (named), 6 a local write failed (disk full; stopped
+before the next request),
 8 the draft was pulled from another account than the one named (``--rebind`` to use it there on purpose),
 130 interrupted.
 """
@@ -18,7 +19,13 @@ import click
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.machine import document, emit, format_option
-from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option, not_a_draft
+from tenantdeck.cli.options import (
+    CONCURRENCY,
+    DEFAULT_CONCURRENCY,
+    lock_timeout_option,
+    not_a_draft,
+    strict_option,
+)
 from tenantdeck.cli.sync_common import choice_of, prefer_option, resolution_options
 from tenantdeck.cli.target_options import (
     TargetError,
@@ -58,6 +65,7 @@ from tenantdeck.cli.target_options import (
 @click.option("--policies", "policies_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Fleet policies the account must keep  [default: <draft stem>.policies.yaml beside "
               "the draft, when there is one]")
+@strict_option
 @format_option(help="Output on stdout: nothing for text (the plan, progress and summary go to stderr, as always), "
                "or one JSON document with the plan and what was applied (docs/json-output.md).")
 def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurrency: int, allow_delete: bool,
@@ -65,7 +73,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
             take_theirs: tuple[str, ...], take_mine_all: bool, take_theirs_all: bool, profile: str | None,
             base_url: str | None, insecure: bool, max_rps: float | None, lock_timeout: float | None,
             rebind: bool, prefer: str | None, allow_violations: tuple[str, ...], violation_reason: str | None,
-            policies_file: Path | None, fmt: str) -> None:
+            policies_file: Path | None, strict: bool, fmt: str) -> None:
     """Apply the draft's changes (or a saved plan) to the service."""
     from tenantdeck.cli.push_flow import PushOptions, draft_of_plan, push_flow
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -94,7 +102,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
                        lock_timeout=lock_timeout, rebind=rebind,
                        prefer=prefer, report={},  # type: ignore[arg-type]
                        policies=policies if policies else None, allow_violations=allow.rules,
-                       violation_reason=allow.reason)
+                       violation_reason=allow.reason, strict=strict)
     try:
         with api_errors():
             code = asyncio.run(push_flow(target, opts, env=os.environ))

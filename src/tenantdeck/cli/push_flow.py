@@ -91,6 +91,8 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         return render_refusal(prepared, err)
     for notice in prepared.notices:
         _err(err, notice)
+    if opts.source is None and prepared.local.warnings:  # the draft's own (literal secrets...), located
+        _err(err, render_text(prepared.local.warnings).rstrip("\n"))
     for warning in prepared.warnings:
         _err(err, f"warning: {warning}")
     prepared.warnings.clear()

@@ -15,6 +15,7 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, draft_input
 from tenantdeck.problems import render_text
+from tenantdeck.problems import strict as strictly
 
 DEFAULT_DRAFT = "tenantdeck.yaml"
 
@@ -85,9 +86,10 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
                  target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None,
-                 rebind: bool = False, prefer: str | None = None) -> Any:
+                 rebind: bool = False, prefer: str | None = None, strict: bool = False) -> Any:
     """Load, (read live), compare and plan; prints draft problems and exits 1 on any error, 8 when the draft's
-    base was taken from another account than the target (unless ``rebind``: then it is compared without it)."""
+    base was taken from another account than the target (unless ``rebind``: then it is compared without it).
+    ``strict`` (``--strict``): a literal secret is such an error, found before the service is read."""
     from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local, plan_local
     from tenantdeck.sync.workspace.state import WorkspaceError
 
@@ -107,8 +109,11 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
         fail(f"{draft_path} is not valid")
     except WorkspaceError as exc:
         fail(str(exc))
-    for warning in local.warnings:
+    warnings = strictly(local.warnings) if strict else local.warnings
+    for warning in warnings:
         click.echo(warning.render(), err=True)  # Problem.render() is safe to print
+    if any(w.is_error for w in warnings):
+        fail(f"{draft_path} is not valid under --strict (a secret is written as a value)")
     if offline:
         if not local.base and not local.in_sync:
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)

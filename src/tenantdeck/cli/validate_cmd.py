@@ -15,7 +15,7 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli import output
 from tenantdeck.cli.machine import document, emit, format_option
-from tenantdeck.cli.options import draft_input
+from tenantdeck.cli.options import draft_input, strict_option
 
 
 @click.command("validate")
@@ -24,9 +24,10 @@ from tenantdeck.cli.options import draft_input
 @click.option("--policies", "policies_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="Fleet policies to check the draft against  [default: <draft stem>.policies.yaml "
               "beside the draft, when there is one]")
-def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
+@strict_option
+def command(draft_path: Path, fmt: str, policies_file: Path | None, strict: bool) -> None:
     """Check the draft DRAFT offline (and its targets file and fleet policies, if any); exit 0 when valid (warnings
-    allowed), 1 when not."""
+    allowed, but with --strict a literal secret is an error), 1 when not."""
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.load import load_draft
     from tenantdeck.problems import render_text
@@ -50,6 +51,10 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None) -> None:
 
         _, found = check_draft(draft_path, result.doc.data, result.doc, policies_file, result.problems)
         problems = sorted([*problems, *found], key=lambda p: (p.file != path, p.file, p.line, p.column))
+    if strict:
+        from tenantdeck.problems import strict as strictly
+
+        problems = strictly(problems)
     errors = sum(1 for p in problems if p.is_error)
     warnings = len(problems) - errors
     valid = result.draft is not None and errors == 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -188,6 +190,50 @@ def _secrets_below(section: str, model: type[BaseModel], keyed: bool,
 
 
 _SECRET_FIELDS: list[SecretField] = []
+
+
+def app_secret_values(app: App) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(key path inside the app, value) of every secret ``app`` writes, in every section the models mark one
+    (``sms.twilioAuthToken``, ``webhooks[2].password``, ``extension_settings.gifs-giphy.giphyApiKey``): what the
+    literal-secret warning and pull's note about a replaced literal both walk. Only the sections and extensions
+    the app writes are looked at (it runs for every app the rules check)."""
+    by_holder = _secrets_by_holder()
+    for section in ("sms", "webhooks", "extension_settings"):
+        holder = getattr(app, section)
+        if not holder:
+            continue
+        keys = holder.model_fields_set if section == "extension_settings" else ("",)
+        for key in keys:
+            for found in by_holder.get((section, key), ()):
+                yield from _values_of(found, app)
+    for found in by_holder.get(("", ""), ()):
+        yield from _values_of(found, app)
+
+
+def _values_of(found: SecretField, app: App) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if found.keyed:
+        for j, item in enumerate(getattr(app, found.section)):
+            value = getattr(item, found.name)
+            if isinstance(value, str):
+                yield (found.section, j, found.name), value
+        return
+    located = found.locate(app)
+    if located is not None and isinstance(located[0], str):
+        yield located[1], located[0]
+
+
+@functools.cache
+def _secrets_by_holder() -> dict[tuple[str, str], tuple[SecretField, ...]]:
+    """:func:`app_secret_fields` by (section, extension attribute) for ``extension_settings``, (section, "") for
+    ``sms`` and ``webhooks``, ("", "") for any other section (walked always)."""
+    out: dict[tuple[str, str], list[SecretField]] = {}
+    for found in app_secret_fields():
+        if found.section == "extension_settings":
+            key = (found.section, found.via[0][0])
+        else:
+            key = (found.section, "") if found.section in ("sms", "webhooks") else ("", "")
+        out.setdefault(key, []).append(found)
+    return {key: tuple(fields) for key, fields in out.items()}
 
 
 def secret_field_of(field: str) -> tuple[SecretField, str] | None:

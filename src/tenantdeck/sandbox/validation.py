@@ -17,14 +17,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticCustomError
 
+from tenantdeck.jsonlimits import EXTENSION_SETTINGS_MAX_BYTES, json_size
 from tenantdeck.models import AppCreate, Extensions, SmsSettings, WebhookBody, WidgetSettings, catalog
 from tenantdeck.models.extension_catalog import EXTENSIONS, ExtensionSpec, Setting
 from tenantdeck.models.extension_settings import request_model
 from tenantdeck.models.secrets import check_secret, is_reference, secret_fields
 from tenantdeck.rules import webhook_id_breaks_rule, webhook_name_breaks_rule, widget_value_breaks_rule
 from tenantdeck.sandbox import errors
-from tenantdeck.sandbox.limits import EXTENSION_SETTINGS_MAX_BYTES
-from tenantdeck.sandbox.store import KEEP_PASSWORD, dumps
+from tenantdeck.sandbox.store import KEEP_PASSWORD
 from tenantdeck.textsafe import shown
 
 TRIGGER_IDS: frozenset[str] = frozenset(catalog.TRIGGER_IDS)
@@ -192,7 +192,7 @@ def parse_extension_settings(spec: ExtensionSpec, body: Any) -> ExtensionWrite:
 
     On top of the model, as a server must: a secret may be neither empty nor an unresolved (or broken) ``${VAR}``
     reference; a list removed by id may not name one id twice nor send an id it also removes; the document is at
-    most :data:`~tenantdeck.sandbox.limits.EXTENSION_SETTINGS_MAX_BYTES`. ``settings.appId`` (the GET reports it,
+    most :data:`~tenantdeck.jsonlimits.EXTENSION_SETTINGS_MAX_BYTES`. ``settings.appId`` (the GET reports it,
     and the vendor's own push-notification request example sends one) is accepted as a string and dropped: the
     app is the path's. Messages never repeat a secret value (:func:`_details`).
     """
@@ -221,7 +221,7 @@ def parse_extension_settings(spec: ExtensionSpec, body: Any) -> ExtensionWrite:
 
 def check_settings_size(doc: dict[str, Any]) -> None:
     """422 when ``doc`` (a whole settings document, as stored) is over the per-extension bound."""
-    size = len(dumps(doc).encode("utf-8"))
+    size = json_size(doc)
     if size > EXTENSION_SETTINGS_MAX_BYTES:
         raise errors.validation_error(
             {"settings": [f"would hold {size} bytes; an extension's settings hold at most "

@@ -7,6 +7,9 @@
   push time. The service refuses a webhook password with a ``-`` (letters and digits only) with a 422 after the
   app, extensions and SMS were already created. Every value the plan sends is checked against the same field
   rules the models enforce on literals, and reported at the reference's FILE:LINE, never with the value.
+* **A value that is itself a reference.** ``GIPHY_KEY='${OTHER}'`` is not expanded again (no shell does that
+  either): the service would get the text ``${OTHER}`` and refuse it, after earlier writes. Refused here, naming
+  the variable, never its value.
 """
 
 from __future__ import annotations
@@ -36,8 +39,6 @@ def _adapter(model: type, name: str) -> Any:
 
 def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
     """Problems (key paths of the ``${VAR}`` references) for values the service would refuse; no value shown."""
-    from pydantic import ValidationError
-
     from tenantdeck.models.app import secret_field_of
 
     out: list[Problem] = []
@@ -52,11 +53,30 @@ def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
             if (path, var) in seen or secret is None:
                 continue
             seen.add((path, var))
-            try:
-                _adapter(secret[0].model, secret[0].name).validate_python(env[var])
-            except ValidationError as exc:
-                reasons = "; ".join(dict.fromkeys(str(e.get("msg", "")) for e in exc.errors(include_input=False)))
-                problem = error(f"the value of ${{{var}}} would be refused by the service: {reasons}",
-                                parse_path(path) if path.startswith("apps") else (), "secret_value")
-                out.append(problem)
+            reasons = _refused(secret[0].model, secret[0].name, env[var])
+            if reasons:
+                out.append(error(f"the value of ${{{var}}} would be refused by the service: {reasons}",
+                                 parse_path(path) if path.startswith("apps") else (), "secret_value"))
     return out
+
+
+def _refused(model: type, name: str, value: str) -> str:
+    """Why the service would refuse ``value`` for the secret ``model.name`` ("" when it would not); never quotes
+    the value."""
+    from pydantic import ValidationError
+
+    from tenantdeck.models.secrets import check_secret, is_reference
+
+    if value.startswith("$"):
+        try:
+            check_secret(value)
+        except ValueError:
+            return "it looks like a broken ${NAME} reference, not a value"
+        if is_reference(value):
+            return ("it is itself a ${NAME} reference, and references are not expanded twice: set the variable "
+                    "to the secret itself")
+    try:
+        _adapter(model, name).validate_python(value)
+    except ValidationError as exc:
+        return "; ".join(dict.fromkeys(str(e.get("msg", "")) for e in exc.errors(include_input=False)))
+    return ""

@@ -18,7 +18,7 @@ from tenantdeck.models import catalog
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.types import ABSENT, Conflict, FieldChange, Step
-from tenantdeck.textsafe import json_text, shown
+from tenantdeck.textsafe import json_text, shortened, shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -52,7 +52,7 @@ def value_text(value: Any) -> str:
         return "(none)"
     if isinstance(value, dict) and value.get("unknown") is True:
         return "(not reported by the service)"  # a write-only field tenantdeck never pushed
-    return shown(json.dumps(value, ensure_ascii=False))
+    return shown(shortened(json.dumps(value, ensure_ascii=False)))  # the JSON output keeps the whole value
 
 
 def change_text(change: FieldChange) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tenantdeck import safefile
-from tenantdeck.problems import Problem, ProblemError, error
+from tenantdeck.problems import Problem, ProblemError, error, has_errors, strict
 from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
 from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
@@ -115,6 +115,8 @@ class PushRequest:
     #: rules whose error violations the user lets through (``--allow-violation RULE``), and why (``--reason``)
     allow_violations: tuple[str, ...] = ()
     violation_reason: str = ""
+    #: ``--strict``: a literal secret in the draft refuses the push (:data:`tenantdeck.problems.STRICT_CODES`)
+    strict: bool = False
 
 
 @dataclass(slots=True)
@@ -209,6 +211,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             local = load_local(draft_path, env, key=target.fingerprint_key(), profile=target.name)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{draft_path} is not valid; nothing was pushed", problems=exc.problems)
+    if request.strict and has_errors(strict(local.warnings)):
+        return PushRefused("invalid_draft", f"{draft_path} is not valid under --strict (a secret is written as a "
+                           "value); nothing was pushed", problems=strict(local.warnings))
     local.prefer = request.prefer
     blocked = unwritable(local.path, local.workspace)
     if blocked:

@@ -291,10 +291,11 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
 
 
 def _has_literal_secret(apps: Iterable[App]) -> bool:
+    """Whether any app writes a secret as a value, in any field the models mark secret (extension keys too)."""
+    from tenantdeck.models.app import app_secret_values
     from tenantdeck.models.secrets import is_reference
 
-    values = [h.password for a in apps for h in a.webhooks] + [a.sms.twilioAuthToken for a in apps if a.sms]
-    return any(v is not None and not is_reference(v) for v in values)
+    return any(not is_reference(value) for app in apps for _, value in app_secret_values(app))
 
 
 def _dropped_secret_notes(path: Path, original_text: str, new_draft: Draft) -> list[str]:
