@@ -22,6 +22,7 @@ from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps, managed_extensions_of
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
+from tenantdeck.sync.types import VERBATIM
 from tenantdeck.sync.workspace.state import Workspace
 
 if TYPE_CHECKING:
@@ -173,6 +174,8 @@ async def pull(
         )
         pulled.append(conversion.app)
         result.notes.extend(conversion.notes)
+        if conversion.verbatim:
+            canonical[VERBATIM] = conversion.verbatim  # the base keeps them; leaving them out is not a delete
         result.widgets += len(canonical["widgets"])
         result.webhooks += len(canonical["webhooks"])
         result.extension_settings += len(canonical.get("extension_settings") or {})
