@@ -284,6 +284,8 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
             continue
         base = local.base.get(app_id)
         new = dict(live_app) if base is None else advance_app(draft_app, base, live_app)
+        if base is not None and (live_app.get(VERBATIM) or base.get(VERBATIM)):
+            new = _with_verbatim_of(new if new is not None else dict(base), live_app)
         if new is not None:
             local.workspace.write_base_app(app_id, new)
             written += 1
@@ -291,6 +293,19 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
         local.workspace.delete_base_app(app_id)
         written += 1
     return written
+
+
+def _with_verbatim_of(base: dict[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with what the pull kept as the service holds it (``live``'s ``verbatim`` entries) recorded as
+    live has them: the saved draft leaves them out, so only the base can hold them (else they read as deletes)."""
+    kept = live.get(VERBATIM) or {}
+    out = {k: v for k, v in base.items() if k != VERBATIM}
+    if kept:
+        out[VERBATIM] = kept
+    for section, keys in kept.items():
+        theirs = live.get(section) or {}
+        out[section] = {**(out.get(section) or {}), **{k: theirs[k] for k in keys if k in theirs}}
+    return out
 
 
 def _has_literal_secret(apps: Iterable[App]) -> bool:
