@@ -85,3 +85,19 @@ def test_a_team_email_our_model_refuses_is_kept_not_a_traceback(sandbox: Any, dr
     edit_draft(draft, promote)
     (step,) = live_plan(service, draft, SECRETS).operations
     assert step.payload == {"admins": ["raj@acme.example"], "moderators": [], "collaboratorsToRemove": []}
+
+
+def test_a_skipped_delete_alone_is_exit_0_and_allowed_it_is_2(sandbox: Any, draft: Path) -> None:
+    """Exit codes mean what CI reads: 2 only when a push would send something."""
+    from click.testing import CliRunner
+
+    from tenantdeck import exitcodes
+    from tenantdeck.cli import cli
+
+    edit_draft(draft, lambda d: app_named(d, "Acme Support").webhooks.pop(0))
+    runner = CliRunner()
+    skipped = runner.invoke(cli, ["diff", "--offline", "--draft", str(draft)], env=SECRETS)
+    assert skipped.exit_code == exitcodes.OK, skipped.output
+    assert "deletion skipped (use --allow-delete)" in skipped.stdout
+    allowed = runner.invoke(cli, ["diff", "--offline", "--allow-delete", "--draft", str(draft)], env=SECRETS)
+    assert allowed.exit_code == exitcodes.CHANGES, allowed.output
