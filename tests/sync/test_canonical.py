@@ -130,7 +130,8 @@ def test_extensions_unknown_when_the_service_has_no_per_app_flag() -> None:
     assert canonical_app_from_remote(_bundle(extensions=known), secret_key=KEY)["extensions"] == {
         "e2ee": False, "polls": True}
     unknown = [RemoteExtension("polls", "Polls", None)]
-    assert canonical_app_from_remote(_bundle(extensions=unknown), secret_key=KEY)["extensions"] is None
+    # not reported is unknown (the base stands in), not read is None: neither is "no extension enabled"
+    assert canonical_app_from_remote(_bundle(extensions=unknown), secret_key=KEY)["extensions"] is UNKNOWN
     assert canonical_app_from_remote(_bundle(extensions=None), secret_key=KEY)["extensions"] is None
 
 

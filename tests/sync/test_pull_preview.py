@@ -137,3 +137,35 @@ def test_a_team_and_settings_change_on_the_service_are_previewed_by_label(draft:
             session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
     assert session.get(("apps", i, "team", "admins")) == ["kim@acme.example"]
     assert session.get(("apps", i, "settings", "core.conversations.updateOnReplies")) is True
+
+
+def test_settings_kept_verbatim_by_the_editors_pull_are_not_deletes(draft: Path, tmp_path: Path) -> None:
+    """Issue 34: the editor's pull records in the base what it kept as the service holds it, like ``pull``."""
+    import json
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    session = DraftSession.open(draft)
+    _, app_id = _acme(session)
+    settings = {"sendGridApiKey": "SG.fake", "messageDelay": 120, "senderEmail": "ops@acme.example",
+                "senderName": "Acme", "sendGridTemplateId": "d-1", "sendGridUnsubscribeGroupId": 4242,
+                "useWebhook": False, "useWebhookBasicAuth": False, "sendEmailReplies": False}
+    with sqlite3.connect(tmp_path / "data" / "sandbox.sqlite3") as db:
+        db.execute("INSERT INTO extension_settings VALUES (?, 'email-notification', ?, 0)",
+                   (app_id, json.dumps(settings)))
+        db.execute("INSERT OR REPLACE INTO extensions VALUES (?, 'email-notification', 1, 0)", (app_id,))
+    result = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    assert any("kept as the service holds it" in n for n in result.preview.notes)
+    with session.transaction():
+        for verb, path, value in result.preview.edits:
+            session.delete(path) if verb == "delete" else getattr(session, verb)(path, value)
+    session.save()
+    record_pulled_base(draft, result.live, {})
+    env = {"TENANTDECK_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1",
+           "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
+    diff = CliRunner().invoke(cli, ["diff", "--draft", str(draft)], env=env)
+    assert diff.exit_code == 0, diff.output
+    assert "No changes" in diff.output and "created remotely" not in diff.output, diff.output

@@ -1,6 +1,7 @@
 """``tenantdeck diff``: what a push would change, three ways (base, draft, live), in text, markdown or JSON.
 
-Exit codes (CI contract): 0 in sync, 2 changes to push, 3 conflicts, 1 error. stdout carries only the requested
+Exit codes (CI contract): 0 nothing to push (notes, drift and skipped deletes alone), 2 a push would send
+something, 3 conflicts, 1 error. stdout carries only the requested
 format; progress and warnings go to stderr.
 """
 

@@ -48,7 +48,7 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
 
     \b
     Exit codes:
-      0  nothing to push (a file given with -o is still written)
+      0  nothing to push, notes and skipped deletes alone included (a file given with -o is still written)
       2  changes to push (the plan is shown, and written with -o)
       3  conflicts: the draft and the service changed the same field (no file written)
       1  error (invalid draft, the service unreachable, the file not writable)

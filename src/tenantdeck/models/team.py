@@ -21,9 +21,17 @@ from tenantdeck.textsafe import shown
 _EMAIL = re.compile(catalog.EMAIL_PATTERN)
 
 
-def _email(value: str) -> str:
+def email_refused(value: str) -> str | None:
+    """Why a draft may not name ``value`` as a team member, or None: the one rule validation and pull share (pull
+    keeps such an email as the service holds it instead of failing the whole account)."""
     if len(value) > catalog.EMAIL_MAX or not _EMAIL.match(value) or shown(value) != value:  # no control chars
-        raise PydanticCustomError("email", "must be an email address, such as ana@example.com", {})
+        return "must be an email address, such as ana@example.com"
+    return None
+
+
+def _email(value: str) -> str:
+    if (why := email_refused(value)) is not None:
+        raise PydanticCustomError("email", why, {})
     return value
 
 

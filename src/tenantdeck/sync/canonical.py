@@ -126,6 +126,11 @@ def with_last_pushed(live: Mapping[str, Any], base: Mapping[str, Any] | None) ->
     the service does report always wins; nothing is carried where the base knew nothing.
     """
     out = dict(live)
+    if is_unknown(live.get("extensions")):
+        # which extensions are enabled is not reported (the vendor's list has no per-app flag): what tenantdeck
+        # last pushed is all anyone knows, and a pull must not turn it into "none"
+        old_states = (base or {}).get("extensions")
+        out["extensions"] = None if old_states is None or is_unknown(old_states) else dict(old_states)
     for section in ("webhooks", "push_certificates"):
         old_items = (base or {}).get(section) or {}
         items = live.get(section) or {}

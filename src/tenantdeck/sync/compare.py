@@ -48,7 +48,9 @@ from tenantdeck.sync.types import (
     ResourceKey,
     app_key_for,
     cannot_tell,
+    is_unknown,
     secret_word,
+    with_verbatim,
 )
 
 # -- cutting canonical apps into resources and leaves (each kind knows its own: tenantdeck.sync.kinds) -----------
@@ -248,6 +250,8 @@ def compare_app(
     each edit): each base resource's leaves, reused while its canonical value is the same object."""
     if offline:
         live = base
+    if draft is not None and base is not None:
+        draft = with_verbatim(draft, base)  # what pull kept as the service holds it is not a local delete
     no_base = False
     if not offline and draft is not None and draft.get("id") and base is None and live is not None:
         if prefer == "live":
@@ -292,8 +296,10 @@ def compare_app(
         if spec.parent and (spec.parent, rid) not in d_res and (spec.parent, rid) in b_res:
             continue  # covered by the parent's own delete (a webhook's triggers)
         live_res = l_res.get(rkey)
-        if live_res is UNKNOWN:
-            live_res = b_res.get(rkey, d_res.get(rkey))
+        if live_res is UNKNOWN or (spec.partial and is_unknown(live_res)):
+            # the service does not tell: the base stands in (a partial kind's entry the base never had is a local
+            # change to send, not one to take for granted; a trigger set the base lacks is the draft's)
+            live_res = b_res.get(rkey) if spec.partial else b_res.get(rkey, d_res.get(rkey))
         d_raw, b_raw = d_res.get(rkey), b_res.get(rkey)
         live_is_base = live_res is b_raw  # offline: one side's leaves serve both
         if spec.partial and d_raw is not None:
@@ -328,7 +334,7 @@ def compare_app(
 
 def _only(states: Any, managed: Mapping[str, Any]) -> Any:
     """``states`` restricted to the keys of ``managed`` (None and unknown markers pass through)."""
-    if not isinstance(states, Mapping) or states is UNKNOWN:
+    if not isinstance(states, Mapping) or is_unknown(states):
         return states
     return {k: v for k, v in states.items() if k in managed}
 

@@ -66,7 +66,10 @@ class Plan:
 
     @property
     def has_changes(self) -> bool:
-        return bool(self.operations or self.skipped_deletions)
+        """Whether a push would send anything: what `diff`/`plan` exit 2 on. Notes, drift and deletions skipped
+        without ``--allow-delete`` send nothing, so alone they are exit 0 (a CI job reads 2 as "changes to push",
+        and a note that is there after every pull would otherwise read as changes forever)."""
+        return bool(self.operations)
 
     def counts(self) -> dict[str, int]:
         """How many operations create, update and delete (the summary line)."""

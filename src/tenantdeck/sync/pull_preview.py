@@ -19,7 +19,7 @@ from tenantdeck.sync.compare import _leaves, raw_resources, resource_title
 from tenantdeck.sync.kinds import canonical_app_from_draft, is_secret, label
 from tenantdeck.sync.kinds import kind as kind_named
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
-from tenantdeck.sync.types import ABSENT, FieldChange, secret_word
+from tenantdeck.sync.types import ABSENT, VERBATIM, FieldChange, secret_word
 
 Edit = tuple[str, tuple[Any, ...], Any]  #: (verb: set | insert | delete, key path, value)
 
@@ -114,6 +114,8 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
         old = matched.get(app_id)
         conversion = app_from_canonical(canonical, existing=old, base=base.get(app_id), presets=presets, namer=namer)
         preview.notes.extend(conversion.notes)
+        if conversion.verbatim and isinstance(canonical, dict):
+            canonical[VERBATIM] = conversion.verbatim  # recorded in the base once the draft is saved
         new_data = conversion.app.model_dump(mode="json", exclude_none=True, exclude_unset=True)
         new_canon = canonical_app_from_draft(draft.model_copy(update={"apps": [conversion.app]}), 0,
                                              secret_key=secret_key, env=env)

@@ -32,12 +32,14 @@ from tenantdeck.models.extension_catalog import BY_ID as EXTENSION_SPECS
 from tenantdeck.models.extension_catalog import Setting
 from tenantdeck.models.extension_settings import draft_model, settings_of
 from tenantdeck.models.secrets import derived_secret_name, reference_name, secret_env_name
+from tenantdeck.models.team import email_refused
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
 from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
 from tenantdeck.sync.kinds.base import value_at
 from tenantdeck.sync.types import is_unknown
+from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:
     from tenantdeck.models import Draft
@@ -296,12 +298,15 @@ def extension_settings_from_canonical(
     namer: SecretNamer,
     notes: list[str],
     label: str,
+    verbatim: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """The draft's ``extension_settings`` block: each extension's settings the service holds, the old draft's
     order kept, secrets as ``${VAR}`` (the draft's own reference when it had one, else a derived name), values the
-    service did not report taken from the old draft or left out. An extension whose settings do not fit the draft
-    format keeps its old settings, with a note. Not read (None): the old block, or none; nothing on the service
-    and no old block: none (the draft then does not manage extension settings)."""
+    service did not report taken from the old draft or left out. An extension whose settings the draft's model
+    cannot hold (a value of another JSON type, a key it does not know) is kept as the service holds it: left out of
+    the draft, named in ``verbatim`` (the base records it, so leaving it out is not a delete), with a note; the old
+    draft's entry is not kept either (pushing it would revert the service). Not read (None): the old block, or none;
+    nothing on the service and no old block: none (the draft then does not manage extension settings)."""
     if states is None:
         return dict(existing) if existing is not None else None
     if not states and existing is None:
@@ -321,10 +326,10 @@ def extension_settings_from_canonical(
         try:
             out[ext] = draft_model(ext).model_validate(data).model_dump(exclude_none=True)
         except ValidationError as exc:
-            notes.append(f"{label} extension_settings.{ext}: cannot be written to the draft "
-                         f"({_validation_summary(exc)})")
-            if ext in old:
-                out[ext] = old[ext]
+            notes.append(f"{label} extension_settings.{ext}: kept as the service holds it, not written to the "
+                         f"draft ({_validation_summary(exc)}); write the whole entry to manage it from the draft")
+            if verbatim is not None:
+                verbatim.append(ext)
     return out
 
 
@@ -334,7 +339,7 @@ def extensions_from_canonical(states: Mapping[str, bool] | None, existing: Exten
     Listing all ~40 disabled extensions would bury the few that matter; the draft's own choices are what it manages.
     Unknown state (None) keeps the old block, or none.
     """
-    if states is None:
+    if states is None or is_unknown(states):
         return existing
     managed = set(existing.enabled) | set(existing.disabled) if existing is not None else set()
     enabled = _keep_order([k for k, on in states.items() if on], list(existing.enabled) if existing else [])
@@ -353,6 +358,8 @@ class AppConversion:
 
     app: App
     notes: list[str] = field(default_factory=list)
+    #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``)
+    verbatim: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _validation_summary(exc: ValidationError) -> str:
@@ -465,14 +472,20 @@ def app_from_canonical(
     if kept_local:
         notes.append(f"{label}: kept {kept_local} webhook(s) that are not on the service yet (not pushed)")
     data["webhooks"] = hooks
-    team = team_from_canonical(canonical.get("team"), existing.team if existing is not None else None)
+    kept_team: list[str] = []
+    team = team_from_canonical(canonical.get("team"), existing.team if existing is not None else None, kept_team)
     if team is not None:
         data["team"] = team
+    if kept_team:
+        who = ", ".join(shown(e) for e in kept_team)
+        notes.append(f"{label} team: kept as the service holds them, not written to the draft (an email the "
+                     f"draft's rules refuse): {who}")
+    kept_ext: list[str] = []
     ext_settings = extension_settings_from_canonical(
         canonical.get("extension_settings"),
         existing=settings_of(existing.extension_settings) if existing is not None and
         existing.extension_settings is not None else None,
-        app_name=name, app_id=app_id, namer=namer, notes=notes, label=label)
+        app_name=name, app_id=app_id, namer=namer, notes=notes, label=label, verbatim=kept_ext)
     if ext_settings is not None:
         data["extension_settings"] = ext_settings
     if existing is not None and existing.push_certificates is not None:
@@ -482,7 +495,8 @@ def app_from_canonical(
     settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
     if settings is not None:
         data["settings"] = settings
-    return AppConversion(app=App.model_validate(data), notes=notes)
+    verbatim = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext)) if v}
+    return AppConversion(app=App.model_validate(data), notes=notes, verbatim=verbatim)
 
 
 def settings_from_canonical(live: Mapping[str, Any] | None,
@@ -497,12 +511,24 @@ def settings_from_canonical(live: Mapping[str, Any] | None,
     return {**{k: live[k] for k in order}, **{k: v for k, v in old.items() if k not in live}}
 
 
-def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None) -> dict[str, list[str]] | None:
+def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,
+                        verbatim: list[str] | None = None) -> dict[str, list[str]] | None:
     """The draft's ``team`` block for the service's admins and moderators, in the old draft's order where it had
-    them. None (no block: not managed) when the service has none and the draft did not manage it either."""
+    them. None (no block: not managed) when the service has none and the draft did not manage it either.
+
+    An email the draft's rules refuse (``raj@localhost``: the dashboard's rules are not ours), or a second one
+    equal to another but for case, is kept as the service holds it: left out of the block and named in
+    ``verbatim``, never a validation error for the whole account."""
     if not roles and existing is None:
         return None
-    roles = roles or {}
+    roles = dict(roles or {})
+    seen: set[str] = set()
+    for email in sorted(roles):
+        if email_refused(email) is not None or email.casefold() in seen:
+            del roles[email]
+            if verbatim is not None:
+                verbatim.append(email)
+        seen.add(email.casefold())
     out: dict[str, list[str]] = {}
     for role, key in catalog.TEAM_LISTS.items():
         emails = sorted(e for e, r in roles.items() if r == role)

@@ -44,13 +44,36 @@ UNKNOWN: dict[str, bool] = {"unknown": True}
 #: a canonical remote app's key for the collaborators a draft never names (the owner, developers): kept in the base
 #: so the editor can show them, read by no kind (never compared, never planned)
 SERVICE_TEAM = "service_team"
+#: a base app's key for what pull kept as the service holds it because the draft's model cannot hold it:
+#: ``{section: [key, ...]}`` (an extension's settings with a value of another type, a team email our rules
+#: refuse). A draft that leaves such an entry out means "as the base holds it" (:func:`with_verbatim`): never
+#: planned as a delete, in sync after the pull that kept it.
+VERBATIM = "verbatim"
 #: keys of a canonical app that are shown, not compared (a canonical draft never has them)
-SHOWN_ONLY = (SERVICE_TEAM,)
+SHOWN_ONLY = (SERVICE_TEAM, VERBATIM)
 
 
 def is_unknown(value: object) -> bool:
     """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
     return isinstance(value, Mapping) and value.get("unknown") is True
+
+
+def with_verbatim(draft: Mapping[str, Any], base: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``draft`` (a canonical draft app) with each entry pull kept verbatim (:data:`VERBATIM` in ``base``) that
+    the draft leaves out filled in from the base: the draft cannot write it, so leaving it out is not a delete.
+    A section the draft does not manage (None) stays None; ``draft`` itself is never changed."""
+    kept = (base or {}).get(VERBATIM)
+    if not kept or not isinstance(kept, Mapping):
+        return draft
+    out = dict(draft)
+    for section, keys in kept.items():
+        mine, theirs = draft.get(section), (base or {}).get(section)
+        if not isinstance(mine, Mapping) or not isinstance(theirs, Mapping):
+            continue
+        missing = {k: theirs[k] for k in keys if k not in mine and k in theirs}
+        if missing:
+            out[section] = {**mine, **missing}
+    return out
 
 
 def cannot_tell(value: Any) -> bool:

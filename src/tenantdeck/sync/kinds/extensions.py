@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner
-from tenantdeck.sync.types import Leaves, StepKind
+from tenantdeck.sync.types import UNKNOWN, Leaves, StepKind, is_unknown
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
@@ -30,13 +30,15 @@ class ExtensionsKind(Kind):
         return {"extensions": dict(sorted(states.items()))}
 
     def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
-        """Per-extension state, or None when the service does not say (the real API never does)."""
+        """Per-extension state; None when not read (a push that does not change them skips the request);
+        :data:`~tenantdeck.sync.types.UNKNOWN` when the service does not say which are enabled (the vendor's list
+        carries no per-app flag). Unknown is not empty: compare lets the base stand in, never "deleted remotely"."""
         if remote.extensions is None:
             return {"extensions": None}
         states: dict[str, bool] = {}
         for ext in remote.extensions:
             if ext.enabled is None:
-                return {"extensions": None}
+                return {"extensions": UNKNOWN}
             states[str(ext.id)] = bool(ext.enabled)
         return {"extensions": dict(sorted(states.items()))}
 
@@ -74,7 +76,8 @@ class ExtensionsKind(Kind):
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
         assert base is not None
-        states = dict(base.get("extensions") or {})
+        old = base.get("extensions")
+        states = {} if old is None or is_unknown(old) else dict(old)
         states.update(dict.fromkeys(sent["enabled"], True))
         states.update(dict.fromkeys(sent["disabled"], False))
         base["extensions"] = dict(sorted(states.items()))

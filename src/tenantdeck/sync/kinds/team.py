@@ -11,6 +11,7 @@ the team is touched.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models import catalog
@@ -19,7 +20,7 @@ from tenantdeck.sync.types import ABSENT, SERVICE_TEAM, Leaves, StepKind
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
-    from tenantdeck.sync.types import Conflict, RemoteAppBundle, ResourceDiff, Step
+    from tenantdeck.sync.types import Conflict, FieldChange, RemoteAppBundle, ResourceDiff, Step
 
 
 def roles_of(collaborators: list[dict[str, Any]]) -> dict[str, str]:
@@ -78,7 +79,8 @@ class TeamKind(Kind):
         payload = {key: sorted(leaf.path for leaf in local if leaf.draft == role)
                    for role, key in catalog.TEAM_LISTS.items()}
         payload["collaboratorsToRemove"] = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
-        planner.step("update_team", res, changes=planner.changes(res), payload=payload, unchanged=res.unchanged)
+        changes = _as_role_changes(planner.changes(res), (planner.app.live or {}).get(SERVICE_TEAM))
+        planner.step("update_team", res, changes=changes, payload=payload, unchanged=res.unchanged)
 
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -90,6 +92,16 @@ class TeamKind(Kind):
             team.pop(email, None)
         base["team"] = dict(sorted(team.items()))
         return base
+
+
+def _as_role_changes(changes: list[FieldChange], service_team: Any) -> list[FieldChange]:
+    """``changes`` with each email the service already lists in a role the draft never names (a developer made
+    an admin) shown as that role's change (``"developer" -> "admin"``), not as an addition: the request changes
+    the member's role, and the reviewer must see that."""
+    held = {str(m.get("email", "")).casefold(): str(m.get("role") or "")
+            for m in service_team or () if isinstance(m, Mapping)}
+    return [replace(c, before=held[c.path.casefold()])
+            if c.before is ABSENT and held.get(c.path.casefold()) else c for c in changes]
 
 
 KIND = TeamKind()

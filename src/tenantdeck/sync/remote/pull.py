@@ -22,6 +22,7 @@ from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps, managed_extensions_of
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
+from tenantdeck.sync.types import VERBATIM
 from tenantdeck.sync.workspace.state import Workspace
 
 if TYPE_CHECKING:
@@ -173,6 +174,8 @@ async def pull(
         )
         pulled.append(conversion.app)
         result.notes.extend(conversion.notes)
+        if conversion.verbatim:
+            canonical[VERBATIM] = conversion.verbatim  # the base keeps them; leaving them out is not a delete
         result.widgets += len(canonical["widgets"])
         result.webhooks += len(canonical["webhooks"])
         result.extension_settings += len(canonical.get("extension_settings") or {})
@@ -281,6 +284,8 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
             continue
         base = local.base.get(app_id)
         new = dict(live_app) if base is None else advance_app(draft_app, base, live_app)
+        if base is not None and (live_app.get(VERBATIM) or base.get(VERBATIM)):
+            new = _with_verbatim_of(new if new is not None else dict(base), live_app)
         if new is not None:
             local.workspace.write_base_app(app_id, new)
             written += 1
@@ -288,6 +293,19 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
         local.workspace.delete_base_app(app_id)
         written += 1
     return written
+
+
+def _with_verbatim_of(base: dict[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with what the pull kept as the service holds it (``live``'s ``verbatim`` entries) recorded as
+    live has them: the saved draft leaves them out, so only the base can hold them (else they read as deletes)."""
+    kept = live.get(VERBATIM) or {}
+    out = {k: v for k, v in base.items() if k != VERBATIM}
+    if kept:
+        out[VERBATIM] = kept
+    for section, keys in kept.items():
+        theirs = live.get(section) or {}
+        out[section] = {**(out.get(section) or {}), **{k: theirs[k] for k in keys if k in theirs}}
+    return out
 
 
 def _has_literal_secret(apps: Iterable[App]) -> bool:

@@ -1,0 +1,94 @@
+"""Issue 34's invariant, over generated service states: whatever the service holds, ``pull`` reads it (or says
+what it kept as the service holds it), ``diff`` right after has nothing to push, and a ``push`` right after sends
+no request at all (the sandbox sees no write).
+
+Generated in the sandbox's own store, as the real service may hold them: every documented extension setting in
+each JSON type that could carry it (an id as a string or an integer, a number as a string, a flag as 0/1, a value
+outside our enum), keys the catalog does not know, optional and required keys left out; team members whose email
+our model refuses, emails equal but for case, developers; a service that does not say which extensions are enabled.
+
+A bounded number of examples in the normal run (``make test``); nightly, run more with
+``TENANTDECK_INVARIANT_EXAMPLES=500 pytest tests/sync/test_service_state_invariant.py`` (docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
+from tests.sync.helpers_push import call, live_plan, make_sandbox, run_pull, run_push
+from tests.sync.service_states import ServiceLike, hold_collaborator, hold_extension_settings
+
+EXAMPLES = int(os.environ.get("TENANTDECK_INVARIANT_EXAMPLES", "12"))
+SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_number_text = st.integers(-10**6, 10**6).map(str)
+_scalar = st.one_of(st.none(), st.booleans(), st.integers(-10**9, 10**9), st.floats(allow_nan=False,
+                    allow_infinity=False), _text)
+
+
+def _value(setting: Setting) -> st.SearchStrategy[Any]:
+    """A value for ``setting`` in any JSON type that could carry its meaning, the documented one included."""
+    kind = setting.type
+    if kind == "string":
+        return st.one_of(_text, st.integers(0, 10**9), _number_text)
+    if kind == "number":
+        return st.one_of(st.integers(-10, 10**6), st.floats(0, 10**6, allow_nan=False), _number_text)
+    if kind == "integer":
+        values = list(setting.choice_values) or [0, 1]
+        return st.one_of(st.sampled_from(values), st.integers(-5, 50), st.sampled_from(values).map(str))
+    if kind == "bool":
+        return st.one_of(st.booleans(), st.sampled_from([0, 1, "true", "false"]))
+    if kind == "strings":
+        return st.lists(st.one_of(_text, st.integers(0, 99)), max_size=3)
+    if kind == "mapping":
+        return st.dictionaries(_text, st.one_of(_text, st.integers()), max_size=3)
+    inner = _settings(setting.fields)
+    return inner if kind == "object" else st.lists(inner, max_size=2)
+
+
+def _settings(fields: tuple[Setting, ...]) -> st.SearchStrategy[dict[str, Any]]:
+    """An object with each field present or left out, and maybe a key the catalog does not know."""
+    present = st.fixed_dictionaries({}, optional={f.key: _value(f) for f in fields})
+    unknown = st.dictionaries(st.sampled_from(["legacyFlag", "dashboardOnly", "x"]), _scalar, max_size=1)
+    return st.builds(lambda known, extra: {**extra, **known}, present, unknown)
+
+
+_bad_emails = st.sampled_from(["raj@localhost", "no-at-sign", "Ana@Acme.Example", "a b@acme.example",
+                               "x@" + "y" * 300 + ".example"])
+_emails = st.one_of(_bad_emails, st.from_regex(r"[a-z]{1,8}@[a-z]{1,8}\.example", fullmatch=True))
+_members = st.lists(st.tuples(_emails, st.sampled_from(["admin", "moderator", "developer"])), max_size=4,
+                    unique_by=lambda m: m[0])
+_extensions = st.dictionaries(st.sampled_from(DRAFT_EXTENSIONS), st.just(None), max_size=2).flatmap(
+    lambda chosen: st.fixed_dictionaries({ext: _settings(BY_ID[ext].settings) for ext in chosen}))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.data_too_large])
+@given(extensions=_extensions, members=_members, hide_enabled=st.booleans())
+def test_pull_then_diff_then_push_sends_nothing(extensions: dict[str, dict[str, Any]],
+                                                members: list[tuple[str, str]], hide_enabled: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        sandbox = make_sandbox(Path(tmp) / "db.sqlite3")
+        service = ServiceLike(sandbox, hide_enabled=hide_enabled)
+        app_id = next(a.id for a in call(sandbox, "list_apps") if a.name == "Acme Support")
+        for ext, value in extensions.items():
+            hold_extension_settings(sandbox, app_id, ext, value)
+        for email, role in members:
+            hold_collaborator(sandbox, app_id, email, role)
+        draft = Path(tmp) / "tenantdeck.yaml"
+        run_pull(service, draft)  # never raises: what the draft cannot hold is kept, with a note
+        plan = live_plan(service, draft, SECRETS)
+        assert plan.operations == [] and plan.conflicts == [], [op.kind for op in plan.operations]
+        assert not plan.has_changes
+        service.writes.clear()
+        code, err = run_push(service, draft, SECRETS)
+        assert code == 0, err
+        assert service.writes == []
