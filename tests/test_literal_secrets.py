@@ -22,11 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
-from tenantdeck.api.client import ManagementClient
 from tenantdeck.cli import cli
 from tenantdeck.draft import load_text
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS
 from tenantdeck.problems import format_path, strict
+from tests.requests_log import record_requests
 from tests.sandbox.ext_samples import settings_for
 
 LITERAL = "sk_live_4f9a8b7c6d5e"  # the value that must never be printed
@@ -43,16 +43,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def requests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every request the management client sends, by method and path."""
-    sent: list[str] = []
-    original = ManagementClient._send_once
-
-    async def counted(self: ManagementClient, method: str, path: str, *args: Any, **kw: Any) -> Any:
-        sent.append(f"{method} {path}")
-        return await original(self, method, path, *args, **kw)
-
-    monkeypatch.setattr(ManagementClient, "_send_once", counted)
-    return sent
+    return record_requests(monkeypatch)
 
 
 def run(*args: str, **env: str) -> tuple[int, str, str]:

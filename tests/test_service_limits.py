@@ -26,6 +26,7 @@ from tenantdeck.draft import load_text
 from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES, json_size, largest_part
 from tenantdeck.sandbox import create_app
 from tenantdeck.textsafe import shortened
+from tests.requests_log import record_requests
 
 BIG_WORD = 10_000_000
 MANY_WORDS = 100_000
@@ -45,16 +46,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 @pytest.fixture
 def requests(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every request the management client sends, by method and path."""
-    sent: list[str] = []
-    original = ManagementClient._send_once
-
-    async def counted(self: ManagementClient, method: str, path: str, *args: Any, **kw: Any) -> Any:
-        sent.append(f"{method} {path}")
-        return await original(self, method, path, *args, **kw)
-
-    monkeypatch.setattr(ManagementClient, "_send_once", counted)
-    return sent
+    return record_requests(monkeypatch)
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -9,27 +9,16 @@ import pytest
 from click.testing import CliRunner
 
 from tenantdeck.cli import cli
-from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
+from tests.tui.review_fixtures import acme_toggle, pulled_draft
 
 
 @pytest.fixture
 def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
-    path = tmp_path / "tenantdeck.yaml"
-    pull_target(local_target(), path)
-    return path
-
-
-def acme_toggle(app: TenantdeckApp) -> str:
-    apps = app.editor.get("apps")
-    index = next(i for i, a in enumerate(apps) if a["name"] == "Acme Support")
-    return f"apps[{index}].widgets[0].main.send_gifs"
+    return pulled_draft(tmp_path, monkeypatch)
 
 
 def test_review_shows_a_toggle_change_with_its_label_and_push_brings_the_app_in_sync(draft: Path) -> None:

@@ -1,0 +1,28 @@
+"""What the review screen's tests share: a draft pulled from the in-process sandbox (the `local` profile in a temp
+data dir) and the path of Acme Support's GIFs toggle, the field they change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.app import TenantdeckApp
+
+
+def pulled_draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The demo account pulled into ``tmp_path/tenantdeck.yaml``, with the data and config dirs in ``tmp_path``."""
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+def acme_toggle(app: TenantdeckApp) -> str:
+    apps = app.editor.get("apps")
+    index = next(i for i, a in enumerate(apps) if a["name"] == "Acme Support")
+    return f"apps[{index}].widgets[0].main.send_gifs"
