@@ -111,3 +111,18 @@ def test_a_schema_error_hides_no_other_apps_violation(fleet: Path) -> None:  # n
     assert [(p["path"], p["message"].split(":")[0]) for p in policy] == [
         (f"apps[{other}].widgets[0].style.primary_color", "policy brand-colour")]
     assert policy[0]["line"] > 0
+
+
+def test_a_webhook_created_with_no_trigger_is_judged_not_a_crash(fleet: Path) -> None:  # noqa: F811
+    """The tutorial's new webhook (the editor's form writes `triggers: []`): the account after the push holds it
+    with no trigger; `diff` and `push` judged it with a TypeError (the view read its missing triggers as None)."""
+    i = app_index(fleet, "Acme Support")
+    hooks = by_name(fleet)["Acme Support"]["webhooks"]
+    edit(fleet, ("apps", i, "webhooks"), [*hooks, {"id": "alerts", "name": "Alerts",
+                                                   "webhookURL": "https://alerts.example/hook", "triggers": []}])
+    result = run("diff", str(fleet))
+    assert result.exit_code == exitcodes.CHANGES, result.output
+    assert 'create webhook "Alerts"' in result.output
+    allow = [arg for rule in RULES for arg in ("--allow-violation", rule)]
+    pushed = run("push", "--draft", str(fleet), "--yes", *allow, "--reason", "a test")
+    assert pushed.exit_code == exitcodes.OK, pushed.output

@@ -208,6 +208,8 @@ def webhook_from_canonical(
     triggers = state.get("triggers")
     if is_unknown(triggers):
         triggers = list(existing.triggers) if existing is not None else []
+    elif triggers is None:  # none held: a webhook created with no trigger (the account after a push) has none
+        triggers = []
     data["triggers"] = _keep_order(triggers, existing.triggers if existing is not None else [])
     return Webhook.model_validate(data)
 
