@@ -106,3 +106,35 @@ async def _review(draft: Path) -> None:
     record = json.loads(history.stdout)["pushes"][-1]
     assert record["violation_reason"] == "pilot tenant"
     assert [v["rule"] for v in record["allowed_violations"]] == ["acme-gifs"]
+
+
+def test_allowing_with_no_rule_ticked_says_how_to_tick_one_instead_of_closing() -> None:
+    """Found by a newcomer: with two rules nothing is ticked; Enter after a reason closed the dialog doing nothing,
+    and the next push was refused again with no hint why."""
+    from textual.app import App
+
+    from tenantdeck.policies.checks import Allowance
+    from tenantdeck.policies.view import GateRule
+    from tenantdeck.tui.screens.allow_violation import AllowViolationScreen
+
+    got: list[Allowance | None] = []
+    rules = [GateRule("one", "error", 1), GateRule("two", "error", 2)]
+
+    async def scenario() -> None:
+        app: App[None] = App()
+        async with app.run_test(size=(80, 24)) as pilot:
+            modal = AllowViolationScreen(rules, None, lambda names, why: Allowance(tuple(names), why.strip()))
+            await app.push_screen(modal, got.append)
+            await pilot.pause()
+            modal.query_one("#reason").focus()
+            await pilot.press(*"pilot", "enter")
+            await pilot.pause()
+            assert app.screen is modal and "no rule is ticked" in str(modal.query_one("#error").render())
+            modal.query_one("#rules").focus()
+            await pilot.press("space")
+            modal.query_one("#reason").focus()
+            await pilot.press("enter")
+            await pilot.pause()
+
+    asyncio.run(scenario())
+    assert got == [Allowance(("one",), "pilot")]

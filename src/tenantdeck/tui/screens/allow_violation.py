@@ -85,6 +85,10 @@ class AllowViolationScreen(ModalScreen["Allowance | None"]):
         from tenantdeck.policies.checks import NotAllowed
 
         rules = list(self.query_one(SelectionList).selected)
+        if not rules and not self.current:  # nothing to take back either: say so rather than close doing nothing
+            self.query_one("#error", Label).update("no rule is ticked: Space on a rule ticks it (Tab moves to the "
+                                                   "list), then Enter here")
+            return
         try:
             allowance = self.check(rules, self.query_one("#reason", Input).value)
         except NotAllowed as exc:
