@@ -18,7 +18,7 @@ from tenantdeck.models import catalog
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.types import ABSENT, Conflict, FieldChange, Step
-from tenantdeck.textsafe import json_text, shortened, shown
+from tenantdeck.textsafe import json_text, shortened, shortened_runs, shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -118,7 +118,7 @@ def _by_app(ops: Iterable[Step]) -> dict[str, list[Step]]:
 
 
 def _app_heading(op: Step) -> str:
-    return shown(f'app "{op.app_name}" ({op.app_id or "new"})')
+    return shown(shortened_runs(f'app "{op.app_name}" ({op.app_id or "new"})'))
 
 
 def conflict_field(c: Conflict) -> str:
@@ -129,9 +129,9 @@ def conflict_field(c: Conflict) -> str:
 
 
 def _conflict_text(c: Conflict) -> str:
-    if c.message:
-        return shown(f'app "{c.app}" {c.resource}: {c.message}')
-    text = shown(f'app "{c.app}" {c.resource}: {conflict_field(c)}')
+    if c.message:  # names from the draft or the service: a 5,000-character name is shortened, as values are
+        return shown(shortened_runs(f'app "{c.app}" {c.resource}: {c.message}'))
+    text = shown(shortened_runs(f'app "{c.app}" {c.resource}: {conflict_field(c)}'))
     key = shown(c.key)
     return text + (f"\n      settle with --take-mine {key} or --take-theirs {key}" if c.kind else "")
 
@@ -143,8 +143,8 @@ def side_text(value: Any, secret: bool) -> str:
 
 def _drift_text(d: FieldChange) -> str:
     if not d.path:
-        return shown(f'app "{d.app}" {d.resource}: {d.after}')
-    return shown(f'app "{d.app}" {d.resource}: {change_text(d)}')
+        return shown(shortened_runs(f'app "{d.app}" {d.resource}: {d.after}'))
+    return shown(shortened_runs(f'app "{d.app}" {d.resource}: {change_text(d)}'))
 
 
 # -- text ---------------------------------------------------------------------------------------------------------
