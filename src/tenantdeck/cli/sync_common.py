@@ -128,9 +128,9 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     import asyncio
 
     from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
-    from tenantdeck.policies.checks import judge_after_push, policies_for, policy_notes
+    from tenantdeck.policies.checks import policies_for
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
-    from tenantdeck.sync.remote.engine import service_now
+    from tenantdeck.sync.remote.engine import plan_policy_notes, service_now
     from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
@@ -178,10 +178,8 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
-    if policies:  # what the fleet policies say of the account after this push (the view the push's gate judges)
-        checked = (judge_after_push(policies, local, plan.operations, now, [a.id for a in listing])
-                   if policies.rules else None)
-        plan.notes.extend(policy_notes(policies, checked))
+    # what the fleet policies say of the account after this push (the view the push's gate judges)
+    plan.notes.extend(plan_policy_notes(policies, local, plan, now, [a.id for a in listing]))
     return plan
 
 

@@ -368,7 +368,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         plan = plan_local(local, compare_local(local, None), allow_delete=allow_delete)
         from tenantdeck.policies.checks import policies_for
 
-        plan.notes.extend(_policy_notes(policies_for(local.path), local, plan, local.base, list(local.base)))
+        plan.notes.extend(plan_policy_notes(policies_for(local.path), local, plan, local.base, list(local.base)))
         return plan
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
 
@@ -414,11 +414,11 @@ async def policy_notes_after(client: Any, local: Local, plan: Plan, live: Mappin
         return []
     now = (await service_now(client, policies, live, listing, secret_key=local.secret_key, concurrency=concurrency * 4)
            if policies.rules else {})
-    return _policy_notes(policies, local, plan, now, [a.id for a in listing])
+    return plan_policy_notes(policies, local, plan, now, [a.id for a in listing])
 
 
-def _policy_notes(policies: PolicySet | None, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]],
-                  order: list[str]) -> list[Any]:
+def plan_policy_notes(policies: PolicySet | None, local: Local, plan: Plan,
+                      now: Mapping[str, Mapping[str, Any]], order: list[str]) -> list[Any]:
     """The notes of ``policies`` (the rules beside ``local``'s draft) on the account after ``plan``, ``now`` being
     the service's apps (or the base snapshot's, offline)."""
     from tenantdeck.policies.checks import judge_after_push, policy_notes
