@@ -338,7 +338,26 @@ def test_a_cel_check_longer_than_a_page_is_refused_at_its_line(tmp_path: Path) -
     policies = load_policies(path)
     assert [r.name for r in policies.rules] == ["named-x"]
     [problem] = policies.problems
-    assert problem.path[:3] == ("policies", 1, "check") and problem.line > 0 and "16384" in problem.message
+    assert problem.path[:3] == ("policies", 1, "check") and problem.line > 0
+    assert problem.message.startswith("rule long: the CEL expression is ") and f"may be {CEL_MAX:,}" in problem.message
+
+
+@pytest.mark.parametrize(("source", "said"), [
+    ("(" * 300 + "true" + ")" * 300, "column 97: nested more than 96 levels deep"),
+    ("app.name ==", "column 12: mismatched input '<EOF>'"),
+    ("true &&\n  app.name ==", "line 2, column 14: mismatched input '<EOF>'"),
+])
+def test_a_cel_check_that_does_not_compile_says_where_without_the_parsers_debug_text(
+        tmp_path: Path, source: str, said: str) -> None:
+    """The library's error echoes the whole expression and, for deep nesting, the Rust parser's debug struct."""
+    from tenantdeck.policies.model import load_policies
+
+    path = tmp_path / "d.policies.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "policies": [
+        {"name": "bad", "check": {"cel": source}, "message": "m"}]}, sort_keys=False))
+    [problem] = load_policies(path).problems
+    assert problem.message.startswith("rule bad: the CEL expression does not compile: " + said)
+    assert "ParseError" not in problem.message and "Failed to parse" not in problem.message
 
 
 @settings(max_examples=200, deadline=None)

@@ -194,5 +194,5 @@ policies:
     assert checked.exit_code == exitcodes.ERROR
     out = checked.output
     assert f"{rules}:4:20: error: policies[0].check.field: rule on-a-text: field name: is not a list" in out, out
-    assert f"{rules}:7:12: error: policies[1].check: contains: one value the list must hold" in out, out
+    assert f"{rules}:7:12: error: policies[1].check: rule two-values: contains: one value the list must hold" in out
     assert f"{rules}:10:20: error: policies[2].check.field: rule on-settings: field settings: is not a list" in out

@@ -63,9 +63,9 @@ def test_a_broken_rule_is_located_and_the_others_still_load(tmp_path: Path) -> N
     assert "did you mean `webhookURL`?" in rendered[0]
     assert rendered[1].startswith(f"{path}:10:18: error: policies[2].check.cel: rule bad-cel: the CEL expression "
                                   "does not compile")
-    assert "exactly one of cel" in rendered[2] and "equals, required" in rendered[2]
-    assert any("policies[4].mesage: unknown key" in r for r in rendered[3:5])
-    assert any("policies[4].message: required" in r for r in rendered[3:5])
+    assert "rule two-kinds: a check is exactly one of cel" in rendered[2] and "equals, required" in rendered[2]
+    assert any("policies[4].mesage: rule unknown-key: unknown key" in r for r in rendered[3:5])
+    assert any("policies[4].message: rule unknown-key: required" in r for r in rendered[3:5])
     assert "a second rule named 'ok'" in rendered[5]
     assert "not a regular expression" in rendered[6]
     assert "has no setting 'dropMesage'; did you mean `dropMessage`?" in rendered[7]

@@ -93,6 +93,10 @@ class Select(_Model):
     labels: dict[str, str] | None = Field(None, description="Labels the app's `labels:` must hold (`tier: gold`)")
 
 
+#: a rule's name as the model takes it (``Rule.name``): what a message may quote before the rule validates
+_RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+
+
 class Rule(_Model):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80,
                       description="The rule's name (letters, digits, `-`, `_`, `.`): what --allow-violation names")
@@ -380,8 +384,9 @@ def load_policies(path: Path) -> PolicySet:
         try:
             rule = Rule.model_validate(raw)
         except ValidationError as exc:
+            named = _named(raw)
             for err in exc.errors(include_url=False):
-                problem(_words(err), ("policies", i, *err.get("loc", ())), "policy-rule")
+                problem(named + _words(err), ("policies", i, *err.get("loc", ())), "policy-rule")
             continue
         if rule.name in seen:
             problem(f"a second rule named {rule.name!r}: names must be unique", ("policies", i, "name"), "policy-rule")
@@ -407,7 +412,7 @@ def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
         try:
             program = cel.compile(check.cel or "")
         except (ValueError, RuntimeError, TypeError) as exc:
-            return f"the CEL expression does not compile: {_first_line(exc)}", "cel"
+            return f"the CEL expression does not compile: {cel_syntax_error(exc)}", "cel"
         reason = _bound(rule, check.cel or "", into)
         if reason is not None:
             return reason, "cel"
@@ -460,13 +465,49 @@ def _bound(rule: Rule, source: str, into: PolicySet) -> str | None:
     return None
 
 
+_CEL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): (?:Syntax error: )?(.*)")
+_CEL_RUST_DEBUG = re.compile(r'\bmsg: "((?:[^"\\]|\\.)*)"')
+_CEL_RECURSION = re.compile(r"Recursion limit of (\d+) exceeded")
+
+
+def cel_syntax_error(exc: BaseException) -> str:
+    """The library's compile error in a reader's words: where in the expression (line, column) and what, without
+    echoing the whole expression back (it is at the located line already) or the parser's internal debug text
+    (a deeply nested expression surfaces as ``OtherError(ParseError { ... msg: "Recursion limit of 96 exceeded" })``).
+    """
+    found = _CEL_ERROR.search(str(exc))
+    if found is None:
+        return _first_line(exc)
+    line, column, what = found.groups()
+    debug = _CEL_RUST_DEBUG.search(what)
+    if debug is not None:
+        what = debug.group(1)
+    deep = _CEL_RECURSION.search(what)
+    if deep is not None:
+        what = f"nested more than {deep.group(1)} levels deep (brackets, calls and operators count); split it"
+    where = f"column {column}" if line == "1" else f"line {line}, column {column}"
+    return f"{where}: {what}"
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _named(raw: Any) -> str:
+    """``rule NAME: `` for a rule that does not validate but has a readable name, so the message says which rule
+    (what `--allow-violation` and the history name it by)."""
+    name = raw.get("name") if isinstance(raw, dict) else None
+    if isinstance(name, str) and _RULE_NAME.fullmatch(name):
+        return f"rule {name}: "
+    return ""
+
+
 def _words(err: Any) -> str:
     kind = err.get("type", "")
+    if kind == "string_too_long" and tuple(err.get("loc", ()))[-2:] == ("check", "cel"):
+        return (f"the CEL expression is {len(err.get('input') or ''):,} characters; a check may be {CEL_MAX:,} "
+                f"(split it into several rules)")
     if kind == "extra_forbidden":
         return "unknown key"
     if kind == "missing":
