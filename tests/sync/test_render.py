@@ -110,3 +110,15 @@ def test_history_cli_lists_pushes(tmp_path: Path) -> None:
     assert {"who", "when", "plan_hash", "journal", "base_url"} <= set(record)
     text = CliRunner().invoke(cli, ["history", "--draft", str(draft)]).stdout
     assert "complete" in text and "applied=" in text
+
+
+def test_a_note_about_no_app_names_no_app() -> None:
+    """A policies-file problem is a plan note with no app: it read `app "": policies file: ...`."""
+    from tenantdeck.sync.types import Note
+
+    plan = sample_plan()
+    plan.notes[:] = [Note("", "policies file: d.policies.yaml:4:18: error: rule x"), Note("Acme", "policy y")]
+    text, md = render_text(plan), render_markdown(plan)
+    assert "  * policies file: d.policies.yaml:4:18" in text and '  * app "Acme": policy y' in text
+    assert "- policies file: d.policies.yaml:4:18" in md and '- app "Acme": policy y' in md
+    assert 'app ""' not in text + md

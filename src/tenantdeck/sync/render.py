@@ -141,10 +141,20 @@ def side_text(value: Any, secret: bool) -> str:
     return str(value) if secret else value_text(value)
 
 
+def about(app: str, what: str) -> str:
+    """``app "NAME" WHAT``, or ``WHAT`` alone for a line about no app (the policies file itself), never ``app ""``."""
+    return f'app "{app}" {what}' if app else what
+
+
+def _note_text(app: str, message: str) -> str:
+    return f'app "{app}": {message}' if app else message
+
+
 def _drift_text(d: FieldChange) -> str:
+    where = about(d.app, d.resource)
     if not d.path:
-        return shown(shortened_runs(f'app "{d.app}" {d.resource}: {d.after}'))
-    return shown(shortened_runs(f'app "{d.app}" {d.resource}: {change_text(d)}'))
+        return shown(shortened_runs(f"{where}: {d.after}"))
+    return shown(shortened_runs(f"{where}: {change_text(d)}"))
 
 
 # -- text ---------------------------------------------------------------------------------------------------------
@@ -183,7 +193,7 @@ def render_text(plan: Plan, *, title: str = "") -> str:
         lines += [f"  ! {_conflict_text(c)}" for c in plan.conflicts]
     if plan.notes:
         lines += ["", "Notes:"]
-        lines += [shown(f"  * app \"{n.app}\": {n.message}") for n in plan.notes]
+        lines += [shown(f"  * {_note_text(n.app, n.message)}") for n in plan.notes]
     lines.append("")
     tail = summary_line(plan)
     if plan.unchanged_apps:
@@ -266,7 +276,7 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
                              f"{_md_code(c.base, c.secret)} | {_md_code(c.draft, c.secret)} | "
                              f"{_md_code(c.live, c.secret)} |")
     if plan.notes:
-        lines += ["", "### Notes", ""] + [f"- app \"{_md(n.app)}\": {_md(n.message)}" for n in plan.notes]
+        lines += ["", "### Notes", ""] + [f"- {_md(_note_text(n.app, n.message))}" for n in plan.notes]
     return "\n".join(lines) + "\n"
 
 
