@@ -92,6 +92,7 @@ def test_diff_plan_and_push_warn_and_strict_refuses_before_any_request(
     assert code == exitcodes.ERROR, out + err
     assert f"d.yaml:{line}:22: error: {WHERE}: a literal secret" in out + err and "--strict" in out + err
     assert requests == []
+    assert "Reading the service" not in out + err  # it is not read: saying so would mislead
     code, out, err = run(*command, "d.yaml")
     assert code in (exitcodes.OK, exitcodes.CHANGES), out + err
     assert f"d.yaml:{line}:22: warning: {WHERE}: a literal secret" in err

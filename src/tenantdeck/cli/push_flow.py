@@ -80,9 +80,11 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         _err(err, f"Reading {opts.source.describe()} and {target.describe()} ...")
         prepared = await prepare_promote(opts.source, target, opts, env)
     else:
-        if opts.plan_file is None:
-            _err(err, f"Reading the service ({target.describe()}) ...")
-        prepared = await prepare_push(target, opts, env)
+        def reading() -> None:
+            if opts.plan_file is None:
+                _err(err, f"Reading the service ({target.describe()}) ...")
+
+        prepared = await prepare_push(target, opts, env, reading=reading)
     report = opts.report if opts.report is not None else {}
     if isinstance(prepared, PushRefused):
         report["refusal"] = prepared.to_json()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -194,11 +194,14 @@ def _read_plan(path: Path) -> Plan | PushRefused:
 
 
 async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str], *,
-                       local: Local | None = None) -> Prepared | PushRefused:
+                       local: Local | None = None,
+                       reading: Callable[[], None] | None = None) -> Prepared | PushRefused:
     """Read the draft and the service and return the plan to confirm, or why nothing can be pushed.
 
     The draft is read as ``target``'s profile sees it (its section of the targets file, if any); ``local``: the
-    desired state already made (``promote``: what the source account has), pushed the same way."""
+    desired state already made (``promote``: what the source account has), pushed the same way. ``reading`` is
+    called once the draft is accepted, just before the first request (a CLI says "Reading the service" then, not
+    before a refusal that never reads it)."""
     plan_in: Plan | None = None
     if request.plan_file is not None:
         read = _read_plan(request.plan_file)
@@ -224,6 +227,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     notices: list[str] = []
     warnings: list[str] = []
     ids = ids_for(local, request.id_writer)
+    if reading is not None:
+        reading()
     async with target.client(**_client_kwargs(request)) as client:
         resolution = await resolve_intents(client, local.workspace, local.apps, local.base, secret_key=local.secret_key)
         notices += resolution.messages
