@@ -28,7 +28,8 @@ ROOT = Path(tenantdeck.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tenantdeck", "tenantdeck.exitcodes", "tenantdeck.problems", "tenantdeck.textsafe",
                     "tenantdeck.atomic", "tenantdeck.locations", "tenantdeck.hosts", "tenantdeck.jsonlimits",
-                    "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile")),
+                    "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile",
+                    "tenantdeck.console")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
