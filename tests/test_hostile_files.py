@@ -46,7 +46,7 @@ def make_hostile(path: Path, kind: str, folder: Path | None = None) -> None:
 def _outcome(call: Callable[[], object]) -> str:
     """What a reader made of the file: its result or the error it raised, as text (a traceback type other than the
     module's refusal and the callers' documented errors fails the test)."""
-    from tenantdeck.configyaml import ConfigFileError
+    from tenantdeck.draft.configyaml import ConfigFileError
     from tenantdeck.draft.overrides import OverridesInvalid
     from tenantdeck.safefile import FileRefused
     from tenantdeck.sync.workspace.lockfile import LockFileError

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile",
                     "tenantdeck.console")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
-    ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
+    ("draft", ("tenantdeck.draft", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
     ("sync", ("tenantdeck.sync", "tenantdeck.targets", "tenantdeck.policies")),
     ("ui", ("tenantdeck.cli", "tenantdeck.tui", "tenantdeck.launch", "tenantdeck.__main__")),

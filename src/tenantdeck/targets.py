@@ -184,9 +184,9 @@ def _key_lines(text: str) -> dict[tuple[str | int, ...], tuple[int, int]]:
 
 
 def _load_yaml(path: Path, what: str) -> tuple[Any, str]:
-    """The file's data and text, read through the draft's guarded reader (:mod:`tenantdeck.configyaml`): an
+    """The file's data and text, read through the draft's guarded reader (:mod:`tenantdeck.draft.configyaml`): an
     alias bomb, deep nesting or a huge file is one located :class:`ProfileError`, never a hang or a traceback."""
-    from tenantdeck.configyaml import ConfigFileError, read_file
+    from tenantdeck.draft.configyaml import ConfigFileError, read_file
 
     try:
         return read_file(path, what)

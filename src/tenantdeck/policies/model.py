@@ -342,7 +342,7 @@ def _written(parts: tuple[PathPart, ...]) -> str:
 def load_policies(path: Path) -> PolicySet:
     """Read ``path``: every rule that is well formed and compiles, and a located problem for each one that is not.
     A missing file is an empty set; a file that is not YAML at all is one problem."""
-    from tenantdeck.configyaml import ConfigFileError, read_file
+    from tenantdeck.draft.configyaml import ConfigFileError, read_file
     from tenantdeck.draft.load import DraftDocument
 
     result = PolicySet(path=path)
