@@ -246,7 +246,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         target = None
         try:
             if online:
-                from tenantdeck.targets import resolve_for_draft
+                from tenantdeck.sync.workspace.binding import resolve_for_draft
 
                 target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
@@ -553,7 +553,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         """Prepare and run the push (in the push thread); False when nothing was pushed (refused, in sync)."""
         from tenantdeck.sync.progress import PushProgress
         from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
-        from tenantdeck.targets import resolve_for_draft
+        from tenantdeck.sync.workspace.binding import resolve_for_draft
 
         ui = self.app.call_from_thread
         target = resolve_for_draft(self.editor.path, self.editor.profile)
