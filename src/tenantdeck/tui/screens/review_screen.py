@@ -241,6 +241,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
     def make_plan(self, online: bool) -> None:
+        from tenantdeck.policies.gate import gate_for
         from tenantdeck.sync.remote.engine import PushRefused, plan_draft
 
         target = None
@@ -251,7 +252,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
                 target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
                                             target=target, allow_delete=self.allow_delete,
-                                            client_options=self.client_options(), profile=self.editor.profile))
+                                            client_options=self.client_options(), profile=self.editor.profile,
+                                            gate=gate_for(self.editor.path)))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
             self.app.call_from_thread(self.notify, problem_text(exc), title="Could not plan", severity="error",
                                       markup=False)
@@ -559,11 +561,12 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         target = resolve_for_draft(self.editor.path, self.editor.profile)
         ui(self._show_status, f"Reading the service (profile {target.name}) ...")
         from tenantdeck.policies.checks import policies_for
+        from tenantdeck.policies.gate import push_gate
 
         policies = policies_for(self.editor.path)  # the push refuses what breaks an error rule, as on the CLI
         allow = self.allowance
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
-                              id_writer=self.write_ids, policies=policies if policies else None,
+                              id_writer=self.write_ids, gate=push_gate(policies),
                               allow_violations=allow.rules if allow else (),
                               violation_reason=allow.reason if allow else "", **self.request_options)
         prepared = await prepare_push(target, request, os.environ)
