@@ -182,7 +182,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     def show_target(self) -> None:
         """The header names the profile this review is against, and the targets file when it is one of its
         targets (the draft with that account's ids and values, compared with that account's own base)."""
-        from tenantdeck.draft.overrides import has_section, targets_path
+        from tenantdeck.draft.target_overrides import has_section, targets_path
         from tenantdeck.tui.profile import profile_subtitle
 
         title = profile_subtitle(self.editor.profile)
