@@ -17,7 +17,7 @@ from typing import Any
 
 from tenantdeck.policies.account import sections_read
 from tenantdeck.policies.checks import allowed, judge_after_push, policies_for, policy_notes
-from tenantdeck.policies.engine import Violation
+from tenantdeck.policies.evaluator import Violation
 from tenantdeck.policies.model import PolicySet
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.remote.engine import PushRefused

@@ -10,7 +10,7 @@
         severity: error                           # error blocks a push; warning informs
         message: webhooks must use https
 
-A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.engine`),
+A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.evaluator`),
 or one of a few shorthands on a ``field`` path: ``equals``, ``one_of``, ``matches``, ``required``, ``forbidden``,
 ``count`` (``{min, max}``), ``contains`` (the list holds a value) and ``same`` (every selected app holds the same
 value). Paths are checked against the
