@@ -166,7 +166,7 @@ def med(values: list[float]) -> float:
 
 
 def run(name: str, text: str, rounds: int) -> bool:
-    from tenantdeck.policies.engine import PolicyEngine
+    from tenantdeck.policies.evaluator import PolicyEngine
     from tenantdeck.policies.model import load_policies
     from tenantdeck.policies.view import FleetPolicies
 

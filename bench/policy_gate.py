@@ -69,7 +69,9 @@ async def prepare(base: str, draft: Path, policies: Any) -> tuple[float, int, in
     from tenantdeck.targets import Target
 
     target = Target("bench", base, KEY, SECRET, None)
-    request = PushRequest(draft_path=draft, policies=policies, allow_violations=tuple(
+    from tenantdeck.policies.gate import push_gate
+
+    request = PushRequest(draft_path=draft, gate=push_gate(policies), allow_violations=tuple(
         r.name for r in policies.rules) if policies else (), violation_reason="bench")
     since = time.time()
     started = time.perf_counter()

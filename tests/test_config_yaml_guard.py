@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tenantdeck import exitcodes
-from tenantdeck.configyaml import ConfigFileError, load_file
 from tenantdeck.draft import recovery
+from tenantdeck.draft.configyaml import ConfigFileError, load_file
 from tenantdeck.prefs import keymap, settings, themes
 from tenantdeck.targets import ProfileError, load_credentials_file, load_profiles
 

@@ -46,8 +46,8 @@ def make_hostile(path: Path, kind: str, folder: Path | None = None) -> None:
 def _outcome(call: Callable[[], object]) -> str:
     """What a reader made of the file: its result or the error it raised, as text (a traceback type other than the
     module's refusal and the callers' documented errors fails the test)."""
-    from tenantdeck.configyaml import ConfigFileError
-    from tenantdeck.draft.overrides import OverridesInvalid
+    from tenantdeck.draft.configyaml import ConfigFileError
+    from tenantdeck.draft.target_overrides import TargetOverridesInvalid
     from tenantdeck.safefile import FileRefused
     from tenantdeck.sync.workspace.lockfile import LockFileError
     from tenantdeck.sync.workspace.state import WorkspaceError
@@ -55,7 +55,7 @@ def _outcome(call: Callable[[], object]) -> str:
 
     try:
         return repr(call())
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         return " ".join(p.render() for p in exc.problems)
     except (FileRefused, ConfigFileError, LockFileError, WorkspaceError, ProfileError) as exc:
         return str(exc)
@@ -103,9 +103,9 @@ def _policies(tmp: Path) -> object:
 
 
 def _targets(tmp: Path) -> object:
-    from tenantdeck.draft.overrides import read_overrides
+    from tenantdeck.draft.target_overrides import read_target_overrides
 
-    return read_overrides(tmp / "draft.yaml")
+    return read_target_overrides(tmp / "draft.yaml")
 
 
 def _profiles(tmp: Path) -> object:

@@ -13,23 +13,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn
+
+from tenantdeck.console import COMPLETE_VAR, exit_after_editor, on_terminal
 
 #: what ``tenantdeck`` alone opens (tenantdeck.cli.options.DEFAULT_DRAFT; a test checks they agree)
 DEFAULT_DRAFT = "tenantdeck.yaml"
-
-
-#: click's shell-completion variable: when set, the command line prints completions, never opens the editor
-COMPLETE_VAR = "_TENANTDECK_COMPLETE"
-
-
-def on_terminal() -> bool:
-    """Whether stdin and stdout are both a terminal: the editor needs one for keys and one for the screen. Without
-    (a CI job, a pipe, cron) it would wait forever for keys that never come."""
-    try:
-        return sys.stdin.isatty() and sys.stdout.isatty()
-    except (AttributeError, ValueError):  # closed or replaced streams
-        return False
 
 
 def direct_edit(args: list[str]) -> Path | None:
@@ -44,17 +32,6 @@ def direct_edit(args: list[str]) -> Path | None:
     else:
         return None
     return draft if draft.is_file() else None
-
-
-def exit_after_editor(code: int) -> NoReturn:
-    """Exit with the editor's code even when its terminal is gone: Python flushes stdout at shutdown, and a
-    failed flush (EIO on a hung-up pty) turns any exit status into 120, hiding the 129/143 a hang-up reports."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        os._exit(code)
-    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> None:

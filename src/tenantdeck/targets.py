@@ -184,9 +184,9 @@ def _key_lines(text: str) -> dict[tuple[str | int, ...], tuple[int, int]]:
 
 
 def _load_yaml(path: Path, what: str) -> tuple[Any, str]:
-    """The file's data and text, read through the draft's guarded reader (:mod:`tenantdeck.configyaml`): an
+    """The file's data and text, read through the draft's guarded reader (:mod:`tenantdeck.draft.configyaml`): an
     alias bomb, deep nesting or a huge file is one located :class:`ProfileError`, never a hang or a traceback."""
-    from tenantdeck.configyaml import ConfigFileError, read_file
+    from tenantdeck.draft.configyaml import ConfigFileError, read_file
 
     try:
         return read_file(path, what)
@@ -522,35 +522,6 @@ def resolve_target(
     return _profile_target(name, spec, path, insecure, env)
 
 
-def resolve_for_draft(
-    draft_path: Path,
-    profile: str | None = None,
-    base_url: str | None = None,
-    insecure: bool = False,
-    env: Mapping[str, str] | None = None,
-) -> Target:
-    """:func:`resolve_target` for a command on the draft at ``draft_path``: when the user names no target (no
-    ``profile``, ``base_url`` or ``TENANTDECK_BASE_URL``), the target the draft's base records is used (its profile;
-    for the sandbox, its database file), so a draft keeps talking to the account it was pulled from (the demo's
-    draft to the demo's sandbox) whatever the default profile is. The account check itself is
-    :func:`tenantdeck.sync.workspace.binding.check_identity`.
-    """
-    env = os.environ if env is None else env
-    if not (profile or base_url or env.get(ENV_BASE_URL) or env.get(ENV_PROFILE)):
-        from tenantdeck.sync.workspace.binding import recorded_choice
-        from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
-
-        try:
-            choice = recorded_choice(Workspace(draft_path))
-        except (WorkspaceError, OSError):
-            choice = None  # the command itself reports a broken workspace
-        if choice is not None and choice.sandbox_db is not None:
-            return local_target(env, db_path=choice.sandbox_db)
-        if choice is not None:
-            profile = choice.profile
-    return resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)
-
-
 __all__ = [
     "ENV_CONFIG_DIR",
     "ENV_DATA_DIR",
@@ -568,7 +539,6 @@ __all__ = [
     "local_target",
     "profile_names",
     "profiles_path",
-    "resolve_for_draft",
     "resolve_target",
     "sandbox_faults",
 ]

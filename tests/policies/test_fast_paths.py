@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from tenantdeck.absent import ABSENT
 from tenantdeck.policies.celview import WHOLE, needs, prune
-from tenantdeck.policies.engine import PolicyEngine, normalise, selected, shorthand_breaks, shorthand_ok, values_at
+from tenantdeck.policies.evaluator import PolicyEngine, normalise, selected, shorthand_breaks, shorthand_ok, values_at
 from tenantdeck.policies.finder import compile_finder
 from tenantdeck.policies.model import load_policies
 
@@ -164,7 +164,7 @@ def test_a_cel_check_on_the_cut_down_app_gives_what_it_gives_on_the_whole(app: d
 @example(app=LAYERED, presets=LAYERED_PRESETS)
 def test_the_engine_builds_the_cut_down_app_without_normalising_it_all(app: dict[str, Any], presets: Any,
                                                                        source: str) -> None:
-    from tenantdeck.policies.engine import _view
+    from tenantdeck.policies.evaluator import _view
 
     need = needs(source)
     assert _view(app, presets, need) == prune(normalise(app, presets), need)

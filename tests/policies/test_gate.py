@@ -22,7 +22,7 @@ def by_name(draft: Path) -> dict[str, dict[str, Any]]:
 
 def six_dashboard_changes(draft: Path) -> None:
     """Behind the draft's back, through the service's own API: one change breaking each recipe rule."""
-    from tenantdeck.targets import resolve_for_draft
+    from tenantdeck.sync.workspace.binding import resolve_for_draft
 
     apps = by_name(draft)
     acme, globex, initech = apps["Acme Support"], apps["Globex Community"], apps["Initech Field Chat"]

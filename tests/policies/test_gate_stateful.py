@@ -20,6 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 
 from tenantdeck.draft.session import DraftSession
 from tenantdeck.policies.checks import audit_target, policies_for
+from tenantdeck.policies.gate import gate_for, push_gate
 from tenantdeck.sync.remote.engine import PushRefused, PushRequest, plan_draft, prepare_push
 from tenantdeck.sync.settle import Choice
 from tests.policies.test_policy_fleet import recipes
@@ -191,15 +192,15 @@ class GateVersusAudit(RuleBasedStateMachine):
     @rule()
     def push(self) -> None:
         self.moved = False
-        planned = asyncio.run(plan_draft(self.draft, ENV, target=self.target))
+        planned = asyncio.run(plan_draft(self.draft, ENV, target=self.target, gate=gate_for(self.draft)))
         assert not isinstance(planned, PushRefused), planned
         shown = sorted((n.extra["rule"], n.app) for n in planned.notes if n.kind == "policy" and "rule" in n.extra)
-        request = PushRequest(draft_path=self.draft, policies=self.policies, allow_violations=RULES,
+        request = PushRequest(draft_path=self.draft, gate=push_gate(self.policies), allow_violations=RULES,
                               violation_reason="property test", choice=Choice(mine_all=True), retry_base_delay=0.001)
         prepared = asyncio.run(prepare_push(self.target, request, ENV))
         assert not isinstance(prepared, PushRefused), (prepared.kind, prepared.summary, prepared.lines)
         gate = {key(v) for v in prepared.allowed_violations}
-        code, err = run_push(self.sandbox, self.draft, ENV, policies=self.policies, allow_violations=RULES,
+        code, err = run_push(self.sandbox, self.draft, ENV, gate=push_gate(self.policies), allow_violations=RULES,
                              violation_reason="property test", choice=Choice(mine_all=True))
         assert code == 0, err
         audit = asyncio.run(audit_target(self.target, self.draft, self.policies))

@@ -384,7 +384,7 @@ def test_once_the_passs_time_is_spent_each_cel_check_left_is_a_located_error_and
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No timing threshold: the budget is set to nothing, so the first evaluation spends it."""
     from tenantdeck.policies import celcost
-    from tenantdeck.policies.engine import PolicyEngine
+    from tenantdeck.policies.evaluator import PolicyEngine
     from tenantdeck.policies.model import load_policies
 
     monkeypatch.setattr(celcost, "PASS_SECONDS", 0.0)

@@ -137,7 +137,7 @@ def test_each_rule_offline_and_before_a_push(fleet: Path, rule: str) -> None:
 def test_a_dashboard_change_breaks_a_rule_and_the_audit_sees_it(fleet: Path) -> None:
     """Behind tenantdeck's back (the service's own API): the profanity filter switched off in one app, a webhook
     moved to plain http in another. The draft still complies; the live account does not."""
-    from tenantdeck.targets import resolve_for_draft
+    from tenantdeck.sync.workspace.binding import resolve_for_draft
 
     data = yaml.safe_load(fleet.read_text())
     by_name = {a["name"]: a for a in data["apps"]}

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tenantdeck.policies.engine import PolicyEngine, evaluate, normalise
+from tenantdeck.policies.evaluator import PolicyEngine, evaluate, normalise
 from tenantdeck.policies.fix import plan_fixes
 from tenantdeck.policies.model import load_policies, parse_field
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenantdeck.absent import ABSENT
-from tenantdeck.policies.engine import PolicyEngine, same_key
+from tenantdeck.policies.evaluator import PolicyEngine, same_key
 from tenantdeck.policies.fix import plan_fixes
 from tenantdeck.policies.model import load_policies
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenantdeck.draft.session import Change, ChangeKind
-from tenantdeck.policies.engine import PolicyEngine, Violation
+from tenantdeck.policies.evaluator import PolicyEngine, Violation
 from tenantdeck.policies.view import Badge, FleetPolicies, jump_target
 
 DRAFTS = Path(__file__).resolve().parent.parent / "tui" / "drafts"

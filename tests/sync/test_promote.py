@@ -17,8 +17,8 @@ import pytest
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.push_flow import PushOptions, push_flow
-from tenantdeck.draft.overrides import targets_path
 from tenantdeck.draft.sample import sample_text
+from tenantdeck.draft.target_overrides import targets_path
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.targets import Target
 from tests.sync.helpers_push import KEY, SECRET, client_for, make_sandbox

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 from click.shell_completion import shell_complete
 
-from tenantdeck.launch import COMPLETE_VAR
+from tenantdeck.console import COMPLETE_VAR
 
 SHELLS = ("bash", "zsh", "fish")
 

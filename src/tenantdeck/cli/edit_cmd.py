@@ -25,7 +25,7 @@ from tenantdeck.cli.options import draft_input
               help="Make the Events screen's receiver require this Basic Auth (password from the variable).")
 def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_auth: str | None) -> None:
     """Open the draft in the terminal editor."""
-    from tenantdeck.launch import on_terminal
+    from tenantdeck.console import on_terminal
 
     if not on_terminal():  # a CI job or a pipe: the editor would wait forever for keys
         from tenantdeck import exitcodes
@@ -62,7 +62,7 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
     app = TenantdeckApp(draft_path, event_lab=lab)
     app.run()
     if app.return_code:  # 128 + the signal after SIGHUP/SIGTERM (tui/safety.py)
-        from tenantdeck.launch import exit_after_editor
+        from tenantdeck.console import exit_after_editor
 
         exit_after_editor(app.return_code)
 

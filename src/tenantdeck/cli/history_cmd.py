@@ -20,13 +20,13 @@ from tenantdeck.cli.sync_common import draft_option
 def command(draft_path: Path, profile: str | None, fmt: str) -> None:
     """Show the local audit log of pushes."""
     from tenantdeck.cli.sync_common import fail
-    from tenantdeck.draft.overrides import OverridesInvalid, has_section, targets_path
+    from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section, targets_path
     from tenantdeck.sync.workspace.history import read_history, render_history_text
     from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
     try:
         target = profile if has_section(draft_path, profile) else None
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         fail(exc.problems[0].render() if exc.problems else str(exc))
     if profile and target is None:
         fail(f"{profile!r} is not a target of {targets_path(draft_path)}; without --profile, history shows the "

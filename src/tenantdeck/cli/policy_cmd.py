@@ -85,7 +85,7 @@ def _load(draft_path: Path, policies_file: Path | None, *, partial: bool = False
 def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
     """Each rule, the apps it selects and how many of them break it (offline, on the draft)."""
     from tenantdeck.policies.checks import fleet_problems
-    from tenantdeck.policies.engine import PolicyEngine
+    from tenantdeck.policies.evaluator import PolicyEngine
 
     policies, session = _load(draft_path, policies_file, partial=True)
     data = session.data
@@ -118,7 +118,7 @@ def list_rules(draft_path: Path, policies_file: Path | None, fmt: str) -> None:
 def fix(draft_path: Path, policies_file: Path | None, dry_run: bool, lock_timeout: float | None) -> None:
     """Write the obvious fixes (equals, one_of, required with a fix value, forbidden, contains, same) into the draft
     as one change; list the violations no edit can settle (a same rule whose apps tie is one: exit 9)."""
-    from tenantdeck.policies.engine import PolicyEngine
+    from tenantdeck.policies.evaluator import PolicyEngine
     from tenantdeck.policies.fix import apply_fixes, plan_fixes
     from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
     from tenantdeck.sync.workspace.state import Workspace

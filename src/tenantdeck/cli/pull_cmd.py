@@ -130,11 +130,11 @@ def _unwritable(draft_path: Path) -> str | None:
 def _not_a_target_of_the_draft(draft_path: Path, profile: str) -> None:
     """A pull writes the service's values into the draft, which every target shares: from a target of the targets
     file it would write production's values (and ids) over staging's. Say what to do instead (exit 1)."""
-    from tenantdeck.draft.overrides import OverridesInvalid, has_section, targets_path
+    from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section, targets_path
 
     try:
         theirs = has_section(draft_path, profile)
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         output.error(exc.problems[0].render() if exc.problems else str(exc))
         raise SystemExit(exitcodes.ERROR) from None
     if theirs:

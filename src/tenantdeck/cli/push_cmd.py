@@ -86,6 +86,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
     if planfile is None and draft_path is None:
         draft_path = Path("tenantdeck.yaml")
     from tenantdeck.policies.checks import NotAllowed, allowance, policies_for
+    from tenantdeck.policies.gate import push_gate
 
     policies = policies_for(draft_path or draft_of_plan(planfile), policies_file)
     try:
@@ -101,7 +102,7 @@ def command(planfile: Path | None, draft_path: Path | None, yes: bool, concurren
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                        lock_timeout=lock_timeout, rebind=rebind,
                        prefer=prefer, report={},  # type: ignore[arg-type]
-                       policies=policies if policies else None, allow_violations=allow.rules,
+                       gate=push_gate(policies), allow_violations=allow.rules,
                        violation_reason=allow.reason, strict=strict)
     try:
         with api_errors():

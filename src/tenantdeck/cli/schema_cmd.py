@@ -13,9 +13,9 @@ def command(targets: bool) -> None:
     if targets:
         import json
 
-        from tenantdeck.draft.overrides import build_schema
+        from tenantdeck.draft.target_overrides import targets_schema
 
-        click.echo(json.dumps(build_schema(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(targets_schema(), indent=2, ensure_ascii=False))
         return
     from tenantdeck.draft.schema import schema_text
 

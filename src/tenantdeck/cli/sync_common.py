@@ -128,7 +128,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     import asyncio
 
     from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
-    from tenantdeck.policies.checks import policies_for
+    from tenantdeck.policies.gate import gate_for
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
     from tenantdeck.sync.remote.engine import plan_policy_notes, service_now
     from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
@@ -151,10 +151,10 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
             live = await fetch_live(client, local.app_ids(), secret_key=local.secret_key,
                                     concurrency=concurrency * 4, listing=listing,
                                     wanted_extensions=managed_extensions(local))
-            return listing, live, await service_now(client, policies, live, listing, secret_key=local.secret_key,
+            return listing, live, await service_now(client, gate, live, listing, secret_key=local.secret_key,
                                                     concurrency=concurrency * 4)
 
-    policies = policies_for(local.path)
+    gate = gate_for(local.path)
     try:
         with api_errors():
             listing, live, now = asyncio.run(run())
@@ -179,7 +179,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     if not allow_duplicate_names:
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
     # what the fleet policies say of the account after this push (the view the push's gate judges)
-    plan.notes.extend(plan_policy_notes(policies, local, plan, now, [a.id for a in listing]))
+    plan.notes.extend(plan_policy_notes(gate, local, plan, now, [a.id for a in listing]))
     return plan
 
 

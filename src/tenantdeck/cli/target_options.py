@@ -99,9 +99,10 @@ def target_for_draft(
     env: Mapping[str, str] | None = None,
 ) -> Target:
     """The target of a command on a draft: the one named, else the one the draft records
-    (:func:`tenantdeck.targets.resolve_for_draft`); no draft: the one named or the default. A problem becomes
-    :class:`TargetError`."""
-    from tenantdeck.targets import ProfileError, resolve_for_draft, resolve_target
+    (:func:`tenantdeck.sync.workspace.binding.resolve_for_draft`); no draft: the one named or the default. A problem
+    becomes :class:`TargetError`."""
+    from tenantdeck.sync.workspace.binding import resolve_for_draft
+    from tenantdeck.targets import ProfileError, resolve_target
 
     try:
         if draft_path is None:

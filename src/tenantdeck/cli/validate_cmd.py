@@ -43,7 +43,7 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None, strict: bool
         sys.exit(exitcodes.ERROR)
 
     if result.ok:
-        from tenantdeck.draft.overrides import target_problems
+        from tenantdeck.draft.target_overrides import target_problems
 
         problems = problems + target_problems(path)  # <stem>.targets.yaml: each target's draft must be valid too
     if isinstance(result.doc.data, dict):  # a schema error in one app hides no violation of another (issue 33)

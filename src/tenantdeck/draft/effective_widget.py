@@ -118,7 +118,7 @@ _LIST_KEYS: Final = {section: tuple(k for k, v in values.items() if isinstance(v
 def merged_sections(widget: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The merge itself, per section: the catalog's defaults, then the preset's keys, then the widget's; an empty
     value inherits, and a layer's section that is not a mapping is left out. :func:`effective_widget` adds where
-    each value comes from for the editor; fleet policies need only the values (tenantdeck.policies.engine)."""
+    each value comes from for the editor; fleet policies need only the values (tenantdeck.policies.evaluator)."""
     out: dict[str, dict[str, Any]] = {}
     for section in SECTIONS:
         merged = dict(DEFAULTS[section])

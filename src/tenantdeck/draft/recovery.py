@@ -169,7 +169,7 @@ class Recovered:
 
 def read(path: Path) -> Recovered:
     """Read a recovery file; never raises for what is in it (a broken one carries ``problem``)."""
-    from tenantdeck.configyaml import ConfigFileError, load_file
+    from tenantdeck.draft.configyaml import ConfigFileError, load_file
     from tenantdeck.draft.yamlsource import MAX_BYTES
 
     try:  # the guarded reader: the file sits in the workspace, where anything may have put anything

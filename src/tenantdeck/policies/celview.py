@@ -4,7 +4,7 @@ Why: handing an app to the ``cel`` package converts every value it holds to a CE
 (bench/policies.py: 230 ms of a 590 ms evaluation of 20 rules over 5,000 apps went to ``cel.Context``, for four
 checks that read a handful of fields). :func:`needs` reads a compiled check's source and says which fields it can
 reach; :func:`prune` cuts an app down to them. The engine then converts only that, and evaluates each distinct
-cut-down app once per check (:class:`tenantdeck.policies.engine.PolicyEngine`).
+cut-down app once per check (:class:`tenantdeck.policies.evaluator.PolicyEngine`).
 
 The reading is conservative, never clever: a token stream (strings and comments skipped, so ``'app.x'`` inside a
 string is no reference), and every ``app`` (and every variable a comprehension macro binds over a part of it)

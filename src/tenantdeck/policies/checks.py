@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
+from tenantdeck.policies.evaluator import Evaluation, PolicyEngine, Violation
 from tenantdeck.policies.model import PolicySet, load_policies, policies_path
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, format_path
 

@@ -1,14 +1,14 @@
 """A shorthand rule's field path compiled to one Python function over the app as the draft holds it.
 
 Why compiled: a shorthand is one path walk per app, and at 5,000 apps and 16 shorthands the generic walk
-(:func:`tenantdeck.policies.engine.values_at` over the normalised app) cost 250 ms of a 590 ms evaluation, and
+(:func:`tenantdeck.policies.evaluator.values_at` over the normalised app) cost 250 ms of a 590 ms evaluation, and
 merging every widget with its preset and the catalog's defaults (so that the walk could read the merged widget)
 another 146 ms (bench/policies.py, profiled). The function generated here walks the path with plain local
 variables, builds a concrete path only for a value it returns, and reads a widget's ``<section>.<key>`` through
 the three layers (widget, preset, defaults) without merging the rest of the widget.
 
-It returns exactly what :func:`~tenantdeck.policies.engine.values_at` over
-:func:`~tenantdeck.policies.engine.normalise` would give, first breaking value first (a test holds both to it with
+It returns exactly what :func:`~tenantdeck.policies.evaluator.values_at` over
+:func:`~tenantdeck.policies.evaluator.normalise` would give, first breaking value first (a test holds both to it with
 hypothesis: tests/policies/test_finder.py).
 
 **Data is not code**: the generated source is made of this module's templates and numbered names only; every
@@ -167,7 +167,7 @@ def _widgets(src: _Source, parts: tuple[PathPart, ...], widgets: str, path: list
 
 def _walk(src: _Source, parts: tuple[PathPart, ...], i: int, obj: str, path: list[str], depth: int) -> None:
     """Code for ``parts[i:]`` from the object named ``obj``, with the path so far made of the names in ``path``
-    (mirrors :func:`tenantdeck.policies.engine._values` step for step)."""
+    (mirrors :func:`tenantdeck.policies.evaluator._values` step for step)."""
     if i == len(parts):
         src.emit(depth, f"if not ok({obj}): return ({_tuple(path)}, {obj})")
         return

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tenantdeck.absent import ABSENT
-from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
+from tenantdeck.policies.evaluator import Evaluation, PolicyEngine, Violation
 from tenantdeck.policies.model import WILDCARD, PolicySet, Rule
 from tenantdeck.policies.wording import value_text
 from tenantdeck.problems import PathPart, format_path
@@ -124,7 +124,7 @@ def _additions(rule: Rule, policies: PolicySet, violation: Violation, apps: list
     """A ``contains`` fix: ``value`` appended to each list that lacks it (a list the draft does not write, such
     as a widget's inherited from its preset, is written whole: what the app had, then the value), and taken out
     of an exclusive sibling list (:data:`_EXCLUSIVE`)."""
-    from tenantdeck.policies.engine import normalise, values_at
+    from tenantdeck.policies.evaluator import normalise, values_at
 
     app = normalise(apps[violation.app_index], presets)
     raw = apps[violation.app_index]
@@ -160,7 +160,7 @@ def _paths(rule: Rule, policies: PolicySet, violation: Violation, apps: list[Any
     """Every concrete path of the violating app the rule's field reaches (a wildcard fans out: every webhook's
     URL, every widget's colour), as draft paths; for a widget value, the widget's own key (an override of its
     preset, never the preset, which other apps share)."""
-    from tenantdeck.policies.engine import normalise, shorthand_breaks, values_at
+    from tenantdeck.policies.evaluator import normalise, shorthand_breaks, values_at
 
     app = normalise(apps[violation.app_index], presets)
     parts = policies.paths[rule.name]

@@ -10,7 +10,7 @@
         severity: error                           # error blocks a push; warning informs
         message: webhooks must use https
 
-A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.engine`),
+A check is one CEL expression over ``app`` (the app's normalised draft object: :mod:`tenantdeck.policies.evaluator`),
 or one of a few shorthands on a ``field`` path: ``equals``, ``one_of``, ``matches``, ``required``, ``forbidden``,
 ``count`` (``{min, max}``), ``contains`` (the list holds a value) and ``same`` (every selected app holds the same
 value). Paths are checked against the
@@ -346,7 +346,7 @@ def _written(parts: tuple[PathPart, ...]) -> str:
 def load_policies(path: Path) -> PolicySet:
     """Read ``path``: every rule that is well formed and compiles, and a located problem for each one that is not.
     A missing file is an empty set; a file that is not YAML at all is one problem."""
-    from tenantdeck.configyaml import ConfigFileError, read_file
+    from tenantdeck.draft.configyaml import ConfigFileError, read_file
     from tenantdeck.draft.load import DraftDocument
 
     result = PolicySet(path=path)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
     from tenantdeck.policies.checks import Allowance
-    from tenantdeck.policies.engine import Evaluation, PolicyEngine, Violation
+    from tenantdeck.policies.evaluator import Evaluation, PolicyEngine, Violation
     from tenantdeck.policies.fix import FixPlan
     from tenantdeck.policies.model import PolicySet
     from tenantdeck.problems import PathPart, Problem
@@ -215,7 +215,7 @@ class FleetPolicies:
 
     def read(self) -> PolicySet:
         """Read the rules file (again); everything is evaluated at the next :meth:`refresh`."""
-        from tenantdeck.policies.engine import PolicyEngine
+        from tenantdeck.policies.evaluator import PolicyEngine
         from tenantdeck.policies.model import load_policies
 
         self._signature = self._stat()
@@ -285,7 +285,7 @@ class FleetPolicies:
             self.read()
         assert self.engine is not None and self.policies is not None
         if not self.policies.rules:  # no rules (no file): nothing to normalise 5,000 apps for
-            from tenantdeck.policies.engine import Evaluation
+            from tenantdeck.policies.evaluator import Evaluation
 
             self.evaluation = Evaluation()
             return self._rebadge()

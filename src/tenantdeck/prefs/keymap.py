@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenantdeck.configyaml import ConfigFileError, in_words, load_file
+from tenantdeck.draft.configyaml import ConfigFileError, in_words, load_file
 
 KEYMAP_FILE = "keymap.yaml"
 _ID = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*")

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from tenantdeck.configyaml import ConfigFileError, load_file
+from tenantdeck.draft.configyaml import ConfigFileError, load_file
 
 SETTINGS_FILE = "settings.yaml"
 

@@ -81,7 +81,7 @@ def theme_files(config: Path) -> list[tuple[Path, bool]]:
 
 def validate_file(path: Path) -> tuple[dict[str, Any] | None, str]:
     """(ThemeFile fields, "") or (None, what is wrong), in words that name the field."""
-    from tenantdeck.configyaml import ConfigFileError, in_words, load_file
+    from tenantdeck.draft.configyaml import ConfigFileError, in_words, load_file
 
     try:  # the draft's guarded reader: an alias bomb or a huge file is a problem, not a hang
         doc = load_file(path, "theme file")

@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tenantdeck import safefile
 from tenantdeck.problems import Problem, ProblemError, error, has_errors, strict
@@ -57,15 +57,31 @@ from tenantdeck.sync.workspace.local import (
 from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
-    from tenantdeck.policies.engine import Violation
-    from tenantdeck.policies.model import PolicySet
+    from tenantdeck.sync.types import Note
     from tenantdeck.targets import Target
 
-__all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
+__all__ = ["Gate", "OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
                       "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations"]
+
+
+class Gate(Protocol):
+    """What the engine asks of the fleet policies (:class:`tenantdeck.policies.gate.FleetGate`). The engine takes
+    the gate as a parameter and never imports the policies: they read this package's vocabulary (steps, the
+    workspace, the canonical apps), so they sit above it (``tests/test_layers.py`` holds the packages' order)."""
+
+    def sections_read(self) -> frozenset[str] | None:
+        """The sections of every other app of the account the rules read; None: no rule runs."""
+
+    def notes(self, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]], order: Sequence[str]
+              ) -> list[Note]:
+        """The plan's notes: the rules' verdict on the account after ``plan`` (``now``: the apps as they are)."""
+
+    def verdict(self, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]], order: Sequence[str],
+                allow: Sequence[str]) -> PushRefused | list[Any]:
+        """A refusal when the push would break an error rule not in ``allow``, else the violations let through."""
 
 
 @dataclass(slots=True)
@@ -110,8 +126,9 @@ class PushRequest:
     prefer: Literal["draft", "live"] | None = None
     #: the editor that has the draft open writes new ids as an edit of its session (its undo history keeps them)
     id_writer: IdWriter | None = None
-    #: fleet policies the account must keep after the push (``<draft>.policies.yaml``); None: none checked
-    policies: PolicySet | None = None
+    #: the fleet policies the account must keep after the push (``<draft>.policies.yaml``, made by
+    #: :func:`tenantdeck.policies.gate.push_gate`); None: none checked
+    gate: Gate | None = None
     #: rules whose error violations the user lets through (``--allow-violation RULE``), and why (``--reason``)
     allow_violations: tuple[str, ...] = ()
     violation_reason: str = ""
@@ -133,7 +150,7 @@ class Prepared:
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     #: error violations of the fleet policies let through by ``--allow-violation`` (recorded in the history)
-    allowed_violations: list[Violation] = field(default_factory=list)
+    allowed_violations: list[Any] = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -248,7 +265,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 local.prefer_apps.update(dict.fromkeys(adopt.values(), "draft"))  # adopted: the draft is pushed
                 found = clashes(local.apps, names)
             live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing,
-                                             sections=_sections(request.policies))
+                                             sections=_sections(request.gate))
             local.prefer = request.prefer
             comparison = compare_local(local, live)
             if request.choice and comparison.conflicts:
@@ -304,9 +321,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             if plan.conflicts:
                 return PushRefused("conflicts", "the plan has conflicts; it cannot be pushed", plan=plan,
                                    notices=notices)
-        now = (await service_now(client, request.policies, live, listing, secret_key=local.secret_key,
+        now = (await service_now(client, request.gate, live, listing, secret_key=local.secret_key,
                                  concurrency=request.concurrency * 4)
-               if request.policies is not None and plan.operations else live)
+               if request.gate is not None and plan.operations else live)
 
     missing = missing_secrets(plan, env)
     if missing:
@@ -317,9 +334,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
                            problems=refused, plan=plan, notices=notices)
     warnings += unset_but_unused(local, env)
-    allowed: list[Violation] = []
-    if request.policies is not None and plan.operations:
-        verdict = _policy_verdict(request, local, plan, now, [a.id for a in listing])
+    allowed: list[Any] = []
+    if request.gate is not None and plan.operations:
+        # the fleet policies on the account after this push (the one view ``diff`` shows)
+        verdict = request.gate.verdict(local, plan, now, [a.id for a in listing], request.allow_violations)
         if isinstance(verdict, PushRefused):
             verdict.plan, verdict.notices = plan, notices
             return verdict
@@ -328,41 +346,16 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
-def _policy_verdict(request: PushRequest, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]],
-                    order: list[str]) -> PushRefused | list[Violation]:
-    """The fleet policies on the account after this push (:func:`tenantdeck.policies.account.account_after_push`,
-    the one view ``diff`` shows): a refusal when an error rule is broken and not let through, else the violations
-    let through."""
-    from tenantdeck.policies.checks import allowed, judge_after_push
-
-    policies = request.policies
-    assert policies is not None
-    # the rules that can run, even beside some that cannot
-    checked = judge_after_push(policies, local, plan.operations, now, order)
-    let, blocking = allowed(checked.blocking, request.allow_violations)
-    broken = [*policies.problems, *(p for p in checked.evaluation.problems if p.is_error)]
-    if broken:  # a rule that did not run (a problem of the file, or over its cost budget on an app)
-        return PushRefused("policies", f"the policies file {policies.path} has problems; fix it (or move it "
-                           "aside) and push again; nothing was pushed", lines=[v.describe() for v in blocking],
-                           problems=broken)
-    if blocking:
-        rules = sorted({v.rule for v in blocking})
-        # the way through is the UI's to say (the CLI's flags, the editor's key): not written here
-        return PushRefused("policy_violations", f"the push would leave {len(blocking)} violation(s) of "
-                           f"{', '.join(rules)}; nothing was pushed", rules=rules,
-                           lines=[v.describe() for v in blocking], problems=list(checked.evaluation.problems))
-    return let
-
-
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
                      allow_delete: bool = False, concurrency: int = 16,
                      client_options: Mapping[str, Any] | None = None,
-                     profile: str | None = None) -> Plan | PushRefused:
+                     profile: str | None = None, gate: Gate | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
     Read-only: nothing is written, not even the base (a push records what both sides agree on). The draft is read
-    as the target's profile sees it (``profile`` offline): its section of the targets file, if any.
+    as the target's profile sees it (``profile`` offline): its section of the targets file, if any. ``gate``: the
+    fleet policies whose notes the plan carries (:func:`tenantdeck.policies.gate.gate_for`).
     """
     try:
         local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
@@ -371,9 +364,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:  # offline: the base snapshot stands in for the service, for the rules as for the comparison
         plan = plan_local(local, compare_local(local, None), allow_delete=allow_delete)
-        from tenantdeck.policies.checks import policies_for
-
-        plan.notes.extend(plan_policy_notes(policies_for(local.path), local, plan, local.base, list(local.base)))
+        plan.notes.extend(plan_policy_notes(gate, local, plan, local.base, list(local.base)))
         return plan
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
 
@@ -390,55 +381,45 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
         names = live_names(listing)
         plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
-        plan.notes.extend(await policy_notes_after(client, local, plan, live, listing, concurrency=concurrency))
+        plan.notes.extend(await policy_notes_after(client, gate, local, plan, live, listing,
+                                                   concurrency=concurrency))
     return plan
 
 
-async def service_now(client: Any, policies: PolicySet | None, live: Mapping[str, dict[str, Any]],
+async def service_now(client: Any, gate: Gate | None, live: Mapping[str, dict[str, Any]],
                       listing: list[Any], *, secret_key: bytes, concurrency: int) -> dict[str, dict[str, Any]]:
     """Every app of the account as the service holds it now: ``live`` (the draft's apps, as the comparison read
-    them), and each other app of ``listing`` read as far as the rules of ``policies`` read
-    (:func:`tenantdeck.policies.account.sections_read`): what the view after the push lays the plan over."""
-    from tenantdeck.policies.account import sections_read
-
-    if policies is None or not policies.rules:
+    them), and each other app of ``listing`` read as far as the rules of ``gate`` read
+    (:meth:`Gate.sections_read`): what the view after the push lays the plan over."""
+    sections = gate.sections_read() if gate is not None else None
+    if sections is None:
         return dict(live)
-    rest = await fetch_rest(client, listing, live, sections_read(policies), secret_key=secret_key,
+    rest = await fetch_rest(client, listing, live, sections, secret_key=secret_key,
                             concurrency=concurrency)
     return {**rest, **live}
 
 
-async def policy_notes_after(client: Any, local: Local, plan: Plan, live: Mapping[str, dict[str, Any]],
-                             listing: list[Any], *, concurrency: int = 16) -> list[Any]:
-    """The plan's policy notes (``diff``, ``plan``, the editor's review): the rules beside ``local``'s draft on the
-    account after this push, the same view the push's gate judges (:func:`_policy_verdict`)."""
-    from tenantdeck.policies.checks import policies_for
-
-    policies = policies_for(local.path)
-    if not policies:
+async def policy_notes_after(client: Any, gate: Gate | None, local: Local, plan: Plan,
+                             live: Mapping[str, dict[str, Any]], listing: list[Any], *, concurrency: int = 16
+                             ) -> list[Any]:
+    """The plan's policy notes (``diff``, ``plan``, the editor's review): the rules of ``gate`` on the account
+    after this push, the same view the push's gate judges (:meth:`Gate.verdict`)."""
+    if gate is None:
         return []
-    now = (await service_now(client, policies, live, listing, secret_key=local.secret_key, concurrency=concurrency * 4)
-           if policies.rules else {})
-    return plan_policy_notes(policies, local, plan, now, [a.id for a in listing])
+    now = await service_now(client, gate, live, listing, secret_key=local.secret_key, concurrency=concurrency * 4)
+    return plan_policy_notes(gate, local, plan, now, [a.id for a in listing])
 
 
-def plan_policy_notes(policies: PolicySet | None, local: Local, plan: Plan,
+def plan_policy_notes(gate: Gate | None, local: Local, plan: Plan,
                       now: Mapping[str, Mapping[str, Any]], order: list[str]) -> list[Any]:
-    """The notes of ``policies`` (the rules beside ``local``'s draft) on the account after ``plan``, ``now`` being
-    the service's apps (or the base snapshot's, offline)."""
-    from tenantdeck.policies.checks import judge_after_push, policy_notes
-
-    if not policies:
-        return []
-    checked = judge_after_push(policies, local, plan.operations, now, order) if policies.rules else None
-    return policy_notes(policies, checked)
+    """The notes of ``gate`` (the rules beside ``local``'s draft) on the account after ``plan``, ``now`` being the
+    service's apps (or the base snapshot's, offline)."""
+    return gate.notes(local, plan, now, order) if gate is not None else []
 
 
-def _sections(policies: PolicySet | None) -> frozenset[str]:
+def _sections(gate: Gate | None) -> frozenset[str]:
     """What the push must read of every app for the gate: the sections the rules read (none without rules)."""
-    from tenantdeck.policies.account import sections_read
-
-    return sections_read(policies) if policies is not None and policies.rules else frozenset()
+    return (gate.sections_read() if gate is not None else None) or frozenset()
 
 
 def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:

@@ -4,7 +4,7 @@ review as a push.
 Why not "push the draft to DST": after a change was tried on staging (and maybe adjusted there in the dashboard),
 what should reach production is what staging *has*, not what the file says. So the desired state is read from SRC:
 
-1. the draft as SRC sees it (its ids: :mod:`tenantdeck.draft.overrides`), and SRC's live state of those apps;
+1. the draft as SRC sees it (its ids: :mod:`tenantdeck.draft.target_overrides`), and SRC's live state of those apps;
 2. each app converted back to the draft's shape (:func:`tenantdeck.sync.remote_to_draft.app_from_canonical`: the
    draft's presets, references and managed sections kept), with the values SRC's section overrides set back to the
    draft's (a staging-only URL is not promoted) and the draft's own ids;
@@ -85,7 +85,7 @@ def _by(items: Any, key: Any) -> dict[Any, dict[str, Any]]:
 def _not_overridden(new: dict[str, Any], own: Mapping[str, Any], override: Mapping[str, Any] | None,
                     presets: Mapping[str, Any]) -> None:
     """Set back to the draft's value every leaf the source's section overrides."""
-    from tenantdeck.draft.overrides import widget_name
+    from tenantdeck.draft.target_overrides import widget_name
 
     if not override:
         return
@@ -106,7 +106,7 @@ def _not_overridden(new: dict[str, Any], own: Mapping[str, Any], override: Mappi
 def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_data: Mapping[str, Any],
                   source_override: Mapping[str, Mapping[str, Any]], source_name: str) -> Promoted:
     """The draft's document with each app the source has replaced by the source's state of it (see the module)."""
-    from tenantdeck.draft.overrides import widget_name
+    from tenantdeck.draft.target_overrides import widget_name
     from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
 
     data = copy.deepcopy(dict(draft_data))
@@ -161,7 +161,12 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
     """Read what ``source`` has for the draft's apps and return the plan that makes ``dest`` match it (or why
     nothing can be pushed), prepared as :func:`~tenantdeck.sync.remote.engine.prepare_push` prepares a push."""
     from tenantdeck.draft import load_draft
-    from tenantdeck.draft.overrides import OverridesInvalid, has_section, read_overrides, section_apps_data
+    from tenantdeck.draft.target_overrides import (
+        TargetOverridesInvalid,
+        has_section,
+        read_target_overrides,
+        section_apps_data,
+    )
     from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of
 
@@ -172,11 +177,11 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
             f"{source.name} and {dest.name} are the same account: promotion copies from one account to another"])
     try:
         src = load_local(path, env, key=source.fingerprint_key(), profile=source.name)
-        overrides = read_overrides(path)
+        overrides = read_target_overrides(path)
         dest_is_view = has_section(path, dest.name)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid; nothing was pushed", problems=exc.problems)
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         return PushRefused("invalid_draft", "the targets file is not valid; nothing was pushed", problems=exc.problems)
     try:
         check_identity(src.workspace, identity_of(source))

@@ -19,12 +19,16 @@ reaches the demo's sandbox from a plain ``tenantdeck diff``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tenantdeck.sync.workspace.state import Workspace
+
+if TYPE_CHECKING:
+    from tenantdeck.targets import Target
 
 #: profile names that are not profiles a user can name: ``custom`` is a bare ``--base-url``
 NOT_A_PROFILE = frozenset({"custom"})
@@ -131,3 +135,35 @@ def recorded_choice(workspace: Workspace) -> Choice | None:
     if isinstance(profile, str) and profile and profile not in NOT_A_PROFILE:
         return Choice(profile, None)
     return None
+
+
+def resolve_for_draft(
+    draft_path: Path,
+    profile: str | None = None,
+    base_url: str | None = None,
+    insecure: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Target:
+    """:func:`tenantdeck.targets.resolve_target` for a command on the draft at ``draft_path``: when the user names
+    no target (no ``profile``, ``base_url`` or ``TENANTDECK_BASE_URL``), the target the draft's base records is used
+    (its profile; for the sandbox, its database file), so a draft keeps talking to the account it was pulled from
+    (the demo's draft to the demo's sandbox) whatever the default profile is. The account check itself is
+    :func:`check_identity`.
+
+    It lives here, not in :mod:`tenantdeck.targets`, because it reads the workspace: the targets are below the sync
+    package, which runs against them.
+    """
+    from tenantdeck.sync.workspace.state import WorkspaceError
+    from tenantdeck.targets import ENV_BASE_URL, ENV_PROFILE, local_target, resolve_target
+
+    env = os.environ if env is None else env
+    if not (profile or base_url or env.get(ENV_BASE_URL) or env.get(ENV_PROFILE)):
+        try:
+            choice = recorded_choice(Workspace(draft_path))
+        except (WorkspaceError, OSError):
+            choice = None  # the command itself reports a broken workspace
+        if choice is not None and choice.sandbox_db is not None:
+            return local_target(env, db_path=choice.sandbox_db)
+        if choice is not None:
+            profile = choice.profile
+    return resolve_target(profile=profile, base_url=base_url, insecure=insecure, env=env)

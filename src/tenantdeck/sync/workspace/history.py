@@ -15,14 +15,11 @@ import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tenantdeck import safefile
 from tenantdeck.atomic import WriteFailed, append_durably
 from tenantdeck.textsafe import json_text, shown
-
-if TYPE_CHECKING:
-    from tenantdeck.sync.remote.push import OpResult
 
 
 def now() -> datetime:
@@ -63,8 +60,9 @@ def append_record(path: Path, **fields: Any) -> dict[str, Any]:
     return record
 
 
-def operations_record(results: Iterable[OpResult]) -> list[dict[str, Any]]:
-    """What a push did, one entry per operation, for its history record: the step kind, the app, the resource's
+def operations_record(results: Iterable[Any]) -> list[dict[str, Any]]:
+    """What a push did, one entry per operation (``results``: :class:`tenantdeck.sync.remote.push.OpResult`, not
+    imported: the workspace sits below the remote side), for its history record: the step kind, the app, the resource's
     title (``webhook "Orders" (orders)``) and the outcome. Names only: no payload, no value, no failure text (the
     service's reason may quote a value; the journal keeps it, beside the workspace's other private files)."""
     out = []

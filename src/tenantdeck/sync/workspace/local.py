@@ -54,7 +54,7 @@ class Local:
     prefer: str | None = None
     #: per app id, overriding ``prefer`` (an app ``--adopt-existing`` just adopted: the draft is pushed to it)
     prefer_apps: dict[str, str] = field(default_factory=dict)
-    #: the target of the draft's targets file this is the draft as seen from (:mod:`tenantdeck.draft.overrides`):
+    #: the target of the draft's targets file this is the draft as seen from (:mod:`tenantdeck.draft.target_overrides`):
     #: its ids and overrides applied, its own workspace; None: the draft's own account
     view: str | None = None
     #: how to load this side again after the tool wrote ids or settled conflicts (promotion builds it from the
@@ -97,13 +97,13 @@ def load_local(
     ``profile``: the target's profile; when the draft's targets file has a section for it, the draft is loaded as
     that target sees it (its ids and overrides, its own workspace: :func:`load_view`).
     """
-    from tenantdeck.draft.overrides import OverridesInvalid, has_section
+    from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section
 
     try:
         if has_section(path, profile):
             assert profile is not None
             return load_view(path, profile, env, text=text, key=key)
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         raise DraftInvalid(exc.problems) from None
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.load import load_text
@@ -144,10 +144,10 @@ def load_local(
 def load_view(path: str | os.PathLike[str], profile: str, env: Mapping[str, str] | None = None, *,
               text: str | None = None, key: bytes | None = None, data: Mapping[str, Any] | None = None,
               keep_ids: bool = False) -> Local:
-    """The draft as target ``profile`` sees it (:func:`tenantdeck.draft.overrides.load_effective`), with that
+    """The draft as target ``profile`` sees it (:func:`tenantdeck.draft.target_overrides.load_effective`), with that
     target's workspace: its own base, binding, journal and history. ``data``/``keep_ids``: see ``load_effective``
     (promotion loads the source account's state this way). Raises :class:`DraftInvalid`."""
-    from tenantdeck.draft.overrides import OverridesInvalid, has_section, load_effective
+    from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section, load_effective
     from tenantdeck.sync.kinds import canonical_app_from_draft
     from tenantdeck.sync.workspace.state import Workspace, check_workspace
 
@@ -155,7 +155,7 @@ def load_view(path: str | os.PathLike[str], profile: str, env: Mapping[str, str]
     try:
         result = load_effective(path, profile, text=text, data=data, keep_ids=keep_ids)
         own = has_section(path, profile)
-    except OverridesInvalid as exc:
+    except TargetOverridesInvalid as exc:
         raise DraftInvalid(exc.problems) from None
     if not result.ok:
         raise DraftInvalid(result.problems)
@@ -267,7 +267,7 @@ def settle_open(session: DraftSession, path: Path, way: Literal["mine", "theirs"
 
 class TargetIds:
     """:class:`tenantdeck.sync.remote.push.DraftIds` for a target of the targets file: ids the push was assigned go
-    into that file's section (:func:`tenantdeck.draft.overrides.write_ids`), never into the draft, whose ids are
+    into that file's section (:func:`tenantdeck.draft.target_overrides.write_ids`), never into the draft, whose ids are
     its own account's."""
 
     def __init__(self, path: Path, profile: str) -> None:
@@ -277,7 +277,7 @@ class TargetIds:
 
     def write(self, *, app_ids: Mapping[str, str] | None = None,
               widget_ids: Mapping[tuple[str, str], str] | None = None) -> bool:
-        from tenantdeck.draft.overrides import write_ids
+        from tenantdeck.draft.target_overrides import write_ids
 
         changed = write_ids(self.path, self.profile, app_ids=app_ids, widget_ids=widget_ids)
         self.saves += changed

@@ -54,7 +54,7 @@ def _file_name(app_id: str) -> str:
 class Workspace:
     """The ``.tenantdeck/<stem>/`` directory of one draft. Nothing is created until something is written.
 
-    ``target``: a profile the draft's targets file names (:mod:`tenantdeck.draft.overrides`): that account keeps
+    ``target``: a profile the draft's targets file names (:mod:`tenantdeck.draft.target_overrides`): that account keeps
     its own base, binding, journal and history, in ``.tenantdeck/<stem>@<target>/`` with the committed base
     ``<stem>.<target>.lock.json``, so a push to production is neither compared with staging's base nor refused as
     staging's draft pointed at another account. None: the draft's own account (the layout above).

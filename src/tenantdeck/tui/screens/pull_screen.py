@@ -102,7 +102,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def fetch(self, data: Any) -> None:
         from tenantdeck.sync.remote.pull import preview_pull_target
-        from tenantdeck.targets import resolve_for_draft
+        from tenantdeck.sync.workspace.binding import resolve_for_draft
 
         try:
             target = resolve_for_draft(self.editor.path, self.editor.profile)

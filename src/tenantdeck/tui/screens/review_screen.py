@@ -182,7 +182,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     def show_target(self) -> None:
         """The header names the profile this review is against, and the targets file when it is one of its
         targets (the draft with that account's ids and values, compared with that account's own base)."""
-        from tenantdeck.draft.overrides import has_section, targets_path
+        from tenantdeck.draft.target_overrides import has_section, targets_path
         from tenantdeck.tui.profile import profile_subtitle
 
         title = profile_subtitle(self.editor.profile)
@@ -241,17 +241,19 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
     @work(thread=True, exclusive=True, group="plan", exit_on_error=False)
     def make_plan(self, online: bool) -> None:
+        from tenantdeck.policies.gate import gate_for
         from tenantdeck.sync.remote.engine import PushRefused, plan_draft
 
         target = None
         try:
             if online:
-                from tenantdeck.targets import resolve_for_draft
+                from tenantdeck.sync.workspace.binding import resolve_for_draft
 
                 target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
                                             target=target, allow_delete=self.allow_delete,
-                                            client_options=self.client_options(), profile=self.editor.profile))
+                                            client_options=self.client_options(), profile=self.editor.profile,
+                                            gate=gate_for(self.editor.path)))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
             self.app.call_from_thread(self.notify, problem_text(exc), title="Could not plan", severity="error",
                                       markup=False)
@@ -553,17 +555,18 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         """Prepare and run the push (in the push thread); False when nothing was pushed (refused, in sync)."""
         from tenantdeck.sync.progress import PushProgress
         from tenantdeck.sync.remote.engine import PushRefused, PushRequest, prepare_push, push
-        from tenantdeck.targets import resolve_for_draft
+        from tenantdeck.sync.workspace.binding import resolve_for_draft
 
         ui = self.app.call_from_thread
         target = resolve_for_draft(self.editor.path, self.editor.profile)
         ui(self._show_status, f"Reading the service (profile {target.name}) ...")
         from tenantdeck.policies.checks import policies_for
+        from tenantdeck.policies.gate import push_gate
 
         policies = policies_for(self.editor.path)  # the push refuses what breaks an error rule, as on the CLI
         allow = self.allowance
         request = PushRequest(draft_path=self.editor.path, allow_delete=self.allow_delete, only=only,
-                              id_writer=self.write_ids, policies=policies if policies else None,
+                              id_writer=self.write_ids, gate=push_gate(policies),
                               allow_violations=allow.rules if allow else (),
                               violation_reason=allow.reason if allow else "", **self.request_options)
         prepared = await prepare_push(target, request, os.environ)

@@ -107,14 +107,14 @@ def targets_path(draft_path: str | os.PathLike[str]) -> Path:
     return path.with_name(path.stem + SUFFIX)
 
 
-def build_schema() -> dict[str, Any]:
+def targets_schema() -> dict[str, Any]:
     """The JSON Schema of the targets file (``tenantdeck schema --targets``), for editors."""
     body = TargetsFile.model_json_schema(mode="validation")
     return {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "urn:tenantdeck:targets-format-1",
             "title": "tenantdeck targets file (format 1)", **{k: v for k, v in body.items() if k != "title"}}
 
 
-class OverridesInvalid(Exception):
+class TargetOverridesInvalid(Exception):
     """The targets file cannot be used; ``problems`` are located in it (or in the draft)."""
 
     def __init__(self, problems: list[Problem]) -> None:
@@ -123,7 +123,7 @@ class OverridesInvalid(Exception):
 
 
 @dataclass(slots=True)
-class Overrides:
+class TargetOverrides:
     """The targets file as read: its model and its document (to place problems)."""
 
     path: Path
@@ -134,8 +134,8 @@ class Overrides:
         return self.model.targets.get(profile) if profile else None
 
 
-def read_overrides(draft_path: str | os.PathLike[str]) -> Overrides | None:
-    """The draft's targets file, validated (raises :class:`OverridesInvalid`), or None when there is none."""
+def read_target_overrides(draft_path: str | os.PathLike[str]) -> TargetOverrides | None:
+    """The draft's targets file, validated (raises :class:`TargetOverridesInvalid`), or None when there is none."""
     from tenantdeck.draft import yamlsource
 
     path = targets_path(draft_path)
@@ -144,33 +144,34 @@ def read_overrides(draft_path: str | os.PathLike[str]) -> Overrides | None:
     name = os.fspath(path)
     text, problems = yamlsource.read_text(path, display=name)
     if text is None:
-        raise OverridesInvalid(problems)
+        raise TargetOverridesInvalid(problems)
     parsed = yamlsource.parse(text, name)
     doc = DraftDocument(name, text, parsed.data)
     if parsed.fatal:
-        raise OverridesInvalid(sort_problems(parsed.problems))
+        raise TargetOverridesInvalid(sort_problems(parsed.problems))
     data = parsed.data if not parsed.empty else {}
     if not isinstance(data, dict):
-        raise OverridesInvalid([doc.place(error("a targets file is a mapping with the keys format and targets"))])
+        raise TargetOverridesInvalid([doc.place(error("a targets file is a mapping with the keys format and targets"))])
     try:
         model = TargetsFile.model_validate(data)
     except ValidationError as exc:
         from tenantdeck.draft.pydantic_problems import convert
 
-        raise OverridesInvalid(sort_problems(doc.place(p) for p in convert(
+        raise TargetOverridesInvalid(sort_problems(doc.place(p) for p in convert(
             exc, root=TargetsFile, data=data, scalar=doc.scalar))) from None
     from tenantdeck.draft.load import _duplicates
 
     found = [*parsed.problems, *_duplicates(doc, parsed.duplicates)]
     if any(p.is_error for p in found):
-        raise OverridesInvalid(sort_problems(found))
-    return Overrides(path, model, doc)
+        raise TargetOverridesInvalid(sort_problems(found))
+    return TargetOverrides(path, model, doc)
 
 
 def has_section(draft_path: str | os.PathLike[str], profile: str | None) -> bool:
-    """Whether ``profile`` is a target of the draft's targets file (a broken file raises :class:`OverridesInvalid`:
-    a push must not fall back to the draft's own account because the file could not be read)."""
-    overrides = read_overrides(draft_path) if profile else None
+    """Whether ``profile`` is a target of the draft's targets file (a broken file raises
+    :class:`TargetOverridesInvalid`: a push must not fall back to the draft's own account because the file could not
+    be read)."""
+    overrides = read_target_overrides(draft_path) if profile else None
     return overrides is not None and overrides.section(profile) is not None
 
 
@@ -323,7 +324,7 @@ def load_effective(draft_path: str | os.PathLike[str], profile: str, *, text: st
 
     ``text``: the draft as an editor holds it; ``data``: a draft's data to use instead of the draft's (promotion:
     what the source account has; its problems are then placed by key path in the draft, which may have other
-    apps at those indexes). Raises :class:`OverridesInvalid` for a broken targets file.
+    apps at those indexes). Raises :class:`TargetOverridesInvalid` for a broken targets file.
     """
     from tenantdeck.draft.emit import emit
 
@@ -331,13 +332,13 @@ def load_effective(draft_path: str | os.PathLike[str], profile: str, *, text: st
     own = load_draft(draft_path) if text is None else load_text(text, file=name)
     if data is None and not own.ok:
         return own
-    overrides = read_overrides(draft_path)
+    overrides = read_target_overrides(draft_path)
     section = overrides.section(profile) if overrides is not None else None
     source = dict(data) if data is not None else own.doc.data
     effective = effective_data(source, profile, section, keep_ids=keep_ids)
     if effective.problems:
         assert overrides is not None
-        raise OverridesInvalid(sort_problems(overrides.doc.place(p) for p in effective.problems))
+        raise TargetOverridesInvalid(sort_problems(overrides.doc.place(p) for p in effective.problems))
     shown = emit(effective.data)
     result = load_text(shown, file=name)
     doc = EffectiveDocument(name, shown, result.doc.data, draft_doc=own.doc,
@@ -405,8 +406,8 @@ def target_problems(draft_path: str | os.PathLike[str]) -> list[Problem]:
     """The problems of every target of the draft's targets file (``validate``): the file's own, then each
     target's effective draft's errors (and the warnings placed in the targets file). The draft itself is valid."""
     try:
-        overrides = read_overrides(draft_path)
-    except OverridesInvalid as exc:
+        overrides = read_target_overrides(draft_path)
+    except TargetOverridesInvalid as exc:
         return exc.problems
     if overrides is None:
         return []
@@ -414,7 +415,7 @@ def target_problems(draft_path: str | os.PathLike[str]) -> list[Problem]:
     for profile in overrides.model.targets:
         try:
             result = load_effective(draft_path, profile)
-        except OverridesInvalid as exc:
+        except TargetOverridesInvalid as exc:
             out += exc.problems
             continue
         out += [p for p in result.problems if p.is_error or p.file == os.fspath(overrides.path)]
