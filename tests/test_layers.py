@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.configyaml", "tenantdeck.prefs")),
-    ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
+    ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send", "tenantdeck.preview")),
     ("sync", ("tenantdeck.sync", "tenantdeck.targets", "tenantdeck.policies")),
     ("ui", ("tenantdeck.cli", "tenantdeck.tui", "tenantdeck.launch", "tenantdeck.__main__")),
 ]
