@@ -22,6 +22,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 from typing import Any, Final
 
 from tenantdeck.draft.preview_scene import CALL_BUTTONS, COMPOSER_BUTTONS, Feature, Scene, parse_colour
@@ -32,6 +33,9 @@ from tenantdeck.textsafe import shortened, shown
 #: said on the page and in the docs: this is not the vendor's widget
 DISCLAIMER: Final = ("tenantdeck's rendering of the documented widget v2 settings, not the vendor's widget bundle: "
                      "layout and details of the real widget differ.")
+#: what :func:`css_text` writes as a CSS escape: C0 and C1 controls (but the newline), DEL, bidi marks, separators
+_CSS_UNSAFE: Final = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                                "\u2028\u2029]")
 #: what the page uses where the widget's own background is not forced (override_system_background_colors false)
 SYSTEM_BACKGROUND: Final = (242, 242, 245)
 
@@ -44,8 +48,11 @@ def text(value: Any, limit: int = 200) -> str:
 
 def css_text(css: str) -> str:
     """``custom_css`` for a ``<style>`` element: every ``<`` written as the CSS escape ``\\3c `` (the same character
-    in a CSS string; nowhere else valid in CSS), so the text can neither end the element nor open a tag."""
-    return css.replace("<", "\\3c ")
+    in a CSS string; nowhere else valid in CSS), so the text can neither end the element nor open a tag; tabs and
+    other line ends as CSS reads them (a space, a newline), and every other control or bidi character as its CSS
+    escape, so the page holds none raw."""
+    css = css.replace("\t", " ").replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
+    return _CSS_UNSAFE.sub(lambda m: f"\\{ord(m.group()):x} ", css.replace("<", "\\3c "))
 
 
 # -- the widget's document ---------------------------------------------------------------------------------------
@@ -200,7 +207,7 @@ def _composer(scene: Scene) -> str:
 #: with textContent (never as HTML). Allowed by its hash; nothing else may run.
 LIVE_JS: Final = """(() => {
 const frames = [document.getElementById("frame-0"), document.getElementById("frame-1")];
-let front = 0, loading = false, pending = null;
+let front = 0, loading = false, pending = null, current = frames[0].srcdoc;
 const byId = (id) => document.getElementById(id);
 function list(id, items) {
   const el = byId(id); el.replaceChildren();
@@ -219,6 +226,8 @@ function apply(u) {
   if (u.reload) { location.reload(); return; }
   byId("title").textContent = u.title; document.title = "tenantdeck preview: " + u.title;
   list("facts", u.facts); list("notes", u.notes); widgets(u.widgets, u.widget);
+  if (u.doc === current) { document.body.dataset.version = u.version; return; }
+  current = u.doc;
   const back = frames[1 - front];
   loading = true;
   back.onload = () => {

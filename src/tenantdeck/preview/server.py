@@ -162,6 +162,12 @@ class PreviewServer:
         self.ref = ref
         self._changed()
 
+    def set_allow_network(self, allow: bool) -> None:
+        """Let the page load the draft's images (or stop it); open pages load again under the new policy."""
+        self.allow_network = allow
+        self._last_good.clear()
+        self._changed()
+
     def preview(self, widget: int) -> WidgetPreview:
         """The widget as the draft has it now; while the draft cannot be read, the last version that could, with
         a note saying so."""
@@ -236,8 +242,11 @@ class PreviewServer:
         assert self._tick is not None and self._closing is not None
         yield f"retry: {RETRY_MS}\n\n".encode()
         last: str | None = None
-        closing = self._closing
+        closing, network = self._closing, self.allow_network
         while not closing.is_set():
+            if self.allow_network != network:  # the page's policy says otherwise: it loads again
+                yield page.event({"reload": True})
+                return
             tick, version = self._tick, self.version
             payload = page.update(self.preview(widget), version, self.allow_network)
             same = _without_version(payload)
