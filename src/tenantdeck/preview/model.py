@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit
 
 from tenantdeck.draft.effective_widget import EffectiveWidget, effective_widget
 from tenantdeck.draft.preview_scene import Scene, build_scene
+from tenantdeck.models import catalog
 
 #: the two images of the docked launcher, in the order the page shows them (closed, then open)
 ICON_KEYS: Final = ("docked_layout_icon_close", "docked_layout_icon_open")
@@ -73,6 +74,7 @@ class WidgetPreview:
     style: Mapping[str, Any]
     images: tuple[Image, ...]
     custom_css: str
+    #: the widget's custom_js, None when it has none (or only the service's default, ``v2``, which is no code)
     custom_js: str | None
     notes: tuple[str, ...] = field(default=())
 
@@ -122,7 +124,8 @@ def widget_preview(data: Any, ref: AppRef, widget_index: int, *, allow_network: 
     return WidgetPreview(
         app_name=app_name, app_index=index, widget_index=widget_index, widget_names=names, scene=scene,
         style=style, images=images, custom_css=css if isinstance(css, str) else "",
-        custom_js=js if isinstance(js, str) and js else None, notes=tuple(notes),
+        custom_js=js if isinstance(js, str) and js and js != catalog.STYLE_DEFAULTS["custom_js"] else None,
+        notes=tuple(notes),
     )
 
 
