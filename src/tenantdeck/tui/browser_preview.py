@@ -9,6 +9,7 @@ in tmux with ``set -g set-clipboard on``) and says it in a notification.
 
 from __future__ import annotations
 
+import atexit
 from typing import Any
 
 #: the attribute of the running app that holds the session's server
@@ -35,6 +36,7 @@ def open_preview(app: Any, app_index: int, widget_index: int = 0, *, allow_netwo
                        title="Browser preview", severity="error")
             return None
         setattr(app, _ATTRIBUTE, server)
+        atexit.register(server.stop)  # the pages' streams closed before the process ends, whichever way it leaves
     else:
         server.follow(AppRef(index=app_index))
         if allow_network is not None:
@@ -52,6 +54,7 @@ def stop_preview(app: Any) -> None:
     server = server_of(app)
     if server is not None:
         server.stop()
+        atexit.unregister(server.stop)
         setattr(app, _ATTRIBUTE, None)
 
 
