@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tenantdeck.draft.session import DraftSession
 from tenantdeck.preview import page
 from tenantdeck.preview.model import AppRef
 from tenantdeck.preview.server import PreviewServer
+from tests import procs
 
 pytestmark = pytest.mark.e2e
 
@@ -103,8 +103,8 @@ def test_a_draft_that_cannot_be_read_keeps_the_last_page_with_a_note(server: Pre
 
 def test_the_command_follows_a_save_by_another_editor_and_stops_on_sigterm(draft: Path) -> None:
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "tenantdeck", "preview", str(draft)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    proc = procs.tenantdeck("preview", str(draft), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()
@@ -118,4 +118,10 @@ def test_the_command_follows_a_save_by_another_editor_and_stops_on_sigterm(draft
             assert next(stream)["title"] == "Acme Support · Renamed desk"
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == exitcodes.TERMINATED
+        try:
+            code = proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=10)
+    assert code == exitcodes.TERMINATED

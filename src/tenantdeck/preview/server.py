@@ -187,11 +187,12 @@ class PreviewServer:
         """The part of the draft one page needs (the followed app, the presets), copied under the session's lock:
         a 5,000-app draft is not copied whole for each render."""
         session, ref = self.session, self.ref
-        rows = session.app_rows()
-        index = ref.find([{"name": r.name} for r in rows])
-        apps: list[Any] = [{}] * len(rows)
-        if index is not None:
-            apps[index] = session.get(f"apps[{index}]", None)
+        if ref.name is None:  # by index: no need to look at the other apps
+            index: int | None = ref.index or 0
+        else:
+            index = ref.find([{"name": r.name} for r in session.app_rows()])
+        app = session.get(f"apps[{index}]", None) if index is not None else None
+        apps: list[Any] = [{}] * index + [app] if index is not None and app is not None else []
         return {"apps": apps, "presets": session.get("presets", None)}
 
     # -- HTTP ------------------------------------------------------------------------------------------------------
