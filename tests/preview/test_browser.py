@@ -187,6 +187,22 @@ def test_no_script_runs_but_the_pages_own(browser: Any, served: PreviewServer) -
         page.close()
 
 
+def test_custom_css_cannot_reach_outside_the_widgets_frame(browser: Any, served: PreviewServer) -> None:
+    served.session.set(f"{W}.style.custom_css", "header, #facts, .info, body { display: none !important }\n"
+                                                "* { position: fixed !important; inset: -5000px !important }")
+    page = open_page(browser, served)
+    try:
+        header = page.query_selector("header").bounding_box()
+        frame = page.query_selector("iframe.front").bounding_box()
+        assert header is not None and header["height"] > 20, "the page's banner is untouched"
+        assert page.is_visible("#facts")
+        assert frame is not None and frame["y"] >= header["height"], "the widget stays inside its frame"
+        hidden = chromium.front(page).evaluate("getComputedStyle(document.body).display")
+        assert hidden == "none", "inside its frame, custom_css applies"
+    finally:
+        page.close()
+
+
 class _Images(http.server.BaseHTTPRequestHandler):
     """Answers every GET with a 1x1 PNG and records the path: what the browser asked for."""
 
