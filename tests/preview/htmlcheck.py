@@ -67,6 +67,7 @@ def assert_runs_nothing(text: str) -> Parsed:
             assert tag not in ("object", "embed", "base", "form", "link", "svg", "math"), tag
             if tag == "meta":
                 assert (attrs.get("http-equiv") or "").lower() != "refresh"
+    assert len(parsed.docs) == 2, "the widget's frame, and the one the next version loads into"
     for doc in parsed.docs:
         assert doc.scripts == []
         assert not doc.docs and not any(t == "iframe" for t, _ in doc.tags)

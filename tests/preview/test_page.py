@@ -138,6 +138,6 @@ def test_no_value_becomes_markup_or_script(name: str, css: str, js: str, icon: s
     for network in (False, True):
         preview = widget_preview(data, AppRef(), 0, allow_network=network)
         parsed = assert_runs_nothing(page.page(preview, 3, network))
-        assert len(parsed.docs) == 1 and len(parsed.docs[0].styles) == 2
+        assert all(len(doc.styles) == 2 for doc in parsed.docs)
         event = page.event(page.update(preview, 3, network))
         assert event.count(b"\n\n") == 1 and event.endswith(b"\n\n"), "one event, whatever the data"

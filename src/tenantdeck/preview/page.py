@@ -313,6 +313,7 @@ def update(preview: WidgetPreview, version: int, allow_network: bool) -> dict[st
 def page(preview: WidgetPreview, version: int, allow_network: bool) -> str:
     """The whole page as first served; later versions arrive as :func:`update` events."""
     u = update(preview, version, allow_network)
+    doc = html.escape(u["doc"], quote=True)  # in both frames: the hidden one is then ready for the first update
 
     def items(values: list[str]) -> str:
         return "".join(f"<li>{html.escape(v, quote=True)}</li>" for v in values)
@@ -328,9 +329,8 @@ def page(preview: WidgetPreview, version: int, allow_network: bool) -> str:
         f'<span id="title">{html.escape(u["title"])}</span><p>{html.escape(DISCLAIMER)}</p></header>'
         f'<div class="info"><nav id="widgets">{nav}</nav><ul id="facts">{items(u["facts"])}</ul>'
         f'<ul id="notes">{items(u["notes"])}</ul></div>'
-        f'<div class="frames"><iframe id="frame-0" class="front" sandbox title="the widget" '
-        f'srcdoc="{html.escape(u["doc"], quote=True)}"></iframe>'
-        '<iframe id="frame-1" sandbox title="the widget (next version)"></iframe></div>'
+        f'<div class="frames"><iframe id="frame-0" class="front" sandbox title="the widget" srcdoc="{doc}"></iframe>'
+        f'<iframe id="frame-1" sandbox title="the widget (next version)" srcdoc="{doc}"></iframe></div>'
         f"<script>{LIVE_JS}</script></body></html>"
     )
 
