@@ -136,7 +136,8 @@ def widget_document(preview: WidgetPreview) -> str:
         f'<section class="td-state td-open"><h2>Open</h2><div class="td-site">{_widget(scene)}{_launcher(open_)}'
         "</div></section></div>"
     )
-    return (f"<!doctype html><html><head>{head}<style>{_WIDGET_CSS}{variables}</style>"
+    # tenantdeck's styles in a cascade layer: custom_css (unlayered) wins over them whatever its selectors' weight
+    return (f"<!doctype html><html><head>{head}<style>@layer tenantdeck{{{_WIDGET_CSS}{variables}}}</style>"
             f'<style id="custom-css">{css_text(preview.custom_css)}</style></head><body>{body}</body></html>')
 
 
