@@ -250,7 +250,8 @@ def test_images_load_only_from_the_drafts_urls_and_only_with_network(browser: An
         if network:
             chromium.until(frame, "[...document.images].length === 2 && "
                                   "[...document.images].every(i => i.complete && i.naturalWidth === 1)")
-            assert sorted(_Images.asked) == ["/icons/close.png", "/icons/open.png?size=28"]
+            # each frame of the page may load them (the hidden one holds the widget too): nothing else is asked for
+            assert sorted(set(_Images.asked)) == ["/icons/close.png", "/icons/open.png?size=28"]
         else:
             assert frame.evaluate("document.images.length") == 0
             assert "offline" in frame.inner_text(".td-launcher")
