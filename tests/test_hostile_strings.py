@@ -9,7 +9,9 @@ and the draft's models rather than listed by hand, set to OSC 52, ``ESC [2J``, B
   it wrote holds a raw control or bidi character (the draft holds them as YAML escapes and reads back the same);
 - the editor opens the pulled draft at 80x24 and every screen, tab and modal is walked, checked on the cells the
   widgets drew and on what Textual wrote to the (recording) driver;
-- ``listen`` prints a delivery holding every payload safe, as text and as JSON Lines.
+- ``listen`` prints a delivery holding every payload safe, as text and as JSON Lines;
+- the browser preview's page of every app (with web payloads on top: markup, scripts, handlers, a ``</style>``)
+  runs nothing but tenantdeck's own script: parsed as HTML everywhere, and in Chromium where it is installed.
 """
 
 from __future__ import annotations
@@ -346,3 +348,79 @@ def test_listen_prints_a_delivery_of_every_payload_safe(fmt: str) -> None:
     assert_clean(out + err, f"listen --format {fmt}")
     if fmt == "json":
         assert json.loads(out.splitlines()[0])["trigger"] == "".join(PAYLOADS[:5]), "the delivery, as data"
+
+
+# -- the browser preview -------------------------------------------------------------------------------------------
+
+#: what a web page acts on, put on top of the service's words in the fields the preview shows: markup, a script, an
+#: event handler, a way out of an attribute or a style element, a policy directive, a javascript: URL
+WEB_PAYLOADS = [
+    "<script>window.pwned = 1</script>",
+    "\"><img src=x onerror=\"window.pwned = 2\">",
+    "</style><script>window.pwned = 3</script><style>",
+    "javascript:window.pwned = 4",
+    "https://x.example/a.png; script-src * 'unsafe-inline'",
+    "</iframe></title><svg onload=\"window.pwned = 5\">",
+    "<!-- --> ]]> {{7*7}} ${7*7}",
+]
+WEB_FIELDS = ["name", "extends", "style.custom_css", "style.custom_js", "style.docked_layout_icon_open",
+              "style.docked_layout_icon_close", "style.primary_color", "sidebar.recent_chat_listing",
+              "sidebar.sidebar_navigation_sequence"]
+
+
+def test_the_browser_preview_of_the_hostile_account_runs_no_value_as_code(account: Path) -> None:
+    """Issue 39: the preview page of every app of the pulled hostile account (and of one with web payloads on top)
+    holds exactly tenantdeck's one script and no handler, frame or way out of its style element (parsed as HTML),
+    no raw control or bidi character; and where Chromium exists, no value runs in it (none sets ``window.pwned``)."""
+    import httpx
+
+    from tenantdeck.draft.session import DraftSession
+    from tenantdeck.preview.model import AppRef
+    from tenantdeck.preview.server import PreviewServer
+    from tests.preview import browser as chromium
+    from tests.preview.htmlcheck import assert_runs_nothing
+
+    assert cli("pull", "--draft", "d.yaml").exit_code == 0
+    session = DraftSession.open(account / "d.yaml", validate=False)
+    apps = [i for i, a in enumerate(session.get("apps")) if isinstance(a, dict) and a.get("widgets")]
+    assert apps, "the seeded account has widgets"
+    webbed = apps[0]
+    for n, key in enumerate(WEB_FIELDS):
+        payload = WEB_PAYLOADS[n % len(WEB_PAYLOADS)]
+        session.set(f"apps[{webbed}].widgets[0].{key}", [payload, "chats"] if key.endswith("sequence") else payload)
+    session.set(f"apps[{webbed}].name", WEB_PAYLOADS[1])
+    pages: dict[int, str] = {}
+    for network in (False, True):
+        server = PreviewServer(session, AppRef(index=webbed), allow_network=network)
+        server.start()
+        try:
+            for index in apps:
+                server.follow(AppRef(index=index))
+                text = httpx.get(server.url, timeout=30).text
+                assert_runs_nothing(text)
+                assert_clean(text, f"the preview page of apps[{index}]")
+                pages.setdefault(index, server.url)
+            if not network and chromium.why_not() is None:
+                _runs_nothing_in_a_browser(server, [webbed, apps[-1]])
+        finally:
+            server.stop()
+    assert "pwned" in session.get(f"apps[{webbed}].widgets[0].style.custom_css")
+
+
+def _runs_nothing_in_a_browser(server: Any, indexes: list[int]) -> None:
+    from tenantdeck.preview.model import AppRef
+    from tests.preview import browser as chromium
+
+    with chromium.chromium() as browser:
+        page = browser.new_page(viewport=chromium.VIEWPORT)
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        for index in indexes:
+            server.follow(AppRef(index=index))
+            page.goto(server.url)
+            chromium.settled(page, server.version)
+            assert page.evaluate("window.pwned") is None
+            assert page.evaluate("document.scripts.length") == 1
+            for frame in page.frames[1:]:
+                assert frame.evaluate("[window.pwned, document.scripts.length]") == [None, 0]
+        assert dialogs == []

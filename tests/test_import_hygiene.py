@@ -27,6 +27,8 @@ CORE_MODULES = [
     "tenantdeck.receiver",
     "tenantdeck.sandbox.messaging.api",
     "tenantdeck.cli.listen_cmd",
+    "tenantdeck.preview.server",
+    "tenantdeck.cli.preview_cmd",
     "tenantdeck.sync.canonical",
     "tenantdeck.sync.compare",
     "tenantdeck.sync.plan",

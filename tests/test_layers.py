@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                     "tenantdeck.console")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.prefs")),
-    ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send")),
+    ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send", "tenantdeck.preview")),
     ("sync", ("tenantdeck.sync", "tenantdeck.targets", "tenantdeck.policies")),
     ("ui", ("tenantdeck.cli", "tenantdeck.tui", "tenantdeck.launch", "tenantdeck.__main__")),
 ]
@@ -53,7 +53,7 @@ PACKAGES: list[str] = [
     "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.console",
     "tenantdeck.models", "tenantdeck.sizelimits", "tenantdeck.rules", "tenantdeck.api",
     "tenantdeck.draft", "tenantdeck.prefs",
-    "tenantdeck.receiver", "tenantdeck.sandbox", "tenantdeck.events_send",
+    "tenantdeck.receiver", "tenantdeck.sandbox", "tenantdeck.events_send", "tenantdeck.preview",
     "tenantdeck.targets", "tenantdeck.sync", "tenantdeck.policies",
     "tenantdeck.tui", "tenantdeck.cli", "tenantdeck.launch", "tenantdeck.__main__",
 ]

@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("doctor_cmd", "Check that the service is reachable and the credentials work."),
     "sandbox": ("sandbox_cmd", "Serve the embedded sandbox management API over HTTP."),
     "listen": ("listen_cmd", "Receive webhook deliveries on loopback and check each against the event models."),
+    "preview": ("preview_cmd", "Show an app's chat widget live in a browser (loopback, random token)."),
     "edit": ("edit_cmd", "Open the draft in the terminal editor (also: `tenantdeck` alone)."),
     "audit": ("audit_cmd", "Check the live account against the fleet policies (exit 9 on a broken error rule)."),
     "policy": ("policy_cmd", "Fleet policies: list rules and violations, fix the obvious ones in the draft."),

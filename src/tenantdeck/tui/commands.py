@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tenantdeck.textsafe import shown
-from tenantdeck.tui import navigation
+from tenantdeck.tui import browser_preview, navigation
 from tenantdeck.tui.host import EditorHost, host_of
 from tenantdeck.tui.profile import current_profile
 
@@ -62,6 +62,7 @@ class TenantdeckCommands(Provider):
         yield ("Events", "Webhook deliveries received on 127.0.0.1, checked against the event models (F3)",
                app.action_events)
         yield "Copy key path", "Copy the focused field's key path (F4, OSC 52)", app.action_copy_path
+        yield from browser_preview.palette_entries(self.app, self.screen)
         yield from self.sync_commands()
         for name in sorted(app.appearance_themes):
             if name != self.app.theme:

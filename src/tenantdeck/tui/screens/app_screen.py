@@ -74,11 +74,13 @@ The tabs edit one app of the draft; every change is validated at once and shown 
 
 - `1`-`7` or `[` / `]`: switch tabs
 - `w`: the app's next widget, when it has more than one (the widget tabs edit one widget at a time)
+- `v`: this widget live in a browser (a loopback URL with a token, copied; tenantdeck preview in docs)
 - `Escape`: back to the apps list (in a field you have typed in, the first `Escape` takes the typing back)
 """
     BINDINGS = [
         Binding("escape", "back", "Apps", id="app.back"),
         Binding("w", "next_widget", "Widget", id="app.next_widget"),
+        Binding("v", "browser_preview", "Browser", show=False, id="app.browser_preview"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="app.prev_tab"),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="app.next_tab"),
         *[Binding(str(i), f"show_tab('{tab[0]}')", tab[1], show=False, id=f"app.tab_{tab[0]}")
@@ -194,6 +196,11 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         current = self.query_one(TabbedContent).active
         index = ids.index(current) if current in ids else 0
         self.action_show_tab(ids[(index + step) % len(ids)])
+
+    def action_browser_preview(self) -> None:
+        from tenantdeck.tui.browser_preview import open_preview
+
+        open_preview(self.app, self.app_index, self.widget_index)
 
     def action_next_widget(self) -> None:
         widgets = self.editor.get(f"{self.prefix}.widgets", []) or []

@@ -1,0 +1,127 @@
+"""The preview server over real loopback HTTP: the token, the Host check, the headers, and an update on the event
+stream after each change of the draft (an edit in the session, a save by another editor read by the CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from tenantdeck import exitcodes
+from tenantdeck.draft.session import DraftSession
+from tenantdeck.preview import page
+from tenantdeck.preview.model import AppRef
+from tenantdeck.preview.server import PreviewServer
+from tests import procs
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def draft(tmp_path: Path) -> Path:
+    from tenantdeck.cli import cli
+
+    path = tmp_path / "d.yaml"
+    assert CliRunner().invoke(cli, ["init", str(path)]).exit_code == 0
+    return path
+
+
+@pytest.fixture
+def server(draft: Path) -> Iterator[PreviewServer]:
+    srv = PreviewServer(DraftSession.open(draft, validate=False), AppRef())
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def events(response: httpx.Response) -> Iterator[dict[str, object]]:
+    """The ``update`` events of a stream, decoded."""
+    name = None
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: ") and name == "update":
+            yield json.loads(line[6:])
+
+
+def test_the_page_answers_only_with_the_token_and_a_loopback_host(server: PreviewServer) -> None:
+    ok = httpx.get(server.url)
+    assert ok.status_code == 200 and "text/html" in ok.headers["content-type"]
+    assert ok.headers["content-security-policy"] == page.content_security_policy(False)
+    assert ok.headers["referrer-policy"] == "no-referrer" and ok.headers["cache-control"] == "no-store"
+    wrong = server.url.replace(server.token, server.token[:-1] + ("A" if server.token[-1] != "A" else "B"))
+    assert httpx.get(wrong).status_code == 403
+    assert httpx.get(wrong + "events").status_code == 403
+    assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 404
+    rebound = httpx.get(server.url, headers={"host": f"attacker.example:{server.port}"})
+    assert rebound.status_code == 403, "a DNS-rebinding page cannot read it, token or not"
+    assert len(server.token) >= 32
+
+
+def test_refuses_a_host_that_is_not_loopback(draft: Path) -> None:
+    with pytest.raises(ValueError):
+        PreviewServer(DraftSession.open(draft, validate=False), AppRef(), host="0.0.0.0")
+    from tenantdeck.cli import cli
+
+    result = CliRunner().invoke(cli, ["preview", str(draft), "--host", "0.0.0.0"])
+    assert result.exit_code == exitcodes.USAGE and "loopback only" in result.output
+
+
+def test_every_edit_is_pushed_to_an_open_stream(server: PreviewServer) -> None:
+    session = server.session
+    with httpx.stream("GET", server.url + "events", timeout=30) as response:
+        stream = events(response)
+        first = next(stream)
+        assert "rgb(3, 169, 244)" in str(first["doc"])
+        session.set("apps[0].widgets[0].style.primary_color", "#123456")
+        assert "rgb(18, 52, 86)" in str(next(stream)["doc"])
+        session.set("apps[0].widgets[0].sidebar.users", False)
+        assert 'data-section="users"' not in str(next(stream)["doc"])
+        session.set("apps[0].widgets[0].style.custom_css", ".cc-widget{outline:3px solid red}")
+        assert ".cc-widget{outline:3px solid red}" in str(next(stream)["doc"])
+        session.undo()
+        assert "outline:3px" not in str(next(stream)["doc"])
+
+
+def test_a_draft_that_cannot_be_read_keeps_the_last_page_with_a_note(server: PreviewServer, draft: Path) -> None:
+    with httpx.stream("GET", server.url + "events", timeout=30) as response:
+        stream = events(response)
+        next(stream)
+        draft.write_text("apps: [unclosed\n")
+        server.session.reload()
+        update = next(stream)
+        assert any("cannot be read" in str(n) for n in update["notes"])  # type: ignore[union-attr]
+        assert 'data-section="chats"' in str(update["doc"]), "the last page that could be drawn"
+
+
+def test_the_command_follows_a_save_by_another_editor_and_stops_on_sigterm(draft: Path) -> None:
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = procs.tenantdeck("preview", str(draft), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+        with httpx.stream("GET", url + "events", timeout=30) as response:
+            stream = events(response)
+            next(stream)
+            text = draft.read_text()
+            assert "name: Acme help desk" in text
+            draft.write_text(text.replace("name: Acme help desk", "name: Renamed desk"))
+            assert next(stream)["title"] == "Acme Support · Renamed desk"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=10)
+    assert code == exitcodes.TERMINATED

@@ -1,0 +1,106 @@
+"""The editor's way to the browser preview (issue 39): ``v`` on an App screen and the palette start it, the URL is
+copied (OSC 52) and said, and the page follows the editor's unsaved edits. The page itself: tests/preview/."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tenantdeck.tui import browser_preview
+from tenantdeck.tui.commands import TenantdeckCommands
+from tests.preview import browser as chromium
+from tests.tui.pilot import make_app, settle
+from tests.tui.safety_fixtures import prepare
+from tests.tui.test_safety import notices, run
+
+pytestmark = pytest.mark.e2e
+
+
+def entries(app: Any) -> dict[str, Any]:
+    return {text: command for text, _help, command in TenantdeckCommands(app.screen).contextual()}
+
+
+def test_v_on_an_app_serves_its_widget_and_the_page_follows_unsaved_edits(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot: Any) -> None:
+        assert "Browser preview" not in entries(app), "offered on an App screen only"
+        app.open_app(0)
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        server = browser_preview.server_of(app)
+        try:
+            assert server is not None and server.running
+            assert app.clipboard == server.url
+            assert server.url in notices(app) and "OSC 52" in notices(app)
+            async with httpx.AsyncClient(timeout=30) as client:
+                first = (await client.get(server.url)).text
+                assert "Acme Support" in first and "rgb(0, 128, 0)" not in first
+                app.editor.set("apps[0].widgets[0].style.primary_color", "#008000")
+                assert "rgb(0, 128, 0)" in (await client.get(server.url)).text, "the unsaved edit, not the file"
+            assert not server.allow_network
+            entries(app)["Browser preview: images from the network"]()
+            assert server.allow_network and browser_preview.server_of(app) is server, "one server per session"
+        finally:
+            browser_preview.stop_preview(app)
+        assert not server.running
+
+    run(app, body)
+
+
+@pytest.mark.skipif(chromium.why_not() is not None, reason=chromium.why_not() or "")
+def test_a_sidebar_toggle_flipped_with_space_leaves_the_open_page(tmp_path: Path, capsys: Any) -> None:
+    """The issue's "done when", through the keys: the page open in Chromium, Space on a sidebar section's row in
+    the editor, and the section leaves the page (in place: no reload), timed on the browser's clock."""
+    from playwright.async_api import async_playwright
+
+    from tenantdeck.tui.tabs.widget_sidebar import SidebarTab
+
+    app = make_app(prepare(tmp_path))
+
+    async def until(page: Any, expression: str) -> None:
+        for _ in range(5000):
+            if await page.evaluate(expression):
+                return
+            await asyncio.sleep(0.002)
+        raise AssertionError(f"not true: {expression}")
+
+    async def body(pilot: Any) -> None:
+        app.open_app(0)
+        await settle(pilot)
+        await pilot.press("v", "2")
+        await settle(pilot)
+        server = browser_preview.server_of(app)
+        try:
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(executable_path=chromium.CHROMIUM, args=chromium.FLAGS)
+                page = await browser.new_page(viewport=chromium.VIEWPORT)
+                await page.goto(server.url)
+                await until(page, "document.getElementById('live').textContent === 'live'")
+                await page.evaluate("""() => { window.notReloaded = true; window.swapped = [];
+                    new MutationObserver(() => window.swapped.push(Date.now()))
+                        .observe(document.body, {attributes: true, attributeFilter: ['data-version']}); }""")
+                frame = await (await page.query_selector("iframe.front")).content_frame()
+                assert await frame.evaluate("document.querySelector('[data-section=chats]') !== null")
+                app.screen.query_one(SidebarTab).query_one("#sidebar-chats").focus()
+                start = time.time() * 1000
+                await pilot.press("space")
+                assert app.editor.get("apps[0].widgets[0].sidebar.chats") is False
+                await until(page, "window.swapped.length > 0")
+                took = await page.evaluate("window.swapped[0]") - start
+                frame = await (await page.query_selector("iframe.front")).content_frame()
+                assert await frame.evaluate("document.querySelector('[data-section=chats]') === null")
+                assert await page.evaluate("window.notReloaded === true")
+                await browser.close()
+            with capsys.disabled():
+                print(f"\nbrowser preview: Space in the editor -> section gone from the page: {took:.0f} ms")
+        finally:
+            browser_preview.stop_preview(app)
+
+    run(app, body)
