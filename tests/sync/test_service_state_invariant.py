@@ -22,7 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
-from tests.sync.helpers_push import call, live_plan, make_sandbox, run_pull, run_push
+from tenantdeck.models.extension_settings import settings_of
+from tests.sandbox.ext_samples import settings_for
+from tests.sync.helpers_push import app_named, call, live_plan, loaded, make_sandbox, run_pull, run_push
 from tests.sync.service_states import ServiceLike, hold_collaborator, hold_extension_settings
 
 EXAMPLES = int(os.environ.get("TENANTDECK_INVARIANT_EXAMPLES", "12"))
@@ -76,19 +78,82 @@ _extensions = st.dictionaries(st.sampled_from(DRAFT_EXTENSIONS), st.just(None), 
 def test_pull_then_diff_then_push_sends_nothing(extensions: dict[str, dict[str, Any]],
                                                 members: list[tuple[str, str]], hide_enabled: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        sandbox = make_sandbox(Path(tmp) / "db.sqlite3")
-        service = ServiceLike(sandbox, hide_enabled=hide_enabled)
-        app_id = next(a.id for a in call(sandbox, "list_apps") if a.name == "Acme Support")
-        for ext, value in extensions.items():
-            hold_extension_settings(sandbox, app_id, ext, value)
-        for email, role in members:
-            hold_collaborator(sandbox, app_id, email, role)
-        draft = Path(tmp) / "tenantdeck.yaml"
-        run_pull(service, draft)  # never raises: what the draft cannot hold is kept, with a note
-        plan = live_plan(service, draft, SECRETS)
-        assert plan.operations == [] and plan.conflicts == [], [op.kind for op in plan.operations]
-        assert not plan.has_changes
-        service.writes.clear()
-        code, err = run_push(service, draft, SECRETS)
-        assert code == 0, err
-        assert service.writes == []
+        check_in_sync(Path(tmp), extensions, members, hide_enabled)
+
+
+def _same_meaning(setting: Setting, value: Any) -> st.SearchStrategy[Any]:
+    """``value`` (valid) or a spelling of it the service may hold with the same meaning: an id as an integer."""
+    if setting.int_id:
+        return st.one_of(st.just(value), st.integers(0, 10**6))
+    if setting.type == "object" and isinstance(value, dict):
+        return _variant(setting.fields, value, optional_may_go=True)
+    if setting.type == "objects" and isinstance(value, list):
+        return st.tuples(*(_variant(setting.fields, item, optional_may_go=False) for item in value)).map(list)
+    return st.just(value)
+
+
+def _variant(fields: tuple[Setting, ...], valid: dict[str, Any], *, optional_may_go: bool,
+             needed: frozenset[str] = frozenset()) -> st.SearchStrategy[dict[str, Any]]:
+    """``valid`` with each value in a same-meaning spelling and, where allowed, optional keys left out (not one a
+    switch makes required) and a key the catalog does not know added."""
+    by_key = {f.key: f for f in fields}
+    keep = {k: _same_meaning(by_key[k], v) for k, v in valid.items() if k in by_key and
+            (by_key[k].required or k in needed or not optional_may_go)}
+    may_go = {k: _same_meaning(by_key[k], v) for k, v in valid.items() if k in by_key and k not in keep}
+    present = st.fixed_dictionaries(keep, optional=may_go)
+    unknown = (st.dictionaries(st.sampled_from(["legacyFlag", "dashboardOnly"]), _scalar, max_size=1)
+               if optional_may_go else st.just({}))
+    return st.builds(lambda known, extra: {**extra, **known}, present, unknown)
+
+
+def _readable(ext: str) -> st.SearchStrategy[dict[str, Any]]:
+    spec = BY_ID[ext]
+    valid = {k: v for k, v in settings_for(spec).items() if k not in {r for _, r in spec.removals}}
+    needed = frozenset(name for rule in spec.requirements for name in rule.then)
+    return _variant(spec.settings, valid, optional_may_go=True, needed=needed)
+
+
+_readable_extensions = st.dictionaries(st.sampled_from(DRAFT_EXTENSIONS), st.just(None), min_size=1,
+                                       max_size=2).flatmap(
+    lambda chosen: st.fixed_dictionaries({ext: _readable(ext) for ext in chosen}))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.data_too_large])
+@given(extensions=_readable_extensions)
+def test_values_of_the_same_meaning_are_read_into_the_draft_in_their_type(
+        extensions: dict[str, dict[str, Any]]) -> None:
+    """An id held as an integer, a key the catalog does not know, an optional key left out: the entry is in the
+    draft (not kept verbatim), each id in the JSON type the service holds, and the invariant holds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        draft = check_in_sync(Path(tmp), extensions, [], False)
+        pulled = settings_of(app_named(loaded(draft), "Acme Support").extension_settings)
+    for ext, held in extensions.items():
+        assert ext in pulled, f"{ext} was kept verbatim instead of read"
+        for setting in BY_ID[ext].settings:
+            if setting.int_id and setting.key in held:
+                assert pulled[ext][setting.key] == held[setting.key]
+                assert type(pulled[ext][setting.key]) is type(held[setting.key])
+
+
+def check_in_sync(tmp: Path, extensions: dict[str, dict[str, Any]], members: list[tuple[str, str]],
+                  hide_enabled: bool) -> Path:
+    """Hold the state in a sandbox in ``tmp``; pull; diff has nothing to push; a push sends no write. Returns the
+    pulled draft."""
+    sandbox = make_sandbox(tmp / "db.sqlite3")
+    service = ServiceLike(sandbox, hide_enabled=hide_enabled)
+    app_id = next(a.id for a in call(sandbox, "list_apps") if a.name == "Acme Support")
+    for ext, value in extensions.items():
+        hold_extension_settings(sandbox, app_id, ext, value)
+    for email, role in members:
+        hold_collaborator(sandbox, app_id, email, role)
+    draft = tmp / "tenantdeck.yaml"
+    run_pull(service, draft)  # never raises: what the draft cannot hold is kept, with a note
+    plan = live_plan(service, draft, SECRETS)
+    assert plan.operations == [] and plan.conflicts == [], [op.kind for op in plan.operations]
+    assert not plan.has_changes
+    service.writes.clear()
+    code, err = run_push(service, draft, SECRETS)
+    assert code == 0, err
+    assert service.writes == []
+    return draft

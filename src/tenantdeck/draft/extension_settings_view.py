@@ -605,6 +605,8 @@ def parse(row: Row, text: str) -> Parsed:
         return Parsed(text.strip())
     if row.kind == TEXT and setting is not None and setting.regex:
         return Parsed(text)  # a pattern's spaces are part of it
+    if setting is not None and setting.int_id and isinstance(row.value, int) and text.strip() == str(row.value):
+        return Parsed(row.value)  # an id the service holds as a number stays one when it is not changed
     return Parsed(text.strip())
 
 

@@ -39,7 +39,10 @@ class Setting:
     in a draft the tool writes, a plan or a screen. ``choices``: the allowed values with what each means (shown as
     a select). ``regex``: each value is a regular expression, compiled at validate time. ``reported_as``: the name
     the service's GET uses when it differs from the request's (stickers). ``open``: objects may carry fields the
-    catalog does not list (kept, not refused).
+    catalog does not list (kept, not refused). ``int_id``: an id the service may hold as a whole number where the
+    vendor's example shows a string (SendGrid's unsubscribe group ids are integers; data-masking's mask ids): the
+    draft and the request take a string or an integer, and the value keeps the JSON type the service sent, so a
+    push of an unchanged value sends the same type (docs/real-service.md §9).
     """
 
     key: str
@@ -56,6 +59,7 @@ class Setting:
     reported_as: str | None = None
     open: bool = False
     unit: str = ""  #: what a number counts ("seconds"), for its messages and labels
+    int_id: bool = False
 
     @property
     def choice_values(self) -> tuple[Any, ...]:
@@ -177,14 +181,14 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 "Drop a message with sensitive information instead of masking it", required=True, default=False),
         Setting("defaultRegexData", "objects", "Default masks", "The service's masks (1 US phone numbers, "
                 "2 emails, 3 SSN): turn each on or off", required=True, default=_DEFAULT_MASKS, fields=(
-                    Setting("id", "string", "Id", required=True),
+                    Setting("id", "string", "Id", required=True, int_id=True),
                     Setting("name", "string", "Name", required=True),
                     Setting("regex", "string", "Pattern", required=True, regex=True),
                     Setting("enableFlag", "bool", "On", required=True, default=False),
                 )),
         Setting("customregexData", "objects", "Custom masks", "Your own masks: a name, a regular expression and "
                 "an id of your choice", required=True, default=(), fields=(
-                    Setting("id", "string", "Id", required=True),
+                    Setting("id", "string", "Id", required=True, int_id=True),
                     Setting("name", "string", "Name", required=True),
                     Setting("regex", "string", "Pattern", required=True, regex=True),
                 )),
@@ -240,7 +244,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Setting("senderName", "string", "Sender name", "SendGrid sender name", required=True),
         Setting("sendGridTemplateId", "string", "SendGrid template id", required=True),
         Setting("sendGridUnsubscribeGroupId", "string", "SendGrid unsubscribe group id",
-                "SendGrid group id obtained from their dashboard", required=True),
+                "SendGrid group id obtained from their dashboard", required=True, int_id=True),
         Setting("useWebhook", "bool", "Use a webhook", "Enable webhook", required=True, default=False),
         Setting("webhookURL", "string", "Webhook URL"),
         Setting("useWebhookBasicAuth", "bool", "Webhook Basic Auth", "Enable Basic Authentication", required=True,
@@ -271,19 +275,20 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
     ExtensionSpec("stickers", "Stickers", (
         Setting("defaultMasterStickersData", "objects", "Default stickers", "The service's sticker sets: turn each "
                 "on or off", default=(), open=True, fields=(
-                    Setting("id", "string", "Id", required=True),
+                    Setting("id", "string", "Id", required=True, int_id=True),
                     Setting("stickerName", "string", "Name"),
                     Setting("stickerUrl", "string", "URL"),
-                    Setting("stickerSetId", "string", "Set id"),
+                    Setting("stickerSetId", "string", "Set id", int_id=True),
                     Setting("stickerSetName", "string", "Set name"),
                     Setting("enableFlag", "bool", "On", default=True),
                 )),
         Setting("customStickersData", "objects", "Custom stickers", "Your own stickers", default=(), open=True,
                 reported_as="customMasterStickersData", fields=(
-                    Setting("id", "string", "Id", "Left empty for a new sticker: the vendor's example sends \"\""),
+                    Setting("id", "string", "Id", "Left empty for a new sticker: the vendor's example sends \"\"",
+                            int_id=True),
                     Setting("stickerName", "string", "Name", required=True),
                     Setting("stickerUrl", "string", "URL", required=True),
-                    Setting("stickerSetId", "string", "Set id"),
+                    Setting("stickerSetId", "string", "Set id", int_id=True),
                     Setting("stickerSetName", "string", "Set name"),
                     Setting("enableFlag", "bool", "On", default=True),
                 )),
@@ -333,8 +338,8 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
     ExtensionSpec("chatwoot", "Chatwoot", (
         Setting("chatwootAccessToken", "string", "Chatwoot access token", "Chatwoot access token (secret)",
                 required=True, secret="CHATWOOT_ACCESS_TOKEN"),
-        Setting("chatwootAccountId", "string", "Chatwoot account id", required=True),
-        Setting("chatwootInboxId", "string", "Chatwoot inbox id", required=True),
+        Setting("chatwootAccountId", "string", "Chatwoot account id", required=True, int_id=True),
+        Setting("chatwootInboxId", "string", "Chatwoot inbox id", required=True, int_id=True),
         Setting("customerSupportUid", "string", "Support agent's uid", "The user who answers for support",
                 required=True),
     )),

@@ -84,7 +84,8 @@ def _annotation(setting: Setting, owner: str, *, wire: bool) -> Any:
         checks = [AfterValidator(_regex)] if setting.regex else []
         if setting.required:
             checks.append(AfterValidator(_not_blank))
-        return Annotated[str, *checks] if checks else str
+        text = Annotated[str, *checks] if checks else str
+        return text | int if setting.int_id else text  # strict: a bool is not an id; the type sent is kept
     if kind == "strings":
         return list[str]
     if kind == "mapping":
@@ -150,7 +151,8 @@ def _model(spec: ExtensionSpec, *, wire: bool) -> type[StrictModel]:
     fields: dict[str, Any] = {s.key: _field(s, spec.id, wire=wire) for s in spec.settings}
     if wire:
         for _, removal in spec.removals:
-            fields[removal] = (list[str], Field(title="Ids to remove", description="Ids of items to remove"))
+            fields[removal] = (list[str | int], Field(title="Ids to remove", description="Ids of items to remove "
+                                                      "(a string or an integer, as the item's id is held)"))
     validators = {"check_requirements": _requirements_check(spec)} if spec.requirements else {}
     name = _class_name(spec.id, "Request" if wire else "Settings")
     return create_model(  # type: ignore[call-overload,no-any-return]

@@ -184,39 +184,70 @@ class ExtensionWrite:
     setting the spec removes by id, the ids to remove (data-masking's ``deleteCustomRegexData``)."""
 
     settings: dict[str, Any]
-    removals: dict[str, list[str]]
+    removals: dict[str, list[str | int]]
 
 
-def parse_extension_settings(spec: ExtensionSpec, body: Any) -> ExtensionWrite:
+def parse_extension_settings(spec: ExtensionSpec, body: Any, stored: dict[str, Any] | None = None) -> ExtensionWrite:
     """``{"settings": {...}}`` for ``spec``'s ``/v1/settings``, validated with the catalog's request model.
 
     On top of the model, as a server must: a secret may be neither empty nor an unresolved (or broken) ``${VAR}``
     reference; a list removed by id may not name one id twice nor send an id it also removes; the document is at
     most :data:`~tenantdeck.jsonlimits.EXTENSION_SETTINGS_MAX_BYTES`. ``settings.appId`` (the GET reports it,
     and the vendor's own push-notification request example sends one) is accepted as a string and dropped: the
-    app is the path's. Messages never repeat a secret value (:func:`_details`).
+    app is the path's. Messages never repeat a secret value (:func:`_details`). A key the catalog does not know
+    is refused unless ``stored`` (what the app holds) has it with the same value: the real service holds what
+    others wrote, and a whole-object update sends it back as it is (docs/real-service.md §9).
     """
     settings = _settings_of(body)
     if "appId" in settings and not isinstance(settings.pop("appId"), str):
         raise errors.validation_error({"settings.appId": ["must be a string (it is ignored: the path names the app)"]})
+    settings, held = _held_extras(spec.settings, settings, stored or {})
     doc = _validate(request_model(spec.id), settings, ("settings",)).model_dump(mode="json", exclude_none=True)
+    doc = _with_extras(doc, held)
     details = {path: [why] for path, why in _secret_problems(spec.settings, doc, "settings")}
-    removals: dict[str, list[str]] = {}
+    removals: dict[str, list[str | int]] = {}
     for list_key, removal_key in spec.removals:
         ids = removals[list_key] = list(dict.fromkeys(doc.pop(removal_key, [])))
-        seen: dict[str, int] = {}
+        seen: dict[str | int, int] = {}
         for i, item in enumerate(doc.get(list_key) or []):
             item_id = item.get("id") if isinstance(item, dict) else None
             if item_id in seen:
                 details[f"settings.{list_key}[{i}].id"] = [f"is also the id of item {seen[item_id]}; ids are unique"]
             elif item_id in ids:
                 details[f"settings.{list_key}[{i}].id"] = [f"is also in {removal_key}: keep it or remove it"]
-            if isinstance(item_id, str):
+            if isinstance(item_id, str | int) and not isinstance(item_id, bool):
                 seen.setdefault(item_id, i)
     if details:
         raise errors.validation_error(details)
     check_settings_size(doc)
     return ExtensionWrite(doc, removals)
+
+
+def _held_extras(known: tuple[Setting, ...], sent: dict[str, Any],
+                 stored: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``sent`` without the keys the catalog does not know that ``stored`` holds with the same value (in objects,
+    not in lists), and those keys apart."""
+    by_key = {s.key: s for s in known}
+    stored = stored if isinstance(stored, dict) else {}
+    rest: dict[str, Any] = {}
+    held: dict[str, Any] = {}
+    for key, value in sent.items():
+        setting = by_key.get(key)
+        if setting is None and key in stored and stored[key] == value:
+            held[key] = value
+        elif setting is not None and setting.type == "object" and isinstance(value, dict):
+            rest[key], inner = _held_extras(setting.fields, value, stored.get(key))
+            if inner:
+                held[key] = inner
+        else:
+            rest[key] = value
+    return rest, held
+
+
+def _with_extras(doc: dict[str, Any], held: dict[str, Any]) -> dict[str, Any]:
+    for key, value in held.items():
+        doc[key] = _with_extras(dict(doc.get(key) or {}), value) if isinstance(doc.get(key), dict) else value
+    return doc
 
 
 def check_settings_size(doc: dict[str, Any]) -> None:

@@ -326,12 +326,46 @@ def extension_settings_from_canonical(
             _set_path(data, path, namer.name_for(owner, old_ref if isinstance(old_ref, str) else None, app_name,
                                                  app_id, setting.secret or path))
         try:
-            out[ext] = draft_model(ext).model_validate(data).model_dump(exclude_none=True)
+            out[ext], unknown = _settings_for_draft(ext, data)
         except ValidationError as exc:
             notes.append(f"{label} extension_settings.{ext}: kept as the service holds it, not written to the "
                          f"draft ({_validation_summary(exc)}); write the whole entry to manage it from the draft")
             if verbatim is not None:
                 verbatim.append(ext)
+            continue
+        if unknown:
+            notes.append(f"{label} extension_settings.{ext}: {', '.join(shown(k) for k in unknown)} kept as the "
+                         "service holds it, not written to the draft (not in the catalog); a push sends it back "
+                         "unchanged")
+    return out
+
+
+def _settings_for_draft(ext: str, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``data`` as the draft's model holds it, and the keys the catalog does not know (dotted paths) left out of
+    it: outside a list, a key left out of the draft is "as the service holds it" (an update is the live settings
+    with the draft's changes on top), so it is kept, never planned. Anything else the model refuses raises (the
+    caller keeps the whole entry verbatim)."""
+    model = draft_model(ext)
+    try:
+        return model.model_validate(data).model_dump(exclude_none=True), []
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        if not all(e["type"] == "extra_forbidden" and all(isinstance(p, str) for p in e["loc"]) for e in errors):
+            raise
+        paths = [tuple(str(p) for p in e["loc"]) for e in errors]
+    trimmed = _without(data, paths)
+    return model.model_validate(trimmed).model_dump(exclude_none=True), [".".join(p) for p in paths]
+
+
+def _without(data: Mapping[str, Any], paths: list[tuple[str, ...]]) -> dict[str, Any]:
+    """A copy of ``data`` without the keys at ``paths`` (each a path of object keys)."""
+    out = dict(data)
+    for path in paths:
+        holder = out
+        for part in path[:-1]:
+            holder[part] = dict(holder[part])
+            holder = holder[part]
+        holder.pop(path[-1], None)
     return out
 
 

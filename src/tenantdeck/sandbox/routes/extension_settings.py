@@ -37,7 +37,8 @@ Endpoint = Callable[..., Awaitable[JSONResponse]]
 def _writer(spec: ExtensionSpec, *, must_exist: bool) -> Endpoint:
     async def write(request: Request, appId: AppIdParam, db: StoreDep) -> JSONResponse:
         started = time.perf_counter()
-        sent = validation.parse_extension_settings(spec, await json_body(request))
+        held = db.extension_settings(appId, spec.id)  # unknown keys it holds may come back unchanged
+        sent = validation.parse_extension_settings(spec, await json_body(request), held)
         stored = db.write_extension_settings(
             appId, spec.id, lambda held: ext_settings.merged(spec, sent, held), must_exist=must_exist
         )

@@ -176,8 +176,8 @@ class ExtensionSettingsKind(Kind):
             settings = unflatten(planner.secretise(res, merged, local_paths=local))
             for items, removal in spec.removals:
                 kept = {_item_id(i) for i in (res.draft or {}).get(items) or []}
-                settings[removal] = sorted(i for i in (_item_id(x) for x in (res.live or {}).get(items) or [])
-                                           if i is not None and i not in kept)
+                settings[removal] = sorted((i for i in (_item_id(x) for x in (res.live or {}).get(items) or [])
+                                            if i is not None and i not in kept), key=str)
             planner.step("update_extension_settings", res, res.rid, changes=planner.changes(res),
                          payload={"ext": res.rid, "settings": settings}, unchanged=res.unchanged)
         elif res.status == "delete":
@@ -203,8 +203,9 @@ class ExtensionSettingsKind(Kind):
         return base
 
 
-def _item_id(item: Any) -> str | None:
-    return str(item["id"]) if isinstance(item, Mapping) and item.get("id") not in (None, "") else None
+def _item_id(item: Any) -> str | int | None:
+    """An item's id as the service holds it (``2`` stays an integer: the removal names it in the type it has)."""
+    return item["id"] if isinstance(item, Mapping) and item.get("id") not in (None, "") else None
 
 
 def _plain(value: Any) -> Any:

@@ -26,7 +26,15 @@ from tenantdeck import safefile
 from tenantdeck.problems import Problem, ProblemError, error, has_errors, strict
 from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
-from tenantdeck.sync.names import adoptable, clash_conflicts, clashes, live_names, new_app_names
+from tenantdeck.sync.names import (
+    adoptable,
+    adoptable_widgets,
+    clash_conflicts,
+    clashes,
+    live_names,
+    new_app_names,
+    webhook_clashes,
+)
 from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
@@ -41,7 +49,7 @@ from tenantdeck.sync.remote.push import (
     stale_resources,
 )
 from tenantdeck.sync.settle import Choice
-from tenantdeck.sync.types import Step
+from tenantdeck.sync.types import Conflict, Step
 from tenantdeck.sync.workspace.history import append_record, operations_record
 from tenantdeck.sync.workspace.journal import Journal, completed_ops
 from tenantdeck.sync.workspace.local import (
@@ -257,6 +265,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         already: dict[str, Any] = {}
         if plan_in is None:
             found = clashes(local.apps, names)
+            adopt: dict[str, str] = {}
             if found and request.adopt_existing:
                 adopt = adoptable(found, (a["id"] for a in local.apps if a.get("id")))
                 notices += [f'app "{name}": adopting the service\'s app {app_id} of the same name (--adopt-existing)'
@@ -266,6 +275,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 found = clashes(local.apps, names)
             live = await fetch_live_for_push(client, local, concurrency=request.concurrency * 4, listing=listing,
                                              sections=_sections(request.gate))
+            local, held_elsewhere = _adopt_contents(ids, local, live, set(adopt.values()), env, warnings, notices)
             local.prefer = request.prefer
             comparison = compare_local(local, live)
             if request.choice and comparison.conflicts:
@@ -285,6 +295,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
             if found and not request.allow_duplicate_names:
                 plan.conflicts.extend(clash_conflicts(found))
+            plan.conflicts.extend(held_elsewhere)
             if plan.conflicts:
                 return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
                                    "changed the same settings differently. Settle them in the draft (or pull), then "
@@ -496,6 +507,29 @@ def _write_ids(ids: DraftIds | TargetIds, local: Local, env: Mapping[str, str], 
         warnings.append(f"cannot write ids into {local.path}: {exc}")
         return local
     return reload_local(local, env) if changed else local
+
+
+def _adopt_contents(ids: DraftIds | TargetIds, local: Local, live: Mapping[str, Mapping[str, Any]],
+                    adopted: set[str], env: Mapping[str, str], warnings: list[str],
+                    notices: list[str]) -> tuple[Local, list[Conflict]]:
+    """What the apps ``--adopt-existing`` just adopted already hold: their widgets of the draft's widget names are
+    adopted (ids written, as for the app), and a webhook the draft would create beside one of the same name is a
+    refusal (:func:`tenantdeck.sync.names.webhook_clashes`). Never a duplicate of what the app holds."""
+    widget_ids: dict[tuple[str, str], str] = {}
+    refused: list[Conflict] = []
+    for app in local.apps:
+        app_id = app.get("id")
+        if app_id not in adopted or app_id not in live:
+            continue
+        for name, wid in adoptable_widgets(app, live[app_id]).items():
+            widget_ids[(str(app["name"]), name)] = wid
+            notices.append(f'app "{app["name"]}": adopting its widget "{name}" ({wid}) (--adopt-existing)')
+        refused += webhook_clashes(app, live[app_id])
+    if widget_ids:
+        prefer_apps = dict(local.prefer_apps)
+        local = _write_ids(ids, local, env, warnings, widget_ids=widget_ids)
+        local.prefer_apps.update(prefer_apps)
+    return local, refused
 
 
 def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
