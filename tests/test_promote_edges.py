@@ -1,0 +1,98 @@
+"""Issue 38: the rough edges of ``promote`` and of two accounts in one job, through the real command, against two
+sandboxes served on loopback (staging and production, named in profiles.yaml: :func:`two_accounts`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenantdeck import exitcodes
+from tests.sync.test_promote import draft_text
+from tests.test_promote_cli import run, two_accounts  # noqa: F401 (a fixture)
+
+
+def client_of(env: dict[str, str], profile: str) -> Any:
+    """The management client of ``profile``, as the dashboard (another writer) uses the account."""
+    from tenantdeck.api.client import ManagementClient
+
+    profiles = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"]
+    spec = profiles[profile]
+    return ManagementClient(spec["base_url"], env[spec["key_env"]], env[spec["secret_env"]])
+
+
+def dashboard_sets_color(env: dict[str, str], profile: str, color: str) -> None:
+    """The dashboard of ``profile`` changes the first widget's primary colour of app Acme."""
+    async def write() -> None:
+        async with client_of(env, profile) as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            widget = (await client.list_widgets(app.id))[0]
+            style = {**widget.settings.get("style", {}), "primary_color": color}
+            await client.update_widget(app.id, widget.widget_id, {**widget.settings, "style": style})
+
+    asyncio.run(write())
+
+
+def live_color(env: dict[str, str], profile: str) -> str:
+    async def read() -> str:
+        async with client_of(env, profile) as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            return str((await client.list_widgets(app.id))[0].settings["style"]["primary_color"])
+
+    return asyncio.run(read())
+
+
+def staging_and_production(env: dict[str, str], tmp_path: Path) -> Path:
+    """The draft pushed to staging, then to production (a target of its targets file); returns the draft."""
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(draft_text())
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+    pushed = run(env, "push", "--profile", "production", "--yes")
+    assert pushed.exit_code == 0, pushed.stderr
+    return draft
+
+
+def a_conflict(env: dict[str, str], draft: Path) -> str:
+    """Staging's colour changed through the draft, production's in its dashboard: promote stops on the conflict
+    and names its key; returns it."""
+    text = draft.read_text()
+    draft.write_text(text.replace("main: {send_gifs: false}", "main: {send_gifs: false}\n        style: "
+                                  "{primary_color: '#222222'}"))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    dashboard_sets_color(env, "production", "#D32F2F")
+    refused = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert refused.exit_code == exitcodes.CONFLICT, refused.stderr
+    (conflict,) = json.loads(refused.stdout)["plan"]["conflicts"]
+    assert f"--take-theirs {conflict['key']}" in refused.stderr
+    return str(conflict["key"])
+
+
+def test_take_theirs_keeps_the_destinations_value_in_this_and_later_promotions(
+        two_accounts: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    env = two_accounts
+    draft = staging_and_production(env, tmp_path)
+    key = a_conflict(env, draft)
+    taken = run(env, "promote", "staging", "production", "--yes", "--take-theirs", key)
+    assert taken.exit_code == exitcodes.OK, taken.stderr
+    assert live_color(env, "production") == "#D32F2F"
+    # written in production's section: the next promotion keeps it too, and so does a push to production
+    targets = yaml.safe_load((tmp_path / "tenantdeck.targets.yaml").read_text())
+    widgets = targets["targets"]["production"]["apps"]["Acme"]["widgets"]
+    assert widgets["Help desk"]["style"] == {"primary_color": "#D32F2F"}, widgets
+    again = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["plan"]["operations"] == [], again.stderr
+    assert run(env, "diff", "--profile", "production").exit_code == exitcodes.OK
+    assert live_color(env, "staging") == "#222222"
+
+
+def test_take_theirs_all(two_accounts: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+    env = two_accounts
+    draft = staging_and_production(env, tmp_path)
+    a_conflict(env, draft)
+    taken = run(env, "promote", "staging", "production", "--yes", "--take-theirs-all")
+    assert taken.exit_code == exitcodes.OK, taken.stderr
+    assert live_color(env, "production") == "#D32F2F"
