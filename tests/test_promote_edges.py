@@ -96,3 +96,20 @@ def test_take_theirs_all(two_accounts: dict[str, str], tmp_path: Path) -> None: 
     taken = run(env, "promote", "staging", "production", "--yes", "--take-theirs-all")
     assert taken.exit_code == exitcodes.OK, taken.stderr
     assert live_color(env, "production") == "#D32F2F"
+
+
+def test_fields_the_service_never_reports_are_promoted(two_accounts: dict[str, str],
+                                                      tmp_path: Path) -> None:  # noqa: F811
+    """A webhook's Basic Auth user is never reported by the service: what staging was last sent (its base) is
+    promoted, or the promotion says it is not; never a silent success with production's old value."""
+    env = two_accounts
+    draft = staging_and_production(env, tmp_path)
+    draft.write_text(draft.read_text().replace("username: acme", "username: acme2"))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert promoted.exit_code == 0, promoted.stderr
+    print(promoted.stderr)
+    changes = [c["path"] for op in json.loads(promoted.stdout)["plan"]["operations"] for c in op["changes"]]
+    assert "username" in changes, promoted.stderr
+    diff = run(env, "diff", "--profile", "production")
+    assert diff.exit_code == exitcodes.OK, diff.stderr

@@ -107,6 +107,7 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
                   source_override: Mapping[str, Mapping[str, Any]], source_name: str) -> Promoted:
     """The draft's document with each app the source has replaced by the source's state of it (see the module)."""
     from tenantdeck.draft.overrides import widget_name
+    from tenantdeck.sync.canonical import with_last_pushed
     from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
 
     data = copy.deepcopy(dict(draft_data))
@@ -123,7 +124,10 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
             why = "it has no id there" if not app.id else f"its app {app.id} is not there"
             out.notices.append(f"app {app.name!r}: not promoted: {source_name} does not have it ({why})")
             continue
-        conversion = app_from_canonical(live[app.id], existing=app, base=source.base.get(app.id),
+        # what the service never reports (a webhook's Basic Auth user): as tenantdeck last pushed it to the source
+        state = with_last_pushed(live[app.id], source.base.get(app.id))
+        out.notices += unreported_notices(app.name, state, source_name)
+        conversion = app_from_canonical(state, existing=app, base=source.base.get(app.id),
                                         presets=dict(draft.presets), namer=namer)
         out.notices += conversion.notes
         new = conversion.app.model_dump(mode="json", exclude_none=True, exclude_unset=True)
@@ -142,6 +146,26 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
         apps.append(new)
         out.names.append(app.name)
     data["apps"] = apps
+    return out
+
+
+def unreported_notices(app_name: str, state: Mapping[str, Any], source_name: str) -> list[str]:
+    """What the promotion carries of a webhook's fields the service never reports, and what it cannot: carried
+    as tenantdeck last pushed them to the source (its base), else not promoted (the destination keeps its own)."""
+    from tenantdeck.models.catalog import WEBHOOK_WRITE_ONLY
+    from tenantdeck.sync.types import is_unknown
+
+    carried, unknown = [], []
+    for hook_id, hook in sorted((state.get("webhooks") or {}).items()):
+        for key in (k for k in WEBHOOK_WRITE_ONLY if k != "password" and k in hook):
+            (unknown if is_unknown(hook[key]) else carried).append(f"webhooks.{hook_id}.{key}")
+    out = []
+    if carried:
+        out.append(f"app {app_name!r}: promoted as tenantdeck last pushed them to {source_name} (the service never "
+                   f"reports them): {', '.join(carried)}")
+    if unknown:
+        out.append(f"app {app_name!r}: not promoted (the service never reports them, and tenantdeck never pushed "
+                   f"them to {source_name}; the destination keeps its own): {', '.join(unknown)}")
     return out
 
 
