@@ -12,7 +12,10 @@ import yaml
 
 from tenantdeck import exitcodes
 from tests.sync.test_promote import draft_text
-from tests.test_promote_cli import run, two_accounts  # noqa: F401 (a fixture)
+from tests import test_promote_cli
+from tests.test_promote_cli import run
+
+two_accounts = test_promote_cli.two_accounts  # the fixture: two sandboxes, two profiles
 
 
 def client_of(env: dict[str, str], profile: str) -> Any:
@@ -72,7 +75,7 @@ def a_conflict(env: dict[str, str], draft: Path) -> str:
 
 
 def test_take_theirs_keeps_the_destinations_value_in_this_and_later_promotions(
-        two_accounts: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+        two_accounts: dict[str, str], tmp_path: Path) -> None:
     env = two_accounts
     draft = staging_and_production(env, tmp_path)
     key = a_conflict(env, draft)
@@ -89,7 +92,7 @@ def test_take_theirs_keeps_the_destinations_value_in_this_and_later_promotions(
     assert live_color(env, "staging") == "#222222"
 
 
-def test_take_theirs_all(two_accounts: dict[str, str], tmp_path: Path) -> None:  # noqa: F811
+def test_take_theirs_all(two_accounts: dict[str, str], tmp_path: Path) -> None:
     env = two_accounts
     draft = staging_and_production(env, tmp_path)
     a_conflict(env, draft)
@@ -99,7 +102,7 @@ def test_take_theirs_all(two_accounts: dict[str, str], tmp_path: Path) -> None: 
 
 
 def test_fields_the_service_never_reports_are_promoted(two_accounts: dict[str, str],
-                                                      tmp_path: Path) -> None:  # noqa: F811
+                                                      tmp_path: Path) -> None:
     """A webhook's Basic Auth user is never reported by the service: what staging was last sent (its base) is
     promoted, or the promotion says it is not; never a silent success with production's old value."""
     env = two_accounts
