@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from tenantdeck import exitcodes
-from tests.sync.test_promote import draft_text
 from tests import test_promote_cli
+from tests.sync.test_promote import draft_text
 from tests.test_promote_cli import run
 
 two_accounts = test_promote_cli.two_accounts  # the fixture: two sandboxes, two profiles
