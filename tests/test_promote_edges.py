@@ -116,3 +116,42 @@ def test_fields_the_service_never_reports_are_promoted(two_accounts: dict[str, s
     assert "username" in changes, promoted.stderr
     diff = run(env, "diff", "--profile", "production")
     assert diff.exit_code == exitcodes.OK, diff.stderr
+
+
+def restart_with_key(env: dict[str, str], tmp_path: Path, name: str, key: str) -> Any:
+    """Stop sandbox ``name`` and serve its database again at the same address with another key (a rotation)."""
+    from tests import procs
+
+    url = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"][name][
+        "base_url"]
+    procs.stop(test_promote_cli.RUNNING[name])
+    port = url.rsplit(":", 1)[1]
+    proc, values = procs.sandbox(tmp_path / f"{name}.sqlite3", "--no-seed", "--port", port, "--key", key)
+    assert values["TENANTDECK_BASE_URL"] == url, values
+    test_promote_cli.RUNNING[name] = proc
+    return proc
+
+
+def test_a_wrong_key_is_refused_credentials_and_a_rotated_one_is_recorded(two_accounts: dict[str, str],
+                                                                         tmp_path: Path) -> None:
+    """With the lock file committed, a mistyped key is "the credentials were refused" (exit 1), not "another
+    account" (exit 8); after a rotation, the new key is the same account: recorded, and the job goes on."""
+    env = two_accounts
+    draft = staging_and_production(env, tmp_path)
+    lock = (tmp_path / "tenantdeck.production.lock.json")
+    apps_before = json.loads(lock.read_text())["apps"]
+    for command in (("diff", "--profile", "production"), ("push", "--profile", "production", "--yes"),
+                    ("promote", "staging", "production", "--yes")):
+        typo = run({**env, "P_KEY": env["P_KEY"] + "x"}, *command)
+        assert typo.exit_code == exitcodes.ERROR, (command, typo.stderr)
+        assert "refused the credentials" in typo.stderr and "another account" not in typo.stderr, typo.stderr
+    restart_with_key(env, tmp_path, "production", "rotated-key")
+    env = {**env, "P_KEY": "rotated-key"}
+    draft.write_text(draft.read_text().replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    promoted = run(env, "promote", "staging", "production", "--yes")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+    assert "rotated key" in promoted.stderr, promoted.stderr
+    after = json.loads(lock.read_text())
+    assert after["target"]["account"] != "" and set(after["apps"]) == set(apps_before)
+    assert run(env, "diff", "--profile", "production").exit_code == exitcodes.OK

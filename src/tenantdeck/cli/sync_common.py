@@ -127,7 +127,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
                  allow_duplicate_names: bool, choice: Any = None, rebind: bool = False) -> Any:
     import asyncio
 
-    from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
+    from tenantdeck.cli.target_options import TargetError, api_errors, settle_key, wrong_target_exit
     from tenantdeck.policies.checks import policies_for
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
     from tenantdeck.sync.remote.engine import plan_policy_notes, service_now
@@ -135,6 +135,8 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
+    if not rebind:
+        settle_key(target, local.workspace)
     try:
         check_identity(local.workspace, identity_of(target), rebind=rebind)
     except WrongTarget as exc:

@@ -115,6 +115,27 @@ def target_for_draft(
     return target
 
 
+def settle_key(target: Target, workspace: Any) -> None:
+    """Before the identity check: a key the service refuses is said as such (exit 1), a rotated key of the same
+    account is recorded and said (:mod:`tenantdeck.sync.remote.rekey`), instead of "another account" (exit 8).
+    ``workspace``: the draft's (or its target's) :class:`~tenantdeck.sync.workspace.state.Workspace`."""
+    import asyncio
+
+    from tenantdeck.cli.output import note
+    from tenantdeck.sync.remote.rekey import check_key
+    from tenantdeck.sync.workspace.state import WorkspaceError
+
+    try:
+        with api_errors():
+            found = asyncio.run(check_key(target, workspace))
+    except WorkspaceError as exc:
+        raise TargetError(str(exc)) from None
+    if found.refused:
+        raise TargetError(found.refused)
+    if found.notice:
+        note(found.notice)
+
+
 def wrong_target_exit(exc: Exception) -> NoReturn:
     """Say that the command points at another account than the draft's, and exit 8 (nothing was changed)."""
     from tenantdeck.cli.output import error

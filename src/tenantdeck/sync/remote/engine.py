@@ -65,7 +65,8 @@ __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "Pu
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
-                      "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations"]
+                      "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations",
+                      "credentials_refused"]
 
 
 @dataclass(slots=True)
@@ -218,10 +219,15 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     blocked = unwritable(local.path, local.workspace)
     if blocked:
         return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
+    from tenantdeck.sync.remote.rekey import check_key
+
+    keyed = await check_key(target, local.workspace) if not request.rebind else None
+    if keyed is not None and keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused])
     wrong = _wrong_target(local, target, request.rebind, plan_in)
     if wrong is not None:
         return wrong
-    notices: list[str] = []
+    notices: list[str] = [keyed.notice] if keyed is not None and keyed.notice else []
     warnings: list[str] = []
     ids = ids_for(local, request.id_writer)
     async with target.client(**_client_kwargs(request)) as client:

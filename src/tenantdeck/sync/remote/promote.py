@@ -202,6 +202,11 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
         return PushRefused("invalid_draft", f"{path} is not valid; nothing was pushed", problems=exc.problems)
     except OverridesInvalid as exc:
         return PushRefused("invalid_draft", "the targets file is not valid; nothing was pushed", problems=exc.problems)
+    from tenantdeck.sync.remote.rekey import check_key
+
+    keyed = await check_key(source, src.workspace)
+    if keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused])
     try:
         check_identity(src.workspace, identity_of(source))
     except WrongTarget as exc:
@@ -239,7 +244,8 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
         return PushRefused("invalid_draft", f"what {source.name} has is not valid for {dest.name}; nothing was "
                            "pushed", problems=exc.problems)
     head = [f"Promoting {source.name} -> {dest.name}: {len(promoted.names)} app(s) "
-            f"({', '.join(repr(n) for n in promoted.names) or 'none'})", *promoted.notices]
+            f"({', '.join(repr(n) for n in promoted.names) or 'none'})", *promoted.notices,
+            *([keyed.notice] if keyed.notice else [])]
     if kept:
         head.append(f"not promoted (the service never reveals a secret, so {source.name}'s cannot be read; "
                     f"{dest.name} keeps its own): " + "; ".join(kept))
