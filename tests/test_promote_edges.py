@@ -18,6 +18,18 @@ from tests.test_promote_cli import run
 two_accounts = test_promote_cli.two_accounts  # the fixture: two sandboxes, two profiles
 
 
+def promote_has_every_option_it_names(text: str) -> None:
+    """Every ``--option`` a promote prints is one promote has (a hint naming another command's option is a
+    usage error the user meets next)."""
+    import re
+
+    from tenantdeck.cli.promote_cmd import command
+
+    have = {opt for param in command.params for opt in param.opts}
+    named = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", text))
+    assert named <= have, named - have
+
+
 def client_of(env: dict[str, str], profile: str) -> Any:
     """The management client of ``profile``, as the dashboard (another writer) uses the account."""
     from tenantdeck.api.client import ManagementClient
@@ -71,6 +83,7 @@ def a_conflict(env: dict[str, str], draft: Path) -> str:
     assert refused.exit_code == exitcodes.CONFLICT, refused.stderr
     (conflict,) = json.loads(refused.stdout)["plan"]["conflicts"]
     assert f"--take-theirs {conflict['key']}" in refused.stderr
+    promote_has_every_option_it_names(refused.stderr)
     return str(conflict["key"])
 
 
@@ -145,6 +158,8 @@ def test_a_wrong_key_is_refused_credentials_and_a_rotated_one_is_recorded(two_ac
         typo = run({**env, "P_KEY": env["P_KEY"] + "x"}, *command)
         assert typo.exit_code == exitcodes.ERROR, (command, typo.stderr)
         assert "refused the credentials" in typo.stderr and "another account" not in typo.stderr, typo.stderr
+        if command[0] == "promote":
+            promote_has_every_option_it_names(typo.stderr)
     restart_with_key(env, tmp_path, "production", "rotated-key")
     env = {**env, "P_KEY": "rotated-key"}
     draft.write_text(draft.read_text().replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
@@ -155,3 +170,66 @@ def test_a_wrong_key_is_refused_credentials_and_a_rotated_one_is_recorded(two_ac
     after = json.loads(lock.read_text())
     assert after["target"]["account"] != "" and set(after["apps"]) == set(apps_before)
     assert run(env, "diff", "--profile", "production").exit_code == exitcodes.OK
+
+
+def test_an_app_of_the_same_name_in_production(two_accounts: dict[str, str], tmp_path: Path) -> None:
+    """Production already has an app named as the draft's (made in its dashboard): the clash names the options
+    promote has and the targets file (production's id never goes into the draft); --adopt-existing takes it."""
+    env = two_accounts
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(draft_text())
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+
+    async def create() -> str:
+        async with client_of(env, "production") as client:
+            return str((await client.create_app("Acme", "eu")).id)
+
+    existing = asyncio.run(create())
+    before = draft.read_text()
+    clash = run(env, "promote", "staging", "production", "--yes")
+    assert clash.exit_code == exitcodes.CONFLICT, clash.stderr
+    assert "targets.production.apps" in clash.stderr and "--adopt-existing" in clash.stderr, clash.stderr
+    promote_has_every_option_it_names(clash.stderr)
+    adopted = run(env, "promote", "staging", "production", "--yes", "--adopt-existing", "--prefer", "draft")
+    assert adopted.exit_code == exitcodes.OK, adopted.stderr
+    assert f"id: {existing}" in (tmp_path / "tenantdeck.targets.yaml").read_text()
+    assert draft.read_text() == before
+
+
+def test_every_command_line_a_hint_names_parses(tmp_path: Path, monkeypatch: Any) -> None:
+    """Every `tenantdeck ...` command line quoted in the source (messages and docstrings) parses with the real
+    command, placeholders filled with a word: a hint that is itself a usage error (exit 64) is a bug. A value the
+    word does not fit (a file that does not exist, a number) is fine: the shape of the line is what is checked.
+    Synopses (``a|b``, ``[OPT]``, a redirection) are not command lines. A draft placeholder is an existing draft
+    (push's positional must then refuse it), any other an existing file."""
+    import re
+    import shlex
+
+    import click
+
+    from tenantdeck.cli import cli
+
+    root = Path(__file__).resolve().parent.parent / "src" / "tenantdeck"
+    lines = {m for path in root.rglob("*.py") for m in re.findall(r"`(tenantdeck [^`\n]+)`", path.read_text())}
+    lines = {line for line in lines if not re.search(r"[|\[>]|ARGS|\{args", line)}
+    assert len(lines) > 10
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tenantdeck.yaml").write_text(draft_text())
+    (tmp_path / "X").write_text("{}")
+    failures = []
+    for line in sorted(lines):
+        filled = re.sub(r"\{[^}]*\}", lambda m: "tenantdeck.yaml" if "draft" in m.group() else "X", line)
+        words = shlex.split(filled.replace("...", ""))[1:]
+        name, cmd, rest = "tenantdeck", cli, words
+        while isinstance(cmd, click.Group) and rest and not rest[0].startswith("-"):
+            name, sub, rest = cmd.resolve_command(cmd.make_context(name, [], resilient_parsing=True), rest)
+            assert sub is not None and name is not None, line
+            cmd = sub
+        try:
+            cmd.make_context(name, list(rest))
+        except (click.exceptions.Exit, click.BadParameter):
+            pass  # --help; a word that is not a valid value
+        except click.UsageError as exc:
+            failures.append(f"`{line}`: {exc}")
+    assert not failures, failures

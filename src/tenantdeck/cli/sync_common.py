@@ -179,7 +179,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     names = live_names(listing)
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:
-        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names), local.view))
     # what the fleet policies say of the account after this push (the view the push's gate judges)
     plan.notes.extend(plan_policy_notes(policies, local, plan, now, [a.id for a in listing]))
     return plan

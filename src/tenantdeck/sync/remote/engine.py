@@ -268,7 +268,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                     notices.append(f"{left} other operation(s) of the draft are left for a full push")
             plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
             if found and not request.allow_duplicate_names:
-                plan.conflicts.extend(clash_conflicts(found))
+                plan.conflicts.extend(clash_conflicts(found, local.view))
             if plan.conflicts:
                 return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
                                    "changed the same settings differently. Settle them in the draft (or pull), then "
@@ -390,7 +390,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
                           base_url=target.base_url)
         names = live_names(listing)
         plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
-        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names), local.view))
         plan.notes.extend(await policy_notes_after(client, local, plan, live, listing, concurrency=concurrency))
     return plan
 

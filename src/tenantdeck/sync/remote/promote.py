@@ -211,7 +211,7 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
         check_identity(src.workspace, identity_of(source))
     except WrongTarget as exc:
         return PushRefused("wrong_target", f"nothing was pushed: {source.name} is another account than the one "
-                           "this draft's base for it was taken from", lines=[str(exc)])
+                           "this draft's base for it was taken from", lines=[exc.text(rebind=False)])
     ids = {a["id"] for a in src.apps if a.get("id")}
     async with source.client(concurrency=max(request.concurrency * 4, 16)) as client:
         live = await fetch_live(client, ids, secret_key=src.secret_key, concurrency=request.concurrency * 4,
@@ -249,6 +249,21 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
     if kept:
         head.append(f"not promoted (the service never reveals a secret, so {source.name}'s cannot be read; "
                     f"{dest.name} keeps its own): " + "; ".join(kept))
+    keyed = await check_key(dest, local.workspace)
+    if keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused], notices=head)
+    head += [keyed.notice] if keyed.notice else []
+    try:
+        check_identity(local.workspace, identity_of(dest))
+    except WrongTarget as exc:
+        return PushRefused("wrong_target", f"nothing was pushed: {dest.name} is another account than the one this "
+                           "draft's base for it was taken from", lines=[exc.text(rebind=False)], notices=head)
     prepared = await prepare_push(dest, request, env, local=local)
     prepared.notices[:0] = head
+    if isinstance(prepared, PushRefused) and prepared.kind == "conflicts":
+        prepared.summary = (f"{len(prepared.plan.conflicts) if prepared.plan else 0} conflict(s): {source.name} and "
+                            f"{dest.name} changed the same settings differently since {dest.name}'s base; nothing "
+                            f"was pushed. Keep {source.name}'s value with --take-mine KEY, or {dest.name}'s with "
+                            f"--take-theirs KEY (written in its section of the targets file, so later promotions "
+                            "keep it too)")
     return prepared
