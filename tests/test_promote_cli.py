@@ -102,7 +102,7 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     draft.write_text(before.replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     asked = run(env, "promote", "staging", "production")
-    assert asked.exit_code == exitcodes.ERROR and "pass --yes" in asked.stderr
+    assert asked.exit_code == exitcodes.USAGE and "pass --yes" in asked.stderr
 
 
 def test_schema_of_the_targets_file(two_accounts: dict[str, str]) -> None:

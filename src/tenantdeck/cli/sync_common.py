@@ -77,6 +77,30 @@ def show_output(text: str, fmt: str) -> None:
     write(text)
 
 
+def plan_exit_code(plan: Any) -> int:
+    """``diff``'s and ``plan``'s exit code for a plan: 3 conflicts, 2 changes to push, else 0."""
+    if plan.conflicts:
+        return exitcodes.CONFLICT
+    return exitcodes.CHANGES if plan.has_changes else exitcodes.OK
+
+
+def show_plan(plan: Any, fmt: str) -> int:
+    """The plan on stdout as ``fmt`` asks, and its exit code; the JSON document repeats the code after its head
+    (``exit_code``, as every other command's document has it), so a CI log of the file alone says how it ended."""
+    from tenantdeck.sync.render import render
+
+    code = plan_exit_code(plan)
+    if fmt != "json":
+        show_output(render(plan, fmt), fmt)
+        return code
+    from tenantdeck.textsafe import json_text
+
+    doc = plan.to_json(with_snapshots=False)
+    head = {k: doc.pop(k) for k in ("format_version", "tool") if k in doc}
+    show_output(json_text({**head, "exit_code": code, **doc}, indent=2) + "\n", fmt)
+    return code
+
+
 def fail(message: str, code: int = exitcodes.ERROR) -> None:
     from tenantdeck.cli.output import error
 

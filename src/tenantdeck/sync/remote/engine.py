@@ -66,7 +66,7 @@ __all__ = ["OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "Pu
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
                       "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations",
-                      "credentials_refused"]
+                      "credentials_refused", "service_error"]
 
 
 @dataclass(slots=True)
@@ -220,6 +220,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if blocked:
         return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
     from tenantdeck.sync.remote.rekey import check_key
+    from tenantdeck.sync.workspace.binding import identity_of
 
     keyed = await check_key(target, local.workspace) if not request.rebind else None
     if keyed is not None and keyed.refused:
@@ -237,6 +238,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             local = _write_ids(ids, local, env, warnings, app_ids=resolution.app_ids,
                                widget_ids=resolution.widget_ids)
         listing = await client.list_apps()
+        if plan_in is None and not local.workspace.lock_path.exists():
+            # the committed base, updated after each operation: written once the account answered (a run that
+            # could not reach it leaves no lock file behind to commit)
+            local.workspace.write_lock(local.base, identity_of(target))
         names = live_names(listing)
         already: dict[str, Any] = {}
         if plan_in is None:
@@ -494,8 +499,6 @@ def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | No
         local.workspace.record_identity(pointing)  # the draft now belongs to this account
     elif not (local.workspace.read_meta() or {}).get("identity"):
         local.workspace.record_identity(pointing)  # a base pulled before identities were recorded
-    if plan_in is None and not local.workspace.lock_path.exists():
-        local.workspace.write_lock(local.base, pointing)  # the committed base, updated after each operation
     return None
 
 

@@ -183,7 +183,22 @@ def _unknown_secrets(value: Any, at: str, found: list[str]) -> Any:
 async def prepare_promote(source: Target, dest: Target, request: PushRequest,
                           env: Mapping[str, str]) -> Prepared | PushRefused:
     """Read what ``source`` has for the draft's apps and return the plan that makes ``dest`` match it (or why
-    nothing can be pushed), prepared as :func:`~tenantdeck.sync.remote.engine.prepare_push` prepares a push."""
+    nothing can be pushed), prepared as :func:`~tenantdeck.sync.remote.engine.prepare_push` prepares a push.
+    A service error names the account it came from (two accounts are read: "could not connect" alone does not
+    say which)."""
+    from tenantdeck.api.errors import ApiError
+
+    reading = [source]
+    try:
+        return await _prepare_promote(source, dest, request, env, reading)
+    except ApiError as exc:
+        at = reading[-1]
+        return PushRefused("service_error", f"{at.name} ({at.base_url}) could not be read: {exc}; nothing was "
+                           "pushed")
+
+
+async def _prepare_promote(source: Target, dest: Target, request: PushRequest, env: Mapping[str, str],
+                           reading: list[Target]) -> Prepared | PushRefused:
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.overrides import OverridesInvalid, has_section, read_overrides, section_apps_data
     from tenantdeck.sync.remote.fetch import fetch_live, managed_extensions
@@ -249,6 +264,7 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
     if kept:
         head.append(f"not promoted (the service never reveals a secret, so {source.name}'s cannot be read; "
                     f"{dest.name} keeps its own): " + "; ".join(kept))
+    reading.append(dest)
     keyed = await check_key(dest, local.workspace)
     if keyed.refused:
         return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused], notices=head)
