@@ -233,3 +233,28 @@ def test_every_command_line_a_hint_names_parses(tmp_path: Path, monkeypatch: Any
         except click.UsageError as exc:
             failures.append(f"`{line}`: {exc}")
     assert not failures, failures
+
+
+def test_the_first_promotion_into_an_account_that_has_the_apps(two_accounts: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    """Production has the apps (its ids in the targets file) but no base here yet (a fresh clone without its lock
+    file): every difference is a conflict, and the refusal says --prefer is the way through; it is."""
+    import shutil
+
+    env = two_accounts
+    draft = staging_and_production(env, tmp_path)
+    (tmp_path / "tenantdeck.production.lock.json").unlink()
+    shutil.rmtree(tmp_path / ".tenantdeck")
+    draft.write_text(draft.read_text().replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    refused = run(env, "promote", "staging", "production", "--yes")
+    assert refused.exit_code == exitcodes.CONFLICT, refused.stderr
+    assert "no base for this account yet" in refused.stderr and "--prefer draft" in refused.stderr, refused.stderr
+    promote_has_every_option_it_names(refused.stderr)
+    promoted = run(env, "promote", "staging", "production", "--yes", "--prefer", "draft")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+    assert (tmp_path / "tenantdeck.production.lock.json").is_file()
+    # what is left is the secret a promotion never carries (its base has no record of it: docs/ci.md)
+    diff = run(env, "diff", "--profile", "production", "--format", "json")
+    changed = [c["path"] for op in json.loads(diff.stdout)["operations"] for c in op["changes"]]
+    assert changed == ["password"], diff.stderr

@@ -277,7 +277,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             if plan.conflicts:
                 return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
                                    "changed the same settings differently. Settle them in the draft (or pull), then "
-                                   "push again.", plan=plan, notices=notices)
+                                   "push again.", plan=plan, notices=notices, lines=without_base(plan, local))
         else:
             plan = plan_in
             already = completed_ops(local.workspace.journal_dir, plan.plan_hash())
@@ -332,6 +332,18 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         allowed = verdict
         notices += [f"allowed ({request.violation_reason}): {v.text()}" for v in allowed]
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
+
+
+def without_base(plan: Plan, local: Local) -> list[str]:
+    """Where conflicts are in apps this account has no base for (a first push or promotion into an account that
+    already has them, a fresh clone without the lock file): every difference is a conflict there, and the way
+    through is ``--prefer``, said here since nothing else would."""
+    apps = sorted({c.app for c in plan.conflicts if c.app_id and c.app_id not in local.base})
+    if not apps or local.prefer is not None:
+        return []
+    return [f"{', '.join(repr(a) for a in apps)}: no base for this account yet (nothing pulled or pushed here: a "
+            "first push or promotion into an account that already has the app), so every difference is a "
+            "conflict; --prefer draft sends what is being pushed, --prefer live keeps the account's values"]
 
 
 def _policy_verdict(request: PushRequest, local: Local, plan: Plan, now: Mapping[str, Mapping[str, Any]],
