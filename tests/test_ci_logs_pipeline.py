@@ -106,3 +106,19 @@ def test_sigterm_stops_a_push_with_a_closing_line_and_a_report(tmp_path: Path) -
         assert again.returncode == exitcodes.OK, again.stderr
     finally:
         procs.stop(proc)
+
+
+def test_a_value_the_service_would_refuse_fails_the_plan_not_the_push(two_accounts: dict[str, str],
+                                                                      tmp_path: Path) -> None:
+    """The pull request's job (plan, diff) with the variables set finds the password the service refuses (a
+    hyphen), located at its reference and without its value; the main job would have found it after the merge."""
+    env = two_accounts | {"AUDIT_PASSWORD": "pw-with-hyphen"}
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(draft_text())
+    line = draft_text().splitlines().index("        password: ${AUDIT_PASSWORD}") + 1
+    for command in ("plan", "diff"):
+        result = run(env, command, "--profile", "staging")
+        assert result.exit_code == exitcodes.ERROR, result.stderr
+        assert f"tenantdeck.yaml:{line}:" in result.stderr and "AUDIT_PASSWORD" in result.stderr, result.stderr
+        assert "pw-with-hyphen" not in result.stderr + result.stdout
+    assert run(two_accounts, "plan", "--profile", "staging").exit_code == exitcodes.CHANGES
