@@ -23,12 +23,12 @@ from tenantdeck import exitcodes
 from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option
 from tenantdeck.cli.sync_common import choice_of, duplicate_names_option, prefer_option, resolution_options
-from tenantdeck.cli.target_options import TargetError, api_errors, target_for_draft
+from tenantdeck.cli.target_options import TargetError, api_errors, complete_profile, target_for_draft
 
 
 @click.command("promote")
-@click.argument("source", metavar="SOURCE")
-@click.argument("dest", metavar="DEST")
+@click.argument("source", metavar="SOURCE", shell_complete=complete_profile)
+@click.argument("dest", metavar="DEST", shell_complete=complete_profile)
 @click.option("--draft", "draft_path", metavar="DRAFT", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("tenantdeck.yaml"), show_default=True, help="The draft file.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")

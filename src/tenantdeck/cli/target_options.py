@@ -45,11 +45,24 @@ class TargetError(click.ClickException):
     exit_code = exitcodes.ERROR
 
 
+def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none)."""
+    from click.shell_completion import CompletionItem
+
+    from tenantdeck.targets import ProfileError, profile_names
+
+    try:
+        names = profile_names()
+    except (ProfileError, OSError):
+        return []
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
 def target_options(func: F) -> F:
     """Adds ``--profile``, ``--base-url``, ``--insecure`` and ``--max-rps`` (passed as keyword arguments)."""
     options = [
         click.option(
-            "--profile", metavar="NAME", default=None,
+            "--profile", metavar="NAME", default=None, shell_complete=complete_profile,
             help="Profile from profiles.yaml (default: its 'default', else the built-in 'local' sandbox).",
         ),
         click.option(
