@@ -258,3 +258,17 @@ def test_the_first_promotion_into_an_account_that_has_the_apps(two_accounts: dic
     diff = run(env, "diff", "--profile", "production", "--format", "json")
     changed = [c["path"] for op in json.loads(diff.stdout)["operations"] for c in op["changes"]]
     assert changed == ["password"], diff.stderr
+
+
+def test_what_the_source_never_reported_nor_was_sent_is_named_not_promoted() -> None:
+    """A webhook made in staging's dashboard with Basic Auth: the service never reports the user, tenantdeck never
+    sent it, so nobody knows it: the promotion says it is not promoted (production keeps its own)."""
+    from tenantdeck.sync.remote.promote import unreported_notices
+
+    unknown = {"unknown": True}
+    state = {"webhooks": {"audit": {"username": "acme", "useBasicAuth": True, "retryOnFailure": unknown},
+                          "new": {"username": unknown, "useBasicAuth": unknown, "password": unknown}}}
+    carried, missing = unreported_notices("Acme", state, "staging")
+    assert "webhooks.audit.username" in carried and "webhooks.audit.useBasicAuth" in carried
+    assert missing.startswith("app 'Acme': not promoted") and "webhooks.new.username" in missing
+    assert "webhooks.audit.retryOnFailure" in missing and "password" not in carried + missing

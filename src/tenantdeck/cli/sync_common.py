@@ -33,7 +33,8 @@ def resolution_options(func: Any) -> Any:
         click.option("--take-mine", "take_mine", multiple=True, metavar="KEY",
                      help="Keep the draft's value of this conflicting field: the push sends it over the live one."),
         click.option("--take-theirs", "take_theirs", multiple=True, metavar="KEY",
-                     help="Write the service's value of this conflicting field into the draft."),
+                     help="Write the service's value of this conflicting field into the draft (for a target of "
+                     "the targets file: into its section there)."),
         click.option("--take-mine-all", is_flag=True, help="Keep the draft's value of every conflicting field."),
         click.option("--take-theirs-all", is_flag=True,
                      help="Write the service's value of every conflicting field into the draft."),
