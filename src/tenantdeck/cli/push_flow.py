@@ -182,6 +182,7 @@ def _on_sigterm_cancel() -> Callable[..., bool]:
         if task is not None:
             task.cancel()
 
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         loop.add_signal_handler(signal.SIGTERM, stop)
         installed = True
@@ -192,6 +193,7 @@ def _on_sigterm_cancel() -> Callable[..., bool]:
         nonlocal installed
         if stop and installed:
             loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, previous)  # whatever the caller had (a test runner's, the default)
             installed = False
         if came and task is not None:
             task.uncancel()
