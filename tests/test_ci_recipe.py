@@ -161,3 +161,91 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
         assert again.returncode == 0, (again.stdout, again.stderr)  # in sync (the dashboard's change is drift)
     finally:
         procs.stop(proc)
+
+
+def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(tmp_path: Path) -> None:
+    """docs/ci.md's promotion blocks from fresh clones, two sandboxes as two accounts: production already has the
+    app (pushed there from elsewhere) and no lock file is committed for it; the usual promote step stops on the
+    conflicts and names --prefer; the first-promotion step carries staging's values and commits production's base;
+    after the next change on staging, the usual step promotes it and commits."""
+    from tests.sync.test_promote import draft_text
+
+    staging, s_values = procs.sandbox(tmp_path / "staging.sqlite3", "--no-seed")
+    production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed")
+    try:
+        base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
+        env = base_env | {
+            "PATH": str(Path(sys.executable).parent) + os.pathsep + base_env.get("PATH", ""), "NO_COLOR": "1",
+            "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.test", "GIT_COMMITTER_NAME": "ci",
+            "GIT_COMMITTER_EMAIL": "ci@example.test", "AUDIT_PASSWORD": "pw1",
+            "STAGING_URL": s_values["TENANTDECK_BASE_URL"], "STAGING_KEY": s_values["TENANTDECK_KEY"],
+            "STAGING_SECRET": s_values["TENANTDECK_SECRET"], "PROD_URL": p_values["TENANTDECK_BASE_URL"],
+            "PROD_KEY": p_values["TENANTDECK_KEY"], "PROD_SECRET": p_values["TENANTDECK_SECRET"]}
+        origin = tmp_path / "origin.git"
+        git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path, env=env)
+
+        def fresh(name: str) -> tuple[Path, dict[str, str]]:
+            home = tmp_path / f"home-{name}"
+            home.mkdir()
+            job_env = env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                             "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache")}
+            git("clone", "-q", str(origin), str(tmp_path / name), cwd=tmp_path, env=job_env)
+            return tmp_path / name, job_env
+
+        def gifs(values: dict[str, str]) -> bool:
+            return bool(widget(values, "Acme")[2]["main"]["send_gifs"])
+
+        # production has the app already: pushed there from a laptop, its lock file never committed
+        laptop = tmp_path / "laptop"
+        laptop.mkdir()
+        (laptop / "tenantdeck.yaml").write_text(draft_text())
+        made = shell("tenantdeck push --yes", laptop, env | p_values | {"HOME": str(laptop)})
+        assert made.returncode == 0, made.stderr
+        prod_id, prod_widget, _ = widget(p_values, "Acme")
+
+        # the repository: the draft pushed to staging, production's id in the targets file
+        admin, admin_env = fresh("admin")
+        (admin / "tenantdeck.yaml").write_text(draft_text().replace("main: {send_gifs: false}",
+                                                                    "main: {send_gifs: true}"))
+        (admin / "tenantdeck.targets.yaml").write_text(
+            f"format: 1\ntargets:\n  production:\n    apps:\n      Acme:\n        id: {prod_id}\n"
+            f"        widgets:\n          Help desk: {{id: {prod_widget}}}\n")
+        (admin / ".gitignore").write_text(".tenantdeck/\n")
+        pushed = shell("tenantdeck push --yes", admin, admin_env | s_values)
+        assert pushed.returncode == 0, pushed.stderr
+        git("add", ".", cwd=admin, env=admin_env)
+        git("commit", "-q", "-m", "staging", cwd=admin, env=admin_env)
+        git("push", "-q", "origin", "HEAD:main", cwd=admin, env=admin_env)
+
+        # the usual step has no base for production: it stops, naming --prefer
+        job, job_env = fresh("promote-1")
+        stopped = shell(steps("promote"), job, job_env)
+        assert stopped.returncode == 3 and "--prefer" in stopped.stderr, stopped.stderr
+        assert gifs(p_values) is False
+
+        # the first promotion, once, then the lock file is the base
+        job, job_env = fresh("first-promotion")
+        first = shell(steps("first-promotion"), job, job_env)
+        assert first.returncode == 0, first.stderr
+        assert gifs(p_values) is True, first.stderr
+        assert "tenantdeck.production.lock.json" in git("ls-tree", "--name-only", "origin/main", cwd=job,
+                                                        env=job_env)
+
+        # the next change reaches staging through the draft, production through the usual step
+        git("pull", "-q", "origin", "main", cwd=admin, env=admin_env)
+        text = (admin / "tenantdeck.yaml").read_text()
+        (admin / "tenantdeck.yaml").write_text(text.replace("main: {send_gifs: true}", "main: {send_gifs: false}"))
+        assert shell("tenantdeck push --yes", admin, admin_env | s_values).returncode == 0
+        git("commit", "-q", "-am", "GIFs off", cwd=admin, env=admin_env)
+        git("push", "-q", "origin", "HEAD:main", cwd=admin, env=admin_env)
+        job, job_env = fresh("promote-2")
+        promoted = shell(steps("promote"), job, job_env)
+        assert promoted.returncode == 0, promoted.stderr
+        assert gifs(p_values) is False
+        doc = json.loads((job / "promote.json").read_text())
+        assert doc["exit_code"] == 0 and [op["kind"] for op in doc["plan"]["operations"]] == ["update_widget"]
+        log = git("log", "--format=%s", "origin/main", cwd=job, env=job_env)
+        assert log.splitlines()[0] == "tenantdeck: production after promotion [skip ci]"
+    finally:
+        procs.stop(staging)
+        procs.stop(production)

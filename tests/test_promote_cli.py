@@ -17,6 +17,9 @@ from tests import procs
 from tests.sync.test_promote import draft_text
 from tests.test_json_output import check_head
 
+#: the sandboxes :func:`two_accounts` serves, by profile (a test that restarts one puts the new process here)
+RUNNING: dict[str, Any] = {}
+
 
 @pytest.fixture
 def two_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
@@ -25,6 +28,7 @@ def two_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
         monkeypatch.delenv(name, raising=False)
     staging, s_values = procs.sandbox(tmp_path / "staging.sqlite3", "--no-seed")
     production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed")
+    RUNNING.update(staging=staging, production=production)
     try:
         config = tmp_path / "config"
         config.mkdir()
@@ -39,8 +43,9 @@ def two_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
         monkeypatch.chdir(tmp_path)
         yield env
     finally:
-        procs.stop(staging)
-        procs.stop(production)
+        for proc in RUNNING.values():
+            procs.stop(proc)
+        RUNNING.clear()
 
 
 def run(env: dict[str, str], *args: str) -> Result:
@@ -97,7 +102,7 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     draft.write_text(before.replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     asked = run(env, "promote", "staging", "production")
-    assert asked.exit_code == exitcodes.ERROR and "pass --yes" in asked.stderr
+    assert asked.exit_code == exitcodes.USAGE and "pass --yes" in asked.stderr
 
 
 def test_schema_of_the_targets_file(two_accounts: dict[str, str]) -> None:

@@ -192,7 +192,7 @@ def test_doctor_unreachable(isolated_env: dict[str, str]) -> None:
     reachable = result.output.splitlines()[1]
     assert reachable.startswith("FAIL  reachable ")
     assert reachable.endswith(
-        "list apps (perPage=1) failed: could not connect to 127.0.0.1: All connection attempts failed. "
+        "list apps (perPage=1) failed: could not connect to 127.0.0.1:9: All connection attempts failed. "
         "Hint: check --base-url and the network (is the service running?)"
     )
     assert "s-5678" not in result.output

@@ -297,7 +297,8 @@ class ManagementClient:
             await self._sleep(delay)
 
     def _transport_error(self, op: Operation, exc: httpx.TransportError, attempts: int) -> TransportError:
-        host = self._http.base_url.host or self.base_url
+        url = self._http.base_url
+        host = (f"{url.host}:{url.port}" if url.port else url.host) or self.base_url  # the port: which service
         reason = self._redact(one_line(str(exc) or type(exc).__name__, 160))
         if _is_tls_failure(exc):
             return TransportError(

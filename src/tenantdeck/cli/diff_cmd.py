@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 
-from tenantdeck import exitcodes
 from tenantdeck.cli.machine import format_option
 from tenantdeck.cli.options import strict_option
 from tenantdeck.cli.sync_common import (
@@ -23,7 +22,7 @@ from tenantdeck.cli.sync_common import (
     duplicate_names_option,
     prefer_option,
     resolution_options,
-    show_output,
+    show_plan,
 )
 from tenantdeck.cli.target_options import rebind_option, target_options
 
@@ -46,14 +45,10 @@ def command(draft_path: Path, fmt: str, offline: bool, allow_delete: bool,
             base_url: str | None, insecure: bool, max_rps: float | None, rebind: bool,
             prefer: str | None, strict: bool) -> None:
     """Show what a push would change (three-way: base, draft, live)."""
-    from tenantdeck.sync.render import render
 
     plan = compute_plan(draft_path, offline=offline, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
                         choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
-    show_output(render(plan, fmt), fmt)
-    if plan.conflicts:
-        sys.exit(exitcodes.CONFLICT)
-    sys.exit(exitcodes.CHANGES if plan.has_changes else exitcodes.OK)
+    sys.exit(show_plan(plan, fmt))

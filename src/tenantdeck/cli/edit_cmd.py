@@ -33,7 +33,7 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
 
         error("the editor needs a terminal (stdin and stdout are not one here, as in a CI job or a pipe); "
               f"without one, run `tenantdeck validate {draft_path}`, `tenantdeck diff {draft_path}` or "
-              f"`tenantdeck push {draft_path} --yes`")
+              f"`tenantdeck push --draft {draft_path} --yes`")
         raise SystemExit(exitcodes.USAGE)
     credentials = None
     if events_basic_auth is not None:

@@ -9,11 +9,12 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.sync_common import draft_option
+from tenantdeck.cli.target_options import complete_profile
 
 
 @click.command("history")
 @draft_option
-@click.option("--profile", metavar="NAME", default=None,
+@click.option("--profile", metavar="NAME", default=None, shell_complete=complete_profile,
               help="The pushes to this target of the draft's targets file (each keeps its own history); default: "
               "the draft's own account.")
 @format_option()

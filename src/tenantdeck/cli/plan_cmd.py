@@ -22,7 +22,7 @@ from tenantdeck.cli.sync_common import (
     duplicate_names_option,
     fail,
     prefer_option,
-    show_output,
+    show_plan,
 )
 from tenantdeck.cli.target_options import rebind_option, target_options
 from tenantdeck.textsafe import json_text
@@ -56,13 +56,12 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
       64 bad command line
     """
     from tenantdeck.atomic import atomic_write_bytes
-    from tenantdeck.sync.render import render
 
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
                         allow_duplicate_names=allow_duplicate_names,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
-    show_output(render(plan, fmt), fmt)
+    code = show_plan(plan, fmt)
     if plan.conflicts:
         click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)
         sys.exit(exitcodes.CONFLICT)
@@ -74,4 +73,4 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
             fail(f"cannot write {out}: {exc.strerror or exc}")
         click.echo(f"Plan written to {out} ({len(plan.operations)} operation(s), plan {plan.plan_hash()}); "
                    f"push it with `tenantdeck push {out}`", err=True)
-    sys.exit(exitcodes.CHANGES if plan.has_changes else exitcodes.OK)
+    sys.exit(code)

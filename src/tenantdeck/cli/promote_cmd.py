@@ -22,13 +22,13 @@ import click
 from tenantdeck import exitcodes
 from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.options import CONCURRENCY, DEFAULT_CONCURRENCY, lock_timeout_option
-from tenantdeck.cli.sync_common import choice_of, prefer_option, resolution_options
-from tenantdeck.cli.target_options import TargetError, api_errors, target_for_draft
+from tenantdeck.cli.sync_common import choice_of, duplicate_names_option, prefer_option, resolution_options
+from tenantdeck.cli.target_options import TargetError, api_errors, complete_profile, target_for_draft
 
 
 @click.command("promote")
-@click.argument("source", metavar="SOURCE")
-@click.argument("dest", metavar="DEST")
+@click.argument("source", metavar="SOURCE", shell_complete=complete_profile)
+@click.argument("dest", metavar="DEST", shell_complete=complete_profile)
 @click.option("--draft", "draft_path", metavar="DRAFT", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("tenantdeck.yaml"), show_default=True, help="The draft file.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
@@ -38,13 +38,17 @@ from tenantdeck.cli.target_options import TargetError, api_errors, target_for_dr
               "SOURCE no longer has (apps are never deleted by a promotion).")
 @click.option("--insecure", is_flag=True, default=False,
               help="Allow plain http:// to a non-loopback host (the key and secret travel unencrypted).")
+@click.option("--adopt-existing", is_flag=True, help="An app to create in DEST whose name DEST already has (once) "
+              "is taken to be that app: its id is written into DEST's section of the targets file.")
+@duplicate_names_option
 @lock_timeout_option
 @resolution_options
 @prefer_option
 @format_option(help="Output on stdout: nothing for text (the plan, progress and summary go to stderr), or one "
                "JSON document as push prints it (docs/json-output.md).")
 def command(source: str, dest: str, draft_path: Path, yes: bool, concurrency: int, allow_delete: bool,
-            insecure: bool, lock_timeout: float | None, take_mine: tuple[str, ...], take_theirs: tuple[str, ...],
+            insecure: bool, adopt_existing: bool, allow_duplicate_names: bool, lock_timeout: float | None,
+            take_mine: tuple[str, ...], take_theirs: tuple[str, ...],
             take_mine_all: bool, take_theirs_all: bool, prefer: str | None, fmt: str) -> None:
     """Push to DEST what SOURCE has for the draft's apps (profiles; e.g. promote staging production)."""
     from tenantdeck.cli.push_flow import PushOptions, push_flow
@@ -60,6 +64,7 @@ def command(source: str, dest: str, draft_path: Path, yes: bool, concurrency: in
     source_target = target_for_draft(draft_path, source, None, insecure)
     dest_target = target_for_draft(draft_path, dest, None, insecure)
     opts = PushOptions(draft_path=draft_path, yes=yes, concurrency=concurrency, allow_delete=allow_delete,
+                       adopt_existing=adopt_existing, allow_duplicate_names=allow_duplicate_names,
                        interactive=interactive, confirm=confirm,
                        choice=choice_of(take_mine, take_theirs, take_mine_all, take_theirs_all),
                        lock_timeout=lock_timeout, prefer=prefer, report={},  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from tenantdeck.cli.target_options import (
     TargetError,
     api_errors,
     rebind_option,
+    settle_key,
     target_for_draft,
     target_options,
     wrong_target_exit,
@@ -69,6 +70,7 @@ def command(
         raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")
     target = target_for_draft(draft_path, profile, base_url, insecure, max_rps)
     _not_a_target_of_the_draft(draft_path, target.name)
+    settle_key(target, Workspace(draft_path))
     try:
         # held for the whole pull: the draft it read is the draft it replaces (no editor saves in between)
         with api_errors(), hold(Workspace(draft_path), "tenantdeck pull", timeout=lock_timeout):

@@ -7,6 +7,7 @@ render the same values its own way.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -106,11 +107,13 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
     if not opts.yes:
         if not opts.interactive or opts.confirm is None:
             _err(err, "error: refusing to push without confirmation: no terminal to ask; pass --yes")
-            return exitcodes.ERROR
+            _refusal(opts, "not_confirmed", "no terminal to ask; pass --yes")
+            return exitcodes.USAGE
         where = "the in-process sandbox" if target.in_process else target.base_url
         count = prepared.pending
         if not opts.confirm(f"Push {count} operation{'s' if count != 1 else ''} to {target.name} ({where})?"):
             _err(err, "Nothing pushed.")
+            _refusal(opts, "declined", "the question was answered no")
             return exitcodes.ERROR
     progress = ProgressReporter(len(plan.operations), stream=err)
     result = PushResult()  # filled as the push runs, so an interrupted one is summarised too
@@ -142,15 +145,63 @@ async def push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str]
 
     err = err if err is not None else sys.stderr
     draft = opts.draft_path or draft_of_plan(opts.plan_file)
+    terminated = _on_sigterm_cancel()
     try:
         with hold(Workspace(draft), "tenantdeck push", timeout=opts.lock_timeout):
             return await _push_flow(target, opts, env=env, err=err)
+    except asyncio.CancelledError:
+        if not terminated():
+            raise
+        _err(err, "error: stopped by SIGTERM; what was applied is journalled: run the same command again to finish")
+        return exitcodes.TERMINATED
     except WorkspaceLocked as exc:
         _err(err, f"error: {exc}")
+        _refusal(opts, "locked", str(exc))
         return exitcodes.LOCKED
     except WriteFailed as exc:
         _err(err, f"error: {exc}; nothing more was sent; free space and run push again")
         return exitcodes.WRITE_FAILED
+    finally:
+        terminated(stop=True)
+
+
+def _refusal(opts: PushOptions, kind: str, summary: str) -> None:
+    """A refusal the engine did not make (the lock, the question) in the JSON report, as the engine's are."""
+    if opts.report is not None:
+        opts.report["refusal"] = {"kind": kind, "summary": summary, "lines": [], "problems": [], "notices": []}
+
+
+def _on_sigterm_cancel() -> Callable[..., bool]:
+    """SIGTERM (a CI runner's stop) cancels the running push as Ctrl-C does, so it journals what is in flight,
+    prints its summary and the JSON report is written; returns ``terminated(stop=False)``: whether it came (with
+    ``stop``: also uninstall the handler). Off the main thread (no signal handlers there) nothing is installed."""
+    import signal
+
+    loop, task, came = asyncio.get_running_loop(), asyncio.current_task(), []
+
+    def stop() -> None:
+        came.append(True)
+        if task is not None:
+            task.cancel()
+
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        loop.add_signal_handler(signal.SIGTERM, stop)
+        installed = True
+    except (NotImplementedError, RuntimeError, ValueError):
+        installed = False
+
+    def terminated(stop: bool = False) -> bool:
+        nonlocal installed
+        if stop and installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+            signal.signal(signal.SIGTERM, previous)  # whatever the caller had (a test runner's, the default)
+            installed = False
+        if came and task is not None:
+            task.uncancel()
+        return bool(came)
+
+    return terminated
 
 
 def draft_of_plan(plan_file: Path | None) -> Path:

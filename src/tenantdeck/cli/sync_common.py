@@ -33,7 +33,8 @@ def resolution_options(func: Any) -> Any:
         click.option("--take-mine", "take_mine", multiple=True, metavar="KEY",
                      help="Keep the draft's value of this conflicting field: the push sends it over the live one."),
         click.option("--take-theirs", "take_theirs", multiple=True, metavar="KEY",
-                     help="Write the service's value of this conflicting field into the draft."),
+                     help="Write the service's value of this conflicting field into the draft (for a target of "
+                     "the targets file: into its section there)."),
         click.option("--take-mine-all", is_flag=True, help="Keep the draft's value of every conflicting field."),
         click.option("--take-theirs-all", is_flag=True,
                      help="Write the service's value of every conflicting field into the draft."),
@@ -75,6 +76,30 @@ def show_output(text: str, fmt: str) -> None:
     from tenantdeck.cli.output import write
 
     write(text)
+
+
+def plan_exit_code(plan: Any) -> int:
+    """``diff``'s and ``plan``'s exit code for a plan: 3 conflicts, 2 changes to push, else 0."""
+    if plan.conflicts:
+        return exitcodes.CONFLICT
+    return exitcodes.CHANGES if plan.has_changes else exitcodes.OK
+
+
+def show_plan(plan: Any, fmt: str) -> int:
+    """The plan on stdout as ``fmt`` asks, and its exit code; the JSON document repeats the code after its head
+    (``exit_code``, as every other command's document has it), so a CI log of the file alone says how it ended."""
+    from tenantdeck.sync.render import render
+
+    code = plan_exit_code(plan)
+    if fmt != "json":
+        show_output(render(plan, fmt), fmt)
+        return code
+    from tenantdeck.textsafe import json_text
+
+    doc = plan.to_json(with_snapshots=False)
+    head = {k: doc.pop(k) for k in ("format_version", "tool") if k in doc}
+    show_output(json_text({**head, "exit_code": code, **doc}, indent=2) + "\n", fmt)
+    return code
 
 
 def fail(message: str, code: int = exitcodes.ERROR) -> None:
@@ -127,7 +152,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
                  allow_duplicate_names: bool, choice: Any = None, rebind: bool = False) -> Any:
     import asyncio
 
-    from tenantdeck.cli.target_options import TargetError, api_errors, wrong_target_exit
+    from tenantdeck.cli.target_options import TargetError, api_errors, settle_key, wrong_target_exit
     from tenantdeck.policies.gate import gate_for
     from tenantdeck.sync.names import clash_conflicts, clashes, live_names, new_app_names
     from tenantdeck.sync.remote.engine import plan_policy_notes, service_now
@@ -135,6 +160,8 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     from tenantdeck.sync.workspace.binding import WrongTarget, check_identity, identity_of, needs_rebind
     from tenantdeck.sync.workspace.local import compare_local, plan_local
 
+    if not rebind:
+        settle_key(target, local.workspace)
     try:
         check_identity(local.workspace, identity_of(target), rebind=rebind)
     except WrongTarget as exc:
@@ -177,10 +204,24 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     names = live_names(listing)
     plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
     if not allow_duplicate_names:
-        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names), local.view))
     # what the fleet policies say of the account after this push (the view the push's gate judges)
     plan.notes.extend(plan_policy_notes(gate, local, plan, now, [a.id for a in listing]))
+    _refused_values(local, plan)
     return plan
+
+
+def _refused_values(local: Any, plan: Any) -> None:
+    """A ``${VAR}`` set here whose value the service would refuse (a webhook password with a hyphen) fails the plan
+    as it would fail the push: found by the pull request's job, not by the main job after the merge. Located at
+    the reference, never with the value; an unset variable is the push's matter (a PR job may not have them)."""
+    from tenantdeck.cli.output import echo
+    from tenantdeck.sync.preflight import secret_value_problems
+
+    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, os.environ)]
+    if refused:
+        echo(render_text(refused), nl=False)
+        fail("the service would refuse these values; a push would stop here, nothing sent")
 
 
 def env_flag(name: str) -> bool:

@@ -45,11 +45,24 @@ class TargetError(click.ClickException):
     exit_code = exitcodes.ERROR
 
 
+def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none)."""
+    from click.shell_completion import CompletionItem
+
+    from tenantdeck.targets import ProfileError, profile_names
+
+    try:
+        names = profile_names()
+    except (ProfileError, OSError):
+        return []
+    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+
+
 def target_options(func: F) -> F:
     """Adds ``--profile``, ``--base-url``, ``--insecure`` and ``--max-rps`` (passed as keyword arguments)."""
     options = [
         click.option(
-            "--profile", metavar="NAME", default=None,
+            "--profile", metavar="NAME", default=None, shell_complete=complete_profile,
             help="Profile from profiles.yaml (default: its 'default', else the built-in 'local' sandbox).",
         ),
         click.option(
@@ -114,6 +127,27 @@ def target_for_draft(
     if max_rps is not None:
         target.max_rps = max_rps
     return target
+
+
+def settle_key(target: Target, workspace: Any) -> None:
+    """Before the identity check: a key the service refuses is said as such (exit 1), a rotated key of the same
+    account is recorded and said (:mod:`tenantdeck.sync.remote.rekey`), instead of "another account" (exit 8).
+    ``workspace``: the draft's (or its target's) :class:`~tenantdeck.sync.workspace.state.Workspace`."""
+    import asyncio
+
+    from tenantdeck.cli.output import note
+    from tenantdeck.sync.remote.rekey import check_key
+    from tenantdeck.sync.workspace.state import WorkspaceError
+
+    try:
+        with api_errors():
+            found = asyncio.run(check_key(target, workspace))
+    except WorkspaceError as exc:
+        raise TargetError(str(exc)) from None
+    if found.refused:
+        raise TargetError(found.refused)
+    if found.notice:
+        note(found.notice)
 
 
 def wrong_target_exit(exc: Exception) -> NoReturn:

@@ -61,6 +61,8 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None, strict: bool
     if fmt == "json":
         emit(document("validate", exitcodes.OK if valid else exitcodes.ERROR, draft=path, valid=valid,
                       errors=errors, warnings=warnings, problems=[p.to_json() for p in problems]))
+        if errors:  # a CI log shows stderr: each error located there too (FILE:LINE:COL), the JSON keeps all
+            output.echo(render_text([p for p in problems if p.is_error]), nl=False)
     elif problems:
         output.echo(render_text(problems), err=False, nl=False)
     summary = f"{path}: " + ("valid" if valid else "invalid")

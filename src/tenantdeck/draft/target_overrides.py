@@ -355,51 +355,79 @@ def write_ids(draft_path: str | os.PathLike[str], profile: str, *, app_ids: Mapp
     """Record ids a push to ``profile`` was assigned in the targets file (comments kept), never in the draft: the
     draft's own ids are its own account's. ``app_ids``: app name -> id; ``widget_ids``: (app name, widget name) ->
     id. An app or widget that already has an id there keeps it. Returns whether the file changed."""
+    if not app_ids and not widget_ids:
+        return False
+
+    def change(apps: Any) -> bool:
+        changed = False
+        for name, new_id in (app_ids or {}).items():
+            entry = _child(apps, name)
+            if not entry.get("id"):
+                entry.insert(0, "id", new_id)
+                changed = True
+        for (app_name, w_name), new_id in (widget_ids or {}).items():
+            entry = _child(_child(_child(apps, app_name), "widgets"), w_name)
+            if not entry.get("id"):
+                entry.insert(0, "id", new_id)
+                changed = True
+        return changed
+
+    return _edit_section_apps(draft_path, profile, change)
+
+
+def write_values(draft_path: str | os.PathLike[str], profile: str, values: Mapping[tuple[str, ...], Any]) -> bool:
+    """Write values into ``profile``'s section (comments kept): path below ``targets.<profile>.apps`` (app name,
+    then keys; a widget by its name, a webhook by its id) -> value. ``--take-theirs`` on a target: the account's
+    value becomes that target's own, so every later push or promotion keeps it. Returns whether the file changed."""
+    def change(apps: Any) -> bool:
+        changed = False
+        for path, value in values.items():
+            node = apps
+            for part in path[:-1]:
+                node = _child(node, part)
+            if node.get(path[-1]) != value:
+                node[path[-1]] = copy.deepcopy(value)
+                changed = True
+        return changed
+
+    return bool(values) and _edit_section_apps(draft_path, profile, change)
+
+
+def _child(node: Any, key: str) -> Any:
+    """``node[key]``, made a mapping when it is missing or not one."""
+    from ruamel.yaml.comments import CommentedMap
+
+    if not isinstance(node.get(key), dict):
+        node[key] = CommentedMap()
+    return node[key]
+
+
+def _edit_section_apps(draft_path: str | os.PathLike[str], profile: str, change: Any) -> bool:
+    """Load the targets file keeping its comments, let ``change`` edit ``targets.<profile>.apps`` (it returns
+    whether it changed anything), and save it atomically if so."""
+    import io
+
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
     from tenantdeck import safefile
     from tenantdeck.draft import yamlsource
     from tenantdeck.draft.save import write_atomic
-
-    if not app_ids and not widget_ids:
-        return False
-    path = targets_path(draft_path)
     from tenantdeck.draft.yaml_escapes import escaping
 
+    path = targets_path(draft_path)
     yaml = escaping(YAML())  # app names from the service are its keys: never a raw control or bidi character
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 4096
     doc = yaml.load(safefile.read_text(path, yamlsource.MAX_BYTES)) if path.exists() else None
     if not isinstance(doc, dict):
         doc = CommentedMap([("format", TARGETS_FORMAT), ("targets", CommentedMap())])
-
-    def child(node: Any, key: str) -> Any:
-        if not isinstance(node.get(key), dict):
-            node[key] = CommentedMap()
-        return node[key]
-
-    apps = child(child(child(doc, "targets"), profile), "apps")
-    changed = False
-    for name, new_id in (app_ids or {}).items():
-        entry = child(apps, name)
-        if not entry.get("id"):
-            entry.insert(0, "id", new_id)
-            changed = True
-    for (app_name, w_name), new_id in (widget_ids or {}).items():
-        entry = child(child(child(apps, app_name), "widgets"), w_name)
-        if not entry.get("id"):
-            entry.insert(0, "id", new_id)
-            changed = True
-    if not changed:
+    if not change(_child(_child(_child(doc, "targets"), profile), "apps")):
         return False
-    import io
-
     out = io.StringIO()
     yaml.dump(doc, out)
     write_atomic(path, out.getvalue(), backup=False)
     return True
-
 
 
 def target_problems(draft_path: str | os.PathLike[str]) -> list[Problem]:

@@ -55,13 +55,16 @@ def adoptable(found: Mapping[str, Sequence[str]], claimed: Iterable[str]) -> dic
     return out
 
 
-def clash_conflicts(found: Mapping[str, Sequence[str]]) -> list[Conflict]:
-    """One conflict per clash, saying both ways out."""
+def clash_conflicts(found: Mapping[str, Sequence[str]], target: str | None = None) -> list[Conflict]:
+    """One conflict per clash, saying both ways out. ``target``: a target of the draft's targets file the draft is
+    seen from; its ids belong in its section there, never in the draft (whose ids are its own account's)."""
     out: list[Conflict] = []
     for name, ids in found.items():
         shown = ", ".join(ids)
-        adopt = (f"to manage it with this draft, add `id: {ids[0]}` to the app or push with --adopt-existing"
-                 if len(ids) == 1 else f"to manage one of them, add its id ({shown}) to the app")
+        where = (f"under targets.{target}.apps.{name!r} in the targets file (<draft>.targets.yaml)" if target
+                 else "to the app")
+        adopt = (f"to manage it with this draft, add `id: {ids[0]}` {where} or push with --adopt-existing"
+                 if len(ids) == 1 else f"to manage one of them, add its id ({shown}) {where}")
         message = (f"the service already has {'an app' if len(ids) == 1 else f'{len(ids)} apps'} named "
                    f'"{name}" ({shown}); {adopt}; to create another app of that name, use --allow-duplicate-names')
         out.append(Conflict(name, None, "app", "", "App", "", "", "", False, message))

@@ -124,3 +124,83 @@ def _record_live(app: dict[str, Any], conflict: Conflict) -> bool:
         leaves[conflict.path] = conflict.live
     kind.put(app, conflict.rid, leaves)
     return True
+
+
+def section_values(conflicts: Iterable[Conflict], data: Any, settled: Settled) -> dict[tuple[str, ...], Any]:
+    """"Take theirs" for a target of the targets file (``push --profile T``, ``promote S T``): the live values, as
+    paths of T's section (app name, then keys; a widget by its name, a webhook by its id) -> value, to write there.
+
+    The draft is shared by every target, so a target's own value belongs in its section, where each later push or
+    promotion to T keeps it. ``data`` is the draft as T sees it. A value inside a list is written as the whole
+    list (a section's value replaces a list); a removal cannot be written as an override and is refused.
+    """
+    import copy
+
+    apps = data.get("apps") if isinstance(data, dict) else None
+    presets = data.get("presets") if isinstance(data, dict) and isinstance(data.get("presets"), dict) else {}
+    edited = copy.deepcopy(data)
+    out: dict[tuple[str, ...], Any] = {}
+    for conflict in conflicts:
+        edits = [] if conflict.secret or not isinstance(apps, list) else draft_edits(conflict, data)
+        paths = [_section_path(path, apps, presets) for _, path, _ in edits]  # type: ignore[arg-type]
+        reason = ("a secret is settled in the draft (set or rotate it there)" if conflict.secret else
+                  "not found in the draft" if not edits else
+                  "the service has no value here, and a target's section can only set one" if any(
+                      verb == "delete" for verb, _, _ in edits) else
+                  "a target's section cannot hold this field" if None in paths else None)
+        if reason is not None:
+            settled.refused.append(f"{conflict.key}: {reason}")
+            continue
+        for _, path, value in edits:
+            _set(edited, path, value)
+        for section_path, cut in paths:  # type: ignore[misc]
+            out[section_path] = copy.deepcopy(_get(edited, cut))
+        settled.done.append(f"{conflict.key}: took the service's value (it stays this target's own: written in "
+                            "its section of the targets file)")
+    return out
+
+
+#: the keys of an app a target's section may set (:class:`tenantdeck.draft.overrides.AppOverride`)
+_SECTION_KEYS = frozenset({"region", "extensions", "widgets", "webhooks", "sms", "team", "extension_settings",
+                           "push_certificates", "settings"})
+
+
+def _section_path(path: tuple[Any, ...], apps: list[Any],
+                  presets: Any) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
+    """A draft path (``apps``, i, key, ...) as (the path in a target's section, the draft path it takes its value
+    from: cut before the first list index below the app's widgets or webhooks), or None when no section holds it."""
+    from tenantdeck.draft.overrides import widget_name
+
+    app = apps[path[1]]
+    rest = list(path[2:])
+    if not rest or rest[0] not in _SECTION_KEYS or not isinstance(app, dict):
+        return None
+    out: list[str] = [str(app.get("name")), rest[0]]
+    cut: list[Any] = list(path[:3])
+    rest = rest[1:]
+    if out[1] in ("widgets", "webhooks"):
+        item = (app.get(out[1]) or [])[rest[0]]
+        name = widget_name(item, presets) if out[1] == "widgets" else item.get("id")
+        if not isinstance(name, str):
+            return None
+        out.append(name)
+        cut.append(rest[0])
+        rest = rest[1:]
+    for part in rest:
+        cut.append(part)
+        if isinstance(part, int):
+            return (tuple(out), tuple(cut[:-1])) if len(out) > 2 + (out[1] in ("widgets", "webhooks")) else None
+        out.append(str(part))
+    return tuple(out), tuple(cut)
+
+
+def _set(data: Any, path: tuple[Any, ...], value: Any) -> None:
+    for part in path[:-1]:
+        data = data.setdefault(part, {}) if isinstance(data, dict) else data[part]
+    data[path[-1]] = value
+
+
+def _get(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        data = data[part]
+    return data

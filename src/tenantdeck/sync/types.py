@@ -169,11 +169,13 @@ class Conflict:
         data = asdict(self)
         for key in ("base", "draft", "live"):
             data[key] = jsonable(data[key])
+        if self.kind:  # what --take-mine/--take-theirs take, so a CI job can settle it from the JSON alone
+            data["key"] = self.key
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Conflict:
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k != "key"})
 
 
 @dataclass(slots=True)

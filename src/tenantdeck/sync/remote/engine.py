@@ -72,7 +72,8 @@ __all__ = ["Gate", "OnEvent", "Prepared", "PushEvent", "PushRefused", "PushReque
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
 RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
-                      "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations"]
+                      "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations",
+                      "credentials_refused", "service_error"]
 
 
 class Gate(Protocol):
@@ -246,10 +247,16 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     blocked = unwritable(local.path, local.workspace)
     if blocked:
         return PushRefused("unwritable", "nothing was pushed; make these writable, then push again", lines=blocked)
+    from tenantdeck.sync.remote.rekey import check_key
+    from tenantdeck.sync.workspace.binding import identity_of
+
+    keyed = await check_key(target, local.workspace) if not request.rebind else None
+    if keyed is not None and keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused])
     wrong = _wrong_target(local, target, request.rebind, plan_in)
     if wrong is not None:
         return wrong
-    notices: list[str] = []
+    notices: list[str] = [keyed.notice] if keyed is not None and keyed.notice else []
     warnings: list[str] = []
     ids = ids_for(local, request.id_writer)
     if reading is not None:
@@ -261,6 +268,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             local = _write_ids(ids, local, env, warnings, app_ids=resolution.app_ids,
                                widget_ids=resolution.widget_ids)
         listing = await client.list_apps()
+        if plan_in is None and not local.workspace.lock_path.exists():
+            # the committed base, updated after each operation: written once the account answered (a run that
+            # could not reach it leaves no lock file behind to commit)
+            local.workspace.write_lock(local.base, identity_of(target))
         names = live_names(listing)
         already: dict[str, Any] = {}
         if plan_in is None:
@@ -294,12 +305,12 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                     notices.append(f"{left} other operation(s) of the draft are left for a full push")
             plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
             if found and not request.allow_duplicate_names:
-                plan.conflicts.extend(clash_conflicts(found))
+                plan.conflicts.extend(clash_conflicts(found, local.view))
             plan.conflicts.extend(held_elsewhere)
             if plan.conflicts:
                 return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
                                    "changed the same settings differently. Settle them in the draft (or pull), then "
-                                   "push again.", plan=plan, notices=notices)
+                                   "push again.", plan=plan, notices=notices, lines=without_base(plan, local))
         else:
             plan = plan_in
             already = completed_ops(local.workspace.journal_dir, plan.plan_hash())
@@ -357,6 +368,19 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
+def without_base(plan: Plan, local: Local) -> list[str]:
+    """Where conflicts are in apps this account has no base for (a first push or promotion into an account that
+    already has them, a fresh clone without the lock file): every difference is a conflict there, and the way
+    through is ``--prefer``, said here since nothing else would."""
+    apps = sorted({c.app for c in plan.conflicts if c.app_id and c.app_id not in local.base})
+    if not apps or local.prefer is not None:
+        return []
+    return [f"{', '.join(repr(a) for a in apps)}: no base for this account yet (nothing pulled or pushed here: a "
+            "first push or promotion into an account that already has the app), so every difference is a "
+            "conflict; --prefer draft sends what is being pushed, --prefer live keeps the account's values"]
+
+
+
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
                      allow_delete: bool = False, concurrency: int = 16,
                      client_options: Mapping[str, Any] | None = None,
@@ -391,7 +415,7 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
                           base_url=target.base_url)
         names = live_names(listing)
         plan.existing_names = {n: names[n] for n in new_app_names(local.apps) if n in names}
-        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names)))
+        plan.conflicts.extend(clash_conflicts(clashes(local.apps, names), local.view))
         plan.notes.extend(await policy_notes_after(client, gate, local, plan, live, listing,
                                                    concurrency=concurrency))
     return plan
@@ -485,8 +509,6 @@ def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | No
         local.workspace.record_identity(pointing)  # the draft now belongs to this account
     elif not (local.workspace.read_meta() or {}).get("identity"):
         local.workspace.record_identity(pointing)  # a base pulled before identities were recorded
-    if plan_in is None and not local.workspace.lock_path.exists():
-        local.workspace.write_lock(local.base, pointing)  # the committed base, updated after each operation
     return None
 
 

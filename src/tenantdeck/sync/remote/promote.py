@@ -107,6 +107,7 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
                   source_override: Mapping[str, Mapping[str, Any]], source_name: str) -> Promoted:
     """The draft's document with each app the source has replaced by the source's state of it (see the module)."""
     from tenantdeck.draft.target_overrides import widget_name
+    from tenantdeck.sync.canonical import with_last_pushed
     from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
 
     data = copy.deepcopy(dict(draft_data))
@@ -123,7 +124,10 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
             why = "it has no id there" if not app.id else f"its app {app.id} is not there"
             out.notices.append(f"app {app.name!r}: not promoted: {source_name} does not have it ({why})")
             continue
-        conversion = app_from_canonical(live[app.id], existing=app, base=source.base.get(app.id),
+        # what the service never reports (a webhook's Basic Auth user): as tenantdeck last pushed it to the source
+        state = with_last_pushed(live[app.id], source.base.get(app.id))
+        out.notices += unreported_notices(app.name, state, source_name)
+        conversion = app_from_canonical(state, existing=app, base=source.base.get(app.id),
                                         presets=dict(draft.presets), namer=namer)
         out.notices += conversion.notes
         new = conversion.app.model_dump(mode="json", exclude_none=True, exclude_unset=True)
@@ -145,6 +149,26 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
     return out
 
 
+def unreported_notices(app_name: str, state: Mapping[str, Any], source_name: str) -> list[str]:
+    """What the promotion carries of a webhook's fields the service never reports, and what it cannot: carried
+    as tenantdeck last pushed them to the source (its base), else not promoted (the destination keeps its own)."""
+    from tenantdeck.models.catalog import WEBHOOK_WRITE_ONLY
+    from tenantdeck.sync.types import is_unknown
+
+    carried, unknown = [], []
+    for hook_id, hook in sorted((state.get("webhooks") or {}).items()):
+        for key in (k for k in WEBHOOK_WRITE_ONLY if k != "password" and k in hook):
+            (unknown if is_unknown(hook[key]) else carried).append(f"webhooks.{hook_id}.{key}")
+    out = []
+    if carried:
+        out.append(f"app {app_name!r}: promoted as tenantdeck last pushed them to {source_name} (the service never "
+                   f"reports them): {', '.join(carried)}")
+    if unknown:
+        out.append(f"app {app_name!r}: not promoted (the service never reports them, and tenantdeck never pushed "
+                   f"them to {source_name}; the destination keeps its own): {', '.join(unknown)}")
+    return out
+
+
 def _unknown_secrets(value: Any, at: str, found: list[str]) -> Any:
     """``value`` (a canonical app) with every secret state (a fingerprint, an unset reference) made unknown: a side
     that cannot tell, so the comparison plans no change to it (:func:`tenantdeck.sync.compare.compare_leaves`)."""
@@ -159,7 +183,22 @@ def _unknown_secrets(value: Any, at: str, found: list[str]) -> Any:
 async def prepare_promote(source: Target, dest: Target, request: PushRequest,
                           env: Mapping[str, str]) -> Prepared | PushRefused:
     """Read what ``source`` has for the draft's apps and return the plan that makes ``dest`` match it (or why
-    nothing can be pushed), prepared as :func:`~tenantdeck.sync.remote.engine.prepare_push` prepares a push."""
+    nothing can be pushed), prepared as :func:`~tenantdeck.sync.remote.engine.prepare_push` prepares a push.
+    A service error names the account it came from (two accounts are read: "could not connect" alone does not
+    say which)."""
+    from tenantdeck.api.errors import ApiError
+
+    reading = [source]
+    try:
+        return await _prepare_promote(source, dest, request, env, reading)
+    except ApiError as exc:
+        at = reading[-1]
+        return PushRefused("service_error", f"{at.name} ({at.base_url}) could not be read: {exc}; nothing was "
+                           "pushed")
+
+
+async def _prepare_promote(source: Target, dest: Target, request: PushRequest, env: Mapping[str, str],
+                           reading: list[Target]) -> Prepared | PushRefused:
     from tenantdeck.draft import load_draft
     from tenantdeck.draft.target_overrides import (
         TargetOverridesInvalid,
@@ -183,11 +222,16 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
         return PushRefused("invalid_draft", f"{path} is not valid; nothing was pushed", problems=exc.problems)
     except TargetOverridesInvalid as exc:
         return PushRefused("invalid_draft", "the targets file is not valid; nothing was pushed", problems=exc.problems)
+    from tenantdeck.sync.remote.rekey import check_key
+
+    keyed = await check_key(source, src.workspace)
+    if keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused])
     try:
         check_identity(src.workspace, identity_of(source))
     except WrongTarget as exc:
         return PushRefused("wrong_target", f"nothing was pushed: {source.name} is another account than the one "
-                           "this draft's base for it was taken from", lines=[str(exc)])
+                           "this draft's base for it was taken from", lines=[exc.text(rebind=False)])
     ids = {a["id"] for a in src.apps if a.get("id")}
     async with source.client(concurrency=max(request.concurrency * 4, 16)) as client:
         live = await fetch_live(client, ids, secret_key=src.secret_key, concurrency=request.concurrency * 4,
@@ -220,10 +264,27 @@ async def prepare_promote(source: Target, dest: Target, request: PushRequest,
         return PushRefused("invalid_draft", f"what {source.name} has is not valid for {dest.name}; nothing was "
                            "pushed", problems=exc.problems)
     head = [f"Promoting {source.name} -> {dest.name}: {len(promoted.names)} app(s) "
-            f"({', '.join(repr(n) for n in promoted.names) or 'none'})", *promoted.notices]
+            f"({', '.join(repr(n) for n in promoted.names) or 'none'})", *promoted.notices,
+            *([keyed.notice] if keyed.notice else [])]
     if kept:
         head.append(f"not promoted (the service never reveals a secret, so {source.name}'s cannot be read; "
                     f"{dest.name} keeps its own): " + "; ".join(kept))
+    reading.append(dest)
+    keyed = await check_key(dest, local.workspace)
+    if keyed.refused:
+        return PushRefused("credentials_refused", "nothing was pushed", lines=[keyed.refused], notices=head)
+    head += [keyed.notice] if keyed.notice else []
+    try:
+        check_identity(local.workspace, identity_of(dest))
+    except WrongTarget as exc:
+        return PushRefused("wrong_target", f"nothing was pushed: {dest.name} is another account than the one this "
+                           "draft's base for it was taken from", lines=[exc.text(rebind=False)], notices=head)
     prepared = await prepare_push(dest, request, env, local=local)
     prepared.notices[:0] = head
+    if isinstance(prepared, PushRefused) and prepared.kind == "conflicts":
+        prepared.summary = (f"{len(prepared.plan.conflicts) if prepared.plan else 0} conflict(s): {source.name} and "
+                            f"{dest.name} changed the same settings differently since {dest.name}'s base; nothing "
+                            f"was pushed. Keep {source.name}'s value with --take-mine KEY, or {dest.name}'s with "
+                            f"--take-theirs KEY (written in its section of the targets file, so later promotions "
+                            "keep it too)")
     return prepared

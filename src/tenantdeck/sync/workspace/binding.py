@@ -40,12 +40,20 @@ class WrongTarget(Exception):
     def __init__(self, draft_path: Path, recorded: Mapping[str, Any], pointing: Mapping[str, Any]) -> None:
         self.recorded = dict(recorded)
         self.pointing = dict(pointing)
-        super().__init__(
-            f"this draft ({draft_path}) was pulled from {describe(recorded)}; you are pointing at "
-            f"{describe(pointing)}. Nothing was changed. Run without --profile/--base-url (and without "
-            "TENANTDECK_BASE_URL) to use the draft's own account, or add --rebind to use this draft with the account "
-            "you named on purpose (its base snapshot is then set aside: pull, or push with --prefer draft)"
-        )
+        self.draft_path = draft_path
+        super().__init__(self.text())
+
+    def text(self, *, rebind: bool = True) -> str:
+        """What happened and the way out; ``rebind``: the command has ``--rebind`` (promote has not: its accounts
+        are named profiles, and a key the service accepts for the same apps is a rotated key, not another account)."""
+        head = (f"this draft ({self.draft_path}) was pulled from {describe(self.recorded)}; you are pointing at "
+                f"{describe(self.pointing)}. Nothing was changed. ")
+        if not rebind:
+            return head + ("Check the profile's base_url and credentials (profiles.yaml: key_env, secret_env): they "
+                           "reach an account that does not hold the apps of this base")
+        return head + ("Run without --profile/--base-url (and without TENANTDECK_BASE_URL) to use the draft's own "
+                       "account, or add --rebind to use this draft with the account you named on purpose (its base "
+                       "snapshot is then set aside: pull, or push with --prefer draft)")
 
 
 def describe(identity: Mapping[str, Any]) -> str:

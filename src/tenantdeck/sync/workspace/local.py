@@ -217,10 +217,13 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
 
     mine, theirs, unknown = split(conflicts, choice)
     settled = Settled(refused=[f"{key}: no conflict has this name (diff lists them)" for key in unknown])
-    if theirs and (local.view is not None or local.rebuild is not None):
-        settled.refused += [f"{c.key}: --take-theirs writes the service's value into the draft, which is shared by "
-                            "every target; write it in the targets file for this target, or keep the draft's "
-                            "value (--take-mine)" for c in theirs]
+    if theirs and local.view is not None:  # a target's own value: into its section of the targets file
+        take_theirs_in_section(local, theirs, settled)
+        theirs = []
+    elif theirs and local.rebuild is not None:
+        settled.refused += [f"{c.key}: the draft's own account has no section in the targets file to keep its own "
+                            "value in; keep the promoted value (--take-mine), or change it in the source account"
+                            for c in theirs]
         theirs = []
     if theirs:
         session = DraftSession.open(local.path)
@@ -232,6 +235,18 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
     if settled.draft_changed or settled.base_changed:
         local = reload_local(local, env)
     return local, settled
+
+
+def take_theirs_in_section(local: Local, conflicts: Sequence[Conflict], settled: Settled) -> None:
+    """``--take-theirs`` on a target (``push --profile T``, ``promote S T``): the live values are written in T's
+    section of the targets file, not in the draft every target shares, so later pushes and promotions keep them."""
+    from tenantdeck.draft.overrides import write_values
+    from tenantdeck.sync.settle import section_values
+
+    assert local.view is not None
+    values = section_values(conflicts, local.result.doc.data, settled)
+    if values and write_values(local.path, local.view, values):
+        settled.draft_changed = True
 
 
 def keep_mine_in_base(workspace: Workspace, base: dict[str, dict[str, Any]], conflicts: Sequence[Conflict],

@@ -277,6 +277,16 @@ class Workspace:
                 {app_id: {"app": app, "key": check} for app_id, app in apps.items()}, shown))
             self._note_lock_written()
 
+    def retarget_lock(self, target: Mapping[str, Any]) -> None:
+        """Record another key of the same account in the lock file's ``target`` (a rotated key,
+        :mod:`tenantdeck.sync.remote.rekey`); its apps, fingerprints and key checks stay byte for byte."""
+        doc = self._read_lock()
+        if doc is None:
+            return
+        shown = {k: target[k] for k in ("account", "base_url", "profile") if target.get(k)}
+        with self._lock_mutex:
+            self._write_lock_doc({**doc, "target": shown})
+
     def _lock_stat(self) -> list[int] | None:
         try:
             st = os.stat(self.lock_path)

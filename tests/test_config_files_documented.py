@@ -1,0 +1,108 @@
+"""Issue 38: every configuration file tenantdeck reads has a JSON Schema (`tenantdeck schema --KIND`) and an
+example in docs/configuration.md that the real reader loads without a problem and the schema accepts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from tenantdeck.cli import cli
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
+
+
+def example(name: str) -> str:
+    """The yaml block of docs/configuration.md whose first line is ``# file: NAME``."""
+    for block in re.findall(r"```yaml\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S):
+        if block.startswith(f"# file: {name}\n"):
+            return block
+    raise AssertionError(f"docs/configuration.md has no example of {name}")
+
+
+def schema(kind: str) -> dict[str, Any]:
+    result = CliRunner().invoke(cli, ["schema", f"--{kind}"])
+    assert result.exit_code == 0, result.output
+    return dict(json.loads(result.stdout))
+
+
+def load_profiles(path: Path) -> list[str]:
+    from tenantdeck.targets import load_profiles
+
+    load_profiles(path)
+    return []
+
+
+def load_targets(path: Path) -> list[str]:
+    from tenantdeck.draft.overrides import read_overrides
+
+    assert read_overrides(path.with_name("tenantdeck.yaml")) is not None
+    return []
+
+
+def load_policies(path: Path) -> list[str]:
+    from tenantdeck.policies.model import load_policies
+
+    return [p.message for p in load_policies(path).problems]
+
+
+def load_settings(path: Path) -> list[str]:
+    from tenantdeck.prefs.settings import load
+
+    settings = load(path.parent)
+    assert settings.theme
+    return [settings.problem] if settings.problem else []
+
+
+def load_keymap(path: Path) -> list[str]:
+    from tenantdeck.prefs.keymap import load
+
+    keymap = load(path.parent)
+    assert keymap.bindings
+    return keymap.problems
+
+
+def load_theme(path: Path) -> list[str]:
+    from tenantdeck.prefs.themes import validate_file
+
+    data, problem = validate_file(path)
+    return [problem] if data is None else []
+
+
+CASES = [("profiles", "profiles.yaml", load_profiles), ("targets", "tenantdeck.targets.yaml", load_targets),
+         ("policies", "tenantdeck.policies.yaml", load_policies), ("settings", "settings.yaml", load_settings),
+         ("keymap", "keymap.yaml", load_keymap), ("theme", "themes/ocean.yaml", load_theme)]
+
+
+@pytest.mark.parametrize(("kind", "name", "reader"), CASES, ids=[c[0] for c in CASES])
+def test_each_documented_example_loads_and_fits_its_schema(kind: str, name: str, reader: Any,
+                                                           tmp_path: Path) -> None:
+    text = example(name)
+    path = tmp_path / Path(name).name
+    path.write_text(text)
+    assert reader(path) == []
+    validator = jsonschema_rs.validator_for(schema(kind))
+    errors = [e.message for e in validator.iter_errors(yaml.safe_load(text))]
+    assert errors == [], errors
+
+
+@pytest.mark.parametrize(("kind", "bad"), [
+    ("profiles", {"profiles": {"p": {"base_url": "https://x", "key_env": ""}}}),
+    ("settings", {"events_port": 70000}),
+    ("keymap", {"Save!": "f2"}),
+    ("theme", {"name": "x", "dark": True}),
+    ("policies", {"format": 2}),
+    ("targets", {"format": 1, "targets": {"production": {"apps": {"A": {"nope": 1}}}}}),
+])
+def test_each_schema_refuses_what_its_reader_refuses(kind: str, bad: dict[str, Any]) -> None:
+    assert not jsonschema_rs.validator_for(schema(kind)).is_valid(bad)
+
+
+def test_kinds_exclude_each_other() -> None:
+    assert CliRunner().invoke(cli, ["schema", "--profiles", "--keymap"]).exit_code == 64
