@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.draft.effective_widget import effective_widget
+from tenantdeck.draft.extension_view import effective_toggle
 from tenantdeck.policies import engine
 from tenantdeck.policies.finder import widget_leaf
 from tenantdeck.sync.kinds.widget import KIND as WIDGET_KIND
@@ -117,6 +118,10 @@ def test_the_form_the_preview_the_policies_and_the_push_agree(data: dict[str, An
             values["push"] = payload[section].get(key)
         assert len({repr(v) for v in values.values()}) == 1, (section, key, values)
         assert seen["form"][1] == seen["preview"][1], (section, key, seen)
+        if section == "main":  # the Extensions tab's "which widgets need it" reads the toggle too
+            value = seen["form"][0]
+            toggle = effective_toggle(data, data["apps"][0]["widgets"][0], key)
+            assert toggle == (value if isinstance(value, bool) else None), (key, toggle, value)
 
 
 def test_an_empty_value_over_a_preset_inherits_the_presets_value_everywhere() -> None:

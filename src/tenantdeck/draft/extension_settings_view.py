@@ -23,8 +23,14 @@ from typing import Any, Final
 
 from tenantdeck.absent import ABSENT
 from tenantdeck.draft import extension_view as ev
-from tenantdeck.models import catalog
-from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, ExtensionSpec, Setting, sample_value
+from tenantdeck.models.extension_catalog import (
+    BY_ID,
+    DRAFT_EXTENSIONS,
+    ExtensionSpec,
+    Setting,
+    extension_name,
+    sample_value,
+)
 from tenantdeck.models.secrets import derived_secret_name, is_reference, reference_name
 from tenantdeck.problems import Problem
 from tenantdeck.textsafe import shown
@@ -167,7 +173,7 @@ def why_no_form(ext_id: str) -> str:
     elsewhere (SMS), none published by the vendor, or none to set at all."""
     spec = BY_ID.get(ext_id)
     if spec is None:
-        name = catalog.EXTENSION_NAMES.get(ext_id, ext_id)
+        name = extension_name(ext_id)
         return f"{name} has no settings to configure (no /v1/settings endpoint): enable or disable it only."
     if ext_id == "sms-notification":
         return "SMS settings are the app's own sms block: edit them in the SMS tab."
