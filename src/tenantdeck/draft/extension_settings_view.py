@@ -356,8 +356,8 @@ def help_of(setting: Setting) -> str:
     default = _default_words(setting)
     if default:
         parts.append(f"Default: {default}")
-    if setting.minimum is not None:
-        parts.append(f"At least {_number_words(setting.minimum)}{' ' + setting.unit if setting.unit else ''}")
+    if setting.limits():
+        parts.append(setting.limits()[:1].upper() + setting.limits()[1:])
     if setting.required:
         parts.append("Required")
     if setting.regex:
@@ -586,10 +586,7 @@ def parse(row: Row, text: str) -> Parsed:
                 return Parsed(error=f"must be a number{unit}, such as {_example(setting, 60)}")
             if not math.isfinite(value):
                 return Parsed(error=f"must be a finite number{unit}")
-        if setting is not None and setting.minimum is not None and value < setting.minimum:
-            least = _number_words(setting.minimum)
-            return Parsed(error=f"must be at least {least}{' ' + setting.unit if unit else ''}")
-        return Parsed(value)
+        return _checked(setting, value)
     if row.kind == SELECT:
         return parse_choice(row, text)
     if row.kind == SECRET:
@@ -604,14 +601,20 @@ def parse(row: Row, text: str) -> Parsed:
     if row.kind == STRINGS:
         if isinstance(row.value, list) and any("," in str(v) for v in row.value):
             return Parsed(error="an item holds a comma: edit the items one by one (a adds, d removes)")
-        return Parsed([part.strip() for part in text.split(",") if part.strip()])
+        return _checked(setting, [part.strip() for part in text.split(",") if part.strip()])
     if row.kind == ITEM:
         if not text.strip():
             return Parsed(error="must not be empty (d removes the item)")
         return Parsed(text.strip())
     if row.kind == TEXT and setting is not None and setting.regex:
-        return Parsed(text)  # a pattern's spaces are part of it
-    return Parsed(text.strip())
+        return _checked(setting, text)  # a pattern's spaces are part of it
+    return _checked(setting, text.strip())
+
+
+def _checked(setting: Setting | None, value: Any) -> Parsed:
+    """``value``, or the error :meth:`Setting.check` gives for it (the message the models give too)."""
+    problem = setting.check(value) if setting is not None else None
+    return Parsed(value) if problem is None else Parsed(error=problem)
 
 
 def parse_choice(row: Row, text: str) -> Parsed:

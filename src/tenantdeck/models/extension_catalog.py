@@ -56,10 +56,57 @@ class Setting:
     reported_as: str | None = None
     open: bool = False
     unit: str = ""  #: what a number counts ("seconds"), for its messages and labels
+    maximum: float | None = None
+    #: a string's length in characters, or how many items a list (``strings``, ``objects``) or ``mapping`` holds
+    min_length: int | None = None
+    max_length: int | None = None
 
     @property
     def choice_values(self) -> tuple[Any, ...]:
         return tuple(value for value, _ in self.choices)
+
+    def limits(self) -> str:
+        """The setting's bounds in words ("at least 0 seconds", "from 2 to 10", "at most 100 characters long",
+        "at most 10 items"; empty when it has none): the form's help line and :meth:`check`'s messages."""
+        if self.type in ("integer", "number"):
+            return _range_words(self.minimum, self.maximum, self.unit)
+        if self.type == "string":
+            return _range_words(self.min_length, self.max_length, "characters", " long")
+        if self.type in ("strings", "objects", "mapping"):
+            return _range_words(self.min_length, self.max_length, "items")
+        return ""
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is outside this setting's bounds ("must be from 2 to 10", "must have at most 10 items"),
+        or None: the one check (and message) of a bound, which the models' validation, the editor's form, bulk
+        edit and the tests use. Only bounds: a value of another type is the models' to refuse, not judged here."""
+        if self.type in ("integer", "number"):
+            size = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        elif self.type == "string":
+            size = len(value) if isinstance(value, str) else None
+        elif self.type in ("strings", "objects", "mapping"):
+            size = len(value) if isinstance(value, list | dict) else None
+        else:
+            size = None
+        low = self.minimum if self.type in ("integer", "number") else self.min_length
+        high = self.maximum if self.type in ("integer", "number") else self.max_length
+        if size is None or ((low is None or size >= low) and (high is None or size <= high)):
+            return None
+        return f"must {'have' if self.type in ('strings', 'objects', 'mapping') else 'be'} {self.limits()}"
+
+
+def _range_words(low: float | None, high: float | None, unit: str, tail: str = "") -> str:
+    """``at least LOW UNIT``, ``at most HIGH UNIT`` or ``from LOW to HIGH UNIT`` (one of one unit: ``1 report``)."""
+    def words(n: float, alone: bool) -> str:
+        number = str(int(n)) if float(n).is_integer() else str(n)
+        noun = unit[:-1] if alone and n == 1 and unit.endswith("s") else unit
+        return f"{number} {noun}{tail}" if noun else f"{number}{tail}"
+
+    if low is not None and high is not None:
+        return f"from {str(int(low)) if float(low).is_integer() else low} to {words(high, False)}"
+    if low is not None:
+        return f"at least {words(low, True)}"
+    return f"at most {words(high, True)}" if high is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
