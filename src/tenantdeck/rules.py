@@ -19,6 +19,7 @@ from tenantdeck.jsonlimits import BODY_MAX_BYTES
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.app import app_secret_values
 from tenantdeck.models.base import Held, held_marks
+from tenantdeck.models.effective import effective_sections
 from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
@@ -35,14 +36,21 @@ def basic_problems(exc: ValidationError, prefix: tuple[PathPart, ...] = ()) -> l
 
 
 def merge_settings(preset: WidgetSettings | None, widget: WidgetDraft) -> dict[str, Any]:
-    """The complete settings of ``widget``: the preset's values with the widget's overrides on top."""
-    merged: dict[str, Any] = preset.model_dump(mode="json", exclude_none=True) if preset else {}
-    overrides = widget.overrides()
-    for key, value in overrides.items():
-        if key in SECTIONS:
-            merged[key] = {**merged.get(key, {}), **value}
-        else:
-            merged[key] = value
+    """The complete settings of ``widget`` as its draft writes them: the preset's values with the widget's
+    overrides on top (:func:`merge_written`); the service fills in what neither writes."""
+    return merge_written(preset.model_dump(mode="json", exclude_none=True) if preset else {}, widget.overrides())
+
+
+def merge_written(preset: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """``overrides`` (a widget's own settings, plain data) over ``preset`` (the preset's, plain data): each
+    section's values the draft writes, by :func:`tenantdeck.models.effective.effective_sections` (the rule the
+    editor, the Preview and the policies read), the other top-level keys (``name``, ``version``) the widget's over
+    the preset's."""
+    merged: dict[str, Any] = {**preset, **overrides}
+    written = effective_sections(overrides, preset, defaults=False)
+    for section in SECTIONS:
+        if section in preset or section in overrides:  # a section neither writes stays missing (the models say so)
+            merged[section] = written[section]
     return merged
 
 
@@ -160,9 +168,7 @@ class WidgetChecker:
             base = self._dumps.get(name)
             if base is None:
                 base = self._dumps[name] = preset.model_dump(mode="json", exclude_none=True)
-            merged: dict[str, Any] = dict(base)
-            for section, value in overrides.items():
-                merged[section] = {**merged.get(section, {}), **value} if section in SECTIONS else value
+            merged = merge_written(base, overrides)
             try:
                 valid = WidgetSettings.model_validate(merged)
                 hit = valid, fast_size(valid)

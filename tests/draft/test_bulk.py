@@ -332,5 +332,5 @@ def test_extension_fields_take_the_catalogs_types() -> None:
     assert "one of 1 (FCM), 2 (APNs), 0 (FCM and APNs)" in str(bulk.parse_value(provider, "7")[1])
     reports = bulk.find_field("report-user.maxReports")
     assert reports is not None
-    assert bulk.parse_value(reports, "0")[1] == "Report user: Reports before action is at least 1"
+    assert bulk.parse_value(reports, "0")[1] == "Report user: Reports before action must be at least 1 report"
     assert bulk.find_field("gifs-giphy.giphyApiKey") is None  # secrets are not a fleet edit

@@ -25,7 +25,7 @@ def test_widget_values_win_over_the_preset_which_wins_over_the_defaults() -> Non
     widget = {"extends": "support", "name": "Help", "style": {"primary_color": "#333333"}, "main": {"send_gifs": False}}
     view = effective_widget(widget, PRESETS)
     assert view.name == "Help" and view.extends == "support" and view.preset_found
-    assert view.style["primary_color"] == "#333333" and view.source_of("style", "primary_color") == "widget"
+    assert view.style["primary_color"] == "#333333" and view.source_of("style", "primary_color") == "override"
     assert view.style["background_color"] == "#222222" and view.source_of("style", "background_color") == "preset"
     assert view.style["foreground_color"] == catalog.STYLE_DEFAULTS["foreground_color"]
     assert view.source_of("style", "foreground_color") == "default"

@@ -361,7 +361,7 @@ def test_parse_typed_values() -> None:
     assert not xv.parse_entry("no equals", {}).ok
     assert "already there" in xv.parse_entry("!ty=x", {"!ty": "y"}).error
     report = xv.build_form({"apps": [{"name": "A"}]}, 0, "report-user")
-    assert xv.parse(row(report, "maxReports"), "0").error == "must be at least 1 reports"
+    assert xv.parse(row(report, "maxReports"), "0").error == "must be at least 1 report"
 
 
 def test_push_notification_says_which_certificates_the_draft_and_the_service_have() -> None:

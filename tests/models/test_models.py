@@ -268,7 +268,8 @@ def test_sms_delay_is_a_number_not_a_string() -> None:
 
 
 def test_sms_delay_not_negative() -> None:
-    assert errors_of(SmsSettings, sms(messageDelay=-1))[0][1] == "greater_than_equal"
+    assert errors_of(SmsSettings, sms(messageDelay=-1))[0] == (("messageDelay",), "setting_bounds",
+                                                               "must be at least 0 seconds")
 
 
 # --- draft -------------------------------------------------------------------------------------------------------

@@ -32,8 +32,8 @@ def sample(setting: Setting, tag: str = "") -> Any:
         return {f.key: sample(f, tag) for f in setting.fields}
     if kind == "objects":
         return list(value) or [{f.key: sample(f, tag) for f in setting.fields}]
-    if kind == "number" and setting.minimum is not None and value < setting.minimum:
-        return setting.minimum
+    if setting.check(value) is not None:  # a number outside its bounds: the nearest bound
+        return setting.minimum if setting.minimum is not None and value < setting.minimum else setting.maximum
     return value
 
 

@@ -23,6 +23,9 @@ KIND_SECTIONS: dict[str, str] = {
     "extensions": "extensions", "extension_settings": "extension_settings", "widget": "widgets", "sms": "sms",
     "webhook": "webhooks", "triggers": "webhooks", "team": "team", "settings": "settings",
 }
+#: the kinds no tab shows (the app itself: its name and region head the screen; push certificates: no form yet),
+#: so a jump to them opens the App screen on its first tab; a kind in neither table fails tests/test_app_tabs.py
+NO_TAB_KINDS: frozenset[str] = frozenset({"app", "certificate"})
 
 
 def tab_of(path: Sequence[PathPart]) -> str | None:
@@ -52,4 +55,4 @@ def tab_of_kind(kind: str, widget_section: str | None = None) -> str | None:
     return tab_of((section, 0, widget_section) if section == "widgets" and widget_section else (section,))
 
 
-__all__ = ["KIND_SECTIONS", "SECTION_TABS", "WIDGET_TABS", "tab_of", "tab_of_draft_path", "tab_of_kind"]
+__all__ = ["KIND_SECTIONS", "NO_TAB_KINDS", "SECTION_TABS", "WIDGET_TABS", "tab_of", "tab_of_draft_path", "tab_of_kind"]

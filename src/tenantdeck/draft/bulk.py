@@ -146,12 +146,12 @@ def _extension_value(field: Field, raw: str) -> tuple[Any, str | None]:
         if setting.choices and value not in setting.choice_values:
             allowed = ", ".join(f"{v} ({label})" for v, label in setting.choices)
             return None, f"{field.label} is one of {allowed}; not {raw!r}"
-        if setting.minimum is not None and value < setting.minimum:
-            return None, f"{field.label} is at least {setting.minimum:g}"
-        return value, None
+        problem = setting.check(value)
+        return (value, None) if problem is None else (None, f"{field.label} {problem}")
     if setting.required and not raw:
         return None, f"{field.label} must not be empty"
-    return raw, None
+    problem = setting.check(raw)
+    return (raw, None) if problem is None else (None, f"{field.label} {problem}")
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -5,9 +5,9 @@ where each value comes from, for any draft, valid or not.
 as anything is invalid. An editor must show a widget while it is being typed into: a colour half written, a preset
 name misspelt, a section that is not a mapping. So this works on the session's plain data and never raises: the
 value is taken as written (the UI decides how to show a bad one), a layer that is not a mapping is skipped with a
-note, and whatever neither the widget nor its preset writes falls back to the catalog's default (or stays unset
-where the spec has none). The merge is the one :func:`tenantdeck.rules.merge_settings` does: per section, the
-widget's keys over the preset's.
+note. Each value and its source come from :func:`tenantdeck.models.effective.effective_value`, the one rule the
+form, the policies and the push read too: the widget's value, else the preset's, else the catalog's default (or
+unset where the spec has none); an empty value inherits.
 
 Needs no pydantic and no Textual.
 """
@@ -16,19 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any
 
-from tenantdeck.models import catalog
-
-SECTIONS: Final = ("style", "sidebar", "main")
-Source = Literal["widget", "preset", "default", "unset"]
-
-#: what the service fills in for a key the widget and its preset both leave out
-DEFAULTS: Final[Mapping[str, Mapping[str, object]]] = {
-    "style": catalog.STYLE_DEFAULTS,
-    "sidebar": catalog.SIDEBAR_DEFAULTS,
-    "main": catalog.MAIN_DEFAULTS,
-}
+from tenantdeck.models.effective import (  # noqa: F401 (DEFAULTS and Source: re-exported for the readers)
+    DEFAULTS,
+    OVERRIDE,
+    PRESET,
+    SECTIONS,
+    UNSET,
+    WIDGET,
+    Source,
+    effective_section,
+    effective_sections,
+)
 
 
 @dataclass(slots=True)
@@ -58,9 +58,9 @@ class EffectiveWidget:
     def written_at(self, widget_path: str, section: str, key: str) -> str | None:
         """The key path where the value is written (the widget's or the preset's), or None for a default."""
         where = self.source_of(section, key)
-        if where == "widget":
+        if where in (WIDGET, OVERRIDE):
             return f"{widget_path}.{section}.{key}"
-        if where == "preset" and self.extends is not None:
+        if where == PRESET and self.extends is not None:
             return f"presets.{self.extends}.{section}.{key}"
         return None
 
@@ -91,47 +91,23 @@ def effective_widget(widget: Any, presets: Any) -> EffectiveWidget:
         if result.name is None and isinstance(preset.get("name"), str):
             result.name = preset["name"]
 
-    merged = merged_sections(widget, preset)
     for section in SECTIONS:
-        for key in DEFAULTS[section]:
-            result.source[f"{section}.{key}"] = "default"
-        for layer, source in ((preset, "preset"), (widget, "widget")):
-            values = layer.get(section)
-            if values is None:
-                continue
-            if not isinstance(values, Mapping):
-                whose = f"preset {extends!r}" if source == "preset" else "the widget"
+        for layer, whose in ((preset, f"preset {extends!r}"), (widget, "the widget")):
+            if layer.get(section) is not None and not isinstance(layer.get(section), Mapping):
                 result.notes.append(f"{section} of {whose} is not a mapping; its values are left out")
-                continue
-            for key, value in values.items():
-                if value is not None:  # an empty value inherits (rules.check_draft reports it)
-                    result.source[f"{section}.{key}"] = source  # type: ignore[assignment]
-        setattr(result, section, merged[section])
+        merged = result.section(section)
+        for key, found in effective_section(widget, preset, section):
+            result.source[f"{section}.{key}"] = found.source
+            if found.source != UNSET:
+                merged[key] = found.value
     return result
 
 
-#: the keys whose default is a list, per section (copied for each widget: never the catalog's own list)
-_LIST_KEYS: Final = {section: tuple(k for k, v in values.items() if isinstance(v, list))
-                     for section, values in DEFAULTS.items()}
-
-
 def merged_sections(widget: Mapping[str, Any], preset: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The merge itself, per section: the catalog's defaults, then the preset's keys, then the widget's; an empty
-    value inherits, and a layer's section that is not a mapping is left out. :func:`effective_widget` adds where
-    each value comes from for the editor; fleet policies need only the values (tenantdeck.policies.evaluator)."""
-    out: dict[str, dict[str, Any]] = {}
-    for section in SECTIONS:
-        merged = dict(DEFAULTS[section])
-        for key in _LIST_KEYS[section]:
-            merged[key] = list(merged[key])
-        for layer in (preset, widget):
-            values = layer.get(section)
-            if isinstance(values, Mapping):
-                for key, value in values.items():
-                    if value is not None:
-                        merged[str(key)] = value
-        out[section] = merged
-    return out
+    """Each section's merged values (:func:`tenantdeck.models.effective.effective_sections`), without the sources
+    and notes :func:`effective_widget` records for the editor: what fleet policies read
+    (tenantdeck.policies.finder)."""
+    return effective_sections(widget, preset)
 
 
 def effective_widget_at(data: Any, app_index: int, widget_index: int) -> EffectiveWidget | None:

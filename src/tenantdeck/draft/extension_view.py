@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.effective import effective_value, preset_of
+from tenantdeck.models.extension_catalog import extension_name
 
 ENABLED, DISABLED, NOT_MANAGED = "enabled", "disabled", "not managed"
 STATES = (ENABLED, DISABLED, NOT_MANAGED)
@@ -69,20 +71,11 @@ def toggles_needing(extension: str) -> tuple[catalog.Toggle, ...]:
 
 
 def effective_toggle(data: Any, widget: Any, key: str) -> bool | None:
-    """A widget's value of main toggle ``key``: its own, else its preset's, else the catalog default."""
-    if not isinstance(widget, dict):
-        return None
-    main = widget.get("main")
-    if isinstance(main, dict) and key in main:
-        return main[key] if isinstance(main[key], bool) else None
-    preset_name = widget.get("extends")
-    if isinstance(preset_name, str) and isinstance(data, dict):
-        presets = data.get("presets")
-        preset = presets.get(preset_name) if isinstance(presets, dict) else None
-        pmain = preset.get("main") if isinstance(preset, dict) else None
-        if isinstance(pmain, dict) and key in pmain:
-            return pmain[key] if isinstance(pmain[key], bool) else None
-    return catalog.MAIN_DEFAULTS.get(key)
+    """A widget's value of main toggle ``key`` by :func:`tenantdeck.models.effective.effective_value` (its own,
+    else its preset's, else the catalog default; an empty value inherits); None when it is not a boolean."""
+    presets = data.get("presets") if isinstance(data, dict) else None
+    value = effective_value(widget, preset_of(widget, presets), "main", key).value
+    return value if isinstance(value, bool) else None
 
 
 def _widget_name(widget: Any, index: int) -> str:
@@ -113,7 +106,7 @@ def extension_rows(data: Any, app_index: int) -> list[ExtensionRow]:
     app = _app(data, app_index)
     enabled, disabled, _ = _lists(app)
     rows = [
-        ExtensionRow(ext, catalog.EXTENSION_NAMES.get(ext, ext), state_of(app, ext), dependents(data, app_index, ext))
+        ExtensionRow(ext, extension_name(ext), state_of(app, ext), dependents(data, app_index, ext))
         for ext in catalog.EXTENSION_IDS
     ]
     known = set(catalog.EXTENSION_IDS)

@@ -8,8 +8,8 @@ that for one field (:class:`Resolved`: value and source ``override``, ``preset``
 ``unset``); :class:`WidgetSlot` says where an edit goes (the app's widget, or the preset itself) and what resetting an
 override deletes; :func:`preset_usage` counts what an edit of a preset would change.
 
-The rules mirror :func:`tenantdeck.rules.merge_settings`: a section of the widget is laid over the same section of
-the preset key by key.
+The value and its source come from :func:`tenantdeck.models.effective.effective_value`, the one rule every reader
+of a widget uses (an empty value inherits).
 """
 
 from __future__ import annotations
@@ -20,6 +20,16 @@ from functools import cache
 from typing import Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.effective import (  # noqa: F401 (the sources, re-exported for the tabs)
+    DEFAULT,
+    OVERRIDE,
+    PRESET,
+    UNSET,
+    WIDGET,
+    default_value,
+    effective_value,
+    section_of,
+)
 from tenantdeck.problems import PathPart
 
 SECTIONS = ("style", "sidebar", "main")
@@ -35,18 +45,13 @@ SIDEBAR_BOOLEANS = ("chats", "users", "groups", "calls", "user_settings")
 LISTING_KEYS: tuple[str, ...] = tuple(catalog.LISTING_VALUES)
 NAVIGATION_KEY = "sidebar_navigation_sequence"
 
-#: Sources of a value, as :attr:`Resolved.source` names them.
-OVERRIDE, PRESET, WIDGET, DEFAULT, UNSET = "override", "preset", "widget", "default", "unset"
+#: Sources of a value, as :attr:`Resolved.source` names them: :data:`tenantdeck.models.effective.Source`
+#: (``OVERRIDE``, ``PRESET``, ``WIDGET``, ``DEFAULT``, ``UNSET``, imported above).
 
 
 def default_of(section: str, key: str) -> Any:
     """What the service fills in when ``section.key`` is left out (None: no default, the value must be written)."""
-    if section == "main":
-        toggle = catalog.TOGGLES_BY_KEY.get(key)
-        return toggle.default if toggle else None
-    defaults: Mapping[str, object] = catalog.STYLE_DEFAULTS if section == "style" else catalog.SIDEBAR_DEFAULTS
-    value = defaults.get(key)
-    return list(value) if isinstance(value, list) else value
+    return default_value(section, key)
 
 
 def label_of(section: str, key: str) -> str:
@@ -81,41 +86,19 @@ class Resolved:
         return self.source == OVERRIDE
 
 
-def _section(holder: Any, section: str) -> Mapping[str, Any]:
-    if not isinstance(holder, Mapping):
-        return {}
-    value = holder.get(section)
-    return value if isinstance(value, Mapping) else {}
-
-
-def _fallback(section: str, key: str) -> Resolved:
-    default = default_of(section, key)
-    return Resolved(default, DEFAULT if default is not None else UNSET, default)
-
-
 def resolve(widget: Mapping[str, Any] | None, preset: Mapping[str, Any] | None, section: str, key: str) -> Resolved:
     """The value of ``section.key`` for ``widget`` laid over ``preset`` (None: the widget extends no preset, or
-    extends one that is not in the draft)."""
-    default = default_of(section, key)
-    below = _fallback(section, key)
-    if preset is not None:
-        held = _section(preset, section)
-        if key in held:
-            below = Resolved(held[key], PRESET, default)
-    own = _section(widget, section)
-    extends = isinstance(widget, Mapping) and widget.get("extends") is not None
-    if key in own:
-        source = OVERRIDE if extends else WIDGET
-        return Resolved(own[key], source, default, below.value, below.source)
-    return Resolved(below.value, below.source, default, below.value, below.source)
+    extends one that is not in the draft), by :func:`tenantdeck.models.effective.effective_value`, the rule the
+    Preview, the policies and the push read too; ``inherited`` is what the preset alone gives."""
+    found = effective_value(widget, preset, section, key)
+    below = effective_value(None, preset, section, key)
+    return Resolved(found.value, found.source, default_of(section, key), below.value, below.source)
 
 
 def resolve_preset(preset: Mapping[str, Any] | None, section: str, key: str) -> Resolved:
     """The value of ``section.key`` written in a preset itself (``inherited_source`` unset: nothing is below it)."""
-    held = _section(preset, section)
-    if key in held:
-        return Resolved(held[key], PRESET, default_of(section, key))
-    return _fallback(section, key)
+    found = effective_value(None, preset, section, key)
+    return Resolved(found.value, found.source, default_of(section, key))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -149,7 +132,7 @@ def reset_path(widget: Mapping[str, Any] | None, target: WidgetSlot, section: st
     the key is not overridden, or the widget extends no preset."""
     if target.preset is not None or not isinstance(widget, Mapping) or widget.get("extends") is None:
         return None
-    own = _section(widget, section)
+    own = section_of(widget, section)
     if key not in own:
         return None
     return target.path(section) if len(own) == 1 else target.path(section, key)
@@ -191,7 +174,8 @@ def preset_usage(data: Any, name: str, section: str | None = None, key: str | No
             if isinstance(widget, Mapping) and widget.get("extends") == name:
                 widgets += 1
                 found = True
-                if section is not None and key is not None and key in _section(widget, section):
+                if (section is not None and key is not None  # an empty value inherits: the edit changes it too
+                        and effective_value(widget, None, section, key).source == OVERRIDE):
                     overriding += 1
         apps_count += found
     return PresetUsage(widgets, apps_count, overriding)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from tenantdeck.models.extension_catalog import EXTENSION_LIST
+
 ASSET_URL: Final = "https://widget-js.cometchat.io"
 
 REGIONS: Final = ("us", "eu", "in")
@@ -223,60 +225,10 @@ SMS_DEFAULTS: Final[dict[str, object]] = {
     "websiteURL": "www.somewebsite.com",
 }
 
-#: Known extension ids (facts §2: settings paths and the list example).
-EXTENSION_IDS: Final[tuple[str, ...]] = (
-    "broadcast", "chatwoot", "data-masking", "document", "e2ee", "email-notification", "email-replies", "emojis",
-    "gifs-gfycat", "gifs-giphy", "gifs-tenor", "human-moderation", "image-moderation", "intercom", "link-preview",
-    "mentions", "message-shortcuts", "message-translation", "pin-message", "polls", "profanity-filter",
-    "push-notification", "reactions", "report-message", "report-user", "rich-media", "save-message",
-    "sentiment-analysis", "smart-reply", "sms-notification", "stickers", "stickers-stipop", "thumbnail-generation",
-    "url-shortener-bitly", "url-shortener-tinyurl", "virus-malware-scanner", "voice-transcription", "whiteboard",
-    "widget", "xss-filter",
-)  # fmt: skip
-
-#: A readable name for each known extension id, for editors and plans (the ids are the API's; names are ours).
-EXTENSION_NAMES: Final[dict[str, str]] = {
-    "broadcast": "Broadcast",
-    "chatwoot": "Chatwoot",
-    "data-masking": "Data masking",
-    "document": "Collaborative document",
-    "e2ee": "End-to-end encryption",
-    "email-notification": "Email notification",
-    "email-replies": "Email replies",
-    "emojis": "Emojis",
-    "gifs-gfycat": "GIFs (Gfycat)",
-    "gifs-giphy": "GIFs (Giphy)",
-    "gifs-tenor": "GIFs (Tenor)",
-    "human-moderation": "Human moderation",
-    "image-moderation": "Image moderation",
-    "intercom": "Intercom",
-    "link-preview": "Link preview",
-    "mentions": "Mentions",
-    "message-shortcuts": "Message shortcuts",
-    "message-translation": "Message translation",
-    "pin-message": "Pin message",
-    "polls": "Polls",
-    "profanity-filter": "Profanity filter",
-    "push-notification": "Push notification",
-    "reactions": "Reactions",
-    "report-message": "Report message",
-    "report-user": "Report user",
-    "rich-media": "Rich media preview",
-    "save-message": "Save message",
-    "sentiment-analysis": "Sentiment analysis",
-    "smart-reply": "Smart reply",
-    "sms-notification": "SMS notification",
-    "stickers": "Stickers",
-    "stickers-stipop": "Stickers (Stipop)",
-    "thumbnail-generation": "Thumbnail generation",
-    "url-shortener-bitly": "URL shortener (Bitly)",
-    "url-shortener-tinyurl": "URL shortener (TinyURL)",
-    "virus-malware-scanner": "Virus and malware scanner",
-    "voice-transcription": "Voice transcription",
-    "whiteboard": "Collaborative whiteboard",
-    "widget": "Chat widget",
-    "xss-filter": "XSS filter",
-}
+#: Known extension ids and a readable name for each, for editors and plans (the ids are the API's; names are ours):
+#: read off :data:`tenantdeck.models.extension_catalog.EXTENSION_LIST`, the one table of extensions.
+EXTENSION_IDS: Final[tuple[str, ...]] = tuple(info.id for info in EXTENSION_LIST)
+EXTENSION_NAMES: Final[dict[str, str]] = {info.id: info.name for info in EXTENSION_LIST}
 
 #: Webhook trigger ids: the facts' 46 (§7, WH-OV), ``user_mentioned`` (the spec's Events table), and the ones the
 #: vendor's webhook pages publish besides: the ringing outcomes ``call_busy``, ``call_cancelled``,

@@ -59,11 +59,58 @@ class Setting:
     reported_as: str | None = None
     open: bool = False
     unit: str = ""  #: what a number counts ("seconds"), for its messages and labels
+    maximum: float | None = None
+    #: a string's length in characters, or how many items a list (``strings``, ``objects``) or ``mapping`` holds
+    min_length: int | None = None
+    max_length: int | None = None
     int_id: bool = False
 
     @property
     def choice_values(self) -> tuple[Any, ...]:
         return tuple(value for value, _ in self.choices)
+
+    def limits(self) -> str:
+        """The setting's bounds in words ("at least 0 seconds", "from 2 to 10", "at most 100 characters long",
+        "at most 10 items"; empty when it has none): the form's help line and :meth:`check`'s messages."""
+        if self.type in ("integer", "number"):
+            return _range_words(self.minimum, self.maximum, self.unit)
+        if self.type == "string":
+            return _range_words(self.min_length, self.max_length, "characters", " long")
+        if self.type in ("strings", "objects", "mapping"):
+            return _range_words(self.min_length, self.max_length, "items")
+        return ""
+
+    def check(self, value: Any) -> str | None:
+        """Why ``value`` is outside this setting's bounds ("must be from 2 to 10", "must have at most 10 items"),
+        or None: the one check (and message) of a bound, which the models' validation, the editor's form, bulk
+        edit and the tests use. Only bounds: a value of another type is the models' to refuse, not judged here."""
+        if self.type in ("integer", "number"):
+            size = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        elif self.type == "string":
+            size = len(value) if isinstance(value, str) else None
+        elif self.type in ("strings", "objects", "mapping"):
+            size = len(value) if isinstance(value, list | dict) else None
+        else:
+            size = None
+        low = self.minimum if self.type in ("integer", "number") else self.min_length
+        high = self.maximum if self.type in ("integer", "number") else self.max_length
+        if size is None or ((low is None or size >= low) and (high is None or size <= high)):
+            return None
+        return f"must {'have' if self.type in ('strings', 'objects', 'mapping') else 'be'} {self.limits()}"
+
+
+def _range_words(low: float | None, high: float | None, unit: str, tail: str = "") -> str:
+    """``at least LOW UNIT``, ``at most HIGH UNIT`` or ``from LOW to HIGH UNIT`` (one of one unit: ``1 report``)."""
+    def words(n: float, alone: bool) -> str:
+        number = str(int(n)) if float(n).is_integer() else str(n)
+        noun = unit[:-1] if alone and n == 1 and unit.endswith("s") else unit
+        return f"{number} {noun}{tail}" if noun else f"{number}{tail}"
+
+    if low is not None and high is not None:
+        return f"from {str(int(low)) if float(low).is_integer() else low} to {words(high, False)}"
+    if low is not None:
+        return f"at least {words(low, True)}"
+    return f"at most {words(high, True)}" if high is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +122,70 @@ class Requirement:
     values: tuple[Any, ...]
     then: tuple[str, ...]
     why: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionInfo:
+    """An extension the service offers: its API id, the name editors and plans show, and its category in the
+    service's list (the sandbox's ``GET /apps/{appId}/extensions``)."""
+
+    id: str
+    name: str
+    category: str
+
+
+#: Every extension the service is known to offer (facts §2: settings paths and the list example), in id order:
+#: the one table of ids and names. ``catalog.EXTENSION_IDS``/``EXTENSION_NAMES``, an :class:`ExtensionSpec`'s
+#: ``name`` and the sandbox's extension list are read off it (tests/models/test_extension_names.py).
+EXTENSION_LIST: Final[tuple[ExtensionInfo, ...]] = (
+    ExtensionInfo("broadcast", "Broadcast", "User Engagement"),
+    ExtensionInfo("chatwoot", "Chatwoot", "Customer Support"),
+    ExtensionInfo("data-masking", "Data masking", "Security"),
+    ExtensionInfo("document", "Collaborative document", "Collaboration"),
+    ExtensionInfo("e2ee", "End-to-end encryption", "Security"),
+    ExtensionInfo("email-notification", "Email notification", "Notifications"),
+    ExtensionInfo("email-replies", "Email replies", "Notifications"),
+    ExtensionInfo("emojis", "Emojis", "User Experience"),
+    ExtensionInfo("gifs-gfycat", "GIFs (Gfycat)", "User Experience"),
+    ExtensionInfo("gifs-giphy", "GIFs (Giphy)", "User Experience"),
+    ExtensionInfo("gifs-tenor", "GIFs (Tenor)", "User Experience"),
+    ExtensionInfo("human-moderation", "Human moderation", "Moderation"),
+    ExtensionInfo("image-moderation", "Image moderation", "Moderation"),
+    ExtensionInfo("intercom", "Intercom", "Customer Support"),
+    ExtensionInfo("link-preview", "Link preview", "User Experience"),
+    ExtensionInfo("mentions", "Mentions", "User Engagement"),
+    ExtensionInfo("message-shortcuts", "Message shortcuts", "User Experience"),
+    ExtensionInfo("message-translation", "Message translation", "User Experience"),
+    ExtensionInfo("pin-message", "Pin message", "User Engagement"),
+    ExtensionInfo("polls", "Polls", "User Engagement"),
+    ExtensionInfo("profanity-filter", "Profanity filter", "Moderation"),
+    ExtensionInfo("push-notification", "Push notification", "Notifications"),
+    ExtensionInfo("reactions", "Reactions", "User Engagement"),
+    ExtensionInfo("report-message", "Report message", "Moderation"),
+    ExtensionInfo("report-user", "Report user", "Moderation"),
+    ExtensionInfo("rich-media", "Rich media preview", "User Experience"),
+    ExtensionInfo("save-message", "Save message", "User Experience"),
+    ExtensionInfo("sentiment-analysis", "Sentiment analysis", "Moderation"),
+    ExtensionInfo("smart-reply", "Smart reply", "User Experience"),
+    ExtensionInfo("sms-notification", "SMS notification", "Notifications"),
+    ExtensionInfo("stickers", "Stickers", "User Experience"),
+    ExtensionInfo("stickers-stipop", "Stickers (Stipop)", "User Experience"),
+    ExtensionInfo("thumbnail-generation", "Thumbnail generation", "User Experience"),
+    ExtensionInfo("url-shortener-bitly", "URL shortener (Bitly)", "User Experience"),
+    ExtensionInfo("url-shortener-tinyurl", "URL shortener (TinyURL)", "User Experience"),
+    ExtensionInfo("virus-malware-scanner", "Virus and malware scanner", "Security"),
+    ExtensionInfo("voice-transcription", "Voice transcription", "User Experience"),
+    ExtensionInfo("whiteboard", "Collaborative whiteboard", "Collaboration"),
+    ExtensionInfo("widget", "Chat widget", "Integrations"),
+    ExtensionInfo("xss-filter", "XSS filter", "Security"),
+)
+EXTENSION_INFO: Final[dict[str, ExtensionInfo]] = {info.id: info for info in EXTENSION_LIST}
+
+
+def extension_name(ext_id: str) -> str:
+    """The name an editor or a plan shows for ``ext_id`` (the id itself when the catalog does not know it)."""
+    info = EXTENSION_INFO.get(ext_id)
+    return info.name if info is not None else ext_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +201,6 @@ class ExtensionSpec:
     """
 
     id: str
-    name: str
     settings: tuple[Setting, ...]
     store: Literal["POST", "PUT"] = "POST"
     reply: Literal["data", "body"] = "data"
@@ -98,6 +208,11 @@ class ExtensionSpec:
     removals: tuple[tuple[str, str], ...] = ()
     documented: bool = True
     note: str = ""
+
+    @property
+    def name(self) -> str:
+        """The extension's name, from :data:`EXTENSION_LIST` (the one table of names)."""
+        return extension_name(self.id)
 
     @property
     def path(self) -> str:
@@ -170,13 +285,13 @@ _DEFAULT_MASKS: Final = (
 )
 
 EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
-    ExtensionSpec("profanity-filter", "Profanity filter", (
+    ExtensionSpec("profanity-filter", (
         Setting("dropMessage", "bool", "Drop the message", "Drop a message with a bad word instead of masking it",
                 required=True, default=False),
         Setting("badwords", "strings", "Bad words", "Words masked (or dropped) in messages", required=True,
                 default=()),
     )),
-    ExtensionSpec("data-masking", "Data masking", (
+    ExtensionSpec("data-masking", (
         Setting("dropMessage", "bool", "Drop the message",
                 "Drop a message with sensitive information instead of masking it", required=True, default=False),
         Setting("defaultRegexData", "objects", "Default masks", "The service's masks (1 US phone numbers, "
@@ -194,7 +309,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 )),
     ), store="PUT", removals=(("customregexData", "deleteCustomRegexData"),),
         note="PUT stores or updates (no POST); deleteCustomRegexData is worked out at push from the masks removed"),
-    ExtensionSpec("push-notification", "Push notification", (
+    ExtensionSpec("push-notification", (
         Setting("version", "integer", "Version", required=True, default=2, choices=(
             (2, "Token-based (recommended)"), (0, "Topic-based + token-based"), (1, "Topic-based (legacy)"))),
         Setting("pushProvider", "integer", "Provider", required=True, default=1, choices=(
@@ -235,7 +350,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Requirement("pushProvider", (1, 0), ("fcmCredentials",), "the provider includes FCM"),
         Requirement("pushProvider", (2, 0), ("keyId", "teamId", "bundleId"), "the provider includes APNs"),
     )),
-    ExtensionSpec("email-notification", "Email notification", (
+    ExtensionSpec("email-notification", (
         Setting("sendGridApiKey", "string", "SendGrid API key", "SendGrid API key (secret)",
                 secret="SENDGRID_API_KEY"),
         Setting("messageDelay", "number", "Seconds unread before an email", "Time interval after which "
@@ -264,7 +379,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
             "they are required here only when their switch is on (sending empty values for a webhook nobody uses "
             "would invent them); sendEmailReplies and senderEmailForReplies are not described there, their types "
             "are the email-replies extension's (facts §3.3)"),
-    ExtensionSpec("e2ee", "End-to-end encryption", (
+    ExtensionSpec("e2ee", (
         Setting("virgilAppID", "string", "Virgil app id", "Virgil App Id obtained from their dashboard",
                 required=True),
         Setting("virgilAppKeyID", "string", "Virgil app key id", "Virgil App Key Id obtained from their dashboard",
@@ -272,7 +387,7 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Setting("virgilAppKey", "string", "Virgil app key", "Virgil App Key (secret)", required=True,
                 secret="VIRGIL_APP_KEY"),
     )),
-    ExtensionSpec("stickers", "Stickers", (
+    ExtensionSpec("stickers", (
         Setting("defaultMasterStickersData", "objects", "Default stickers", "The service's sticker sets: turn each "
                 "on or off", default=(), open=True, fields=(
                     Setting("id", "string", "Id", required=True, int_id=True),
@@ -294,21 +409,21 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
                 )),
     ), store="PUT", note="no POST; the request's `required` list is data-masking's (a copy in the OpenAPI), the "
                          "fields are the stickers ones; GET reports custom stickers as customMasterStickersData"),
-    ExtensionSpec("report-user", "Report user", _report("REPORT_USER"), requirements=(_WEBHOOK_NEEDS_URL,)),
-    ExtensionSpec("report-message", "Report message", _report("REPORT_MESSAGE"), requirements=(_WEBHOOK_NEEDS_URL,)),
-    ExtensionSpec("gifs-giphy", "GIFs (Giphy)", (
+    ExtensionSpec("report-user", _report("REPORT_USER"), requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("report-message", _report("REPORT_MESSAGE"), requirements=(_WEBHOOK_NEEDS_URL,)),
+    ExtensionSpec("gifs-giphy", (
         Setting("giphyApiKey", "string", "Giphy API key", "Giphy API key obtained from their dashboard (secret)",
                 required=True, secret="GIPHY_API_KEY"),
     )),
-    ExtensionSpec("gifs-tenor", "GIFs (Tenor)", (
+    ExtensionSpec("gifs-tenor", (
         Setting("tenorApiKey", "string", "Tenor API key", "Tenor API key (secret)", required=True,
                 secret="TENOR_API_KEY"),
     )),
-    ExtensionSpec("message-shortcuts", "Message shortcuts", (
+    ExtensionSpec("message-shortcuts", (
         Setting("shortcuts", "mapping", "Shortcuts", "Shortcut -> the text it expands to (\"!ty\": \"Thank you\")",
                 required=True, default=()),
     )),
-    ExtensionSpec("sms-notification", "SMS notification", (
+    ExtensionSpec("sms-notification", (
         Setting("fromMobileNo", "string", "Sender number", "Number SMS notifications are sent from (e.g. +12345678)",
                 required=True, default="+12345678"),
         Setting("messageDelay", "number", "Seconds unread before an SMS", "Send an SMS if a message has not been "
@@ -320,22 +435,22 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Setting("websiteURL", "string", "Website URL", "A website URL included in the notification", required=True,
                 default="www.somewebsite.com"),
     ), reply="body", note="the legacy SMS extension: a draft keeps it under its own `sms` key"),
-    ExtensionSpec("email-replies", "Email replies", (
+    ExtensionSpec("email-replies", (
         Setting("sendEmailReplies", "bool", "Email replies", "Let users reply to a notification by email",
                 required=True, default=False),
         Setting("senderEmailForReplies", "string", "Sender email for replies"),
     )),
-    ExtensionSpec("url-shortener-bitly", "URL shortener (Bitly)", (
+    ExtensionSpec("url-shortener-bitly", (
         Setting("bitlyAccessToken", "string", "Bitly access token", "Bitly access token (secret)", required=True,
                 secret="BITLY_ACCESS_TOKEN"),
         Setting("groupGUID", "string", "Bitly group GUID", required=True),
     )),
-    ExtensionSpec("url-shortener-tinyurl", "URL shortener (TinyURL)", (
+    ExtensionSpec("url-shortener-tinyurl", (
         Setting("tinyUrlAPIToken", "string", "TinyURL API token", "TinyURL API token (secret)", required=True,
                 secret="TINYURL_API_TOKEN"),
         Setting("tinyUrlDomain", "string", "TinyURL domain", required=True, default="tiny.one"),
     )),
-    ExtensionSpec("chatwoot", "Chatwoot", (
+    ExtensionSpec("chatwoot", (
         Setting("chatwootAccessToken", "string", "Chatwoot access token", "Chatwoot access token (secret)",
                 required=True, secret="CHATWOOT_ACCESS_TOKEN"),
         Setting("chatwootAccountId", "string", "Chatwoot account id", required=True, int_id=True),
@@ -343,39 +458,39 @@ EXTENSIONS: Final[tuple[ExtensionSpec, ...]] = (
         Setting("customerSupportUid", "string", "Support agent's uid", "The user who answers for support",
                 required=True),
     )),
-    ExtensionSpec("rich-media", "Rich media preview", (
+    ExtensionSpec("rich-media", (
         Setting("iframelyApiKey", "string", "Iframely API key", "Iframely API key (secret)", required=True,
                 secret="IFRAMELY_API_KEY"),
     )),
-    ExtensionSpec("stickers-stipop", "Stickers (Stipop)", (
+    ExtensionSpec("stickers-stipop", (
         Setting("stipopApiKey", "string", "Stipop API key", "Stipop API key (secret)", required=True,
                 secret="STIPOP_API_KEY"),
         Setting("stipopAppId", "string", "Stipop app id", required=True),
     )),
-    ExtensionSpec("broadcast", "Broadcast", (
+    ExtensionSpec("broadcast", (
         Setting("apiVideoKey", "string", "api.video key", "api.video API key (secret)", required=True,
                 secret="API_VIDEO_KEY"),
         Setting("recordVideo", "bool", "Record the broadcast", required=True, default=False),
     )),
-    ExtensionSpec("voice-transcription", "Voice transcription", (
+    ExtensionSpec("voice-transcription", (
         Setting("revaiAPIKey", "string", "Rev.ai API key", "Rev.ai API key (secret)", required=True,
                 secret="REVAI_API_KEY"),
     )),
-    ExtensionSpec("sentiment-analysis", "Sentiment analysis", (
+    ExtensionSpec("sentiment-analysis", (
         Setting("dropMessage", "bool", "Drop the message", "Drop a message with a negative sentiment",
                 required=True, default=False),
     )),
-    ExtensionSpec("xss-filter", "XSS filter", (
+    ExtensionSpec("xss-filter", (
         Setting("dropMessage", "bool", "Drop the message", "Drop a message with a script instead of cleaning it",
                 required=True, default=False),
     )),
-    ExtensionSpec("image-moderation", "Image moderation", (
+    ExtensionSpec("image-moderation", (
         Setting("dropMessage", "bool", "Drop the message", "Drop an image the moderation flags", required=True,
                 default=False),
     )),
-    ExtensionSpec("intercom", "Intercom", (), documented=False),
-    ExtensionSpec("human-moderation", "Human moderation", (), documented=False),
-    ExtensionSpec("virus-malware-scanner", "Virus and malware scanner", (), documented=False),
+    ExtensionSpec("intercom", (), documented=False),
+    ExtensionSpec("human-moderation", (), documented=False),
+    ExtensionSpec("virus-malware-scanner", (), documented=False),
 )
 BY_ID: Final[dict[str, ExtensionSpec]] = {spec.id: spec for spec in EXTENSIONS}
 #: the extensions whose settings a draft's ``extension_settings`` holds: documented, and not SMS (its own ``sms``)

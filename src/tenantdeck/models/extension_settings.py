@@ -70,14 +70,47 @@ def _class_name(*parts: str) -> str:
 
 
 def _annotation(setting: Setting, owner: str, *, wire: bool) -> Any:
+    """The field's type, checked against the setting's bounds by :meth:`Setting.check` (the one message style)."""
+    annotation = _type_of(setting, owner, wire=wire)
+    if not setting.limits():
+        return annotation
+    return Annotated[annotation, AfterValidator(_bounds(setting))]
+
+
+#: the JSON Schema keywords of a setting's bounds, by its type: (lower, upper)
+_SCHEMA_BOUNDS = {"integer": ("minimum", "maximum"), "number": ("minimum", "maximum"),
+                  "string": ("minLength", "maxLength"), "strings": ("minItems", "maxItems"),
+                  "objects": ("minItems", "maxItems"), "mapping": ("minProperties", "maxProperties")}
+
+
+def _schema_bounds(setting: Setting) -> dict[str, float]:
+    """The bounds :meth:`Setting.check` enforces, said in the JSON Schema too (an editor warns as one types)."""
+    names = _SCHEMA_BOUNDS.get(setting.type)
+    if names is None:
+        return {}
+    numeric = setting.type in ("integer", "number")
+    low, high = (setting.minimum, setting.maximum) if numeric else (setting.min_length, setting.max_length)
+    return {name: bound for name, bound in zip(names, (low, high), strict=True) if bound is not None}
+
+
+def _bounds(setting: Setting) -> Any:
+    def check(value: Any) -> Any:
+        why = setting.check(value)
+        if why is not None:
+            raise PydanticCustomError("setting_bounds", "{why}", {"why": why})
+        return value
+
+    return check
+
+
+def _type_of(setting: Setting, owner: str, *, wire: bool) -> Any:
     kind = setting.type
     if kind == "bool":
         return bool
     if kind == "integer":
         return Literal[setting.choice_values] if setting.choices else int  # type: ignore[valid-type]
     if kind == "number":
-        number = Annotated[int | float, _number(setting)]
-        return Annotated[number, Field(ge=setting.minimum)] if setting.minimum is not None else number
+        return Annotated[int | float, _number(setting)]
     if kind == "string":
         if setting.secret:
             return str if wire else SecretValue  # marked Secret by _field, around the optional too
@@ -96,7 +129,8 @@ def _annotation(setting: Setting, owner: str, *, wire: bool) -> Any:
 
 def _field(setting: Setting, owner: str, *, wire: bool) -> tuple[Any, Any]:
     annotation = _annotation(setting, owner, wire=wire)
-    extra = {"default": setting.default} if setting.default not in (None, ()) else None
+    extra = {"default": setting.default} if setting.default not in (None, ()) else {}
+    extra.update(_schema_bounds(setting))
     info = Field(title=setting.label, description=setting.description or setting.label, json_schema_extra=extra)
     if not setting.required:
         annotation = annotation | None

@@ -760,7 +760,7 @@ def _widget_view(widget: Any, presets: Any, need: Any) -> Any:
     the widget, its preset and the defaults (:func:`tenantdeck.policies.finder.widget_leaf`) rather than merging
     the whole widget (a check on two widget keys took 92 ms at 5,000 apps merging each widget). Any other need
     is met by the merged widget, cut down."""
-    from tenantdeck.draft.effective_widget import DEFAULTS
+    from tenantdeck.models.effective import DEFAULTS
     from tenantdeck.policies.celview import prune
     from tenantdeck.policies.finder import merged_widget, widget_leaf
 

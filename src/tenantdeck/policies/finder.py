@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tenantdeck.absent import ABSENT
-from tenantdeck.draft.effective_widget import DEFAULTS, SECTIONS, merged_sections
+from tenantdeck.models.effective import SECTIONS, effective_sections, effective_value, preset_of
 from tenantdeck.policies.model import WILDCARD
 from tenantdeck.problems import PathPart
 
@@ -31,19 +31,9 @@ Finder = Callable[[Mapping[str, Any], Any, Callable[[Any], bool]], "tuple[tuple[
 
 
 def widget_leaf(widget: Any, presets: Any, section: str, key: str) -> Any:
-    """``widget.<section>.<key>`` as :func:`tenantdeck.draft.effective_widget.merged_sections` merges it (the
-    widget's value, else its preset's, else the catalog's default; None when none has one)."""
-    if isinstance(widget, Mapping):
-        layers = [widget]
-        extends = widget.get("extends")
-        if isinstance(extends, str) and isinstance(presets, Mapping) and isinstance(presets.get(extends), Mapping):
-            layers.append(presets[extends])
-        for layer in layers:
-            values = layer.get(section)
-            if isinstance(values, Mapping) and values.get(key) is not None:
-                return values[key]
-    value = DEFAULTS[section].get(key)
-    return list(value) if isinstance(value, list) else value  # never the catalog's own list
+    """``widget.<section>.<key>`` by :func:`tenantdeck.models.effective.effective_value` (the widget's value, else
+    its preset's, else the catalog's default; None when none has one), the value the editor shows."""
+    return effective_value(widget, preset_of(widget, presets), section, key).value
 
 
 class _Source:
@@ -100,18 +90,15 @@ def compile_finder(parts: Sequence[PathPart]) -> Finder:
 
 def merged_widget(widget: Any, presets: Any) -> dict[str, Any]:
     """One widget as the rules see it: its name (or its preset's), and its sections merged by
-    :func:`tenantdeck.draft.effective_widget.merged_sections` (without the per-key sources and notes
+    :func:`tenantdeck.models.effective.effective_sections` (without the per-key sources and notes
     ``effective_widget`` records for the editor, which cost four fifths of it: bench/policies.py)."""
     if not isinstance(widget, Mapping):
         widget = {}
     name = widget.get("name")
-    preset: Mapping[str, Any] = {}
-    extends = widget.get("extends")
-    if isinstance(extends, str) and isinstance(presets, Mapping) and isinstance(presets.get(extends), Mapping):
-        preset = presets[extends]
-        if name is None and isinstance(preset.get("name"), str):
-            name = preset["name"]
-    entry: dict[str, Any] = {"name": name, "version": "v2", **merged_sections(widget, preset)}
+    preset = preset_of(widget, presets)
+    if name is None and preset is not None and isinstance(preset.get("name"), str):
+        name = preset["name"]
+    entry: dict[str, Any] = {"name": name, "version": "v2", **effective_sections(widget, preset)}
     if widget.get("id") is not None:
         entry["id"] = widget["id"]
     return entry
