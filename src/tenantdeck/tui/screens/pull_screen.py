@@ -206,5 +206,13 @@ class PulledBase:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
                                       f"{exc}", severity="warning", markup=False)
             return
-        self.app.call_from_thread(host_of(self.app).refresh_states,
-                                  Change(self.editor.session.version, ChangeKind.PULL, (), ()))
+        self.app.call_from_thread(self._recorded, Change(self.editor.session.version, ChangeKind.PULL, (), ()))
+
+    def _recorded(self, change: Change) -> None:
+        """The Apps list's change states and every open plan (the review's) follow the new base at once: a review
+        opened, or left open, before the base moved would otherwise show the pulled values as edits to push."""
+        from tenantdeck.tui.messages import BaseAdvanced
+
+        host_of(self.app).refresh_states(change)
+        for screen in self.app.screen_stack:
+            screen.post_message(BaseAdvanced())

@@ -355,6 +355,11 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if self._push_worker is None or self._push_worker.is_finished:
             self.make_plan(online=self.online)
 
+    def on_base_advanced(self, message: Any) -> None:
+        """A saved pull moved the base snapshot after this plan was made: plan again (the pulled values are not
+        edits to push back)."""
+        self.on_draft_changed(message)
+
     # -- jumping -------------------------------------------------------------------------------------------------
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

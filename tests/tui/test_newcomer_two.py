@@ -1,0 +1,65 @@
+"""Issue 37, "the editor in a newcomer's hands, round two": each item through the real app (Pilot, the in-process
+sandbox of the `local` profile in a temp data dir), at 80x24 where the item is about what fits."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.screens.review_screen import ReviewScreen
+from tests.tui.pilot import settle
+
+
+@pytest.fixture
+def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sandbox account pulled into a draft (the autouse fixture gives the sandbox its own data dir)."""
+    for var in ("TENANTDECK_BASE_URL", "TENANTDECK_PROFILE", "TENANTDECK_SANDBOX_FAIL_RATE",
+                "TENANTDECK_SANDBOX_LATENCY_MS"):
+        monkeypatch.delenv(var, raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+async def _recolour_on_service(app_id: str, colour: str) -> None:
+    """A dashboard change: the app's widget gets another primary colour on the service."""
+    async with local_target().client() as c:
+        (widget,) = await c.list_widgets(app_id)
+        style = {**widget.settings["style"], "primary_color": colour}
+        await c.update_widget(app_id, widget.widget_id, {**widget.settings, "style": style})
+
+
+# -- 1. after a pull, the review reflects the new base at once ----------------------------------------------------
+
+
+@pytest.mark.parametrize("review_open", [True, False], ids=["review-left-open", "review-opened-after"])
+def test_after_a_saved_pull_the_review_has_nothing_to_push(pulled: Path, review_open: bool) -> None:
+    asyncio.run(_review_after_pull(pulled, review_open))
+
+
+async def _review_after_pull(draft: Path, review_open: bool) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        apps = app.editor.get("apps")
+        acme = next(a for a in apps if a["name"] == "Acme Support")
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: asyncio.run(_recolour_on_service(acme["id"], "#12AB34")))
+        if review_open:  # F5 from the review: the pull returns to it, and F2 saves under it
+            await pilot.press("f6")
+            await settle(pilot, 5)
+        await pilot.press("f5")
+        await settle(pilot, 5)
+        await pilot.press("y")
+        await settle(pilot, 5)
+        await pilot.press("f2", "f6") if not review_open else await pilot.press("f2")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None
+        assert not screen.plan.operations, [c.path for s in screen.plan.operations for c in s.changes]
+        assert "0 to update" in str(screen.query_one("#status").render())
