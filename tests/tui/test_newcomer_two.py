@@ -63,3 +63,49 @@ async def _review_after_pull(draft: Path, review_open: bool) -> None:
         assert isinstance(screen, ReviewScreen) and screen.plan is not None
         assert not screen.plan.operations, [c.path for s in screen.plan.operations for c in s.changes]
         assert "0 to update" in str(screen.query_one("#status").render())
+
+
+# -- 2. F8 and validate: one count, one source --------------------------------------------------------------------
+
+POLICIES = """\
+format: 1
+policies:
+  - name: https-webhooks
+    check: {field: "webhooks[*].webhookURL", matches: "^https://"}
+    message: no webhook points at plain http://
+  - name: gifs-off
+    severity: warning
+    check: {field: "widgets[*].main.send_gifs", equals: false}
+    message: no GIFs
+"""
+
+
+def test_f8_counts_what_validate_counts(tmp_path: Path) -> None:
+    """A draft whose own problems are one warning (a YAML 1.1 boolean) while its policies break an error rule and
+    its targets file names a region that does not exist: F8 says validate's count and lists its lines."""
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: us\n    webhooks:\n      - id: h\n        name: H\n"
+                     "        webhookURL: https://h.example/a\n        enabled: yes\n        triggers: [message_sent]\n",
+                     encoding="utf-8")
+    (tmp_path / "tenantdeck.policies.yaml").write_text(POLICIES.replace("^https://", "^https://never"),
+                                                       encoding="utf-8")
+    (tmp_path / "tenantdeck.targets.yaml").write_text(
+        "format: 1\ntargets:\n  production:\n    apps:\n      Acme:\n        region: mars\n", encoding="utf-8")
+    run = CliRunner().invoke(cli, ["validate", str(draft)])
+    said = run.stderr.strip().rsplit("(", 1)[1].rstrip(")")
+    assert said == "2 errors, 1 warning", run.stderr
+    asyncio.run(_f8_count(draft, said, len(run.stdout.splitlines())))
+
+
+async def _f8_count(draft: Path, said: str, lines: int) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        await pilot.press("f8")
+        await settle(pilot, 5)
+        assert str(app.screen.query_one("#summary").render()).startswith(said)
+        assert app.screen.query_one("DataTable").row_count == lines
