@@ -4,6 +4,7 @@ sandbox of the `local` profile in a temp data dir), at 80x24 where the item is a
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,9 @@ def test_f8_counts_what_validate_counts(tmp_path: Path) -> None:
     from tenantdeck.cli import cli
 
     draft = tmp_path / "tenantdeck.yaml"
-    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: us\n    webhooks:\n      - id: h\n        name: H\n"
-                     "        webhookURL: https://h.example/a\n        enabled: yes\n        triggers: [message_sent]\n",
-                     encoding="utf-8")
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: us\n    webhooks:\n      - id: h\n"
+                     "        name: H\n        webhookURL: https://h.example/a\n        enabled: yes\n"
+                     "        triggers: [message_sent]\n", encoding="utf-8")
     (tmp_path / "tenantdeck.policies.yaml").write_text(POLICIES.replace("^https://", "^https://never"),
                                                        encoding="utf-8")
     (tmp_path / "tenantdeck.targets.yaml").write_text(
@@ -109,3 +110,47 @@ async def _f8_count(draft: Path, said: str, lines: int) -> None:
         await settle(pilot, 5)
         assert str(app.screen.query_one("#summary").render()).startswith(said)
         assert app.screen.query_one("DataTable").row_count == lines
+
+
+# -- 3. a test event starts the editor's receiver it is sent to --------------------------------------------------
+
+
+def test_a_test_event_to_the_editors_receiver_starts_it_without_f3(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.tui.events_fixtures import DRAFT, LOCAL_HOOK, PASSWORD, USER
+    from tests.tui.safety_fixtures import env, prepare
+
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("EVENTS_DEMO_HOOK_PW", PASSWORD)
+    asyncio.run(_test_event_without_f3(prepare(tmp_path, DRAFT), LOCAL_HOOK, USER, PASSWORD))
+
+
+async def _test_event_without_f3(draft: Path, hook: str, user: str, password: str) -> None:
+    from tenantdeck.tui.event_lab import EventLab
+    from tenantdeck.tui.tabs.send_test_event import SendTestEvent
+    from tests.tui.pilot import make_app
+    from tests.tui.test_events import arrived, open_webhook
+
+    with socket.socket() as sock:  # a port nobody holds: the receiver's configured one
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app = make_app(draft)
+    lab = EventLab(port, basic_auth=(user, password))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        app.event_lab = lab
+        await settle(pilot)
+        assert app.editor.set(f"{hook}.webhookURL", f"http://127.0.0.1:{port}/hooks").ok
+        await open_webhook(pilot, 2)
+        assert not lab.running  # F3 was never opened
+        await pilot.press("t")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, SendTestEvent)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert modal.error is None and modal.result is not None and modal.result.ok, modal.error
+        said = "\n".join(n.message for n in app._notifications)
+        assert f"Started the editor's receiver on http://127.0.0.1:{port}" in said
+        await arrived(pilot, lab, 1)
