@@ -154,3 +154,48 @@ async def _test_event_without_f3(draft: Path, hook: str, user: str, password: st
         said = "\n".join(n.message for n in app._notifications)
         assert f"Started the editor's receiver on http://127.0.0.1:{port}" in said
         await arrived(pilot, lab, 1)
+
+
+# -- 6. the new-webhook form at 80x24 ----------------------------------------------------------------------------
+
+
+def test_the_new_webhook_forms_triggers_are_on_screen_and_space_in_the_filter_toggles(tmp_path: Path) -> None:
+    from tests.tui.hooks_fixtures import DRAFT
+
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(DRAFT, encoding="utf-8")
+    asyncio.run(_webhook_form(draft))
+
+
+async def _webhook_form(draft: Path) -> None:
+    from textual.widgets import Input
+
+    from tenantdeck.tui.tabs.webhook_form import TriggerList, WebhookForm
+    from tests.tui.hooks_fixtures import open_tab, type_text
+    from tests.tui.pilot import make_app
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_tab(pilot, "webhooks")
+        await pilot.press("a")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, WebhookForm)
+        box = form.query_one(TriggerList)
+        head = form.query_one("#wf-triggers-head")
+        screen = form.region
+        # the heading, the filter and at least three triggers are inside the screen, none scrolled to
+        assert head.region.y >= 0 and screen.contains_region(head.region), head.region
+        visible = box.region.intersection(box.parent.region)  # type: ignore[union-attr]
+        assert visible.height >= 3 and screen.contains_region(visible), (box.region, box.parent.region)
+        assert box.parent.scroll_y == 0  # type: ignore[union-attr]
+        assert "Space toggles" in str(head.render())
+        form.query_one("#wf-filter", Input).focus()
+        await type_text(pilot, "group_cr")
+        await pilot.press("space")  # the heading says Space toggles: so it does, in the filter too
+        await pilot.pause()
+        assert form.chosen == ["group_created"]
+        assert form.query_one("#wf-filter", Input).value == "group_cr"  # no space typed into the filter
+        await pilot.press("space")
+        await pilot.pause()
+        assert form.chosen == []
