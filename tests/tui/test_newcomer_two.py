@@ -199,3 +199,61 @@ async def _webhook_form(draft: Path) -> None:
         await pilot.press("space")
         await pilot.pause()
         assert form.chosen == []
+
+
+# -- 7. cuts at 80 columns end in an ellipsis, never lose the new value -------------------------------------------
+
+LONG_NAME = "Orders from the web shop and the mobile app"  # fits a row whole, the old name beside it does not
+
+
+def _row_fits(table: object, pilot_width: int) -> None:
+    """The table draws within the screen: nothing is cut at its right edge by the terminal."""
+    assert table.virtual_size.width <= pilot_width, (table.virtual_size, pilot_width)  # type: ignore[attr-defined]
+
+
+def test_review_and_pull_rows_keep_the_new_value_at_80_columns(pulled: Path) -> None:
+    asyncio.run(_rows_at_80(pulled))
+
+
+async def _rows_at_80(draft: Path) -> None:
+    from tenantdeck.tui.screens.pull_screen import PullScreen
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        apps = app.editor.get("apps")
+        i = next(n for n, a in enumerate(apps) if a["name"] == "Acme Support")
+        assert app.editor.set(f"apps[{i}].widgets[0].style.primary_color", "#12AB34").ok
+        assert app.editor.set(f"apps[{i}].webhooks[0].name", LONG_NAME).ok
+        await pilot.press("f2", "f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        table = screen.query_one("DataTable")
+        texts = [str(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        colour = next(t for t in texts if "primary_color" in t or "Primary colour" in t)
+        assert colour.endswith('"#03A9F4" -> "#12AB34"'), texts  # the path gave way, marked: "(…)"
+        name = next(t for t in texts if LONG_NAME[:10] in t and "->" in t)
+        assert name.endswith(f'"{LONG_NAME}"') and "…" in name, name  # the old name is cut, the new one whole
+        _row_fits(table, 80)
+        table.move_cursor(row=texts.index(name))
+        await pilot.pause()
+        assert "Order events" in str(screen.query_one("#detail").render())  # the whole row under the table
+        # the same change seen from the other side: pushed, then made back on the service and pulled
+        await pilot.press("escape")
+        await settle(pilot, 5)
+
+        async def remote() -> None:
+            async with local_target().client() as c:
+                await c.update_webhook(apps[i]["id"], apps[i]["webhooks"][0]["id"], {"name": "Shop orders"})
+
+        await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(remote()))
+        await pilot.press("f5")
+        await settle(pilot, 5)
+        pull = app.screen
+        assert isinstance(pull, PullScreen)
+        table = pull.query_one("DataTable")
+        texts = [str(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        row = next(t for t in texts if "Name" in t and "->" in t)
+        assert row.endswith('"Shop orders"') and "…" in row, texts
+        _row_fits(table, 80)

@@ -280,8 +280,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         # leave the last plan's row there, as if it were still to do
         self.query_one("#detail", Static).update("")
         self._rows = {row.key: row for row in review_rows(plan)}
-        for row in self._rows.values():
-            table.add_row(*(Text(shown(cell)) for cell in (row.app, row.symbol, row.text)), key=row.key)  # data
+        self._fill_rows(table)
         status = review_status(plan, online=online, where=where, allow_delete=self.allow_delete)
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
@@ -289,6 +288,18 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self._show_missing(plan)
         self._show_policies(plan)
         self.refresh_bindings()
+
+    def _fill_rows(self, table: DataTable[Any]) -> None:
+        """The rows cut to the screen's width with ``…``, a changed field's new value kept whole (the row in full
+        is the detail line's): :func:`tenantdeck.sync.review.fitted_cells`."""
+        from tenantdeck.sync.review import fitted_cells
+
+        rows = list(self._rows.values())
+        width = self.size.width or self.app.size.width
+        if len(rows) >= table.size.height:  # a vertical scrollbar (the header takes a line)
+            width -= table.styles.scrollbar_size_vertical
+        for row, cells in zip(rows, fitted_cells(rows, width), strict=True):
+            table.add_row(*(Text(cell) for cell in cells), key=row.key)  # data, each cell already shown()
 
     def _show_policies(self, plan: Plan) -> None:
         """The rules the account would break after this push, before ``p`` (the engine's pre-push evaluation, in
