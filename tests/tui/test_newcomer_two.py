@@ -305,7 +305,7 @@ async def _small_things(draft: Path) -> None:
         await pilot.press("escape")
         await pilot.press("f6")
         await settle(pilot)
-        assert app.screen.sub_title == "profile: demo sandbox (not your local one)"
+        assert app.screen.sub_title == "profile: demo sandbox"
         await pilot.press("escape")
         await open_tab(pilot, "extensions")
         await pilot.press("f1")
@@ -387,3 +387,70 @@ def test_the_readme_says_where_the_cli_is_after_make_run() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## What `make run` shows"):][:1500]
     assert ".venv/bin/tenantdeck" in section
+
+
+# -- docs/tutorial.md part two, key by key ------------------------------------------------------------------------
+
+
+def part_two_keys() -> list[str]:
+    import re
+
+    text = (Path(__file__).parents[2] / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    part = text.split("\n## 5.")[1].split("\n## Next")[0]
+    return [k for line in part.splitlines() if line.startswith("Keys: ") for k in re.findall(r"`([^`]+)`", line)]
+
+
+PART_TWO_KEYS = frozenset({"enter", "space", "escape", "tab", "f2", "f6", "pagedown", "down", "ctrl+z", "ctrl+y"})
+
+
+def test_the_tutorials_second_part_is_what_the_app_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Extension settings, team, app settings, review and push, then the policies loop: each key as the tutorial
+    says, what it says checked, and each save changing only what was pointed at."""
+    from tenantdeck.cli.edit_cmd import _demo_draft
+
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    asyncio.run(_part_two(_demo_draft(), part_two_keys()))
+
+
+async def _part_two(draft: Path, keys: list[str]) -> None:
+    steps = iter(keys)
+    app = TenantdeckApp(draft)
+
+    async def press(count: int) -> None:
+        for _ in range(count):
+            key = next(steps)
+            await pilot.press(*([key] if key in PART_TWO_KEYS or len(key) == 1 else list(key)))
+            await settle(pilot)
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await press(2 + 10)  # enter 5, then to the profanity filter's form
+        assert type(app.screen).__name__ == "ExtensionSettingsForm" and "Profanity filter" in app.screen.title
+        await press(4)  # down a heck enter
+        acme = "apps[0]"
+        assert app.editor.get(f"{acme}.extension_settings.profanity-filter.badwords") == ["darn", "heck"]
+        assert app.screen.title.endswith("*")
+        await press(3 + 3)  # f2 escape 8, a zoe enter
+        assert "zoe@acme.example" in app.editor.get(f"{acme}.team.admins")
+        await press(6)  # 9, four downs, space
+        assert app.editor.get(f"{acme}.settings")["core.conversations.updateOnReplies"] is True
+        await press(2)  # f2 f6
+        assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
+        assert len(app.screen.plan.operations) == 3
+        await press(2)  # p y
+        assert app.screen.last_result is not None and app.screen.last_result.complete
+        await press(3)  # escape escape P
+        assert type(app.screen).__name__ == "PoliciesScreen"
+        assert "Fix" not in _footer(app)
+        await press(3 + 1)  # down down enter, enter
+        assert type(app.screen).__name__ == "AppScreen"
+        await press(10)  # pagedown, eight downs, e
+        assert "profanity-filter" in app.editor.get("apps[2].extensions.enabled")
+        await press(2)  # escape escape
+        assert "every app complies" in str(app.screen.query_one("#summary").render())
+        await press(2)  # ctrl+z ctrl+y
+        await press(4)  # f2 f6 p y
+        assert app.screen.last_result is not None and app.screen.last_result.complete
+        assert next(steps, None) is None  # every key of part two pressed

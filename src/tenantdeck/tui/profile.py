@@ -39,7 +39,7 @@ def profile_subtitle(profile: str | None) -> str:
     name = current_profile(profile)
     demo = os.environ.get(DEMO_SANDBOX_ENV)
     if name == LOCAL and demo and demo == os.environ.get(ENV_DATA_DIR):
-        return "profile: demo sandbox (not your local one)"
+        return "profile: demo sandbox"  # the title bar has room for little more at 80 columns
     return f"profile: {name}"
 
 
