@@ -40,9 +40,9 @@ def load_profiles(path: Path) -> list[str]:
 
 
 def load_targets(path: Path) -> list[str]:
-    from tenantdeck.draft.overrides import read_overrides
+    from tenantdeck.draft.target_overrides import read_target_overrides
 
-    assert read_overrides(path.with_name("tenantdeck.yaml")) is not None
+    assert read_target_overrides(path.with_name("tenantdeck.yaml")) is not None
     return []
 
 

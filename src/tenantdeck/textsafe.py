@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 #: code points a terminal (or a bidi-aware renderer) would act on instead of drawing
@@ -94,6 +95,40 @@ def shortened(text: str, limit: int = SHOWN_MAX_CHARS) -> str:
     return f"{text[:limit - tail]}…{text[-tail:]} ({len(text):,} chars)"
 
 
+_NARROW = re.compile(r"[\x20-\x7e]*")  #: printable ASCII: one cell each (the common case, measured without a loop)
+
+
+def cell_width(text: str) -> int:
+    """How many terminal cells ``text`` takes: two for a wide character (East Asian wide or full-width, as Rich
+    measures them), none for a combining or zero-width one, one for the rest."""
+    if _NARROW.fullmatch(text):
+        return len(text)
+    return sum(_char_width(c) for c in text)
+
+
+def _char_width(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def fitted(text: str, width: int) -> str:
+    """``text`` in at most ``width`` terminal cells, ``…`` ending what was cut: the one rule for a value cut to a
+    column (a table cell, a row at 80 columns), so a cut never looks like the whole value. Apply after
+    :func:`shown` (an escape then counts as the cells it takes); the full text belongs in a detail line."""
+    if cell_width(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    room, out = width - 1, []
+    for char in text:
+        room -= _char_width(char)
+        if room < 0:
+            break
+        out.append(char)
+    return "".join(out) + "…"
+
+
 _LONG_RUN = re.compile(f"\\S{{{SHOWN_MAX_CHARS + 1},}}")
 
 
@@ -121,4 +156,5 @@ def json_text(value: object, **dumps: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-__all__ = ["SHOWN_MAX_CHARS", "cells", "json_text", "shortened", "shortened_runs", "shown", "unsafe"]
+__all__ = ["SHOWN_MAX_CHARS", "cell_width", "cells", "fitted", "json_text", "shortened", "shortened_runs", "shown",
+           "unsafe"]

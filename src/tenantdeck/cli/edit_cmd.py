@@ -75,6 +75,7 @@ def _demo_draft() -> Path:
     os.environ.pop(ENV_PROFILE, None)
     os.environ.pop(ENV_BASE_URL, None)
     os.environ[ENV_DATA_DIR] = str((workdir / "sandbox").resolve())
+    os.environ["TENANTDECK_DEMO_SANDBOX"] = os.environ[ENV_DATA_DIR]  # the editor names it (tui.profile)
     workdir.mkdir(parents=True, exist_ok=True)
     draft = workdir / "tenantdeck.yaml"
     from tenantdeck.targets import local_target

@@ -42,21 +42,15 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None, strict: bool
         output.error(f"{path}: no such file (`tenantdeck init {path}` writes a sample draft)")
         sys.exit(exitcodes.ERROR)
 
-    if result.ok:
-        from tenantdeck.draft.target_overrides import target_problems
+    from tenantdeck.policies.draft_problems import all_problems, counted, counts
 
-        problems = problems + target_problems(path)  # <stem>.targets.yaml: each target's draft must be valid too
-    if isinstance(result.doc.data, dict):  # a schema error in one app hides no violation of another (issue 33)
-        from tenantdeck.policies.checks import check_draft
-
-        _, found = check_draft(draft_path, result.doc.data, result.doc, policies_file, result.problems)
-        problems = sorted([*problems, *found], key=lambda p: (p.file != path, p.file, p.line, p.column))
+    # the targets file and the fleet policies too: the function the editor's Problems screen (F8) counts with
+    problems = all_problems(draft_path, result.doc.data, problems, result.doc, policies_file)
     if strict:
         from tenantdeck.problems import strict as strictly
 
         problems = strictly(problems)
-    errors = sum(1 for p in problems if p.is_error)
-    warnings = len(problems) - errors
+    errors, warnings = counts(problems)
     valid = result.draft is not None and errors == 0
     if fmt == "json":
         emit(document("validate", exitcodes.OK if valid else exitcodes.ERROR, draft=path, valid=valid,
@@ -67,6 +61,6 @@ def command(draft_path: Path, fmt: str, policies_file: Path | None, strict: bool
         output.echo(render_text(problems), err=False, nl=False)
     summary = f"{path}: " + ("valid" if valid else "invalid")
     if problems:
-        summary += f" ({errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)})"
+        summary += f" ({counted(problems)})"
     click.echo(summary, err=True)
     sys.exit(exitcodes.OK if valid else exitcodes.ERROR)

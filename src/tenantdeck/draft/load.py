@@ -23,6 +23,8 @@ from tenantdeck.draft.locate import Positions
 from tenantdeck.problems import PathPart, Problem, Severity, sort_problems
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from tenantdeck.models import Draft
 
 
@@ -195,14 +197,61 @@ def validate_data(data: Any, doc: DraftDocument) -> tuple[Draft | None, list[Pro
     except ValidationError as exc:
         from tenantdeck.draft.pydantic_problems import convert
 
-        return None, convert(exc, root=Draft, data=data, scalar=doc.scalar)
+        found = convert(exc, root=Draft, data=data, scalar=doc.scalar)
+        return None, found + _rules_of_sound_parts(data, doc, found)
 
+    return draft, _check_rules(draft, _converter(data, doc)) + _certificate_problems(draft)
+
+
+def _converter(data: Any, doc: DraftDocument) -> Any:
     def converter(exc: ValidationError, prefix: tuple[PathPart, ...]) -> list[Problem]:
         from tenantdeck.draft.pydantic_problems import convert  # only when there is something to convert
+        from tenantdeck.models import Draft
 
         return convert(exc, prefix, root=Draft, data=data, scalar=doc.scalar)
 
-    return draft, _check_rules(draft, converter) + _certificate_problems(draft)
+    return converter
+
+
+def _rules_of_sound_parts(data: dict[str, Any], doc: DraftDocument, found: list[Problem]) -> list[Problem]:
+    """The cross-object rules of every app and preset the models accepted, when another one has a model error:
+    one broken app hides no problem of the rest, as in the editor's session (which validates each app on its own,
+    ``draft.session.validation``), so ``validate`` and the Problems screen count the same (issue 37 item 2)."""
+    from pydantic import ValidationError
+
+    from tenantdeck.models import Draft
+    from tenantdeck.rules import WidgetChecker, check_app, check_preset, unique_names_and_ids
+
+    apps, presets = data.get("apps"), data.get("presets")
+    apps = apps if isinstance(apps, list) else []
+    presets = presets if isinstance(presets, dict) else {}
+    broken = {p.path[:2] for p in found if len(p.path) >= 2 and p.path[0] in ("apps", "presets")}
+    kept = [i for i in range(len(apps)) if ("apps", i) not in broken]
+    try:
+        sound = Draft.model_validate({"format": 1, "apps": [apps[i] for i in kept],
+                                      "presets": {n: v for n, v in presets.items() if ("presets", n) not in broken}})
+    except ValidationError:  # a part fails only beside the others (cannot happen today): what was found stands
+        return []
+    if not doc.file.startswith("<"):
+        sound._source = Path(doc.file)
+    objects: list[Any] = [None] * len(apps)
+    for i, app in zip(kept, sound.apps, strict=True):
+        objects[i] = app
+    checker = WidgetChecker(sound.presets, [str(n) for n in presets])
+    problems = unique_names_and_ids(objects)
+    for name, preset in sound.presets.items():
+        problems += check_preset(name, preset)
+    converter = _converter(data, doc)
+    for i, app in zip(kept, sound.apps, strict=True):
+        problems += check_app(checker, app, ("apps", i), converter)
+    return problems + [p for i, app in zip(kept, sound.apps, strict=True) if app.push_certificates is not None
+                       for p in _app_certificates(app, i, sound)]
+
+
+def _app_certificates(app: Any, i: int, draft: Draft) -> list[Problem]:
+    from tenantdeck.models.certfiles import certificate_problems
+
+    return certificate_problems(app, ("apps", i), draft.folder)
 
 
 def _check_rules(draft: Draft, converter: Any) -> list[Problem]:

@@ -119,8 +119,11 @@ def check_cell(check: Any, width: int = CHECK_WIDTH) -> str:
 
 
 def shorten(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters, ``…`` ending what was cut."""
-    return text if len(text) <= width else text[:width - 1] + "…"
+    """``text`` in at most ``width`` cells, ``…`` ending what was cut (:func:`tenantdeck.textsafe.fitted`, the one
+    rule for a cut)."""
+    from tenantdeck.textsafe import fitted
+
+    return fitted(text, width)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from tenantdeck.models import catalog
 from tenantdeck.sync.kinds import STEPS, kind_of_step, step_kind
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.types import ABSENT, Conflict, FieldChange, Step
-from tenantdeck.textsafe import json_text, shortened, shortened_runs, shown
+from tenantdeck.textsafe import cell_width, fitted, json_text, shortened, shortened_runs, shown
 
 _TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 SYMBOL = {"create": "+", "update": "~", "delete": "-"}
@@ -61,16 +61,53 @@ def change_text(change: FieldChange) -> str:
 
 
 def _change_text(change: FieldChange) -> str:
+    label, where, before, after = _change_parts(change)
+    if not after:
+        return label
+    return f"{label}{where}: " + (f"{before} -> " if before is not None else "") + after
+
+
+def _change_parts(change: FieldChange) -> tuple[str, str, str | None, str]:
+    """(label, `` (path)``, the old value or None, the new value: "" when the label says it all)."""
     if change.path in _TRIGGERS and change.label == f"Trigger {change.path}":
-        return change.label
+        return change.label, "", None, ""
     where = f" ({change.path})" if change.path and change.path != change.label else ""
     if change.secret:
-        return f"{change.label}{where}: {change.after}"
+        return change.label, where, None, str(change.after)
     if change.before is ABSENT or change.before is None:
-        return f"{change.label}{where}: {value_text(change.after)}"
+        return change.label, where, None, value_text(change.after)
     if change.after is ABSENT or change.after is None:
-        return f"{change.label}{where}: {value_text(change.before)} -> (removed)"
-    return f"{change.label}{where}: {value_text(change.before)} -> {value_text(change.after)}"
+        return change.label, where, value_text(change.before), "(removed)"
+    return change.label, where, value_text(change.before), value_text(change.after)
+
+
+def change_text_fitted(change: FieldChange, width: int) -> str:
+    """:func:`change_text` in ``width`` terminal cells (a review or pull row at 80 columns): the path goes first,
+    then the old value is cut; the new value stays whole unless it alone is too long, and every cut ends in ``…``
+    (:func:`tenantdeck.textsafe.fitted`). The old way cut the row's end: the new value was what was lost."""
+    full = change_text(change)
+    if cell_width(full) <= width:
+        return full
+    label, where, before, after = (shown(part) if part is not None else None for part in _change_parts(change))
+    assert label is not None and after is not None
+    if not after:
+        return fitted(label, width)
+    arrow = " -> " if before is not None else ""
+    heads = (f"{label}{where}: ", f"{label}{' (…)' if where else ''}: ")  # the path goes first, marked
+    for head in heads:  # both values whole
+        if cell_width(head) + cell_width(arrow) + cell_width(before or "") + cell_width(after) <= width:
+            return head + (before + arrow if before is not None else "") + after
+    for head in heads:  # the old value cut (at least one character of it, and "…")
+        fixed = cell_width(head) + cell_width(arrow) + cell_width(after)
+        if before is not None and fixed + 2 <= width:
+            return head + fitted(before, width - fixed) + arrow + after
+    arrow = "… -> " if before is not None else ""
+    room = width - cell_width(arrow) - cell_width(after) - 2  # ": "
+    if room >= 4:  # the new value whole still: the label gives way (cut with "…" if need be), the path goes
+        # (the "…" of the old value marks the cut; without one, the path's "(…)" does)
+        return fitted(label if before is not None or not where else f"{label} (…)", room) + ": " + arrow + after
+    head = fitted(heads[1], max(1, min(cell_width(heads[1]), width // 3)))
+    return head + arrow + fitted(after, max(1, width - cell_width(head) - cell_width(arrow)))
 
 
 def change_symbol(change: FieldChange) -> str:

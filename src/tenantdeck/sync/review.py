@@ -19,6 +19,7 @@ from tenantdeck.sync.kinds import kind_of_step
 from tenantdeck.sync.render import (
     change_symbol,
     change_text,
+    change_text_fitted,
     conflict_field,
     folded_text,
     shown_changes,
@@ -27,7 +28,7 @@ from tenantdeck.sync.render import (
     step_symbol,
     summary_line,
 )
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import cell_width, fitted, shown
 
 if TYPE_CHECKING:
     from tenantdeck.sync.plan import Plan
@@ -98,6 +99,31 @@ def review_rows(plan: Plan) -> list[ReviewRow]:
     for k, note in enumerate(plan.notes):
         rows.append(ReviewRow(f"note{k}", note.app, "*", note.message))
     return rows
+
+
+#: the most cells the review's App column takes when rows are fitted to a width (the rest is the row's text)
+APP_CELLS = 16
+#: what Textual's table takes of a width beside the cells: one cell of padding each side of three columns
+TABLE_CHROME = 3 * 2
+
+
+def fitted_cells(rows: list[ReviewRow], width: int) -> list[tuple[str, str, str]]:
+    """Each row's three cells for a table ``width`` cells wide (its scrollbar, if any, taken off): the app name
+    in at most :data:`APP_CELLS`, the text in the rest, each cut with ``…`` (:func:`tenantdeck.textsafe.fitted`)
+    and a changed field's new value kept whole (:func:`~tenantdeck.sync.render.change_text_fitted`). The rows'
+    ``text`` stays whole, for the detail line."""
+    apps = [fitted(shown(row.app), APP_CELLS) for row in rows]
+    app_cells = max((cell_width(a) for a in apps), default=0)
+    symbol_cells = max((cell_width(row.symbol) for row in rows), default=0)
+    room = max(8, width - TABLE_CHROME - app_cells - symbol_cells)
+    out = []
+    for app, row in zip(apps, rows, strict=True):
+        if row.change is not None and row.text.startswith("  "):
+            text = "  " + change_text_fitted(row.change, room - 2)
+        else:
+            text = fitted(shown(row.text), room)
+        out.append((app, row.symbol, text))
+    return out
 
 
 def conflict_line(c: Conflict) -> str:

@@ -160,7 +160,7 @@ def section_values(conflicts: Iterable[Conflict], data: Any, settled: Settled) -
     return out
 
 
-#: the keys of an app a target's section may set (:class:`tenantdeck.draft.overrides.AppOverride`)
+#: the keys of an app a target's section may set (:class:`tenantdeck.draft.target_overrides.AppOverride`)
 _SECTION_KEYS = frozenset({"region", "extensions", "widgets", "webhooks", "sms", "team", "extension_settings",
                            "push_certificates", "settings"})
 
@@ -169,7 +169,7 @@ def _section_path(path: tuple[Any, ...], apps: list[Any],
                   presets: Any) -> tuple[tuple[str, ...], tuple[Any, ...]] | None:
     """A draft path (``apps``, i, key, ...) as (the path in a target's section, the draft path it takes its value
     from: cut before the first list index below the app's widgets or webhooks), or None when no section holds it."""
-    from tenantdeck.draft.overrides import widget_name
+    from tenantdeck.draft.target_overrides import widget_name
 
     app = apps[path[1]]
     rest = list(path[2:])

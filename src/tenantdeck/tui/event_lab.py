@@ -69,6 +69,33 @@ class EventLab:
                                   f"{self.receiver.url} instead (events_port in settings.yaml or "
                                   f"`tenantdeck edit --events-port N` chooses another).")
 
+    def serves(self, url: str) -> bool:
+        """``url`` is this receiver's address: a loopback host on the port it listens on (or will listen on)."""
+        from urllib.parse import urlsplit
+
+        from tenantdeck.hosts import is_loopback_host
+
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return False
+        own = self.receiver.port if self.running else self.wanted_port
+        return parts.scheme == "http" and is_loopback_host(parts.hostname) and port == own and port != 0
+
+    async def start_for(self, url: str) -> str:
+        """Start the receiver when a test event is about to go to it and it is not listening yet (it used to wait
+        for the Events screen, F3: until then a test event found "connection refused"). What to tell the user:
+        empty when nothing was started."""
+        if self.running or not self.autostart or not self.serves(url):
+            return ""
+        outcome = await self.start()
+        if not outcome.running:
+            return outcome.notice
+        if outcome.notice:  # it listens on another port: this event goes to whatever holds the configured one
+            return f"{outcome.notice} This test event still goes to {url}."
+        return f"Started the editor's receiver on {self.receiver.url}: F3 shows what it gets."
+
     async def stop(self) -> None:
         await self.receiver.stop()
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from tenantdeck.draft.session import Change
     from tenantdeck.tui.editor import Editor
+    from tenantdeck.tui.event_lab import EventLab
 
     _Node = DOMNode
 else:
@@ -26,6 +27,8 @@ class EditorHost(Protocol):
     editor: Editor
     #: the themes the palette offers (tui/appearance.py)
     appearance_themes: list[str]
+    #: the editor's own webhook receiver (the Events screen's), kept for the session
+    event_lab: EventLab
 
     def open_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
         """Open app ``index`` on ``tab`` with the focus in the field of key path ``path``."""

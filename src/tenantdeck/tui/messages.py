@@ -37,6 +37,11 @@ class PoliciesRead(Message, bubble=False):
     evaluated in a worker: posted to every screen; the Apps list's badges and the Policies screen show the verdict."""
 
 
+class BaseAdvanced(Message, bubble=False):
+    """The base snapshot moved without a change to the draft's text (a saved pull was recorded in it): posted to
+    every screen, so a plan made from the old base (the review's) is made again at once."""
+
+
 class DraftListener:
     """Declares a widget (or screen) that reacts to draft changes: the app posts each :class:`DraftChanged` to every
     screen and to every widget that is a DraftListener, and to no other widget.

@@ -26,8 +26,21 @@ def current_profile(profile: str | None) -> str:
     return (config.default if config else None) or LOCAL
 
 
+#: set by ``tenantdeck edit --demo`` to the demo's own sandbox folder: the `local` profile then reaches that
+#: sandbox, not the user's, and the sub-title says so (the README promises the demo never touches `local`'s)
+DEMO_SANDBOX_ENV = "TENANTDECK_DEMO_SANDBOX"
+
+
 def profile_subtitle(profile: str | None) -> str:
-    return f"profile: {current_profile(profile)}"
+    import os
+
+    from tenantdeck.targets import ENV_DATA_DIR, LOCAL
+
+    name = current_profile(profile)
+    demo = os.environ.get(DEMO_SANDBOX_ENV)
+    if name == LOCAL and demo and demo == os.environ.get(ENV_DATA_DIR):
+        return "profile: demo sandbox"  # the title bar has room for little more at 80 columns
+    return f"profile: {name}"
 
 
 def switch_to(app: Any, editor: Any, name: str) -> None:

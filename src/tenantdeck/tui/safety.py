@@ -331,7 +331,7 @@ class SafetyNet:
     def save_refused(self) -> None:
         """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):
         say exactly how (lines added and removed on disk) and let the user choose: reload theirs (dropping these
-        edits), overwrite with mine, or keep both as they are (and merge by hand from the palette's reload)."""
+        edits), overwrite with mine, or do not save (both stay as they are; merge by hand, reload from the palette)."""
         from tenantdeck.tui.screens.confirm import ConfirmScreen
 
         name = self.editor.path.name
@@ -356,7 +356,7 @@ class SafetyNet:
                                 "palette to take its version.", title="Not saved", severity="warning", timeout=15)
 
         self.app.push_screen(ConfirmScreen(f"{name} {change}. Nothing was written. Overwrite it with your version "
-                                           "(dropping those changes)?", yes="Overwrite", no="Keep both"), answered)
+                                           "(dropping those changes)?", yes="Overwrite", no="Don't save"), answered)
 
     def reload(self) -> None:
         session = self.session

@@ -82,6 +82,12 @@ class PlacingMixin:
                 return positions.position(rel)[0] + base - 1
             return self._whole().position(parts)[0]
 
+    def locate(self, path: Sequence[PathPart]) -> tuple[int, int]:
+        """1-based (line, column) of the value at ``path``: what a problem found outside the session (a policy's
+        violation) is placed with, as the loader's document places it for ``validate``."""
+        with self._lock:
+            return (0, 0) if self.read_only else self._locate(tuple(path))
+
     def _placed_scope(self, scope: Scope, prefix: tuple[PathPart, ...]) -> list[Problem]:
         section, index = (prefix[0], prefix[1])
         region = self._region(str(section), index)

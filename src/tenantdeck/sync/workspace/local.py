@@ -240,7 +240,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
 def take_theirs_in_section(local: Local, conflicts: Sequence[Conflict], settled: Settled) -> None:
     """``--take-theirs`` on a target (``push --profile T``, ``promote S T``): the live values are written in T's
     section of the targets file, not in the draft every target shares, so later pushes and promotions keep them."""
-    from tenantdeck.draft.overrides import write_values
+    from tenantdeck.draft.target_overrides import write_values
     from tenantdeck.sync.settle import section_values
 
     assert local.view is not None

@@ -65,14 +65,15 @@ class AppTabs(TabbedContent):
 
 
 class AppScreen(UsesEditor, DraftListener, Screen[None]):
-    """``1``-``7`` jump to a tab; ``w`` shows the app's next widget; Escape goes back to the apps."""
+    """The digits jump to a tab (one per entry of :data:`TABS`); ``w`` shows the app's next widget; Escape goes
+    back to the apps."""
 
-    HELP = """\
+    HELP = f"""\
 ## App
 
 The tabs edit one app of the draft; every change is validated at once and shown where it is (F8 lists all).
 
-- `1`-`7` or `[` / `]`: switch tabs
+- `1`-`{len(TABS)}` or `[` / `]`: switch tabs ({", ".join(f"{n} {tab[1]}" for n, tab in enumerate(TABS, 1))})
 - `w`: the app's next widget, when it has more than one (the widget tabs edit one widget at a time)
 - `v`: this widget live in a browser (a loopback URL with a token, copied; tenantdeck preview in docs)
 - `Escape`: back to the apps list (in a field you have typed in, the first `Escape` takes the typing back)

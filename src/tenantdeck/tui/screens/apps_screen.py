@@ -64,14 +64,19 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 - `p`: presets: the apps that extend each preset, and what a preset edit reaches
 - `P`: fleet policies: the rules beside the draft and the apps breaking each. **Policy** shows how many rules the
   app breaks: `✗2` two error rules (a push is refused), `!1` one warning
+- `F3` events received · `F5` pull · `F6` review and push · `F7` history · `F8` problems (every key: the table below)
+- `?`: this help (the footer has room for only some keys at 80 columns)
 """
     BINDINGS = [
         Binding("slash", "filter", "Filter", id="apps.filter"),
         Binding("n", "new_app", "New app", id="apps.new"),
-        Binding("delete", "delete_app", "Delete app", id="apps.delete"),
+        # Delete is where a keyboard says it; the footer's room goes to `?`, which says where the rest are
+        Binding("delete", "delete_app", "Delete app", show=False, id="apps.delete"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="apps.clear_filter"),
         Binding("space", "mark", "Mark", show=False, id="apps.mark"),
         Binding("b", "bulk_edit", "Bulk edit", id="apps.bulk"),
+        # P, p, F3, F5, F7 and more do not fit 80 columns: `?` says where they are (F1's table of keys)
+        Binding("question_mark", "app.help", "More keys", id="apps.more_keys", key_display="?"),
         Binding("p", "presets", "Presets", show=False, id="apps.presets"),
         Binding("P", "policies", "Policies", show=False, id="apps.policies"),
     ]

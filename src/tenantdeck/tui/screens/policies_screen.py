@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -76,6 +76,20 @@ class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``f`` is offered only when there is something it would write (the footer asks once per draft version)."""
+        if action != "fix":
+            return True
+        version = self.editor.session.version
+        cached = getattr(self, "_fixable", None)
+        if cached is None or cached[0] != version:
+            try:
+                fixable = bool(self.fleet.plan_fixes(self.editor.session.data).edits)
+            except Exception:  # a rules file that cannot be read: the summary says why; f then says so too
+                fixable = True
+            self._fixable = cached = (version, fixable)
+        return cached[1]
 
     def action_fix(self) -> None:
         """Plan ``policy fix`` on the draft as it is now, list the edits, write them as one undo step on yes."""
@@ -154,18 +168,33 @@ on an app) are listed below the rules, at their line; the other rules still run.
         current = rules.cursor_row if rules.row_count else 0
         rules.clear()
         self._rules = fleet.rule_rows()
+        room = self._message_room()
         for r in self._rules:
-            rules.add_row(_text(r.name), r.severity, _text(r.check_cell), r.apps_text, _text(r.message), key=r.name)
+            rules.add_row(_text(r.name), r.severity, _text(r.check_cell), r.apps_text,
+                          Text(fitted(shown(r.message), room)), key=r.name)  # whole in the detail line
         if self._rules:
             rules.move_cursor(row=min(current, len(self._rules) - 1))
         problems = self.query_one("#problems", DataTable)
         problems.clear()
         self._problems = fleet.problem_rows()
+        from tenantdeck.tui.widgets.columns import last_column_room
+
+        room = last_column_room(self.size.width or self.app.size.width,
+                                [["Where", *(shown(p.location) for p in self._problems)]])
         for i, p in enumerate(self._problems):
-            problems.add_row(_text(p.location), _text(p.text), key=str(i))
+            problems.add_row(_text(p.location), Text(fitted(shown(p.text), room)), key=str(i))
         problems.display = bool(self._problems)
         self.query_one("#summary", Static).update(shown(fleet.summary()))
         self._show_detail()
+
+    def _message_room(self) -> int:
+        """The cells the Message column has at this width, beside the rule, severity, check and apps columns."""
+        from tenantdeck.tui.widgets.columns import last_column_room
+
+        columns = [["Rule", *(shown(r.name) for r in self._rules)], ["Severity", *(r.severity for r in self._rules)],
+                   ["Check", *(shown(r.check_cell) for r in self._rules)],
+                   ["Apps", *(r.apps_text for r in self._rules)]]
+        return last_column_room(self.size.width or self.app.size.width, columns)
 
     def _show_detail(self) -> None:
         """The highlighted rule's or problem's text in full (the table cuts it at 80 columns)."""

@@ -6,12 +6,14 @@ and ``e`` to fix it in ``$EDITOR``: the file is reloaded when the editor exits.
 
 from __future__ import annotations
 
+import copy
 import os
 import shlex
 import subprocess
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -41,7 +43,8 @@ class ProblemsScreen(UsesEditor, DraftListener, Screen[None]):
     HELP = """\
 ## Problems
 
-Every validation problem, errors first at each place, in line order. The list follows your edits.
+Every validation problem, errors first at each place, in line order: the draft's own, its targets file's and
+its fleet policies' (the list and the count `tenantdeck validate` gives). The list follows your edits.
 
 - `Enter`: go to the field (for problems inside an app), with the cursor in it
 - `e`: open the draft in `$EDITOR` at the problem's line; the draft is reloaded when the editor exits
@@ -70,28 +73,70 @@ Every validation problem, errors first at each place, in line order. The list fo
         table.focus()
 
     def refresh_rows(self) -> None:
+        """The draft's own problems at once, then (a worker: the rules read every app) the targets file's and the
+        fleet policies' with them: :func:`tenantdeck.policies.draft_problems.all_problems`, ``validate``'s list."""
         session = self.editor.session
-        problems = session.problems
+        self._stale = False
+        if session.read_only or not session.validated:
+            self._show(session.problems)
+            return
+        if not hasattr(self, "_problems"):
+            self._show(session.problems, checking=True)
+        self.check_all(session.version, copy.deepcopy(session.data), session.problems)
+
+    @work(thread=True, exclusive=True, group="problems", exit_on_error=False)
+    def check_all(self, version: int, data: Any, own: list[Problem]) -> None:
+        from tenantdeck.policies.draft_problems import all_problems
+
+        session = self.editor.session
+        problems = all_problems(session.path, data, own, session)
+        self.app.call_from_thread(self._checked, version, problems)
+
+    def _checked(self, version: int, problems: list[Problem]) -> None:
+        if version == self.editor.session.version:  # else a newer check is on its way
+            self._show(problems)
+
+    def _show(self, problems: list[Problem], checking: bool = False) -> None:
+        from tenantdeck.policies.draft_problems import counted
+
+        session = self.editor.session
         table = self.query_one(DataTable)
+        row = table.cursor_row
         table.clear()
         for i, p in enumerate(problems):
-            table.add_row(str(p.line or ""), p.severity.value, Text(shown(p.key_path or "(file)")),
-                          Text(shown(p.message)), key=str(i))
+            where = str(p.line or "") if self._in_draft(p) else f"{os.path.basename(p.file)}:{p.line}"
+            table.add_row(where, p.severity.value, Text(shown(p.key_path or "(file)")), Text(shown(p.message)),
+                          key=str(i))
+        if problems:
+            table.move_cursor(row=min(row, len(problems) - 1))
         self._problems = problems
-        errors = sum(p.is_error for p in problems)
         if session.read_only:
             text = (f"{self.editor.path.name} cannot be read as a draft, so it is read-only here. Fix it with `e` "
                     "($EDITOR); it is reloaded when the editor exits.")
         elif not session.validated:
             text = "Checking the draft ..."
+        elif checking:
+            text = f"{counted(problems)} in the draft; checking its targets file and policies ..."
         elif not problems:
             text = "No problems."
         else:
-            text = f"{errors} error(s), {len(problems) - errors} warning(s)."
+            text = f"{counted(problems)} (the count `tenantdeck validate` gives)."
         self.query_one("#summary", Static).update(text)
 
+    def _in_draft(self, problem: Problem) -> bool:
+        """The problem is the draft's (not its targets or policies file's)."""
+        session = self.editor.session
+        return problem.file in ("", session.file, session.path)
+
     def on_draft_changed(self, message: DraftChanged) -> None:
-        self.refresh_rows()
+        if self.is_current:
+            self.refresh_rows()
+        else:  # under the App screen a jump opened: catch up when shown again, not after every key
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale", False):
+            self.refresh_rows()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted problem in full, wrapped: at 80 columns the table cuts the message ("must be a colour
@@ -108,8 +153,12 @@ Every validation problem, errors first at each place, in line order. The list fo
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         problem = self._problems[int(event.row_key.value or 0)]
-        target = jump_target(problem)
+        target = jump_target(problem) if self._in_draft(problem) else None
         if target is None:
+            if not self._in_draft(problem):
+                self.notify(f"{problem.file}:{problem.line}: not in the draft; open that file in your editor.",
+                            markup=False)
+                return
             self.notify(f"line {problem.line}: not inside an app; `e` opens the draft there.")
             return
         self.app.pop_screen()

@@ -60,6 +60,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
     DEFAULT_CSS = """
     PullScreen #status { height: auto; padding: 0 1; }
     PullScreen DataTable { height: 1fr; }
+    PullScreen #detail { height: auto; max-height: 4; padding: 0 1; border-top: solid $primary; }
     """
 
     def __init__(self) -> None:
@@ -72,6 +73,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         yield TitleHeader()
         yield Static("Reading the service ...", id="status", markup=False)
         yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -121,15 +123,22 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self.query_one("#status", Static).update(shown(text))
 
     def show(self, result: PullPreviewed, where: str) -> None:
-        from tenantdeck.sync.render import change_symbol, change_text
+        from tenantdeck.sync.render import change_symbol, change_text, change_text_fitted
+        from tenantdeck.sync.review import APP_CELLS
+        from tenantdeck.textsafe import fitted
 
         self.result = result
         preview = result.preview
         table = self.query_one(DataTable)
         table.clear()
 
-        def add_row(*cells: str, key: str) -> None:
-            table.add_row(*(Text(shown(cell)) for cell in cells), key=key)  # names, values, notes: the service's
+        self._full: dict[str, str] = {}  #: each row's text whole, for the detail line (the table's is cut)
+        room = self._text_room([app.name for app in preview.apps])
+
+        def add_row(app: str, mark: str, text: str, key: str, change: Any = None) -> None:
+            self._full[key] = " ".join(part for part in (shown(app), mark, shown(text).strip()) if part)
+            cut = f"    {change_text_fitted(change, room - 4)}" if change is not None else fitted(shown(text), room)
+            table.add_row(Text(fitted(shown(app), APP_CELLS)), mark, Text(cut), key=key)  # the service's words
 
         for n, app in enumerate(preview.apps):
             what = {"new": "new on the service: added to the draft",
@@ -142,7 +151,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                 if change.resource != resource:  # which webhook, widget or setting the rows below change
                     resource = change.resource
                     add_row("", "", f"  {resource}", key=f"app{n}.{m}.resource")
-                add_row("", change_symbol(change), f"    {change_text(change)}", key=f"app{n}.{m}")
+                add_row("", change_symbol(change), f"    {change_text(change)}", key=f"app{n}.{m}", change=change)
             for m, title in enumerate(app.added):
                 add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
             for m, title in enumerate(app.removed):
@@ -152,6 +161,19 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
         self._status(f"{preview.summary()} Read from {where}.{tail}")
         self.refresh_bindings()
+
+    def _text_room(self, names: list[str]) -> int:
+        from tenantdeck.sync.review import APP_CELLS
+        from tenantdeck.textsafe import fitted
+        from tenantdeck.tui.widgets.columns import last_column_room
+
+        apps = ["App", *(fitted(shown(name), APP_CELLS) for name in names)]
+        return last_column_room(self.size.width or self.app.size.width, [apps, ["~"]])
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The row under the cursor in full, wrapped (the table cuts a long value with ``…`` at 80 columns)."""
+        key = event.row_key.value if event.row_key is not None else None
+        self.query_one("#detail", Static).update(getattr(self, "_full", {}).get(str(key), ""))
 
     # -- writing ---------------------------------------------------------------------------------------------------
 
@@ -206,5 +228,13 @@ class PulledBase:
             self.app.call_from_thread(self.app.notify, f"The base snapshot could not be updated after the pull: "
                                       f"{exc}", severity="warning", markup=False)
             return
-        self.app.call_from_thread(host_of(self.app).refresh_states,
-                                  Change(self.editor.session.version, ChangeKind.PULL, (), ()))
+        self.app.call_from_thread(self._recorded, Change(self.editor.session.version, ChangeKind.PULL, (), ()))
+
+    def _recorded(self, change: Change) -> None:
+        """The Apps list's change states and every open plan (the review's) follow the new base at once: a review
+        opened, or left open, before the base moved would otherwise show the pulled values as edits to push."""
+        from tenantdeck.tui.messages import BaseAdvanced
+
+        host_of(self.app).refresh_states(change)
+        for screen in self.app.screen_stack:
+            screen.post_message(BaseAdvanced())

@@ -282,8 +282,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         # leave the last plan's row there, as if it were still to do
         self.query_one("#detail", Static).update("")
         self._rows = {row.key: row for row in review_rows(plan)}
-        for row in self._rows.values():
-            table.add_row(*(Text(shown(cell)) for cell in (row.app, row.symbol, row.text)), key=row.key)  # data
+        self._fill_rows(table)
         status = review_status(plan, online=online, where=where, allow_delete=self.allow_delete)
         if self.editor.session.dirty:
             status += " The draft has unsaved edits (F2 saves; a push needs them saved)."
@@ -291,6 +290,18 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self._show_missing(plan)
         self._show_policies(plan)
         self.refresh_bindings()
+
+    def _fill_rows(self, table: DataTable[Any]) -> None:
+        """The rows cut to the screen's width with ``…``, a changed field's new value kept whole (the row in full
+        is the detail line's): :func:`tenantdeck.sync.review.fitted_cells`."""
+        from tenantdeck.sync.review import fitted_cells
+
+        rows = list(self._rows.values())
+        width = self.size.width or self.app.size.width
+        if len(rows) >= table.size.height:  # a vertical scrollbar (the header takes a line)
+            width -= table.styles.scrollbar_size_vertical
+        for row, cells in zip(rows, fitted_cells(rows, width), strict=True):
+            table.add_row(*(Text(cell) for cell in cells), key=row.key)  # data, each cell already shown()
 
     def _show_policies(self, plan: Plan) -> None:
         """The rules the account would break after this push, before ``p`` (the engine's pre-push evaluation, in
@@ -356,6 +367,11 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
         if self._push_worker is None or self._push_worker.is_finished:
             self.make_plan(online=self.online)
+
+    def on_base_advanced(self, message: Any) -> None:
+        """A saved pull moved the base snapshot after this plan was made: plan again (the pulled values are not
+        edits to push back)."""
+        self.on_draft_changed(message)
 
     # -- jumping -------------------------------------------------------------------------------------------------
 

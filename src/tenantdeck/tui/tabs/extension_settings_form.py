@@ -165,7 +165,7 @@ is set where the editor runs, never its value. Set it where you push.
         want = self._want or (old.path if old is not None else None)
         self._want = None
         self.form = form = self.build()
-        self.title = form.title
+        self._retitle()
         label_width, width = self._widths(form)
         widths = _table_widths(form.rows)
         table.clear(columns=(label_width, width) != self._width)
@@ -229,9 +229,16 @@ is set where the editor runs, never its value. Set it where you push.
         self._show_detail()
         self.refresh_bindings()
 
+    def _retitle(self) -> None:
+        """The form's title, with the ``*`` of unsaved edits the app's title shows (F2 saves the draft)."""
+        if self.form is not None:
+            self.title = self.form.title + (" *" if self.editor.session.dirty else "")
+
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or message.touches(f"apps[{self.app_index}].extensions"):
             self.refresh_rows()
+        else:
+            self._retitle()  # a save, or an edit elsewhere: only the unsaved mark may change
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Only the keys that do something on the highlighted row are listed (the footer has 80 columns)."""

@@ -82,7 +82,9 @@ below the table, the widgets of this app where such a toggle is on.
 
     def compose(self) -> ComposeResult:
         yield Static("", id="ext-summary")
-        table: DataTable[str] = DataTable(id="extensions", cursor_type="row", zebra_stripes=True)
+        from tenantdeck.tui.widgets.row_table import RowTable
+
+        table: DataTable[str] = RowTable(id="extensions", cursor_type="row", zebra_stripes=True)  # Home/End: rows
         yield table
         yield Static("", id="ext-detail", markup=False)
 

@@ -50,7 +50,7 @@ class SendTestEvent(ModalScreen[None]):
 Posts a sample delivery of the chosen trigger (generated from the event models, as the service would send it) to
 this webhook's URL, with its Basic Auth when it has one (the password read from its `${VAR}` now; never shown).
 The answer's status, latency and body are shown below the list. Https URLs, or plain http to a loopback host such
-as the Events screen's receiver (F3).
+as the Events screen's receiver (F3), which a send to its address starts when it is not listening yet.
 
 - `Enter`: send the highlighted trigger · `F3`: the Events screen · `Escape`: close
 """
@@ -124,6 +124,9 @@ as the Events screen's receiver (F3).
         result = self.query_one("#st-result", Static)
         result.update(Text(f"Sending {shown(trigger)} to {shown(self.target.url)} …", style="dim"))
         self.result, self.error = None, None
+        started = await host_of(self.app).event_lab.start_for(self.target.url)
+        if started:
+            self.notify(started, title="Receiver", timeout=15, markup=False)
         try:
             self.result = await send_test_event(self.target, trigger, app_id=self.app_id, region=self.app_region,
                                                 webhook_id=str(self.hook.get("id", "samplehook")),

@@ -79,9 +79,8 @@ request; a key not in the draft is left as the service has it.
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()
-        for r in sv.rows(settings):
-            table.add_row(Text(shown(r.label)), Text(shown(r.shown if r.settable else f"{r.shown} (service's)")),
-                          key=r.key)
+        for label, value, key in self._cells(sv.rows(settings)):
+            table.add_row(Text(label), Text(value), key=key)
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
         if settings is None:
@@ -91,6 +90,18 @@ request; a key not in the draft is left as the service has it.
         update_static(self.query_one("#settings-status", Static), status)
         self.refresh_bindings()
         self._show_detail()
+
+    def _cells(self, rows: list[sv.SettingRow]) -> list[tuple[str, str, str]]:
+        """(setting, value, key) of each row, cut with ``…`` to this tab's width (a setting's name to half of it),
+        the value in the rest: the detail line below the table has both whole."""
+        from tenantdeck.textsafe import fitted
+        from tenantdeck.tui.widgets.columns import last_column_room
+
+        width = self.size.width or self.app.size.width
+        labels = [fitted(shown(r.label), max(12, width // 2)) for r in rows]
+        room = last_column_room(width, [["Setting", *labels]])
+        return [(label, fitted(shown(r.shown if r.settable else f"{r.shown} (service's)"), room), r.key)
+                for label, r in zip(labels, rows, strict=True)]
 
     def _current(self) -> sv.SettingRow | None:
         found = sv.rows(self.settings())

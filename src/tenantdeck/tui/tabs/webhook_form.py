@@ -18,6 +18,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -51,7 +52,8 @@ class TriggerList(SelectionList[str]):
 ## Triggers
 
 The trigger ids that fire this webhook, grouped by category. `Space` toggles the highlighted one; type in the
-filter above to narrow the list (by id or category). A trigger the catalog does not know that the webhook
+filter above to narrow the list (by id or category): in the filter too, `Space` toggles the highlighted trigger and
+`Up`/`Down` move the highlight. A trigger the catalog does not know that the webhook
 already has is listed last, under "not in the catalog", and kept.
 """
 
@@ -60,6 +62,25 @@ already has is listed last, under "not in the catalog", and kept.
 
     def _get_left_gutter_width(self) -> int:
         return 0
+
+
+class TriggerFilter(Input):
+    """The filter above the trigger list. Trigger ids and categories hold no space, so Space here toggles the
+    trigger highlighted below, as the heading says, and Up/Down move that highlight: filter, then pick, without
+    leaving the field."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key in ("space", "up", "down"):
+            event.stop()
+            event.prevent_default()
+            box = self.screen.query_one(TriggerList)
+            if event.key == "space":
+                if box.highlighted is not None:
+                    box.action_select()
+            else:
+                box.action_cursor_down() if event.key == "down" else box.action_cursor_up()
+            return
+        await super()._on_key(event)
 
 
 class WebhookForm(ModalScreen[dict[str, Any] | None]):
@@ -105,7 +126,12 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
     WebhookForm TriggerList { height: 12; }
     WebhookForm #wf-buttons { height: 1; margin-top: 1; align-horizontal: right; }
     WebhookForm #wf-buttons Button { margin-left: 2; }
+    WebhookForm.-short .wf-row, WebhookForm.-short #wf-triggers-head { margin-top: 0; }
+    WebhookForm.-short TriggerList { height: 7; }
     """
+    #: below this many rows the form drops the blank line between fields, so that at 80x24 the triggers (heading,
+    #: filter and a few of them) are on screen without scrolling
+    SHORT = 32
 
     def __init__(
         self,
@@ -156,8 +182,8 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
                 yield Static(f"Password: an ${{ENV_VAR}} reference only, such as {suggestion}; set the variable "
                              "where you push.", id="wf-password-note", classes="wf-note", markup=False)
                 yield Label("", id="wf-triggers-head")
-                yield Input(placeholder="Filter triggers: id or category (messages, users, groups, calls, ...)",
-                            id="wf-filter", compact=True)
+                yield TriggerFilter(placeholder="Filter triggers: id or category (messages, users, groups, ...)",
+                                    id="wf-filter", compact=True)
                 yield TriggerList(id="wf-triggers", compact=True)
                 yield Static("", id="wf-msg-triggers", classes="wf-msg", markup=False)
             with Horizontal(id="wf-buttons"):
@@ -186,7 +212,11 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
                          compact=True)
         yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < self.SHORT, "-short")
+
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height < self.SHORT, "-short")
         self._fill_triggers()
         self.check()
         keys = (*TEXT_FIELDS, *wv.FLAGS)
@@ -217,7 +247,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             box.highlighted = highlighted if highlighted is not None and highlighted < len(options) and \
                 not options[highlighted].disabled else first
         self.query_one("#wf-triggers-head", Label).update(
-            f"Triggers: {len(self.chosen)} chosen (Space toggles; type below to filter)")
+            f"Triggers: {len(self.chosen)} chosen · type below to filter · Space toggles")
 
     def on_selection_list_selection_toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
         event.stop()

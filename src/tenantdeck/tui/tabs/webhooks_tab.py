@@ -41,7 +41,8 @@ them as they are.
 
 - `a`: add a webhook · `e` or `Enter`: edit it · `d` or `Delete`: delete it (asks first) · `Ctrl+Z`: undo
 - `t`: **send a test event** to the webhook's URL (a trigger's sample delivery, with its Basic Auth; the password
-  from its `${VAR}`); `F3` shows what the editor's own receiver got
+  from its `${VAR}`); `F3` shows what the editor's own receiver got (a URL on its port,
+  `http://127.0.0.1:8788/...` by default, starts it)
 """
     BINDINGS = [
         Binding("a", "add", "Add", id="webhooks.add", tooltip="Add a webhook"),

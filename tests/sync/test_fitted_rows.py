@@ -1,0 +1,47 @@
+"""A review or pull row cut to a width (issue 37 item 7): the new value is shown whole or ends in an ellipsis, never
+cut silently, and the row never takes more cells than it is given. Over generated values: long, wide (CJK),
+control characters, JSON lists."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tenantdeck.sync.render import change_text, change_text_fitted, value_text
+from tenantdeck.sync.types import ABSENT, FieldChange
+from tenantdeck.textsafe import cell_width, fitted, shown
+
+TEXT = st.text(st.characters(codec="utf-8"), max_size=120)
+VALUES = st.one_of(TEXT, st.booleans(), st.integers(), st.lists(TEXT, max_size=4), st.just(ABSENT))
+LABELS = st.text(st.characters(codec="utf-8"), min_size=1, max_size=60)
+
+
+def new_value_kept(line: str, after: str) -> bool:
+    """``after`` ends ``line`` whole, or a start of it does, followed by ``…``."""
+    return line.endswith(after) or any(line.endswith(after[:k] + "…") for k in range(1, len(after)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(label=LABELS, path=st.sampled_from(["", "style.primary_color", "main.send_gifs", "x" * 70]),
+       before=VALUES, after=VALUES.filter(lambda v: v is not ABSENT), width=st.integers(20, 160))
+def test_the_new_value_is_whole_or_ends_in_an_ellipsis(label: str, path: str, before: object, after: object,
+                                                       width: int) -> None:
+    change = FieldChange(path or label, label, before, after, "local")
+    line = change_text_fitted(change, width)
+    assert cell_width(line) <= width, (line, width)
+    assert new_value_kept(line, shown(value_text(after))), line
+    full = change_text(change)
+    assert line == full or "…" in line  # a cut is always marked
+
+
+@given(text=TEXT, width=st.integers(1, 100))
+def test_fitted_is_the_text_or_a_marked_start_of_it(text: str, width: int) -> None:
+    out = fitted(text, width)
+    assert cell_width(out) <= width
+    assert out == text or (out.endswith("…") and text.startswith(out[:-1]))
+
+
+def test_the_issues_row_keeps_the_new_colour() -> None:
+    change = FieldChange("style.primary_color", "Primary colour", "#03A9F4", "#12AB34", "local")
+    line = change_text_fitted(change, 50)
+    assert line.endswith('"#03A9F4" -> "#12AB34"') and cell_width(line) <= 50
