@@ -112,7 +112,11 @@ class Limiter:
 
     async def __aenter__(self) -> None:
         async with self._cond:
-            await self._cond.wait_for(lambda: self._in_flight < self.limit)
+            try:
+                await self._cond.wait_for(lambda: self._in_flight < self.limit)
+            except asyncio.CancelledError:
+                self._cond.notify(1)  # a wake-up meant for this caller goes to the next one, never lost
+                raise
             self._in_flight += 1
         try:
             if self._bucket is not None:
@@ -127,9 +131,12 @@ class Limiter:
         await self._release()
 
     async def _release(self) -> None:
+        """Wake as many waiters as there are free slots (the limit may have grown since), not all of them: a pull
+        of 250 apps queues thousands of calls, and waking every one at each answer made the client's CPU grow with
+        the square of the account (6,500 waiters, 7,254 answers; three quarters of the pull's CPU)."""
         async with self._cond:
             self._in_flight -= 1
-            self._cond.notify_all()
+            self._cond.notify(max(0, self.limit - self._in_flight))
 
     def observe(self, latency: float, *, throttled: bool, remaining: int | None = None) -> None:
         """What one answer says about the service: its latency, whether it asked us to slow down, the quota left."""
