@@ -150,7 +150,7 @@ def test_settings_kept_verbatim_by_the_editors_pull_are_not_deletes(draft: Path,
 
     session = DraftSession.open(draft)
     _, app_id = _acme(session)
-    settings = {"sendGridApiKey": "SG.fake", "messageDelay": 120, "senderEmail": "ops@acme.example",
+    settings = {"sendGridApiKey": "SG.fake", "messageDelay": "120", "senderEmail": "ops@acme.example",
                 "senderName": "Acme", "sendGridTemplateId": "d-1", "sendGridUnsubscribeGroupId": 4242,
                 "useWebhook": False, "useWebhookBasicAuth": False, "sendEmailReplies": False}
     with sqlite3.connect(tmp_path / "data" / "sandbox.sqlite3") as db:
