@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.extension_view import effective_toggle
-from tenantdeck.policies import engine
+from tenantdeck.policies import evaluator
 from tenantdeck.policies.finder import widget_leaf
 from tenantdeck.sync.kinds.widget import KIND as WIDGET_KIND
 from tests.models.factories import full_settings
@@ -100,7 +100,7 @@ def readers(data: dict[str, Any], section: str, key: str) -> dict[str, tuple[Any
     preset = presets.get(widget.get("extends"))
     form = wv.resolve(widget, preset, section, key)
     preview = effective_widget(widget, presets)
-    policies = engine.normalise(data["apps"][0], presets)["widgets"][0][section]
+    policies = evaluator.normalise(data["apps"][0], presets)["widgets"][0][section]
     return {"form": (form.value, form.source),
             "preview": (preview.section(section).get(key), preview.source_of(section, key)),
             "policies": (policies.get(key), None),
