@@ -22,7 +22,7 @@ def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None
     """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
     from tenantdeck.tui.screens.app_screen import AppScreen
 
-    screen = AppScreen(index)
+    screen = AppScreen(index, tab) if tab else AppScreen(index)
     app.push_screen(screen)
     if tab:
         app.call_after_refresh(screen.action_show_tab, tab, path)
@@ -132,7 +132,7 @@ def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) ->
     top = app.screen
     if isinstance(top, AppScreen) and top.app_index == index:
         if tab:
-            top.action_show_tab(tab, path)
+            top.call_later(top.action_show_tab, tab, path)
     else:
         while len(app.screen_stack) > 1:
             app.pop_screen()
