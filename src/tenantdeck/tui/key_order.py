@@ -11,7 +11,9 @@ Here the whole binding chain (the field's bindings, then its ancestors', the scr
 the app would run) is run inside the text widget's own key handler, right after Textual's, for a key the widget
 did not take as text. The key is then done; one the chain does not handle bubbles on as before, marked so that the
 app does not run the same chain a second time (:func:`checked`). Priority bindings are unchanged: the app runs
-them before the key reaches the widget, which is in order already.
+them before the key reaches the widget, which is in order already. A key that reaches a field after an earlier key
+of its burst moved the focus away (Enter leaves a field) goes on to what has the focus now, as it would have gone
+typed a moment later.
 
 Installed by :class:`tenantdeck.tui.app.TenantdeckApp` (``install()`` is idempotent); it wraps a method of two
 Textual classes, so tests/tui/test_key_bursts.py fails if a Textual upgrade changes the route.
@@ -49,11 +51,27 @@ async def _run_bindings_in_order(widget: Widget, event: events.Key) -> None:
         setattr(event, _MARK, True)
 
 
+def _moved_on(widget: Widget, event: events.Key) -> bool:
+    """A key forwarded to this field while it had the focus, reaching it after an earlier key of the same burst
+    moved the focus away (Enter leaves a field): handed on to what has the focus now, in order, as it would have
+    gone typed a moment later."""
+    app = widget.app
+    target = app.focused or app.screen
+    if target is widget or widget.screen is not app.screen:
+        return False
+    event.stop()
+    event.prevent_default()
+    target._forward_event(events.Key(event.key, event.character))
+    return True
+
+
 def _wrap(cls: type[Widget]) -> None:
     original = cls.__dict__["_on_key"]
     _originals[cls] = original
 
     async def _on_key(self: Widget, event: events.Key) -> None:
+        if _moved_on(self, event):
+            return
         await original(self, event)
         await _run_bindings_in_order(self, event)
 

@@ -46,7 +46,8 @@ FIELDS = """\
 ## Fields
 
 `Tab` and `shift+Tab` move from field to field (the focused row has a bar). Type to change a value: `Enter` writes
-it and keeps the cursor there; `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
+it and leaves the field (the focus stays on its row, where the tab digits and `Space` work again, and `Enter` goes
+back in); `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
 A value that is not valid is never written by leaving a field. `Space` flips a toggle; `ctrl+z` undoes the last
 edit."""
 
