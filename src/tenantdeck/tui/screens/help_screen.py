@@ -33,8 +33,9 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
             continue  # one key per action: the first one declared (f2, not ctrl+s, which a terminal may swallow)
         seen.add(what)
         rows.append(f"| `{key_display(screen, binding, key)}` | {what} |")
-    palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or toggle by name "
-               "or label (the footer leaves it out to fit 80 columns).")
+    palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or field (a colour, "
+               "a toggle, an SMS, extension or app setting, the team) by name or label (the footer leaves it out "
+               "to fit 80 columns).")
     return "\n\n".join([*parts, FIELDS, palette, "## Keys here\n\n" + "\n".join(rows),
                         "Keys can be remapped in `keymap.yaml` in the config directory (see the README).", CLOSING])
 
