@@ -41,7 +41,7 @@ def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
     if name == "help":
         from tenantdeck.tui.screens.help_screen import HelpScreen
 
-        return HelpScreen(app.focused, top)
+        return HelpScreen.for_place(app, app.focused, top)
     if name == "problems":
         from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 
