@@ -11,11 +11,12 @@ import importlib
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
-from textual.widgets._tabbed_content import ContentTab
+from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
@@ -66,6 +67,21 @@ class AppTabs(TabbedContent):
         if isinstance(screen, AppScreen) and event.tab.id:
             await screen.compose_tab(ContentTab.sans_prefix(event.tab.id))
         super()._on_tabs_tab_activated(event)
+
+    def watch_active(self, active: str) -> None:
+        """Move the tab bar's underline in the frame that shows the pane: Textual moves it after the next refresh,
+        so the content changed a frame (under load, a second) before the underline did (issue 36)."""
+        from textual.widgets._tabs import Underline
+
+        bar = self.query_one(ContentTabs)
+        try:
+            tab = bar.query_one(f"#tabs-list > #{ContentTab.add_prefix(active)}")
+        except NoMatches:
+            return
+        if tab.virtual_region.width:  # laid out (the first activation, before the first layout, is Textual's)
+            start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
+            underline = bar.query_one(Underline)
+            underline.highlight_start, underline.highlight_end = start, end
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tabs.tab_refresh`): catch up before the pane is drawn,
