@@ -46,9 +46,10 @@ def underlined(screen: AppScreen) -> str:
 
 @pytest.mark.parametrize("digit", [str(n) for n in range(2, 10)])
 async def test_every_frame_shows_the_tab_bar_and_the_content_of_the_same_tab(draft: Path, digit: str) -> None:
-    """Each frame written after a digit: the tab underlined is the pane shown, and that pane has its content."""
+    """Each frame written after a digit: the tab underlined is the pane shown, that pane has its content, and the
+    footer already lists the keys of what has the focus there."""
     app = make_app(draft)
-    frames: list[tuple[str, str, bool]] = []
+    frames: list[tuple[str, str, bool, str]] = []
 
     def display(screen: Any, renderable: Any) -> None:
         App._display(app, screen, renderable)
@@ -56,7 +57,9 @@ async def test_every_frame_shows_the_tab_bar_and_the_content_of_the_same_tab(dra
         if renderable is not None and isinstance(top, AppScreen):
             tabs = top.query_one(TabbedContent)
             pane = tabs.active_pane
-            frames.append((underlined(top), tabs.active, pane is not None and bool(pane.children) and pane.display))
+            footer = " ".join(str(key.description) for key in top.query("FooterKey"))
+            frames.append((underlined(top), tabs.active, pane is not None and bool(pane.children) and pane.display,
+                           footer))
 
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -67,8 +70,9 @@ async def test_every_frame_shows_the_tab_bar_and_the_content_of_the_same_tab(dra
         await settle(pilot)
         want = TABS[int(digit) - 1][0]
         assert frames, "no frame after the key"
-        assert all(bar == shown and has_content for bar, shown, has_content in frames), frames
+        assert all(bar == shown and has_content for bar, shown, has_content, _ in frames), frames
         assert frames[-1][0] == want
+        assert all(footer == frames[-1][3] for *_, footer in frames), "the footer lagged the content"
 
 
 async def test_help_is_built_once_per_place(draft: Path) -> None:

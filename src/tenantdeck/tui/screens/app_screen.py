@@ -192,9 +192,27 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         if tabs.active == tab and path is not None:
             self.call_after_refresh(self._focus_into, tab, path)  # already shown: keep the focus, then move it
             return
+        if path is None:
+            with self.app.batch_update():  # the tab bar, the pane and the footer change in one frame
+                tabs.active = tab
+                self._focus_first(tab)
+                await self.query_one(KeyFooter).show_keys_now()
+            return
         tabs.active = tab
         tabs.query_one(Tabs).focus()
         self.call_after_refresh(self._focus_into, tab, path)
+
+    def _focus_first(self, tab: str) -> None:
+        """A digit's switch: the focus on the new pane's first widget (the tab bar for a text field, as in
+        :meth:`_focus_into`) at once, so the footer composed right after lists its keys. Nothing stays focused in
+        the pane just hidden, so no late "this pane got focus" can switch back."""
+        from textual.widgets import Input, TextArea
+
+        pane = self.query_one(f"#{tab}", TabPane)
+        first = next((w for w in pane.query("*") if w.focusable and w.display), None)
+        if first is None or isinstance(first, Input | TextArea):
+            first = self.query_one(TabbedContent).query_one(Tabs)
+        self.set_focus(first, scroll_visible=False)
 
     def show_widget(self, index: int) -> bool:
         """Make widget ``index`` of the app the one the widget tabs edit (a problem or palette entry names it)."""
