@@ -39,7 +39,16 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.literal import literal
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
-from tenantdeck.tui.widgets.input_row import DONE, EDIT, back_into_field, done, leave_to_row, row_blurred
+from tenantdeck.tui.widgets.input_row import (
+    DONE,
+    EDIT,
+    NEXT,
+    back_into_field,
+    done,
+    leave_to_row,
+    next_field,
+    row_blurred,
+)
 from tenantdeck.tui.widgets.quiet import update_static
 
 if TYPE_CHECKING:
@@ -280,7 +289,7 @@ A colour is `#RGB` or `#RRGGBB`: the swatch shows it, and a colour the models re
 field with such a colour writes nothing and puts the draft's value back; `Enter` writes it as typed (it is then
 listed with F8).
 """
-    BINDINGS = [EDIT]
+    BINDINGS = [EDIT, NEXT]
     DEFAULT_CSS = """
     TextRow:focus { background: $focus-row-background; text-style: bold; }
     TextRow Input { width: 1fr; }
@@ -366,6 +375,9 @@ listed with F8).
 
     def action_edit_field(self) -> None:
         back_into_field(self)
+
+    def action_next_field(self) -> None:
+        next_field(self)
 
     def on_blur(self) -> None:
         row_blurred(self)

@@ -21,6 +21,8 @@ from textual.widgets import Input
 DONE = Binding("enter", "done", "Done", id="field.done", tooltip="Write the value and leave the field")
 #: the binding a row shows once the focus is on it: Enter goes back into its field
 EDIT = Binding("enter", "edit_field", "Edit", id="field.edit", tooltip="Back into the field")
+#: Tab on the row: on to the next field, not into the row's own field (the next in the focus chain)
+NEXT = Binding("tab", "next_field", "Next field", show=False, id="field.next")
 
 
 def done(field: Input) -> None:
@@ -49,6 +51,14 @@ def back_into_field(row: Widget) -> None:
     field.cursor_position = len(field.value)
 
 
+def next_field(row: Widget) -> None:
+    """Tab on the row: the field after the row's own, as Tab from the field itself would."""
+    field = row.query(Input).first(Input)
+    row.can_focus = False
+    row.screen.set_focus(field, scroll_visible=False)
+    row.screen.focus_next()
+
+
 def row_blurred(row: Widget) -> None:
     """The row lets go of the focus: not focusable again, so Tab passes it by."""
     row.can_focus = False
@@ -57,13 +67,16 @@ def row_blurred(row: Widget) -> None:
 class InputRow(Horizontal):
     """A ``Horizontal`` row of a label and one text field that takes the focus after ``Enter`` in its field."""
 
-    BINDINGS = [EDIT]
+    BINDINGS = [EDIT, NEXT]
     DEFAULT_CSS = """
     InputRow:focus { background: $focus-row-background; text-style: bold; }
     """
 
     def action_edit_field(self) -> None:
         back_into_field(self)
+
+    def action_next_field(self) -> None:
+        next_field(self)
 
     def on_blur(self) -> None:
         row_blurred(self)
