@@ -170,7 +170,7 @@ async def test_escape_in_a_field_restores_its_value_and_a_second_escape_leaves(d
         assert app.editor.session.text == text
 
 
-async def test_enter_keeps_the_focus_and_a_digit_after_it_does_not_change_the_next_field(draft: Path) -> None:
+async def test_enter_leaves_for_the_row_and_a_digit_after_tab_does_not_change_the_next_field(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_app(app, pilot, "tab")
@@ -182,7 +182,7 @@ async def test_enter_keeps_the_focus_and_a_digit_after_it_does_not_change_the_ne
         await pilot.press("ctrl+u", *"#123456", "enter")
         await settle(pilot, 1)
         assert app.editor.get(f"{STYLE}.{row.key}") == "#123456"
-        assert app.focused is field and field.selected_text == ""
+        assert app.focused is row and field.selected_text == ""  # Enter leaves the field for its row (issue 37)
         await pilot.press("tab")  # on to the next field: nothing is selected there
         await pilot.pause()
         assert app.focused is nxt.input and nxt.input.selected_text == ""

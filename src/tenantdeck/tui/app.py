@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,7 +18,7 @@ from textual.widget import Widget
 
 from tenantdeck.draft.session import Change, ChangeKind
 from tenantdeck.textsafe import shown
-from tenantdeck.tui import navigation, safe_output
+from tenantdeck.tui import key_order, navigation, safe_output
 from tenantdeck.tui.commands import TenantdeckCommands
 from tenantdeck.tui.editor import Editor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
@@ -62,6 +62,7 @@ class TenantdeckApp(App[None]):
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         safe_output.install()  # no control or bidi character of any data reaches the terminal (tui/safe_output.py)
+        key_order.install()  # a burst of keys lands in a text field in the order typed (tui/key_order.py)
         self._event_lab = event_lab
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)
@@ -81,6 +82,12 @@ class TenantdeckApp(App[None]):
         from tenantdeck.tui import appearance
 
         return {**super().get_theme_variable_defaults(), **appearance.variable_defaults(self.current_theme)}
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key whose bindings a text field already ran, in order, and that none handled: not run twice
+        (tui/key_order.py). The rest is Textual's own handling (this app has no ``key_*`` methods for it to call)."""
+        if key_order.checked(event):
+            event.prevent_default()  # App._on_key would run the same binding chain again
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
 

@@ -1,7 +1,9 @@
 """The command palette (ctrl+p): jump to anything, and the commands that make sense right now.
 
-Jump targets: an app by name, region or id; a webhook by id or name (opens its app on the Webhooks tab); a Main
-toggle by key or label (opens the current app, or the one highlighted on the Apps screen, on the Main tab).
+Jump targets: an app by name, region or id; a webhook by id or name (opens its app on the Webhooks tab); every
+field the App screen shows for the current app, or the one highlighted on the Apps screen (a colour, a toggle, an
+SMS setting, an extension's setting, the team and its members, an app setting: :mod:`tenantdeck.draft.field_index`),
+by label or key, opening the tab that holds it (composed then if it was not yet) with the focus in the field.
 Contextual commands are offered only when they apply: save when there are unsaved edits, undo/redo when there is
 something to take back, reload when the file changed on disk, the themes you are not using; review, refresh, push
 and pull; take mine / take theirs for the conflict under the cursor or all of them (on the review screen); retry
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
 
 class TenantdeckCommands(Provider):
-    """Contextual commands on an empty query; apps, webhooks and toggles too once you type."""
+    """Contextual commands on an empty query; apps, webhooks and every field of the current app once you type."""
 
     @property
     def host(self) -> EditorHost:
@@ -126,15 +128,17 @@ class TenantdeckCommands(Provider):
         if index is None or not 0 <= index < len(apps) or not isinstance(apps[index], dict):
             return
         widgets = apps[index].get("widgets")
-        widget = navigation.current_widget_index(app, index)
-        if not isinstance(widgets, list) or not 0 <= widget < len(widgets):
-            return  # no widget: no toggle to focus, so none is offered
-        from tenantdeck.models.catalog import MAIN_TOGGLES
+        shown_widget = navigation.current_widget_index(app, index)
+        # no widget: no widget field to focus, so none is offered
+        widget = shown_widget if isinstance(widgets, list) and 0 <= shown_widget < len(widgets) else None
+        from tenantdeck.draft.app_tabs import tab_of_draft_path
+        from tenantdeck.draft.field_index import fields_of_app
+        from tenantdeck.problems import parse_path
 
-        name = str(apps[index].get("name", "?"))
-        for toggle in MAIN_TOGGLES:
-            yield (f"Toggle: {toggle.label} ({toggle.key})", f"{toggle.topic} · {name}",
-                   partial(navigation.jump, app, index, "main", f"apps[{index}].widgets[{widget}].main.{toggle.key}"))
+        for entry in fields_of_app(apps[index], index, widget):
+            where = tab_of_draft_path(parse_path(entry.path))
+            tab = where[1] if where else None
+            yield entry.text, entry.help, partial(navigation.jump, app, index, tab, entry.path)
 
     # -- the Provider interface ---------------------------------------------------------------------------------
 

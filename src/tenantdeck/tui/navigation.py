@@ -22,7 +22,7 @@ def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None
     """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
     from tenantdeck.tui.screens.app_screen import AppScreen
 
-    screen = AppScreen(index)
+    screen = AppScreen(index, tab) if tab else AppScreen(index)
     app.push_screen(screen)
     if tab:
         app.call_after_refresh(screen.action_show_tab, tab, path)
@@ -41,7 +41,7 @@ def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
     if name == "help":
         from tenantdeck.tui.screens.help_screen import HelpScreen
 
-        return HelpScreen(app.focused, top)
+        return HelpScreen.for_place(app, app.focused, top)
     if name == "problems":
         from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 
@@ -132,7 +132,7 @@ def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) ->
     top = app.screen
     if isinstance(top, AppScreen) and top.app_index == index:
         if tab:
-            top.action_show_tab(tab, path)
+            top.call_later(top.action_show_tab, tab, path)
     else:
         while len(app.screen_stack) > 1:
             app.pop_screen()

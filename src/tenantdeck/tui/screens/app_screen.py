@@ -7,11 +7,16 @@ Each tab is its own widget module. They all read and edit the draft through the 
 
 from __future__ import annotations
 
+import importlib
+
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import TabbedContent, TabPane, Tabs
+from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
@@ -30,6 +35,8 @@ TABS = (
     ("team", "Team", "tenantdeck.tui.tabs.team_tab", "TeamTab"),
     ("settings", "Settings", "tenantdeck.tui.tabs.settings_tab", "SettingsTab"),
 )
+
+TAB_IDS = tuple(tab[0] for tab in TABS)
 
 
 class WidgetSwitched(Message):
@@ -53,6 +60,28 @@ class AppTabs(TabbedContent):
         if focused is None or event.tab_pane not in focused.ancestors_with_self:
             event.stop()
             event.prevent_default()
+
+    async def _on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        """A tab chosen on the tab bar itself (arrows, a click): its pane is composed first, if it was not yet."""
+        screen = self.screen
+        if isinstance(screen, AppScreen) and event.tab.id:
+            await screen.compose_tab(ContentTab.sans_prefix(event.tab.id))
+        super()._on_tabs_tab_activated(event)
+
+    def watch_active(self, active: str) -> None:
+        """Move the tab bar's underline in the frame that shows the pane: Textual moves it after the next refresh,
+        so the content changed a frame (under load, a second) before the underline did (issue 36)."""
+        from textual.widgets._tabs import Underline
+
+        bar = self.query_one(ContentTabs)
+        try:
+            tab = bar.query_one(f"#tabs-list > #{ContentTab.add_prefix(active)}")
+        except NoMatches:
+            return
+        if tab.virtual_region.width:  # laid out (the first activation, before the first layout, is Textual's)
+            start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
+            underline = bar.query_one(Underline)
+            underline.highlight_start, underline.highlight_end = start, end
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tabs.tab_refresh`): catch up before the pane is drawn,
@@ -88,25 +117,40 @@ The tabs edit one app of the draft; every change is validated at once and shown 
           for i, tab in enumerate(TABS, 1)],
     ]
 
-    def __init__(self, app_index: int) -> None:
+    def __init__(self, app_index: int, tab: str = TABS[0][0]) -> None:
         super().__init__()
         self.app_index = app_index
         self.widget_index = 0
+        self.first_tab = tab if tab in TAB_IDS else TABS[0][0]
 
     @property
     def prefix(self) -> str:
         return f"apps[{self.app_index}]"
 
     def compose(self) -> ComposeResult:
-        import importlib
-
+        """The tab bar, and the content of the first tab shown only: each other tab is composed when it is first
+        shown (:meth:`compose_tab`), so opening an app builds one tab's rows, not every row of nine tabs."""
         yield TitleHeader()
-        with AppTabs(id="tabs"):
-            for tab_id, title, module, cls in TABS:
-                widget_class = getattr(importlib.import_module(module), cls)
+        with AppTabs(id="tabs", initial=self.first_tab):
+            for tab_id, title, _, _ in TABS:
                 with TabPane(title, id=tab_id):
-                    yield widget_class(self.app_index)
+                    if tab_id == self.first_tab:
+                        yield self._tab_content(tab_id)
         yield KeyFooter()
+
+    def _tab_content(self, tab: str) -> Widget:
+        _, _, module, cls = TABS[TAB_IDS.index(tab)]
+        widget: Widget = getattr(importlib.import_module(module), cls)(self.app_index)
+        return widget
+
+    async def compose_tab(self, tab: str) -> None:
+        """Compose tab ``tab``'s content unless it has been: every way of showing a tab comes through here first,
+        so the tab bar, the footer and the tab's content change in the same frame."""
+        if tab not in TAB_IDS:
+            return
+        pane = self.query_one(f"#{tab}", TabPane)
+        if not pane.children:
+            await pane.mount(self._tab_content(tab))
 
     def on_mount(self) -> None:
         self._retitle()
@@ -140,21 +184,38 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def action_show_tab(self, tab: str, path: str | None = None) -> None:
+    async def action_show_tab(self, tab: str, path: str | None = None) -> None:
         """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it);
         with ``path`` (the palette, a problem), in the field of that key path.
 
         The tab bar takes the focus at once, until the new pane is laid out and its first widget can take it: a
         focus left in the pane being hidden lets a late "this pane got focus" message switch straight back."""
-        from textual.widgets import Tabs
-
+        await self.compose_tab(tab)
         tabs = self.query_one(TabbedContent)
         if tabs.active == tab and path is not None:
             self.call_after_refresh(self._focus_into, tab, path)  # already shown: keep the focus, then move it
             return
+        if path is None:
+            with self.app.batch_update():  # the tab bar, the pane and the footer change in one frame
+                tabs.active = tab
+                self._focus_first(tab)
+                await self.query_one(KeyFooter).show_keys_now()
+            return
         tabs.active = tab
         tabs.query_one(Tabs).focus()
         self.call_after_refresh(self._focus_into, tab, path)
+
+    def _focus_first(self, tab: str) -> None:
+        """A digit's switch: the focus on the new pane's first widget (the tab bar for a text field, as in
+        :meth:`_focus_into`) at once, so the footer composed right after lists its keys. Nothing stays focused in
+        the pane just hidden, so no late "this pane got focus" can switch back."""
+        from textual.widgets import Input, TextArea
+
+        pane = self.query_one(f"#{tab}", TabPane)
+        first = next((w for w in pane.query("*") if w.focusable and w.display), None)
+        if first is None or isinstance(first, Input | TextArea):
+            first = self.query_one(TabbedContent).query_one(Tabs)
+        self.set_focus(first, scroll_visible=False)
 
     def show_widget(self, index: int) -> bool:
         """Make widget ``index`` of the app the one the widget tabs edit (a problem or palette entry names it)."""
@@ -174,7 +235,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         unless it takes text: then the tab bar takes the focus, so the digits and brackets that switch tabs are not
         typed into a field (Tab moves into it). Never left where it was: a focus inside the pane just hidden made
         TabbedContent switch straight back to it ("1" on the Main tab did nothing)."""
-        from textual.widgets import Input, Tabs, TextArea
+        from textual.widgets import Input, TextArea
 
         if self.query_one(TabbedContent).active != tab:
             # another tab was chosen since (a quick second digit): focusing into this one now would switch back,
@@ -192,11 +253,10 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         else:
             first.focus()
 
-    def action_tab(self, step: int) -> None:
-        ids = [t[0] for t in TABS]
+    async def action_tab(self, step: int) -> None:
         current = self.query_one(TabbedContent).active
-        index = ids.index(current) if current in ids else 0
-        self.action_show_tab(ids[(index + step) % len(ids)])
+        index = TAB_IDS.index(current) if current in TAB_IDS else 0
+        await self.action_show_tab(TAB_IDS[(index + step) % len(TAB_IDS)])
 
     def action_browser_preview(self) -> None:
         from tenantdeck.tui.browser_preview import open_preview

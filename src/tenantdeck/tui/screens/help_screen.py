@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,6 +12,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 def help_text(focused: Widget | None, screen: Screen[object]) -> str:
@@ -33,8 +38,9 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
             continue  # one key per action: the first one declared (f2, not ctrl+s, which a terminal may swallow)
         seen.add(what)
         rows.append(f"| `{key_display(screen, binding, key)}` | {what} |")
-    palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or toggle by name "
-               "or label (the footer leaves it out to fit 80 columns).")
+    palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or field (a colour, "
+               "a toggle, an SMS, extension or app setting, the team) by name or label (the footer leaves it out "
+               "to fit 80 columns).")
     return "\n\n".join([*parts, FIELDS, palette, "## Keys here\n\n" + "\n".join(rows),
                         "Keys can be remapped in `keymap.yaml` in the config directory (see the README).", CLOSING])
 
@@ -46,7 +52,8 @@ FIELDS = """\
 ## Fields
 
 `Tab` and `shift+Tab` move from field to field (the focused row has a bar). Type to change a value: `Enter` writes
-it and keeps the cursor there; `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
+it and leaves the field (the focus stays on its row, where the tab digits and `Space` work again, and `Enter` goes
+back in); `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
 A value that is not valid is never written by leaving a field. `Space` flips a toggle; `ctrl+z` undoes the last
 edit."""
 
@@ -71,9 +78,23 @@ class HelpScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, focused: Widget | None, screen: Screen[object]) -> None:
+    def __init__(self, text: str) -> None:
         super().__init__()
-        self.text = help_text(focused, screen)
+        self.text = text
+
+    @classmethod
+    def for_place(cls, app: App[Any], focused: Widget | None, screen: Screen[object]) -> HelpScreen:
+        """The help for what has focus, built once per text: the screen (its Markdown laid out, the cost of F1) is
+        installed in the app and shown again on the next F1 there, instead of being parsed and composed anew."""
+        text = help_text(focused, screen)
+        name = "help:" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        if app.is_screen_installed(name):
+            found = app.get_screen(name)
+            if isinstance(found, HelpScreen):
+                return found
+        help_screen = cls(text)
+        app.install_screen(help_screen, name)
+        return help_screen
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():

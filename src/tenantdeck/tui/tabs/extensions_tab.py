@@ -178,7 +178,7 @@ below the table, the widgets of this app where such a toggle is on.
         if row.id == "sms-notification":
             show_tab = getattr(self.screen, "action_show_tab", None)
             if callable(show_tab):
-                show_tab("sms")
+                self.screen.call_later(show_tab, "sms")  # a coroutine: the tab may be composed first
                 return
         why = xv.why_no_form(row.id)
         if why:

@@ -16,7 +16,7 @@ from typing import Any
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Static
 
 from tenantdeck.draft import extension_view as ev
@@ -25,6 +25,7 @@ from tenantdeck.draft.session import ChangeKind
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.input_row import DONE, DoneInput, InputRow, done, leave_to_row
 from tenantdeck.tui.widgets.quiet import update_static
 from tenantdeck.tui.widgets.secret_input import SecretInput
 
@@ -39,7 +40,8 @@ class SmsTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll):
 The app's SMS notification settings (the `sms-notification` extension). All five are required by the service.
 
 - Type a value, then `Enter` or `Tab`: it is written to the draft and checked at once (the message shows under
-  the field). `Escape` takes back what you typed; a second `Escape` leaves the app. Leaving a field with a value
+  the field). `Enter` leaves the field for its row (the tab digits work again; `Enter` goes back in).
+  `Escape` takes back what you typed; a second `Escape` leaves the app. Leaving a field with a value
   the model refuses writes nothing.
 - **twilioAuthToken** is a secret: write it as `${ENV_VAR}` and set that variable where you push. A literal
   token is refused and never written. The field is masked; `ctrl+g` (or `F9`) shows what is typed.
@@ -85,9 +87,9 @@ The app's SMS notification settings (the `sms-notification` extension). All five
             yield Button("Add SMS settings (Ctrl+N)", id="sms-add", variant="primary")
         with Vertical(id="sms-fields"):
             for key, description in sv.sms_fields():
-                with Horizontal(classes="sms-row"):
+                with InputRow(classes="sms-row"):
                     yield Label(key)
-                    kind = SecretInput if key == sv.TOKEN else Input
+                    kind = _DoneSecret if key == sv.TOKEN else DoneInput
                     yield kind(id=f"sms-{key}", compact=True, select_on_focus=False,
                                placeholder="${ENV_VAR}" if key == sv.TOKEN else description)
                 masked = " Entered as its reference, masked (ctrl+g shows it)."
@@ -168,6 +170,14 @@ The app's SMS notification settings (the `sms-notification` extension). All five
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._commit(event.input)
+
+    def field_done(self, field: Input) -> None:
+        """Enter writes the field and leaves it for its row (tui/widgets/input_row.py); a value the draft refuses
+        keeps the cursor in the field, under the reason."""
+        self._commit(field)
+        key = self._key_of(field)
+        if key is not None and key not in self._refused and isinstance(field.parent, InputRow):
+            leave_to_row(field.parent)
 
     def on_descendant_blur(self, event: Any) -> None:
         if isinstance(event.widget, Input):
@@ -292,3 +302,12 @@ The app's SMS notification settings (the `sms-notification` extension). All five
 
         self.app.push_screen(ConfirmScreen("Remove this app's SMS settings from the draft? A push then leaves the "
                                            "service's SMS settings as they are.", yes="Remove"), answered)
+
+
+class _DoneSecret(SecretInput):
+    """The token's masked field, whose footer says Enter leaves it, as every SMS field's does."""
+
+    BINDINGS = [DONE]
+
+    def action_done(self) -> None:
+        done(self)

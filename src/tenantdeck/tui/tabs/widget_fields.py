@@ -39,6 +39,16 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.literal import literal
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.input_row import (
+    DONE,
+    EDIT,
+    NEXT,
+    back_into_field,
+    done,
+    leave_to_row,
+    next_field,
+    row_blurred,
+)
 from tenantdeck.tui.widgets.quiet import update_static
 
 if TYPE_CHECKING:
@@ -243,7 +253,7 @@ class FieldInput(Input):
     value wholesale."""
 
     BINDINGS = [Binding("escape", "revert", "Undo typing", id="widget.revert",
-                        tooltip="Take back what was typed: the field shows the draft's value again")]
+                        tooltip="Take back what was typed: the field shows the draft's value again"), DONE]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(select_on_focus=False, **kwargs)
@@ -255,26 +265,33 @@ class FieldInput(Input):
             return self.query_ancestor(TextRow).pending if self.is_mounted else False
         return super().check_action(action, parameters)
 
+    def action_done(self) -> None:
+        done(self)
+
     def action_revert(self) -> None:
         if not self.query_ancestor(TextRow).revert():
             raise SkipAction()  # nothing typed: Escape goes on to the screen (back to the apps)
 
 
 class TextRow(FieldRow):
-    """One line of text: written on Enter or when the field is left. Colours get a swatch and are checked as you
-    type, with the models' own rule; leaving a colour the rule refuses writes nothing."""
+    """One line of text: written on Enter (which leaves the field for its row) or when the field is left. Colours
+    get a swatch and are checked as you type, with the models' own rule; leaving a colour the rule refuses writes
+    nothing."""
 
     HELP = """\
 ## A text field
 
-Type, then `Enter` to write it to the draft (the cursor stays in the field); `Tab` also writes it and moves on.
+Type, then `Enter` to write it to the draft and leave the field (the focus is on its row: the tab digits and
+`Space` work again; `Enter` goes back into the field); `Tab` also writes it and moves on to the next field.
 `Escape` takes back what you typed (the draft's value comes back); a second `Escape` leaves the app.
 
 A colour is `#RGB` or `#RRGGBB`: the swatch shows it, and a colour the models refuse says why at once. Leaving the
 field with such a colour writes nothing and puts the draft's value back; `Enter` writes it as typed (it is then
 listed with F8).
 """
+    BINDINGS = [EDIT, NEXT]
     DEFAULT_CSS = """
+    TextRow:focus { background: $focus-row-background; text-style: bold; }
     TextRow Input { width: 1fr; }
     TextRow .swatch { width: 4; height: 1; margin-left: 1; }
     """
@@ -350,6 +367,20 @@ listed with F8).
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.commit()
+
+    def field_done(self, field: Input) -> None:
+        """Enter: written, and the focus leaves the field for the row (tui/widgets/input_row.py)."""
+        self.commit()
+        leave_to_row(self)
+
+    def action_edit_field(self) -> None:
+        back_into_field(self)
+
+    def action_next_field(self) -> None:
+        next_field(self)
+
+    def on_blur(self) -> None:
+        row_blurred(self)
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self.commit(leaving=True)

@@ -15,3 +15,10 @@ class KeyFooter(Footer):
 
     def __init__(self) -> None:
         super().__init__(compact=True, show_command_palette=False)
+
+    async def show_keys_now(self) -> None:
+        """List the keys of what has the focus now, before the next frame: Textual's footer recomposes a refresh
+        after the focus moved, so a tab switch showed the new tab under the old tab's keys for a frame or two (issue
+        36). Composed in the footer's own context, as its own recompose is (its keys bind to its data)."""
+        with self._context():
+            await self.recompose()

@@ -1,0 +1,198 @@
+"""No key lost: a burst of keys (posted the way the terminal driver posts a chunk it read: all at once, no pause
+between them) lands in a text field in the order typed, in every kind of text field and prompt, also while a
+worker (validation, the filter, the palette's search) is running. Issue 36; the cause was Textual running a bound
+key (Backspace, ctrl+u, arrows) only after it bubbled to the app, so letters typed after it overtook it
+(tui/key_order.py)."""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tenantdeck.tui import key_order
+from tenantdeck.tui.app import TenantdeckApp
+from tests.tui import widget_fixtures
+from tests.tui.pilot import make_app, settle
+from tests.tui.widget_fixtures import ACME, GLOBEX
+
+pytestmark = pytest.mark.anyio
+anyio_backend = widget_fixtures.anyio_backend
+draft = widget_fixtures.draft
+
+#: keys a sequence is made of: letters Input takes as text, and the bound keys that used to be overtaken
+TEXT_KEYS = ("a", "b", "c", "0", "9", "#", "full_stop")
+BOUND_KEYS = ("backspace", "backspace", "ctrl+u", "left", "right", "home", "end", "delete")
+
+
+def typed(value: str, cursor: int, keys: list[str]) -> str:
+    """What an Input holds after ``keys``, typed one at a time from ``value`` with the cursor at ``cursor``."""
+    for key in keys:
+        char = {"full_stop": "."}.get(key, key)
+        if len(char) == 1:
+            value, cursor = value[:cursor] + char + value[cursor:], cursor + 1
+        elif key == "backspace" and cursor:
+            value, cursor = value[:cursor - 1] + value[cursor:], cursor - 1
+        elif key == "delete":
+            value = value[:cursor] + value[cursor + 1:]
+        elif key == "ctrl+u":
+            value, cursor = value[cursor:], 0
+        elif key == "left":
+            cursor = max(0, cursor - 1)
+        elif key == "right":
+            cursor = min(len(value), cursor + 1)
+        elif key == "home":
+            cursor = 0
+        elif key == "end":
+            cursor = len(value)
+    return value
+
+
+def sequences(count: int, seed: int) -> list[list[str]]:
+    """Generated bursts: 2-12 keys, at least one bound key followed by a letter (the case that lost keys)."""
+    rng = random.Random(seed)
+    out = [["backspace", "a", "b"], ["ctrl+u", "ctrl+u", "a", "b", "c"], ["left", "left", "a", "backspace", "b"]]
+    while len(out) < count:
+        keys = [rng.choice(TEXT_KEYS + BOUND_KEYS) for _ in range(rng.randint(1, 10))]
+        keys[rng.randrange(len(keys)):] += [rng.choice(BOUND_KEYS), rng.choice(TEXT_KEYS[:3])]
+        out.append(keys)
+    return out
+
+
+def burst(app: TenantdeckApp, keys: list[str]) -> None:
+    """Post every key at once, as the driver does with what it read from the terminal in one chunk."""
+    for key in keys:
+        char = {"full_stop": "."}.get(key, key)
+        app.post_message(events.Key(key, char if len(char) == 1 else None))
+
+
+async def check_field(pilot: Pilot[None], field: Input, count: int, seed: int,
+                      during: Callable[[], Any] | None = None) -> None:
+    """Each generated burst leaves the field holding what the keys typed one at a time would."""
+    app: Any = pilot.app
+    for keys in sequences(count, seed):
+        assert app.focused is field, f"{field!r} lost the focus before {keys}"
+        before, cursor = field.value, field.cursor_position
+        if during is not None:
+            during()  # a worker starts right before the burst and runs through it
+        burst(app, keys)
+        await settle(pilot)
+        assert field.value == typed(before, cursor, keys), f"{keys} on {before!r} at {cursor}"
+
+
+async def _open(pilot: Pilot[None], index: int, tab: str) -> None:
+    app: Any = pilot.app
+    await settle(pilot)
+    app.open_app(index, tab)
+    await settle(pilot)
+
+
+async def colour_field(pilot: Pilot[None]) -> Input:
+    await _open(pilot, ACME, "style")
+    return pilot.app.screen.query_one("#input-primary_color", Input)
+
+
+async def sms_field(pilot: Pilot[None]) -> Input:
+    await _open(pilot, GLOBEX, "sms")
+    return pilot.app.screen.query_one("#sms-fromMobileNo", Input)
+
+
+async def team_field(pilot: Pilot[None]) -> Input:
+    await _open(pilot, ACME, "team")
+    await pilot.press("a")
+    await settle(pilot)
+    return pilot.app.screen.query_one("#team-email", Input)
+
+
+async def filter_field(pilot: Pilot[None]) -> Input:
+    await settle(pilot)
+    await pilot.press("slash")
+    await settle(pilot)
+    return pilot.app.screen.query_one("#filter", Input)
+
+
+async def new_app_prompt(pilot: Pilot[None]) -> Input:
+    await settle(pilot)
+    await pilot.press("n")
+    await settle(pilot)
+    return pilot.app.screen.query_one("#name", Input)
+
+
+async def bulk_value(pilot: Pilot[None]) -> Input:
+    await settle(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+    return pilot.app.screen.query_one("#filter", Input)
+
+
+async def palette(pilot: Pilot[None]) -> Input:
+    await settle(pilot)
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    return pilot.app.screen.query_one(Input)
+
+
+FIELDS: dict[str, Callable[[Pilot[None]], Awaitable[Input]]] = {
+    "colour on Style": colour_field, "SMS from number": sms_field, "team email": team_field,
+    "Apps filter (a filter worker per key)": filter_field, "new app name prompt": new_app_prompt,
+    "bulk edit filter": bulk_value, "command palette (its search per key)": palette,
+}
+
+
+@pytest.mark.parametrize("name", list(FIELDS))
+async def test_a_burst_lands_every_key_in_order(draft: Path, name: str) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await FIELDS[name](pilot)
+        field.focus()
+        await settle(pilot)
+        await check_field(pilot, field, count=12, seed=zlib.crc32(name.encode()))
+
+
+async def test_a_burst_while_the_draft_is_validated_in_a_worker(draft: Path) -> None:
+    """The whole draft re-validated in its worker thread (what follows a reload), started right before each burst:
+    its broadcast repaints the rows while the keys arrive, and no key is lost or undone."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await colour_field(pilot)
+        field.focus()
+        await settle(pilot)
+        await check_field(pilot, field, count=8, seed=7, during=app.validate_in_background)
+
+
+async def test_backspace_then_letters_in_one_burst_is_the_issue_s_case(draft: Path) -> None:
+    """``tmux send-keys BSpace a b`` on ``#03A9F4``: ``#03A9Fab``, not ``#03A9F4a`` (a key dropped)."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await colour_field(pilot)
+        field.focus()
+        field.value = "#000000"
+        field.cursor_position = 7
+        await settle(pilot)
+        burst(app, ["backspace", "a", "b"])
+        await settle(pilot)
+        assert field.value == "#00000ab"
+        assert key_order.installed()
+
+
+async def test_a_bracketed_paste_between_keys_keeps_its_place(draft: Path) -> None:
+    """A paste (one event with the text) between bound keys and letters, all in one burst."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await sms_field(pilot)
+        field.focus()
+        field.value = "+1234"
+        field.cursor_position = 5
+        await settle(pilot)
+        burst(app, ["backspace"])
+        app.post_message(events.Paste("99"))
+        burst(app, ["left", "left", "backspace", "x"])
+        await settle(pilot)
+        assert field.value == "+12x99"

@@ -1,0 +1,91 @@
+"""Moving around the editor (issue 36): a tab is composed when it is first shown, and the frame that shows its name
+underlined in the tab bar already shows its content and its footer; F1's help is built once per place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.widgets import TabbedContent, TabPane, Tabs
+
+from tenantdeck.tui.screens.app_screen import TABS, AppScreen
+from tenantdeck.tui.screens.help_screen import HelpScreen
+from tests.tui import widget_fixtures
+from tests.tui.pilot import make_app, settle
+from tests.tui.widget_fixtures import ACME
+
+pytestmark = pytest.mark.anyio
+anyio_backend = widget_fixtures.anyio_backend
+draft = widget_fixtures.draft
+
+
+async def test_opening_an_app_composes_only_the_tab_shown(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        panes = {pane.id: bool(pane.children) for pane in app.screen.query(TabPane)}
+        assert panes == {tab[0]: tab[0] == "style" for tab in TABS}
+
+
+def underlined(screen: AppScreen) -> str:
+    """The tab whose label the tab bar's underline is drawn under (what the user sees, not the bar's state)."""
+    from textual.widgets._tabs import Underline
+
+    bar = screen.query_one(Tabs)
+    line = bar.query_one(Underline)
+    for tab in bar.query("Tab"):
+        start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
+        if (start, end) == (line.highlight_start, line.highlight_end):
+            return str(tab.id).removeprefix("--content-tab-")
+    return "?"
+
+
+@pytest.mark.parametrize("digit", [str(n) for n in range(2, 10)])
+async def test_every_frame_shows_the_tab_bar_and_the_content_of_the_same_tab(draft: Path, digit: str) -> None:
+    """Each frame written after a digit: the tab underlined is the pane shown, that pane has its content, and the
+    footer already lists the keys of what has the focus there."""
+    app = make_app(draft)
+    frames: list[tuple[str, str, bool, str]] = []
+
+    def display(screen: Any, renderable: Any) -> None:
+        App._display(app, screen, renderable)
+        top = app.screen
+        if renderable is not None and isinstance(top, AppScreen):
+            tabs = top.query_one(TabbedContent)
+            pane = tabs.active_pane
+            footer = " ".join(str(key.description) for key in top.query("FooterKey"))
+            frames.append((underlined(top), tabs.active, pane is not None and bool(pane.children) and pane.display,
+                           footer))
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.open_app(ACME)
+        await settle(pilot)
+        app._display = display  # type: ignore[method-assign]
+        await pilot.press(digit)
+        await settle(pilot)
+        want = TABS[int(digit) - 1][0]
+        assert frames, "no frame after the key"
+        assert all(bar == shown and has_content for bar, shown, has_content, _ in frames), frames
+        assert frames[-1][0] == want
+        assert all(footer == frames[-1][3] for *_, footer in frames), "the footer lagged the content"
+
+
+async def test_help_is_built_once_per_place(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        first = app.screen
+        assert isinstance(first, HelpScreen) and "## Apps" in first.text
+        await pilot.press("escape", "f1")
+        await settle(pilot)
+        assert app.screen is first, "the same help, shown again rather than built anew"
+        await pilot.press("escape", "enter", "f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen) and app.screen is not first and "## App\n" in app.screen.text

@@ -1,0 +1,87 @@
+"""The palette reaches every field the editor shows (issue 37 item 5): a colour, an SMS setting, an app setting, an
+extension's setting, the team; each entry opens the tab that holds it (composed then: tabs are composed when first
+shown) with the focus in that field, through the real app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Input, TabbedContent
+
+from tenantdeck.draft.app_tabs import tab_of_draft_path
+from tenantdeck.draft.field_index import fields_of_app
+from tenantdeck.problems import parse_path
+from tenantdeck.tui import navigation
+from tenantdeck.tui.screens.app_screen import AppScreen
+from tenantdeck.tui.tabs.extension_settings_form import ExtensionSettingsForm
+from tests.tui import widget_fixtures
+from tests.tui.pilot import make_app, settle
+from tests.tui.test_focus_lands import in_view, palette
+from tests.tui.widget_fixtures import ACME, GLOBEX
+
+pytestmark = pytest.mark.anyio
+anyio_backend = widget_fixtures.anyio_backend
+draft = widget_fixtures.draft
+
+
+async def test_palette_jumps_to_a_colour_from_the_apps_screen(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await palette(app, pilot, "primary_color", "Primary colour")
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == ACME
+        assert app.screen.query_one(TabbedContent).active == "style"
+        assert app.focused is app.screen.query_one("#input-primary_color", Input)
+        assert await in_view(pilot, app.focused)
+
+
+async def test_palette_jumps_to_an_sms_field_of_the_highlighted_app(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("down")  # Globex, the app with SMS settings
+        await palette(app, pilot, "messageDelay", "SMS: messageDelay")
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == GLOBEX
+        assert app.focused is app.screen.query_one("#sms-messageDelay", Input)
+
+
+async def test_palette_jumps_to_an_app_setting_and_the_team_from_another_tab(draft: Path) -> None:
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter", "3")
+        await settle(pilot)
+        await palette(app, pilot, "updateOnReplies", "Conversations update on replies")
+        assert app.screen.query_one(TabbedContent).active == "settings"
+        assert isinstance(app.focused, DataTable)
+        await palette(app, pilot, "Team: admins", "Team: admins")
+        assert app.screen.query_one(TabbedContent).active == "team"
+        assert isinstance(app.focused, DataTable)
+
+
+async def test_every_field_entry_lands_in_its_tab(draft: Path) -> None:
+    """Every entry the palette offers for an app (Main toggles aside: their own tests) opens the tab that holds it
+    with the focus inside that tab, or the extension's settings form for an extension's setting."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        data: Any = app.editor.get(f"apps[{ACME}]")
+        entries = [e for e in fields_of_app(data, ACME, 0) if not e.text.startswith("Toggle")]
+        assert len(entries) > 50
+        for entry in entries:
+            while len(app.screen_stack) > 1:
+                app.pop_screen()
+            await settle(pilot)
+            where = tab_of_draft_path(parse_path(entry.path))
+            assert where is not None and where[1] is not None, entry
+            navigation.jump(app, ACME, where[1], entry.path)
+            await settle(pilot)
+            if ".extension_settings." in entry.path:
+                assert isinstance(app.screen, ExtensionSettingsForm), entry
+                continue
+            assert isinstance(app.screen, AppScreen), entry
+            pane = app.screen.query_one(f"#{where[1]}")
+            assert app.screen.query_one(TabbedContent).active == where[1], entry
+            assert app.focused is not None and pane in app.focused.ancestors, (entry, app.focused)
