@@ -171,7 +171,8 @@ def test_a_mask_opens_as_its_own_form(ext_draft: Path) -> None:
             await pilot.press("enter")
             await settle(pilot)
             item = form_screen(pilot)
-            assert item.under == ("defaultRegexData", 2) and item.title == "Data masking > Default masks > 3"
+            # unsaved: the title says so
+            assert item.under == ("defaultRegexData", 2) and item.title == "Data masking > Default masks > 3 *"
             await to_row(pilot, "defaultRegexData", 2, "regex")
             await pilot.press("enter")
             item.query_one("#xs-input", Input).value = ""
