@@ -4,6 +4,7 @@ shown) with the focus in that field, through the real app."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +86,28 @@ async def test_every_field_entry_lands_in_its_tab(draft: Path) -> None:
             pane = app.screen.query_one(f"#{where[1]}")
             assert app.screen.query_one(TabbedContent).active == where[1], entry
             assert app.focused is not None and pane in app.focused.ancestors, (entry, app.focused)
+
+
+@pytest.mark.parametrize("name", ["Shop [/] x", "Evil [b]x[/b] [@click=app.quit]q[/]", "back\\"])
+async def test_a_name_that_looks_like_markup_is_shown_in_the_palette_not_read(draft: Path, name: str) -> None:
+    """The palette reads a str prompt and help as Textual markup: an app named ``Shop [/] x`` closed the editor at
+    the first letter typed (found by a newcomer's hostile trial). Its fields' entries carry the name in their help."""
+    text = draft.read_text()
+    assert "name: Acme Support\n" in text
+    draft.write_text(text.replace("name: Acme Support\n", f"name: {json.dumps(name)}\n", 1))
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await palette(app, pilot, "primary_color", "Primary colour")  # the help line names the app
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == ACME
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"App: ")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            hits = app.screen.query_one("CommandList")
+            prompts = [str(hits.get_option_at_index(i).prompt) for i in range(hits.option_count)]
+            if any(name in p for p in prompts):
+                break
+        else:
+            raise AssertionError(f"{name!r} not offered as written")

@@ -24,10 +24,13 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
 
 from tenantdeck.textsafe import shown
 from tenantdeck.tui import browser_preview, navigation
 from tenantdeck.tui.host import EditorHost, host_of
+from tenantdeck.tui.literal import literal
 from tenantdeck.tui.profile import current_profile
 
 if TYPE_CHECKING:
@@ -144,7 +147,8 @@ class TenantdeckCommands(Provider):
 
     async def discover(self) -> Hits:
         for text, help_text, command in self.contextual():
-            yield DiscoveryHit(shown(text), command, help=shown(help_text))  # names, URLs, profiles: data
+            # names, URLs, profiles: data; the palette reads a str prompt and help as markup, so every `[` is escaped
+            yield DiscoveryHit(literal(text), command, help=literal(help_text))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -157,7 +161,18 @@ class TenantdeckCommands(Provider):
                     await asyncio.sleep(0)  # 5,000 apps: let the palette paint between batches
                 score = matcher.match(text)
                 if score > 0:
-                    yield Hit(score, matcher.highlight(text), command, text=text, help=help_text)
+                    yield Hit(score, _highlighted(matcher, text), command, text=text, help=literal(help_text))
+
+
+def _highlighted(matcher: Matcher, text: str) -> Content:
+    """What ``Matcher.highlight`` gives, from plain text: it reads its candidate as markup, so an app named
+    ``Shop [/] x`` raised ``MarkupError`` and closed the editor at the first letter typed in the palette."""
+    content = Content(text)
+    _, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets:
+        if offset < len(text) and not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 def _set_theme(app: App[Any], name: str) -> None:
