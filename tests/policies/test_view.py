@@ -275,3 +275,21 @@ def test_a_label_no_app_holds_is_a_problem_row_with_a_did_you_mean(tmp_path: Pat
     rows = [row.problem.message for row in fleet.problem_rows()]
     assert "rule gold: no app has the label 'teir'; did you mean `tier`?" in rows
     assert "rule gold: selects no app, so it checks nothing" in rows
+
+
+def test_a_rule_that_did_not_run_on_an_app_is_not_called_compliance(tmp_path: Path) -> None:
+    """The summary said "every app complies" while a rule had not run on an app (over its cost there): not run is
+    not checked (found by a newcomer's hostile trial)."""
+    expr = "true"
+    for i in range(50):
+        expr = f"app.webhooks.all(w{i}, {expr})"
+    rules = f'format: 1\npolicies:\n  - name: deep\n    check: {{cel: "{expr}"}}\n    message: m\n'
+    fleet, data = _fleet(tmp_path, rules)
+    hook = {"name": "h", "webhookURL": "https://example.com/h", "triggers": []}
+    data["apps"][0]["webhooks"] = [dict(hook, name=f"h{i}", id=f"h{i}") for i in range(3)]  # 3^50 steps there
+    fleet.refresh(data)
+    assert fleet.evaluation is not None and not fleet.evaluation.violations
+    if fleet.evaluation.problems:  # the rule did not run on some app
+        assert "every app complies" not in fleet.summary() and "some did not" in fleet.summary()
+    else:
+        raise AssertionError("the draft's apps are expected to be over the rule's cost: " + fleet.summary())

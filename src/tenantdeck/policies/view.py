@@ -375,8 +375,13 @@ class FleetPolicies:
         if self.evaluation is not None:
             apps = {v.app_index for v in self.evaluation.violations}
             errors = {v.app_index for v in self.evaluation.errors}
-            text += (f" · {len(apps)} app{'s' * (len(apps) != 1)} break{'s' * (len(apps) == 1)} them "
-                     f"({len(errors)} with an error)" if apps else " · every app complies")
+            if apps:
+                text += (f" · {len(apps)} app{'s' * (len(apps) != 1)} break{'s' * (len(apps) == 1)} them "
+                         f"({len(errors)} with an error)")
+            elif self.evaluation.problems:  # a rule that did not run on an app has not found it compliant
+                text += " · no violation where the rules ran (some did not: see the problems)"
+            else:
+                text += " · every app complies"
         problems = len(self.problem_rows())
         if problems:
             text += f" · {problems} problem{'s' * (problems != 1)} in the file"
