@@ -52,6 +52,16 @@ def git(*args: str, cwd: Path, env: dict[str, str]) -> str:
     return done.stdout
 
 
+def fresh_clone(tmp_path: Path, origin: Path, env: dict[str, str], name: str) -> tuple[Path, dict[str, str]]:
+    """A clone of the repository in a new folder, with a HOME of its own (nothing of earlier jobs)."""
+    home = tmp_path / f"home-{name}"
+    home.mkdir()
+    job_env = env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                     "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache")}
+    git("clone", "-q", str(origin), str(tmp_path / name), cwd=tmp_path, env=job_env)
+    return tmp_path / name, job_env
+
+
 def shell(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
                           stdin=subprocess.DEVNULL, check=False)
@@ -94,13 +104,7 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
         }
 
         def fresh(name: str) -> tuple[Path, dict[str, str]]:
-            """A clone of the repository in a new folder, with a HOME of its own (nothing of earlier jobs)."""
-            home = tmp_path / f"home-{name}"
-            home.mkdir()
-            job_env = env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                             "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache")}
-            git("clone", "-q", str(origin), str(tmp_path / name), cwd=tmp_path, env=job_env)
-            return tmp_path / name, job_env
+            return fresh_clone(tmp_path, origin, env, name)
 
         # the repository, and an admin's first pull committed to it
         origin = tmp_path / "origin.git"
@@ -185,12 +189,7 @@ def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(t
         git("init", "-q", "--bare", "-b", "main", str(origin), cwd=tmp_path, env=env)
 
         def fresh(name: str) -> tuple[Path, dict[str, str]]:
-            home = tmp_path / f"home-{name}"
-            home.mkdir()
-            job_env = env | {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-                             "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache")}
-            git("clone", "-q", str(origin), str(tmp_path / name), cwd=tmp_path, env=job_env)
-            return tmp_path / name, job_env
+            return fresh_clone(tmp_path, origin, env, name)
 
         def gifs(values: dict[str, str]) -> bool:
             return bool(widget(values, "Acme")[2]["main"]["send_gifs"])
