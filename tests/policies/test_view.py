@@ -232,18 +232,19 @@ def test_the_reviews_gate_from_a_plans_notes() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(cel=st.text(max_size=120), pattern=st.text(max_size=60), field=st.sampled_from(
-    ["webhooks[*].webhookURL", "widgets[*].style.primary_color", "settings['core.a.b']", "team.admins"]))
+    ["webhooks[*].webhookURL", "widgets[*].style.primary_color", "settings['core.a.b']", "team.admins",
+     "widgets[*].名前.表示.設定.長い名前の項目"]))
 def test_a_checks_cell_fits_its_column_and_is_safe_for_a_terminal(cel: str, pattern: str, field: str) -> None:
     """Whatever a rules file holds, the Check cell is at most CHECK_WIDTH columns and holds nothing a terminal
     would act on (every control character escaped), and the jump's field reading never raises."""
     from tenantdeck.policies.celview import first_field
     from tenantdeck.policies.model import Check
     from tenantdeck.policies.view import CHECK_WIDTH, check_cell, check_text
-    from tenantdeck.textsafe import shown
+    from tenantdeck.textsafe import cell_width, shown
 
     for check in (Check(cel=cel), Check(field=field, equals=pattern), Check(field=field, one_of=[pattern, 1])):
         cell, text = check_cell(check), check_text(check)
-        assert len(cell) <= CHECK_WIDTH and shown(cell) == cell and shown(text) == text
+        assert cell_width(cell) <= CHECK_WIDTH and shown(cell) == cell and shown(text) == text
     first_field(cel)
 
 

@@ -45,3 +45,15 @@ def test_the_issues_row_keeps_the_new_colour() -> None:
     change = FieldChange("style.primary_color", "Primary colour", "#03A9F4", "#12AB34", "local")
     line = change_text_fitted(change, 50)
     assert line.endswith('"#03A9F4" -> "#12AB34"') and cell_width(line) <= 50
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8"), max_size=40), width=st.integers(1, 60))
+def test_a_cut_measures_what_the_editor_draws(text: str, width: int) -> None:
+    """The width a cut is made to is the width Textual lays the cell out in (its Rich ``Text``): CI found a soft
+    hyphen measured as no cell by the cut and as one by the layout, so a Check cell took 29 columns of 28."""
+    from rich.text import Text
+
+    safe = shown(text)
+    assert cell_width(safe) == Text(safe).cell_len
+    assert Text(fitted(safe, width)).cell_len <= width

@@ -109,12 +109,17 @@ def check_cell(check: Any, width: int = CHECK_WIDTH) -> str:
     where, what = check_parts(check)
     if not where:
         return shorten(what, width)
+    from tenantdeck.textsafe import cell_width
+
     full = f"{where} {what}"
-    if len(full) <= width:
+    if cell_width(full) <= width:
         return full
-    room = width - len(what) - 2  # "…" and the space
+    room = width - cell_width(what) - 2  # "…" and the space
     if room >= 6:
-        return f"…{where[-room:]} {what}"
+        start = len(where)
+        while start > 0 and cell_width(where[start - 1:]) <= room:
+            start -= 1
+        return f"…{where[start:]} {what}"
     return shorten(full, width)
 
 
