@@ -123,3 +123,18 @@ async def test_a_name_that_looks_like_markup_is_shown_in_the_palette_not_read(dr
                 break
         else:
             raise AssertionError(f"{name!r} not offered as written")
+
+
+async def test_an_app_added_with_n_is_offered_by_the_palette(draft: Path) -> None:
+    """A trial found the palette did not offer an app added with ``n`` in the same session."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press(*"Zebra desk", "enter")
+        await settle(pilot)
+        added = [i for i, a in enumerate(app.editor.get("apps")) if a.get("name") == "Zebra desk"]
+        assert added, "the app was not added"
+        await palette(app, pilot, "Zebra", "App: Zebra desk")
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == added[0]
