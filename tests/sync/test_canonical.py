@@ -6,6 +6,8 @@ import copy
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tenantdeck.api.models import RemoteApp, RemoteExtension, RemoteWidget
 from tenantdeck.models import Draft, catalog
@@ -162,3 +164,37 @@ def test_draft_widget_without_id_is_keyed_by_name_and_extensions_map() -> None:
     assert local["extensions"] == {"e2ee": False, "polls": True}
     assert local["webhooks"]["hook1"]["password"] == {"ref": "HOOK_PASSWORD"}
     assert local["webhooks"]["hook1"]["triggers"] == ["group_created", "message_sent"]
+
+
+_NAMES = st.one_of(st.sampled_from(["apiToken", "relaySecret", "password", "clientApiKey", "privateKey", "hour",
+                                    "name", "keyId", "url"]), st.text(min_size=1, max_size=12))
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(min_size=1, max_size=12)),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(_NAMES, inner, max_size=3)),
+                     max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(extra=st.dictionaries(_NAMES.filter(lambda k: k not in {"sendGridApiKey", "messageDelay"}), _JSON,
+                             min_size=1, max_size=4))
+def test_no_text_under_a_key_named_like_a_secret_reaches_the_base(extra: dict[str, object]) -> None:
+    """Whatever the service holds under keys the catalog does not know, a text under a key whose name says secret
+    (at any depth, in lists too) is only a fingerprint in the canonical state the base is written from."""
+    from tenantdeck.models.secrets import names_a_secret
+    from tenantdeck.sync.kinds.extension_settings import KIND
+
+    def secrets_in(value: object, key: str) -> list[str]:
+        if isinstance(value, str):
+            return [value] if names_a_secret(key) else []
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in secrets_in(v, str(k))]
+        if isinstance(value, list):
+            return [s for v in value for s in secrets_in(v, key)]
+        return []
+
+    held = {"messageDelay": 120, **extra}
+    remote = RemoteAppBundle(app=RemoteApp(id="a1", name="A", region="us", version=None, created_at=1), extensions=None,
+                             extension_settings={"email-notification": held})
+    state = KIND.from_remote(remote, secret_key=b"k" * 32)
+    written = json.dumps(state)
+    for secret in secrets_in(extra, ""):
+        assert json.dumps(secret) not in written, (secret, state)

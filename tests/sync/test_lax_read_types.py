@@ -134,3 +134,37 @@ def test_what_the_draft_cannot_hold_keeps_the_entry_verbatim(sandbox: Any, draft
     assert "kept as the service holds it" in note and field in note
     in_sync(service, draft)
     assert sandbox.state.store.extension_settings(acme(draft), ext)[field] == held[field]
+
+
+UNKNOWN_SECRET = "uNkNoWn-s3cr3t-7f9a2c"
+
+
+@pytest.mark.parametrize("held_extra", [
+    {"legacyWebhookSecret": UNKNOWN_SECRET},
+    {"legacyDigest": {"hour": 9, "apiToken": UNKNOWN_SECRET}},
+    {"relayPassword": UNKNOWN_SECRET, "clientApiKey": UNKNOWN_SECRET + "-2"},
+])
+def test_a_key_the_catalog_does_not_know_that_names_a_secret_is_kept_but_never_written(
+        sandbox: Any, draft: Path, held_extra: dict[str, Any]) -> None:
+    """A key the catalog does not know whose name says it is a secret (secret, password, token, api key...): the
+    service's value is sent back as it holds it, but it is never written anywhere by tenantdeck (the base beside a
+    committed lock file, the journal, a note), only its fingerprint, as for a known secret."""
+    import os
+
+    service = ServiceLike(sandbox)
+    hold_extension_settings(sandbox, acme(draft), "email-notification", {**EMAIL, **held_extra})
+    result = run_pull(service, draft)
+    assert not [n for n in result.notes if UNKNOWN_SECRET in n]
+    in_sync(service, draft)
+    set_setting(draft, "email-notification", "messageDelay", 300)
+    code, err = run_push(service, draft, SECRETS)
+    assert code == 0 and UNKNOWN_SECRET not in err, err
+    stored = sandbox.state.store.extension_settings(acme(draft), "email-notification")
+    assert {k: stored[k] for k in held_extra} == held_extra and stored["messageDelay"] == 300
+    in_sync(service, draft)
+    roots = [draft.parent, *(Path(os.environ[v]) for v in ("TENANTDECK_DATA_DIR", "TENANTDECK_CONFIG_DIR")
+                             if os.environ.get(v))]
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file() and not path.name.startswith("db.sqlite3"):
+                assert UNKNOWN_SECRET.encode() not in path.read_bytes(), path

@@ -25,6 +25,18 @@ REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _LOOKS_LIKE_REFERENCE = re.compile(r"\$\{.*\}?|\$[A-Za-z_]")
 
 
+#: a key name that says its value is a secret (``relayPassword``, ``legacyWebhookSecret``, ``clientApiKey``,
+#: ``apiToken``, ``privateKey``, ``credentials``): a key the catalog does not know is treated as one when its name
+#: says so, because the service reports secrets in clear and an unknown one must not reach the base, a committed
+#: lock file or a journal. ``keyId``, ``useWebhookBasicAuth`` and the like do not match.
+_SECRET_NAME = re.compile(r"(secret|passw(or)?d|passphrase|token|api_?key|private_?key|credential)", re.IGNORECASE)
+
+
+def names_a_secret(key: str) -> bool:
+    """Whether a key's name says its value is a secret (:data:`_SECRET_NAME`)."""
+    return _SECRET_NAME.search(key.replace("-", "_")) is not None
+
+
 def reference_name(value: str) -> str | None:
     """The variable name if ``value`` is exactly ``${NAME}``, else None."""
     m = REFERENCE.fullmatch(value)

@@ -22,6 +22,7 @@ from tenantdeck.models import Draft
 from tenantdeck.rules import app_name_breaks_rule
 from tenantdeck.sync.compare import Comparison, change_of, conflicts_of, drift_of
 from tenantdeck.sync.kinds import STEPS, kind, kind_of_step
+from tenantdeck.sync.kinds.base import is_secret_state
 from tenantdeck.sync.placeholders import secret_placeholder
 from tenantdeck.sync.types import ABSENT, AppDiff, Conflict, FieldChange, Leaves, Note, ResourceDiff, Step
 
@@ -191,7 +192,9 @@ class _AppPlanner:
         found = kind(res.kind)
         out = dict(leaves)
         for path, value in leaves.items():
-            if found.is_secret(path) and value is not ABSENT:
+            # a fingerprint is never sent: a secret under a key the catalog does not know is one too (its value is
+            # read back from the service at push time, like a known secret the draft did not change)
+            if value is not ABSENT and (found.is_secret(path) or is_secret_state(value)):
                 field_path = found.secret_path.format(rid=res.rid, path=path)
                 source = "draft" if path in local_paths or found.secrets_from_draft else "live"
                 out[path] = secret_placeholder(self.draft, self.app.name, field_path, source=source,

@@ -121,6 +121,8 @@ class ExtensionSettingsKind(Kind):
         by_key = {s.key: s for s in spec.settings} if spec is not None else {}
         removals = {removal for _, removal in spec.removals} if spec is not None else set()
         out = {k: _canonical(v, by_key.get(k)) for k, v in settings.items() if v is not None and k not in removals}
+        for key in out.keys() - by_key.keys():  # kept as the service holds it: a secret in it goes no further
+            out[key] = _unknown_secrets(key, out[key], secret)
         for path in _SECRETS.get(ext, ()):
             parent, _, last = path.rpartition(".")
             holder = value_at(out, parent)
@@ -213,3 +215,20 @@ def _plain(value: Any) -> Any:
 
 
 KIND = ExtensionSettingsKind()
+
+
+def _unknown_secrets(key: str, value: Any, secret: Any) -> Any:
+    """A value under a key the catalog does not know, with every text whose key names a secret
+    (:func:`~tenantdeck.models.secrets.names_a_secret`) replaced by its fingerprint: the base holds such keys to
+    tell a dashboard's change from none, and the base is committed beside a lock file. The push sends the service's
+    own value back (the update is the live object with the draft's changes on top), so the fingerprint is all the
+    base needs."""
+    from tenantdeck.models.secrets import names_a_secret
+
+    if isinstance(value, str):
+        return secret(value) if value and names_a_secret(key) else value
+    if isinstance(value, Mapping):
+        return {k: _unknown_secrets(str(k), v, secret) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unknown_secrets(key, v, secret) for v in value]
+    return value

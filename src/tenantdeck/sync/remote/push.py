@@ -514,9 +514,10 @@ class Executor:
         from tenantdeck.sync.remote.ops import read_secret
 
         secret = secret_field_of(field_path)
-        if secret is None:
-            return None
-        found = next((k for k in KINDS if k.section == secret[0].section and k.secret_fields), None)
+        # a secret under a key the catalog does not know (an extension's setting named like one) is not a field of
+        # the catalog: its section is the path's first part, and the kind reads it back as it reads its own
+        section = secret[0].section if secret is not None else field_path.partition(".")[0]
+        found = next((k for k in KINDS if k.section == section and k.secret_fields), None)
         return None if found is None else await read_secret(self.client, found.name, app_id, field_path)
 
     def _record(self, op: Step, status: str, reason: str = "", *, earlier: bool = False,
