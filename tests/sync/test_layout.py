@@ -10,6 +10,7 @@ import tenantdeck.sync
 
 #: what a pure module may not import (outside ``if TYPE_CHECKING:``): files, processes, the network, the I/O layers
 IMPURE = ("os", "pathlib", "shutil", "subprocess", "socket", "httpx", "asyncio", "tenantdeck.api.client",
+          "tenantdeck.api.transport", "tenantdeck.api.resources",
           "tenantdeck.atomic", "tenantdeck.draft.save", "tenantdeck.sync.workspace", "tenantdeck.sync.remote",
           "tenantdeck.targets")
 

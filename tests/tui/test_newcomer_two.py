@@ -338,7 +338,7 @@ def test_a_refused_save_offers_dont_save_which_saves_nothing(tmp_path: Path, mon
 
 
 async def _refused_save(draft: Path) -> None:
-    from tenantdeck.tui.screens.confirm import ConfirmScreen
+    from tenantdeck.tui.widgets.confirm import ConfirmScreen
     from tests.tui.pilot import make_app
 
     app = make_app(draft)

@@ -22,9 +22,9 @@ from tenantdeck.sync.workspace.history import operation_rows, read_history, rend
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.screens.confirm import ConfirmScreen
 from tenantdeck.tui.screens.history_screen import HistoryScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
+from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui.pilot import make_app, settle
 
 VAR = "TD_TICKETS_HOOK_PW"

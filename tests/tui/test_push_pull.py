@@ -326,7 +326,7 @@ async def _palette_from_apps(draft: Path) -> None:
         commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
         commands["Push"]()
         await settle(pilot, 5)
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         assert isinstance(app.screen, ConfirmScreen)  # the push still asks first
         await pilot.press("n")

@@ -15,9 +15,9 @@ from tenantdeck.draft import recovery
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.app_screen import AppScreen
 from tenantdeck.tui.screens.apps_screen import AppsScreen
-from tenantdeck.tui.screens.confirm import ConfirmScreen
 from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 from tenantdeck.tui.screens.restore import RestoreScreen
+from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui.pilot import make_app, settle
 from tests.tui.safety_fixtures import env, leave_recovery, prepare, recovered_edit
 

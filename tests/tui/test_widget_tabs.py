@@ -10,11 +10,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static, TextArea
 
 from tenantdeck.tui.app import TenantdeckApp
-from tenantdeck.tui.screens.confirm import ConfirmScreen
 from tenantdeck.tui.tabs.widget_fields import BoolRow, FieldRow, SequenceList, TextRow, WidgetTab
 from tenantdeck.tui.tabs.widget_main import MainTab
 from tenantdeck.tui.tabs.widget_sidebar import SidebarTab
 from tenantdeck.tui.tabs.widget_style import StyleTab
+from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui import widget_fixtures
 from tests.tui.pilot import make_app
 from tests.tui.widget_fixtures import ACME, GLOBEX, INITECH

@@ -1,5 +1,6 @@
 """Client of the platform's management API: the async client, its envelopes, typed errors, retries, rate limit.
 
+The client (``client``) is the HTTP transport (``transport``) with the resource groups (``resources``) on it.
 Import the submodules directly (``tenantdeck.api.client``, ``tenantdeck.api.errors``, ...); the names below are
 re-exported for convenience. Nothing here imports Textual, and nothing here knows where a target comes from:
 profiles, credentials and the in-process sandbox are :mod:`tenantdeck.targets` (which imports this package, never

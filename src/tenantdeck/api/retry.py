@@ -6,7 +6,7 @@ an HTTP date) from a 429/503 wins over the computed backoff, but is capped so a 
 CLI for an hour.
 
 Which failures are retried is decided by the client, because it depends on whether the request could have been
-applied (see :mod:`tenantdeck.api.client`); this module only knows statuses and delays.
+applied (see :mod:`tenantdeck.api.transport`); this module only knows statuses and delays.
 """
 
 from __future__ import annotations

@@ -350,7 +350,7 @@ class TenantdeckApp(App[None]):
             self.safety.clean_exit()
             self.exit()
             return
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -1,4 +1,5 @@
-"""Messages the editor posts to every screen: what changed in the draft, and when validation finished."""
+"""Messages the editor posts to every screen (what changed in the draft, and when validation finished), and the
+ones its screens and tabs both speak, kept here so the tabs need not import the screens that hold them."""
 
 from __future__ import annotations
 
@@ -60,3 +61,12 @@ class DraftListener:
         super().__init_subclass__(**kwargs)
         if not callable(getattr(cls, "on_draft_changed", None)):
             raise TypeError(f"{cls.__qualname__} is a DraftListener without on_draft_changed")
+
+
+class WidgetSwitched(Message):
+    """The widget the widget tabs show changed (``index`` into ``apps[i].widgets``): the App screen posts it to its
+    tabs when ``w`` picks another widget."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index

@@ -306,7 +306,7 @@ class SafetyNet:
 
     def ask_reload(self, marker: str | None = None) -> None:
         """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload")."""
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         name = self.editor.path.name
         if not self.session.dirty:
@@ -332,7 +332,7 @@ class SafetyNet:
         """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):
         say exactly how (lines added and removed on disk) and let the user choose: reload theirs (dropping these
         edits), overwrite with mine, or do not save (both stay as they are; merge by hand, reload from the palette)."""
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         name = self.editor.path.name
         try:

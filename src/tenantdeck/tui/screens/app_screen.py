@@ -2,7 +2,7 @@
 
 Each tab is its own widget module. They all read and edit the draft through the app's
 :class:`~tenantdeck.tui.editor.Editor` at ``apps[<index>]``; a widget tab works on the widget chosen here
-(``w`` cycles when the app has several), announced to the tabs with :class:`WidgetSwitched`.
+(``w`` cycles when the app has several), announced to the tabs with :class:`~tenantdeck.tui.messages.WidgetSwitched`.
 """
 
 from __future__ import annotations
@@ -12,14 +12,13 @@ import importlib
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import TabbedContent, TabPane, Tabs
 from textual.widgets._tabbed_content import ContentTab, ContentTabs
 
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.messages import DraftChanged, DraftListener, WidgetSwitched
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
@@ -37,14 +36,6 @@ TABS = (
 )
 
 TAB_IDS = tuple(tab[0] for tab in TABS)
-
-
-class WidgetSwitched(Message):
-    """The widget the widget tabs show changed (``index`` into ``apps[i].widgets``)."""
-
-    def __init__(self, index: int) -> None:
-        super().__init__()
-        self.index = index
 
 
 class AppTabs(TabbedContent):

@@ -476,7 +476,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self.app.push_screen(NewAppScreen(taken), created)
 
     def action_delete_app(self) -> None:
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         index = self.selected_index()
         if index is None:

@@ -459,7 +459,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self.make_plan(online=self.online)
 
     def action_push(self) -> None:
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         if self.pushing:
             self.notify("A push is running (c cancels it).", markup=False)

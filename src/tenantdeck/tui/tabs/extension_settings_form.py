@@ -348,7 +348,7 @@ is set where the editor runs, never its value. Set it where you push.
     def action_stop(self) -> None:
         if self.form is None or not self.form.has_settings or self.under:
             return
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         name = self.form.name
 

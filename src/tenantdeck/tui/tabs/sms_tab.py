@@ -288,7 +288,7 @@ The app's SMS notification settings (the `sms-notification` extension). All five
         if self._settings() is None:
             self.notify("This app has no SMS settings.", markup=False)
             return
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if not yes:

@@ -216,7 +216,7 @@ them as they are.
                                          focus_key=focus_key), done)
 
     def action_delete(self) -> None:
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         j = self._current()
         if j is None:

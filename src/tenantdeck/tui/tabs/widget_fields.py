@@ -610,7 +610,7 @@ can be added or repeated here.
 
 @dataclass(frozen=True, slots=True)
 class WidgetIndex:
-    """Which widget of the app the tab shows (what :class:`~tenantdeck.tui.screens.app_screen.WidgetSwitched` says)."""
+    """Which widget of the app the tab shows (what :class:`~tenantdeck.tui.messages.WidgetSwitched` says)."""
 
     index: int
 
@@ -906,7 +906,7 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         if extends not in self.presets():
             self.notify(f"Preset {extends!r} is not in the draft.", severity="error")
             return
-        from tenantdeck.tui.screens.confirm import ConfirmScreen
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         row = self.focused_row()
         usage = wv.preset_usage(self.editor.session.data, extends, *(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.color import Color
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -31,11 +31,8 @@ from tenantdeck.draft.effective_widget import effective_widget
 from tenantdeck.draft.preview_scene import Feature, Scene, Swatch, build_scene, parse_colour
 from tenantdeck.models import catalog
 from tenantdeck.tui.host import UsesEditor
-from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.messages import DraftChanged, DraftListener, WidgetSwitched
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
-
-if TYPE_CHECKING:
-    from tenantdeck.tui.screens.app_screen import WidgetSwitched
 
 RGB = tuple[int, int, int]
 
