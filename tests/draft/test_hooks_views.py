@@ -140,3 +140,5 @@ def test_trigger_groups_filter_and_keep_unknown() -> None:
 def test_row_cells() -> None:
     cells = wv.row_cells({"id": "a", "name": "n", "webhookURL": "u", "enabled": True, "triggers": ["x"]}, (0, 2))
     assert cells == ("a", "n", "u", "yes", "-", "-", "1", "2 warn")
+    assert wv.row_cells({"id": "a"}, (1, 2))[-1] == "1 err 2 warn"  # an error beside it does not hide a warning
+    assert wv.row_cells({"id": "a"}, (0, 0))[-1] == "ok"

@@ -73,7 +73,9 @@ def row_cells(hook: Any, problems: tuple[int, int]) -> tuple[str, ...]:
     h = hook if isinstance(hook, dict) else {}
     triggers = h.get("triggers") if isinstance(h.get("triggers"), list) else []
     errors, warnings = problems
-    shown = f"{errors} err" if errors else f"{warnings} warn" if warnings else "ok"
+    # both counts: a warning is not hidden by an error beside it (a trial missed one that way)
+    shown = " ".join(part for part in (f"{errors} err" if errors else "", f"{warnings} warn" if warnings else "")
+                     if part) or "ok"
     return (str(h.get("id", "?")), str(h.get("name", "")), str(h.get("webhookURL", "")), flag_cell(h, "enabled"),
             flag_cell(h, "useBasicAuth"), flag_cell(h, "retryOnFailure"), str(len(triggers)), shown)
 
