@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
 from tests.sync.openapi_fixture import HIDDEN, WIDGETS_EXAMPLE, FixtureService, apps, create_fixture_app
+from tests.workspaces import copy_workspace
 
 APPS = 250  # the pagination account: three pages of the client's 100 (100, 100, 50)
 FEW = 3  # the shapes account: app0000 holds the example widget and webhook, app0001 is renamed; one more plain app
@@ -97,7 +97,7 @@ def pulled_many(served_many: tuple[FixtureService, str],
 def pulled_many_here(pulled_many: tuple[Path, Any], served_many: tuple[FixtureService, str],
                      tmp_path: Path) -> dict[str, Any]:
     """A copy of the module's 250-app pull in this test's own folder, the service as it was then."""
-    shutil.copytree(pulled_many[0], tmp_path, dirs_exist_ok=True)
+    copy_workspace(pulled_many[0], tmp_path)
     reset(served_many[0])
     data: dict[str, Any] = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
     return data
