@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tenantdeck.draft.session import DraftSession
+from tests.workspaces import copy_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ["profanity-filter-on", "https-webhooks", "brand-colour", "two-admins", "sms-needs-a-provider",
@@ -30,14 +31,37 @@ def recipes() -> str:
     return re.search(r"```yaml\n(.*?)```", recipe, flags=re.S).group(1)  # type: ignore[union-attr]
 
 
+#: The compliant fleet, built once per process (per xdist worker) and copied into each test's folder.
+_BUILT: dict[str, Path] = {}
+
+
 @pytest.fixture
-def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A pulled account made to comply with every recipe, pushed; returns the draft."""
+def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A pulled account made to comply with every recipe, pushed; returns the draft.
+
+    Built once, then copied whole (draft, rules file, workspace state, config and the local sandbox's database)
+    into this test's own folder: each test still starts from the same fleet and changes only its own copy.
+    """
+    if "fleet" not in _BUILT:
+        folder = tmp_path_factory.mktemp("fleet")
+        _work_in(folder, monkeypatch)
+        _build_fleet(folder)
+        _BUILT["fleet"] = folder
+    copy_workspace(_BUILT["fleet"], tmp_path)
+    _work_in(tmp_path, monkeypatch)
+    return tmp_path / "d.yaml"
+
+
+def _work_in(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands' data, config and working folder are ``folder``'s (the local sandbox lives in its data)."""
     for name in ("TENANTDECK_BASE_URL", "TENANTDECK_KEY", "TENANTDECK_SECRET", "TENANTDECK_PROFILE"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(folder / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(folder / "config"))
+    monkeypatch.chdir(folder)
+
+
+def _build_fleet(tmp_path: Path) -> None:
     draft = tmp_path / "d.yaml"
     assert run("pull", "--draft", str(draft)).exit_code == 0
     (tmp_path / "d.policies.yaml").write_text(recipes())
@@ -64,7 +88,6 @@ def fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     pushed = run("push", "--draft", str(draft), "--yes")
     assert pushed.exit_code == 0, pushed.stderr
     assert run("audit", str(draft)).exit_code == 0
-    return draft
 
 
 def run(*args: str) -> Result:

@@ -1,8 +1,9 @@
 """Property-based run of the sandbox against its own OpenAPI document (schemathesis, bounded examples).
 
 Generated requests, valid and invalid, must never crash the sandbox (no 5xx: fault injection is off) and must be
-answered with documented status codes, content types and response shapes. Bounded so CI stays fast; deterministic
-through derandomize.
+answered with documented status codes, content types and response shapes. Bounded so CI stays fast (a few fuzzed
+cases per operation by default, ten times as many under ``TENANTDECK_HYPOTHESIS=long``); deterministic through
+derandomize.
 
 The team POST (add-collaborator) gets a run of its own on top: generated app ids almost never name an app, so the
 general run mostly meets 404s there; the extra run fixes ``appId`` to a real app so generated bodies reach the
@@ -22,6 +23,7 @@ document can say, so a schema-valid body may rightly get a 422.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -52,10 +54,24 @@ SETTINGS_APP_ID: str = _STORE.create_app("Schemathesis settings", "us", "3")["id
 EXTENSIONS_APP_ID: str = _STORE.create_app("Schemathesis extensions", "us", "3")["id"]
 _STORE.close()
 
+#: ``TENANTDECK_HYPOTHESIS=long`` (nightly, docs/ci.md) fuzzes each operation ten times as far as the default.
+LONG = os.environ.get("TENANTDECK_HYPOTHESIS") == "long"
+
+
+def fuzzed(quick: int) -> int:
+    """Generated cases per operation: ``quick`` by default, ten times that in the long run.
+
+    Only the fuzzing phase counts them; schemathesis's examples and coverage phases (each operation's documented
+    examples and its boundary and negative values, ~80 cases for an extension write) run in full in every run.
+    The quick counts are a third of what this file used before issue 35 (12, 40, 8, 6); the long run's are above
+    them, so the nightly run covers everything the old default did.
+    """
+    return quick * 10 if LONG else quick
+
 
 @schema.parametrize()
 @settings(
-    max_examples=12,
+    max_examples=fuzzed(4),
     deadline=None,
     derandomize=True,
     database=None,  # no replay of examples saved by earlier runs: the same cases every time
@@ -66,7 +82,7 @@ def test_sandbox_honours_its_openapi_document(case: schemathesis.Case) -> None:
 
 
 #: the runs on a real app: fixed examples (derandomized), no deadline, every health check off (the body is the point)
-ON_A_REAL_APP = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+ON_A_REAL_APP = settings(max_examples=fuzzed(15), deadline=None, derandomize=True, database=None,
                          suppress_health_check=list(HealthCheck))
 
 
@@ -114,7 +130,8 @@ def test_the_extension_writes_are_in_the_document() -> None:
 
 
 @EXTENSION_WRITES.parametrize()
-@settings(max_examples=8, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=fuzzed(3), deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
 def test_extension_writes_on_a_real_app(case: schemathesis.Case) -> None:
     if case.meta is not None and any(
         case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
@@ -160,7 +177,7 @@ def test_the_vendor_document_has_the_new_paths() -> None:
 
 if VENDOR is not None:
     @VENDOR.parametrize()
-    @settings(max_examples=6, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=fuzzed(2), deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     def test_the_vendors_own_schema_never_gets_a_server_error(case: schemathesis.Case) -> None:
         """Requests generated from the vendor's document (its odd schemas included: stickers without a settings

@@ -1,6 +1,7 @@
 """Regression tests of issue 7: the push promise ("does exactly the diff, never clobbers, never leaves a mess that
 cannot be finished, re-running finishes the job without duplicates"), each broken case through the CLI against a
-real sandbox on 127.0.0.1, plus in-process cases where only a fault injected into the engine can reach the state.
+real sandbox on 127.0.0.1 (the commands in process, the interrupted push as a real process), plus in-process
+cases where only a fault injected into the engine can reach the state.
 """
 
 from __future__ import annotations
@@ -15,15 +16,18 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from tenantdeck import exitcodes
 from tenantdeck.api.client import ManagementClient
 from tenantdeck.api.errors import TransportError
+from tenantdeck.cli import cli as tenantdeck_cli
 from tenantdeck.draft import load_draft
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sandbox import create_app
@@ -62,10 +66,17 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 
 def cli(url: str | None, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "tenantdeck", *args]
-    if url is not None:
-        cmd += ["--base-url", url]
-    return subprocess.run(cmd, env=env or cli_env(), capture_output=True, text=True, timeout=120)
+    """The command as ``tenantdeck ARGS`` runs it, in this process (click's runner, the console script's group)
+    with exactly the environment ``cli_env`` gives a child: these tests are about what a command does, not about
+    its process (the interrupted push, which is, keeps a real one), and a start of Python costs ~1 s."""
+    full = env or cli_env()
+    args = (*args, "--base-url", url) if url is not None else args
+    environ = {**{k: None for k in os.environ if k not in full}, **full}
+    result = CliRunner().invoke(tenantdeck_cli, list(args), env=environ, prog_name="tenantdeck")
+    err = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        err += "".join(traceback.format_exception(result.exception))  # what a child would have printed
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, err)
 
 
 def run(coro_fn: Any, url: str) -> Any:

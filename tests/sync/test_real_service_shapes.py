@@ -1,12 +1,14 @@
 """Issue 8: the commands against a server answering exactly like the vendor's OpenAPI examples (real HTTP, loopback).
 
-The fixture (``openapi_fixture``) lists 250 apps with no ``meta``, answers webhooks without their write-only fields,
-and holds the example webhook ``test_webhook201`` (an id outside the documented rule) with Basic Auth and retries
-switched on where nobody can see them.
+The fixture (``openapi_fixture``) lists apps with no ``meta`` (250 for the listing's pagination, pulled once per
+module and copied into each test that needs them; three for the shapes of one app's webhook and widget), answers
+webhooks without their write-only fields, and holds the example webhook ``test_webhook201`` (an id outside the
+documented rule) with Basic Auth and retries switched on where nobody can see them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 from collections.abc import Iterator
@@ -21,26 +23,47 @@ from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
 from tests.sync.openapi_fixture import HIDDEN, WIDGETS_EXAMPLE, FixtureService, apps, create_fixture_app
+from tests.workspaces import copy_workspace
 
-APPS = 250
+APPS = 250  # the pagination account: three pages of the client's 100 (100, 100, 50)
+FEW = 3  # the shapes account: app0000 holds the example widget and webhook, app0001 is renamed; one more plain app
 WRITE_ONLY = {"useBasicAuth", "username", "password", "retryOnFailure"}
 
 
-@pytest.fixture(scope="module")
-def served() -> Iterator[tuple[FixtureService, str]]:
-    service = FixtureService(apps(APPS))
+@contextlib.contextmanager
+def serving(count: int) -> Iterator[tuple[FixtureService, str]]:
+    """The fixture server over ``count`` example apps, on a real loopback socket."""
+    service = FixtureService(apps(count))
     with serve_on_loopback(create_fixture_app(service)) as url:
         yield service, url
 
 
-@pytest.fixture
-def service(served: tuple[FixtureService, str]) -> FixtureService:
-    svc = served[0]
+@pytest.fixture(scope="module")
+def served_many() -> Iterator[tuple[FixtureService, str]]:
+    """250 apps: only the listing's pagination needs them (a pull of them is ~7,250 requests)."""
+    with serving(APPS) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[FixtureService, str]]:
+    """A few apps shaped like the examples: the webhook and widget shapes live on app0000 and app0001."""
+    with serving(FEW) as served:
+        yield served
+
+
+def reset(svc: FixtureService) -> FixtureService:
+    """The state every test starts from: the example webhook and widget, app0001 named, no requests seen."""
     svc.requests.clear()
     svc.webhook = {**svc.webhook, "name": "test_webhook201", **HIDDEN}
     svc.widget = copy.deepcopy(WIDGETS_EXAMPLE["data"]["body"]["data"][0])
     svc.apps[1]["name"] = "Test App 0001"
     return svc
+
+
+@pytest.fixture
+def service(served: tuple[FixtureService, str]) -> FixtureService:
+    return reset(served[0])
 
 
 def run(served: tuple[FixtureService, str], tmp_path: Path, *args: str) -> Result:
@@ -59,16 +82,39 @@ def pulled(served: tuple[FixtureService, str], service: FixtureService, tmp_path
     return data
 
 
-def test_250_apps_without_meta_all_arrive(service: FixtureService, pulled: dict[str, Any]) -> None:
-    assert len(pulled["apps"]) == APPS
-    assert {a["id"] for a in pulled["apps"]} == {a["id"] for a in service.apps}
-    pages = [query.get("page") for method, path, query, _ in service.requests if method == "GET" and path == "/apps"]
+@pytest.fixture(scope="module")
+def pulled_many(served_many: tuple[FixtureService, str],
+                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, str, dict[str, str], Any]]]:
+    """One pull of the 250 apps per module: its workspace (draft, base, data dir) and the requests it sent."""
+    folder = tmp_path_factory.mktemp("pulled-250")
+    svc = reset(served_many[0])
+    result = run(served_many, folder, "pull")
+    assert result.exit_code == 0, result.output
+    return folder, list(svc.requests)
+
+
+@pytest.fixture
+def pulled_many_here(pulled_many: tuple[Path, Any], served_many: tuple[FixtureService, str],
+                     tmp_path: Path) -> dict[str, Any]:
+    """A copy of the module's 250-app pull in this test's own folder, the service as it was then."""
+    copy_workspace(pulled_many[0], tmp_path)
+    reset(served_many[0])
+    data: dict[str, Any] = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    return data
+
+
+def test_250_apps_without_meta_all_arrive(served_many: tuple[FixtureService, str], pulled_many: tuple[Path, Any],
+                                          pulled_many_here: dict[str, Any]) -> None:
+    assert len(pulled_many_here["apps"]) == APPS
+    assert {a["id"] for a in pulled_many_here["apps"]} == {a["id"] for a in served_many[0].apps}
+    pages = [query.get("page") for method, path, query, _ in pulled_many[1] if method == "GET" and path == "/apps"]
     assert pages == ["1", "2", "3"]  # 100, 100, 50: a short page ends the listing
 
 
-def test_diff_right_after_pull_exits_0(served: Any, service: FixtureService, pulled: dict[str, Any],
+def test_diff_right_after_pull_exits_0(served_many: tuple[FixtureService, str], pulled_many_here: dict[str, Any],
                                        tmp_path: Path) -> None:
-    result = run(served, tmp_path, "diff")
+    """Over all three pages: a diff that missed a page would plan the missing apps."""
+    result = run(served_many, tmp_path, "diff")
     assert result.exit_code == exitcodes.OK, result.output
     assert "No changes" in result.stdout and "unknown" not in result.stdout
 
