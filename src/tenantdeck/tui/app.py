@@ -63,6 +63,7 @@ class TenantdeckApp(App[None]):
         super().__init__(**kwargs)
         safe_output.install()  # no control or bidi character of any data reaches the terminal (tui/safe_output.py)
         key_order.install()  # a burst of keys lands in a text field in the order typed (tui/key_order.py)
+        self.key_gate = key_order.KeyGate(self, super().on_event)  # ... and on the screen it opens (the same module)
         self._event_lab = event_lab
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)
@@ -82,6 +83,11 @@ class TenantdeckApp(App[None]):
         from tenantdeck.tui import appearance
 
         return {**super().get_theme_variable_defaults(), **appearance.variable_defaults(self.current_theme)}
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key or paste goes to Textual once the screen on top has finished with the key before it, so a key
+        typed right after one that opens a screen reaches that screen (tui/key_order.py)."""
+        await self.key_gate.on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
         """A key whose bindings a text field already ran, in order, and that none handled: not run twice
