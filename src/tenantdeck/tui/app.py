@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tenantdeck.draft.session import Change, ChangeKind
+from tenantdeck.gcpause import keep_long_lived, let_go_long_lived
 from tenantdeck.textsafe import shown
 from tenantdeck.tui import key_order, navigation, safe_output
 from tenantdeck.tui.commands import TenantdeckCommands
@@ -176,6 +177,7 @@ class TenantdeckApp(App[None]):
 
     async def on_unmount(self) -> None:
         self.safety.remove_signals()
+        let_go_long_lived()  # what keep_long_lived kept out of collections is garbage now (tenantdeck.gcpause)
         if self._event_lab is not None:
             await self._event_lab.stop()
 
@@ -216,6 +218,7 @@ class TenantdeckApp(App[None]):
         self.editor.compute_app_states()
         self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))
         self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
+        keep_long_lived()  # the draft read and validated: no full collection walks it again (tenantdeck.gcpause)
 
     # -- changes -----------------------------------------------------------------------------------------------
 
