@@ -90,6 +90,13 @@ class TenantdeckApp(App[None]):
         typed right after one that opens a screen reaches that screen (tui/key_order.py)."""
         await self.key_gate.on_event(event)
 
+    async def _press_keys(self, keys: Any) -> None:
+        """Keys simulated by Textual's Pilot: its ``press`` returns once each key went to the app and the screen
+        handled it, so it also waits for the keys the gate holds to be handed on (a test's next step must not
+        overtake them, as no real key can)."""
+        await super()._press_keys(keys)
+        await self.key_gate.handed_on()
+
     async def _on_key(self, event: events.Key) -> None:
         """A key whose bindings a text field already ran, in order, and that none handled: not run twice
         (tui/key_order.py). The rest is Textual's own handling (this app has no ``key_*`` methods for it to call)."""

@@ -122,6 +122,8 @@ class KeyGate:
         self._dispatch = dispatch
         self._held: deque[events.Event] = deque()
         self._waiting: asyncio.Task[None] | None = None
+        self._none_held = asyncio.Event()
+        self._none_held.set()
 
     @property
     def held(self) -> int:
@@ -134,6 +136,7 @@ class KeyGate:
             await self._dispatch(event)
         elif self._held or _busy(self._app, handling=True):
             self._held.append(event)
+            self._none_held.clear()
             self._wait()
         else:
             await self._dispatch(event)
@@ -150,13 +153,21 @@ class KeyGate:
             if not await _drained(busy, deadline - monotonic()):
                 break  # the app is closing
         self._waiting = None
-        self._app.call_later(self._release)
+        if not self._app.call_later(self._release):  # the app is leaving: the keys typed after that go nowhere
+            self._held.clear()
+            self._none_held.set()
 
     async def _release(self) -> None:
         if self._held:
             await self._dispatch(self._held.popleft())
         if self._held:
             self._wait()
+        else:
+            self._none_held.set()
+
+    async def handed_on(self) -> None:
+        """Return once no key is held (at once when none is)."""
+        await self._none_held.wait()
 
 
 def _busy(app: App[Any], handling: bool) -> list[MessagePump]:
