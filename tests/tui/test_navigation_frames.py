@@ -104,3 +104,25 @@ async def test_a_full_collection_does_not_walk_the_validated_draft_again(draft: 
         tracked = {id(obj) for obj in gc.get_objects()}
         assert id(app.editor.session) not in tracked
     assert gc.get_freeze_count() == 0
+
+
+async def test_a_palette_jump_then_escape_leaves_no_footer_behind(draft: Path) -> None:
+    """The footer of a screen a palette jump closed gets its recompose after it left the screen: it does nothing
+    then (it raised NoScreen, the app stopped and Escape never came back to the apps)."""
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Globex")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index != ACME
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AppsScreen)

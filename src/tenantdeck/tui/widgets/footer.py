@@ -31,6 +31,8 @@ class KeyFooter(Footer):
         """Only when the keys to list changed: Textual recomposes on every change of the focus or of a binding's
         state, and building the keys again (a widget and its styles each) was a good part of a tab switch and of
         moving between fields (issue 36)."""
+        if not self.is_attached or self._pruning:
+            return  # its screen went away (Textual's own recompose does nothing then either)
         listed = self._keys_to_list()
         if listed == self._listed and self.children:
             return
