@@ -10,6 +10,12 @@ is collected later.
 
 Pauses nest and may overlap across threads (the editor's change states are computed in a worker): the collector
 is enabled again when the last one ends, and only if it was enabled when the first began.
+
+:func:`keep_long_lived` is the other half: the editor's draft, once read and validated, lives as long as the editor,
+yet every full collection walked it again. Opening a tab makes a few thousand widgets' worth of objects, enough to
+set off a full collection now and then, which then walked the 1,000 apps too: that is why a tab's first showing
+took longer with more apps (issue 36: 0.85 of the sidebar tab's 1.3 s of collection at 1,000 apps on a loaded
+machine was the one full collection).
 """
 
 from __future__ import annotations
@@ -40,3 +46,17 @@ def paused_gc() -> Iterator[None]:
             _depth -= 1
             if _depth == 0 and _was_enabled:
                 gc.enable()
+
+
+def keep_long_lived() -> None:
+    """Every object alive now is left out of all later collections (``gc.freeze``): called once the draft has been
+    read and validated, so a full collection walks what the screens made since, not the whole draft again. Frozen
+    objects are still freed by their reference count; only a reference cycle among them that becomes garbage later
+    (none in the draft's data) stays in memory."""
+    gc.freeze()
+
+
+def let_go_long_lived() -> None:
+    """Undo :func:`keep_long_lived` when the editor closes (``gc.unfreeze``): in a process that goes on (a test
+    suite, an embedding program) the editor's screens and draft are then collected like any garbage."""
+    gc.unfreeze()

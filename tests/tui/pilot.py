@@ -22,8 +22,11 @@ def make_app(draft: Path, **kwargs: Any) -> TenantdeckApp:
 
 async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
     """Every worker done (validation, change states, a plan) and painted, ``rounds`` times: a worker's result may
-    start another. A plan replaced by a newer one (an exclusive worker cancelled) is fine."""
+    start another. A plan replaced by a newer one (an exclusive worker cancelled) is fine. Keys of a burst the app
+    holds until the screen before them is quiet (tui/key_order.py) are handed on first."""
     for _ in range(rounds):
+        while getattr(pilot.app, "key_gate", None) is not None and pilot.app.key_gate.held:
+            await pilot.pause()
         try:
             await pilot.app.workers.wait_for_complete()
         except WorkerCancelled:

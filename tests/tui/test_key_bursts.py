@@ -6,6 +6,7 @@ key (Backspace, ctrl+u, arrows) only after it bubbled to the app, so letters typ
 
 from __future__ import annotations
 
+import asyncio
 import random
 import zlib
 from collections.abc import Awaitable, Callable
@@ -13,15 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TabbedContent
 
 from tenantdeck.tui import key_order
 from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.event_lab import EventLab
+from tenantdeck.tui.screens.app_screen import AppScreen
 from tests.tui import widget_fixtures
 from tests.tui.pilot import make_app, settle
-from tests.tui.widget_fixtures import ACME, GLOBEX
+from tests.tui.widget_fixtures import ACME, GLOBEX, draft_text
 
 pytestmark = pytest.mark.anyio
 anyio_backend = widget_fixtures.anyio_backend
@@ -196,3 +201,74 @@ async def test_a_bracketed_paste_between_keys_keeps_its_place(draft: Path) -> No
         burst(app, ["left", "left", "backspace", "x"])
         await settle(pilot)
         assert field.value == "+12x99"
+
+
+#: every key that pushes, switches or pops a screen (issue 36's list), and the keys that may follow it in a burst:
+#: a tab, a toggle or a mark, a move, another screen, back
+OPENERS = ("enter", "f1", "f3", "f5", "f6", "f7", "f8", "P", "p", "b", "ctrl+p", "escape")
+FOLLOWERS = ("3", "8", "space", "down", "tab", "enter", "escape", "f1", "f8")
+CHARACTERS = {"space": " ", "P": "P", "p": "p", "b": "b", "3": "3", "8": "8"}
+
+
+def _where(app: TenantdeckApp) -> tuple[object, ...]:
+    """What a user sees and what the keys changed: the screens, the tab and the focus on top, the marks, the draft."""
+    top = app.screen
+    tab = top.query_one(TabbedContent).active if isinstance(top, AppScreen) else None
+    focused = app.focused
+    marks = sorted(getattr(app.screen_stack[0], "marked", ()))
+    return ([type(screen).__name__ for screen in app.screen_stack], tab,
+            focused and (type(focused).__name__, focused.id), marks, app.editor.session.text)
+
+
+async def _typed_as(path: Path, start: list[str], keys: list[str], *, at_once: bool) -> tuple[object, ...]:
+    app = make_app(path)
+    app.event_lab = EventLab(0, autostart=False)  # F3's receiver never listens in a test
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key in start:
+            await pilot.press(key)
+            await settle(pilot)
+        for key in keys:
+            app.post_message(events.Key(key, CHARACTERS.get(key)))
+            if not at_once:
+                await settle(pilot)
+        await settle(pilot)
+        return _where(app)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(start=st.sampled_from([[], ["enter"]]), opener=st.sampled_from(OPENERS),
+       after=st.lists(st.sampled_from(FOLLOWERS), min_size=1, max_size=3))
+def test_keys_after_a_screen_opening_key_reach_the_screen_it_opens(tmp_path_factory: pytest.TempPathFactory,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   start: list[str], opener: str,
+                                                                   after: list[str]) -> None:
+    """A screen-opening key and a few more in one burst (``tmux send-keys Enter 3 Space``) end where the same keys
+    typed one at a time, each once the screen settled, end: the keys after the opener reach the screen it opened, in
+    order (before the fix, ``3`` was lost and Space marked an app on the Apps list under the new App screen)."""
+    assume(not (opener == "ctrl+p" and "enter" in after))  # Enter in the palette runs whatever command "3" finds
+    keys = [opener, *after]
+    ends = []
+    for at_once in (True, False):
+        base = tmp_path_factory.mktemp("burst")
+        monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(base / "config"))
+        monkeypatch.setenv("TENANTDECK_DATA_DIR", str(base / "data"))
+        path = base / "tenantdeck.yaml"
+        path.write_text(draft_text(), encoding="utf-8")
+        ends.append(asyncio.run(_typed_as(path, start, keys, at_once=at_once)))
+    assert ends[0] == ends[1], f"{start} then {keys} in one burst"
+
+
+async def test_enter_3_space_on_the_apps_list_is_the_tmux_case(draft: Path) -> None:
+    """The trial in tmux: Enter opens the app, 3 shows its Main tab, Space toggles the focused setting there; no app
+    is marked on the Apps list."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(app, ["enter", "3"])
+        app.post_message(events.Key("space", " "))
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen)
+        assert app.screen.query_one(TabbedContent).active == "main"
+        assert not app.screen_stack[0].marked  # type: ignore[attr-defined]
+        assert app.editor.session.dirty, "Space reached the focused setting on the Main tab"

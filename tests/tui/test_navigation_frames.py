@@ -3,6 +3,7 @@ underlined in the tab bar already shows its content and its footer; F1's help is
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,39 @@ async def test_help_is_built_once_per_place(draft: Path) -> None:
         await pilot.press("escape", "enter", "f1")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen) and app.screen is not first and "## App\n" in app.screen.text
+
+
+async def test_a_full_collection_does_not_walk_the_validated_draft_again(draft: Path) -> None:
+    """Once the draft is read and validated it is left out of the cyclic collector's full collections (a tab's first
+    showing set one off, and it walked every app: a tab took longer with more apps); the editor gives it back when
+    it closes, so a process that goes on collects the editor's garbage."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        kept = gc.get_freeze_count()
+        assert kept > 0
+        tracked = {id(obj) for obj in gc.get_objects()}
+        assert id(app.editor.session) not in tracked
+    assert gc.get_freeze_count() == 0
+
+
+async def test_a_palette_jump_then_escape_leaves_no_footer_behind(draft: Path) -> None:
+    """The footer of a screen a palette jump closed gets its recompose after it left the screen: it does nothing
+    then (it raised NoScreen, the app stopped and Escape never came back to the apps)."""
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Globex")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index != ACME
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AppsScreen)

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tenantdeck.draft.session import Change, ChangeKind
+from tenantdeck.gcpause import keep_long_lived, let_go_long_lived
 from tenantdeck.textsafe import shown
 from tenantdeck.tui import key_order, navigation, safe_output
 from tenantdeck.tui.commands import TenantdeckCommands
@@ -63,6 +64,7 @@ class TenantdeckApp(App[None]):
         super().__init__(**kwargs)
         safe_output.install()  # no control or bidi character of any data reaches the terminal (tui/safe_output.py)
         key_order.install()  # a burst of keys lands in a text field in the order typed (tui/key_order.py)
+        self.key_gate = key_order.KeyGate(self, super().on_event)  # ... and on the screen it opens (the same module)
         self._event_lab = event_lab
         self.animation_level = "none"
         self.editor = Editor(draft, profile=profile)
@@ -82,6 +84,18 @@ class TenantdeckApp(App[None]):
         from tenantdeck.tui import appearance
 
         return {**super().get_theme_variable_defaults(), **appearance.variable_defaults(self.current_theme)}
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key or paste goes to Textual once the screen on top has finished with the key before it, so a key
+        typed right after one that opens a screen reaches that screen (tui/key_order.py)."""
+        await self.key_gate.on_event(event)
+
+    async def _press_keys(self, keys: Any) -> None:
+        """Keys simulated by Textual's Pilot: its ``press`` returns once each key went to the app and the screen
+        handled it, so it also waits for the keys the gate holds to be handed on (a test's next step must not
+        overtake them, as no real key can)."""
+        await super()._press_keys(keys)
+        await self.key_gate.handed_on()
 
     async def _on_key(self, event: events.Key) -> None:
         """A key whose bindings a text field already ran, in order, and that none handled: not run twice
@@ -170,6 +184,7 @@ class TenantdeckApp(App[None]):
 
     async def on_unmount(self) -> None:
         self.safety.remove_signals()
+        let_go_long_lived()  # what keep_long_lived kept out of collections is garbage now (tenantdeck.gcpause)
         if self._event_lab is not None:
             await self._event_lab.stop()
 
@@ -210,6 +225,7 @@ class TenantdeckApp(App[None]):
         self.editor.compute_app_states()
         self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))
         self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
+        keep_long_lived()  # the draft read and validated: no full collection walks it again (tenantdeck.gcpause)
 
     # -- changes -----------------------------------------------------------------------------------------------
 

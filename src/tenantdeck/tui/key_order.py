@@ -17,16 +17,34 @@ typed a moment later.
 
 Installed by :class:`tenantdeck.tui.app.TenantdeckApp` (``install()`` is idempotent); it wraps a method of two
 Textual classes, so tests/tui/test_key_bursts.py fails if a Textual upgrade changes the route.
+
+The same overtaking happens between screens (:class:`KeyGate`). Textual hands each key, as it reads it, to what has
+the focus *now*; a key's consequences come later, through the message queues (Enter on the apps list: the list's
+binding posts ``RowSelected``, the screen's handler pushes the App screen, the new screen composes, mounts and
+takes the focus). So in ``Enter 3 Space`` the ``3`` and the Space were handed to the apps list before the App
+screen existed, and Space marked an app. The gate hands a key to Textual only when the screen on top is quiet:
+every one of its widgets and the app have handled every message they were sent, and every widget is mounted. A key
+that arrives earlier is held, with every key after it, and handed on in order once that is so; whatever pushes,
+switches or pops a screen (Enter on an app, F1, F3, F5-F8, P, p, b, ctrl+p, Escape), the keys after it reach the
+screen that is then on top, and its focused widget.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from time import monotonic
+from typing import TYPE_CHECKING, Any
 
 from textual import events
+from textual.message_pump import MessagePump
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 _MARK = "_tenantdeck_bindings_checked"
 _originals: dict[type[Widget], Callable[[Any, events.Key], Awaitable[None]]] = {}
@@ -90,4 +108,109 @@ def installed() -> bool:
     return all(cls in _originals for cls in (Input, TextArea))
 
 
-__all__ = ["checked", "install", "installed"]
+#: the longest a held key waits for the screen on top to be quiet: a handler that never returns must not swallow
+#: every key typed after it (then the key goes where the focus is, as Textual would have sent it at once)
+PATIENCE = 5.0
+
+
+class KeyGate:
+    """Keys (and pastes) reach Textual one at a time, each once the screen on top has finished with the one
+    before: see the module's docstring. ``dispatch`` is Textual's own handling of an event (``App.on_event``)."""
+
+    def __init__(self, app: App[Any], dispatch: Callable[[events.Event], Awaitable[None]]) -> None:
+        self._app = app
+        self._dispatch = dispatch
+        self._held: deque[events.Event] = deque()
+        self._waiting: asyncio.Task[None] | None = None
+        self._none_held = asyncio.Event()
+        self._none_held.set()
+
+    @property
+    def held(self) -> int:
+        """How many keys wait for the screen on top to be quiet."""
+        return len(self._held)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Called by the app for each event its queue gives it, in place of Textual's ``App.on_event``."""
+        if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded:
+            await self._dispatch(event)
+        elif self._held or _busy(self._app, handling=True):
+            self._held.append(event)
+            self._none_held.clear()
+            self._wait()
+        else:
+            await self._dispatch(event)
+
+    def _wait(self) -> None:
+        if self._waiting is None:
+            self._waiting = asyncio.get_running_loop().create_task(self._until_quiet())
+
+    async def _until_quiet(self) -> None:
+        """Wait for every busy message pump to work through what it holds, again until none is busy; then hand the
+        first held key on from the app's own queue (behind anything the app was sent meanwhile)."""
+        deadline = monotonic() + PATIENCE
+        while (busy := _busy(self._app, handling=False)) and monotonic() < deadline:
+            if not await _drained(busy, deadline - monotonic()):
+                break  # the app is closing
+        self._waiting = None
+        if not self._app.call_later(self._release):  # the app is leaving: the keys typed after that go nowhere
+            self._held.clear()
+            self._none_held.set()
+
+    async def _release(self) -> None:
+        if self._held:
+            await self._dispatch(self._held.popleft())
+        if self._held:
+            self._wait()
+        else:
+            self._none_held.set()
+
+    async def handed_on(self) -> None:
+        """Return once no key is held (at once when none is)."""
+        await self._none_held.wait()
+
+
+def _busy(app: App[Any], handling: bool) -> list[MessagePump]:
+    """Every widget of the screen on top that is not yet mounted or not idle, and then the app too; or the app
+    alone when it was sent something it has not handled (``handling``: the app is handling a message now)."""
+    try:
+        nodes: list[MessagePump] = list(app.screen.walk_children(with_self=True))
+    except Exception:  # no screen (the app is starting or leaving): nothing to wait for
+        return []
+    busy = [node for node in nodes if not _idle(node)]
+    app_busy = _queued(app) if handling else not _idle(app)
+    return [app, *busy] if busy or app_busy else []
+
+
+def _queued(pump: MessagePump) -> bool:
+    return not pump._message_queue.empty() or pump._pending_message is not None
+
+
+def _idle(pump: MessagePump) -> bool:
+    """Mounted, nothing queued, and parked waiting for its next message (not in the middle of handling one)."""
+    if pump._closing or pump._closed:
+        return True
+    return pump._is_mounted and not _queued(pump) and bool(pump._message_queue.ready_event._waiters)  # type: ignore[attr-defined]
+
+
+async def _drained(pumps: list[MessagePump], timeout: float) -> bool:
+    """Wait until each of ``pumps`` has handled what it was sent before now (False: none takes a callback)."""
+    left = 0
+    done = asyncio.Event()
+
+    def one_done() -> None:
+        nonlocal left
+        left -= 1
+        if not left:
+            done.set()
+
+    for pump in pumps:
+        left += bool(pump.call_later(one_done))
+    if not left:
+        return False
+    with contextlib.suppress(TimeoutError):  # PATIENCE is over: the caller stops waiting
+        await asyncio.wait_for(done.wait(), max(timeout, 0.0))
+    return True
+
+
+__all__ = ["PATIENCE", "KeyGate", "checked", "install", "installed"]

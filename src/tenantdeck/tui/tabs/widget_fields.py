@@ -516,6 +516,9 @@ holds outside them stays until you choose another.
         self._shown: Any = Select.NULL
 
     def compose(self) -> ComposeResult:
+        # narrow from the start when the terminal is (80 columns): set on the first resize instead, the class
+        # restyled the row and its list, and laid the tab out again, in the frame after the tab's first (issue 36)
+        self.set_class(self.app.size.width < self.NARROW, "-narrow", update=False)
         with Horizontal(classes="line"):
             yield Static(literal(self.label), classes="field-label")
             yield ListingSelect([], id=f"select-{self.key}", allow_blank=True, prompt="(not set)", compact=True)

@@ -7,6 +7,8 @@ between keys) and leaves out the command palette's entry: ctrl+p is the first li
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import Footer
 
 
@@ -15,6 +17,27 @@ class KeyFooter(Footer):
 
     def __init__(self) -> None:
         super().__init__(compact=True, show_command_palette=False)
+        self._listed: tuple[Any, ...] | None = None
+
+    def _keys_to_list(self) -> tuple[Any, ...]:
+        """What the footer would show: each listed binding's key, words and state (what ``compose`` reads)."""
+        if not self._bindings_ready:
+            return ()
+        return tuple((binding.key, binding.key_display, binding.action, binding.description, binding.group, enabled,
+                      tooltip) for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+                     if binding.show)
+
+    async def recompose(self) -> None:
+        """Only when the keys to list changed: Textual recomposes on every change of the focus or of a binding's
+        state, and building the keys again (a widget and its styles each) was a good part of a tab switch and of
+        moving between fields (issue 36)."""
+        if not self.is_attached or self._pruning:
+            return  # its screen went away (Textual's own recompose does nothing then either)
+        listed = self._keys_to_list()
+        if listed == self._listed and self.children:
+            return
+        self._listed = listed
+        await super().recompose()
 
     async def show_keys_now(self) -> None:
         """List the keys of what has the focus now, before the next frame: Textual's footer recomposes a refresh
