@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled
 
 from tenantdeck.tui.app import TenantdeckApp
@@ -32,6 +32,20 @@ async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
         except WorkerCancelled:
             continue
         await pilot.pause()
+    await tables_measured(pilot)
+
+
+async def tables_measured(pilot: Pilot[Any], most: int = 50) -> None:
+    """Each table of the screen on top has measured what it was last given: a DataTable widens a column for a
+    cell updated with ``update_width`` only when its message queue is next idle (``_on_idle``), so a picture taken
+    before that showed ``no bas`` for ``no base`` on a loaded machine. Reads two private attributes of Textual's
+    DataTable, the only place that says it."""
+    for _ in range(most):
+        pending = [t for t in pilot.app.screen.query(DataTable)
+                   if getattr(t, "_updated_cells", None) or getattr(t, "_require_update_dimensions", False)]
+        if not pending:
+            return
+        await pilot.pause(0.01)
 
 
 def no_blink(pilot: Pilot[Any]) -> None:
