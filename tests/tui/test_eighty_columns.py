@@ -151,3 +151,26 @@ def test_the_title_says_where_the_draft_is(tmp_path: Path, monkeypatch: pytest.M
     assert display_path(home / "drafts" / "acme.yaml") == "~/drafts/acme.yaml"
     deep = Path("/srv") / ("x" * 60) / "tenantdeck.yaml"
     assert display_path(deep) == "/…/tenantdeck.yaml"
+
+
+def test_a_long_app_name_is_cut_so_every_column_of_the_apps_list_stays_in_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trial's 80-character name pushed Region to Policy off an 80-column screen; it is cut with an ellipsis."""
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text(LONG_KEY_DRAFT.replace("name: Acme\n", f"name: {'Acme ' * 16}\n"), encoding="utf-8")
+    app = make_app(draft)
+
+    async def go() -> tuple[str, int]:
+        from textual.widgets import DataTable
+
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            table = app.screen.query_one(DataTable)
+            width = sum(column.get_render_width(table) for column in table.columns.values())
+            return str(table.get_row_at(0)[1]), width
+
+    name, width = asyncio.run(go())
+    assert name.endswith("…") and name.startswith("Acme Acme") and len(name) <= 24, name
+    assert width <= 78, width  # every column in view, the scrollbar's cells aside

@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input
 
 from tenantdeck.draft.session import AppRow, ChangeKind
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -43,6 +43,11 @@ POLICIES_IN_BACKGROUND = 1000
 #: each row costs DataTable a measure of every cell, so not more: bench/tui_startup.py)
 FIRST_ROWS = 40
 CHUNK = 400  #: rows added per step after it (a few tens of ms each, so keys are handled in between)
+
+
+#: the Name column's most cells: a longer name is cut with "…" (the App screen's title shows it whole), so the other
+#: columns stay in view at 80 columns (a trial's 80-character name pushed Region to Policy off the screen)
+NAME_WIDTH = 24
 
 
 class AppsScreen(UsesEditor, DraftListener, Screen[None]):
@@ -144,7 +149,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             app = self.editor.session.app_row(index) or AppRow(index, None, None, None)
         problems, state = self._status(index, bool(app.id))
         # name and region are the draft's: Text is never read as markup, shown() never lets a control through
-        return ("✓" if index in self.marked else "", Text(shown(str("?" if app.name is None else app.name))),
+        name = fitted(shown(str("?" if app.name is None else app.name)), NAME_WIDTH)
+        return ("✓" if index in self.marked else "", Text(name),
                 Text(shown(str("?" if app.region is None else app.region))), str(app.widgets), str(app.webhooks),
                 problems, state, *self._badge(index))
 
