@@ -175,3 +175,37 @@ def test_delete_with_confirm_then_undo(draft_path: Path) -> None:
         assert draft_path.read_text(encoding="utf-8") == DRAFT  # deleted and undone: the file is as it was
 
     run(flow())
+
+
+def test_a_flag_written_as_neither_yes_nor_no_is_shown_as_written_and_kept(draft_path: Path) -> None:
+    """A trial's `enabled: "maybe"` showed as "no" in the form and a save of another field wrote `enabled: false`.
+    Now it shows as written, the save is refused until a choice is made, and the choice is what is written."""
+    from textual.widgets import Select
+
+    text = draft_path.read_text()
+    draft_path.write_text(text.replace("        enabled: true\n", '        enabled: "maybe"\n', 1))
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("e")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            select = form.query_one("#wf-enabled", Select)
+            assert select.value == "held" and "maybe" in str(select._options[-1][0])
+            form.query_one("#wf-name", Input).value = "Orders"
+            await pilot.pause()
+            await pilot.press("f2")
+            await pilot.pause()
+            hook = app.editor.session.get("apps[0].webhooks[0]")
+            assert isinstance(app.screen, WebhookForm) and message(form, "enabled")  # refused, and says where
+            assert hook["enabled"] == "maybe"  # never turned into false behind the user's back
+            select.value = "yes"
+            await pilot.pause()
+            await pilot.press("f2")
+            await pilot.pause()
+            hook = app.editor.session.get("apps[0].webhooks[0]")
+            assert hook["name"] == "Orders" and hook["enabled"] is True
+
+    run(flow())

@@ -29,6 +29,7 @@ from textual.widgets.selection_list import Selection
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models.secrets import is_reference
+from tenantdeck.textsafe import fitted, json_text, shown
 from tenantdeck.tui.widgets.secret_input import SecretInput
 
 _HEADING = "\x00"  #: values of the category headings in the trigger list start with this (never a trigger id)
@@ -205,11 +206,15 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
 
     def _flag_row(self, key: str, label: str, start: Mapping[str, Any]) -> ComposeResult:
         value = start.get(key)
-        current = "unset" if value is None else "yes" if value is True else "no"
+        choices = _flag_choices(key, self.is_new)
+        if value is None or isinstance(value, bool):
+            current = "unset" if value is None else "yes" if value is True else "no"
+        else:  # written by hand as neither (`enabled: "maybe"`): shown as written and kept until a choice is made
+            current = "held"
+            choices.append((fitted(f"as written: {shown(json_text(value))} (not yes or no)", 40), "held"))
         with Horizontal(classes="wf-row"):
             yield Label(label)
-            yield Select(_flag_choices(key, self.is_new), value=current, allow_blank=False, id=f"wf-{key}",
-                         compact=True)
+            yield Select(choices, value=current, allow_blank=False, id=f"wf-{key}", compact=True)
         yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -274,7 +279,9 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             out["password"] = self._hidden_password
         for key in wv.FLAGS:
             value = self.query_one(f"#wf-{key}", Select).value
-            out[key] = None if value == "unset" else value == "yes"
+            # "held": the value the draft has, neither yes nor no: checked (and refused) as it is, never made "no"
+            held = (self.original or {}).get(key)
+            out[key] = held if value == "held" else None if value == "unset" else value == "yes"
         out["triggers"] = list(self.chosen)
         return out
 
