@@ -43,6 +43,10 @@ COLS, ROWS = 80, 24
 #: the child makes the pty its controlling terminal, then becomes ``python -m tenantdeck edit DRAFT`` (same pid)
 CONTROLLING = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
                "os.execv(sys.executable, [sys.executable, '-m', 'tenantdeck', 'edit', sys.argv[1]])")
+#: ``make run``'s shape: the session's leader (it holds the terminal) ignores SIGHUP and waits for the editor
+UNDER_PARENT = ("import fcntl, signal, subprocess, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+                "signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+                "sys.exit(subprocess.call([sys.executable, '-m', 'tenantdeck', 'edit', sys.argv[1]]))")
 _ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 PAGE_DOWN, PAGE_UP, DELETE = b"\x1b[6~", b"\x1b[5~", b"\x1b[3~"
 
@@ -92,6 +96,8 @@ ROUNDS = [
     ("while scrolling", True, "sighup"),
     ("terminal stopped reading", True, "sigterm"),
     ("while scrolling", True, "close"),
+    # `make run`: a parent leads the session and keeps SIGHUP to itself, so only the terminal says it is gone
+    ("at first paint", True, "close-under-parent"),
 ]
 
 
@@ -117,7 +123,10 @@ def test_a_hang_up_mid_render_keeps_the_edits_and_ends_the_editor(tmp_path: Path
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
     term = Terminal(master)
     try:
-        with procs.running([sys.executable, "-c", CONTROLLING, str(draft)], stdin=slave, stdout=slave,
+        command = [sys.executable, "-c", CONTROLLING, str(draft)]
+        if cut == "close-under-parent":  # a parent leads the session and ignores the hang-up, as make did
+            command = [sys.executable, "-c", UNDER_PARENT, str(draft)]
+        with procs.running(command, stdin=slave, stdout=slave,
                            stderr=slave, env=shared, cwd=tmp_path, start_new_session=True) as proc:
             os.close(slave)
             slave = -1

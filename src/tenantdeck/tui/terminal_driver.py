@@ -93,6 +93,38 @@ class HangupSafeDriver(LinuxDriver):
         """The terminal hung up (SIGHUP): drop the rest of the output, the escape codes that restore it included."""
         self.output.lost()
 
+    def start_application_mode(self) -> None:
+        super().start_application_mode()
+        watcher = threading.Thread(target=self._watch_hang_up, name="tenantdeck-hangup-watch", daemon=True)
+        watcher.start()
+
+    def _watch_hang_up(self) -> None:
+        """Raise SIGHUP in this process when the terminal hangs up without sending it.
+
+        A killed tmux (or dropped SSH session) sends SIGHUP to the session's processes, but not when the editor
+        runs under ``make run``: make is the session leader, and the editor, never told, read end-of-file from
+        its terminal every 0.1 s for ever (Textual's input thread), an orphan at 40-60% of a CPU. A poll that
+        asks for no event reports only a hang-up or an error, and reads nothing, so no key is taken from Textual.
+        """
+        import os
+        import select
+        import signal
+
+        try:
+            poller = select.poll()
+            poller.register(self.fileno, 0)
+        except (OSError, ValueError, AttributeError):
+            return
+        while not self.exit_event.is_set():
+            try:
+                events = poller.poll(500)
+            except OSError:
+                return
+            if any(mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, mask in events):
+                if not self.exit_event.is_set():
+                    os.kill(os.getpid(), signal.SIGHUP)  # the safety net's own path: recovery saved, then exit
+                return
+
     def write(self, data: str) -> None:
         if self.output.gone:
             return
