@@ -18,9 +18,12 @@ $(STAMP): pyproject.toml $(LOCK)
 run: $(STAMP)
 	$(BIN)/tenantdeck edit --demo
 
-# In parallel (pytest-xdist, one worker per core) and in random order (pytest-randomly prints the seed to replay).
+# In parallel (pytest-xdist) and in random order (pytest-randomly prints the seed to replay). Two workers per core:
+# with one per core each worker used ~40% of its core (loopback servers, real processes, the editor's idle waits);
+# on 2 cores, 4 workers took 7 min 9 s where 2 took 11 min 12 s (docs/benchmarks.md, "The suite").
+WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n $(WORKERS)
 
 # Re-resolve the newest releases pyproject.toml allows, in a scratch venv, and pin them in $(LOCK). Run the suite
 # after it (`make test`) and commit the lock with the fixes it needed.
