@@ -126,6 +126,22 @@ def fitted(text: str, width: int) -> str:
     return "".join(out) + "…"
 
 
+def fitted_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` cells, keeping its end after ``…`` (a field path, an idempotency key: what
+    tells two apart is at the end). The mirror of :func:`fitted`; apply after :func:`shown` too."""
+    if cell_width(text) <= width:
+        return text
+    if width <= 0:
+        return ""
+    room, start = width - 1, len(text)
+    while start > 0:
+        room -= get_character_cell_size(text[start - 1])
+        if room < 0:
+            break
+        start -= 1
+    return "…" + text[start:]
+
+
 _LONG_RUN = re.compile(f"\\S{{{SHOWN_MAX_CHARS + 1},}}")
 
 
@@ -153,5 +169,5 @@ def json_text(value: object, **dumps: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-__all__ = ["SHOWN_MAX_CHARS", "cell_width", "cells", "fitted", "json_text", "shortened", "shortened_runs", "shown",
-           "unsafe"]
+__all__ = ["SHOWN_MAX_CHARS", "cell_width", "cells", "fitted", "fitted_end", "json_text", "shortened", "shortened_runs",
+           "shown", "unsafe"]

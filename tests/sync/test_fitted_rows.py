@@ -57,3 +57,15 @@ def test_a_cut_measures_what_the_editor_draws(text: str, width: int) -> None:
     safe = shown(text)
     assert cell_width(safe) == Text(safe).cell_len
     assert Text(fitted(safe, width)).cell_len <= width
+
+
+@given(text=TEXT, width=st.integers(1, 100))
+def test_fitted_end_is_the_text_or_a_marked_end_of_it(text: str, width: int) -> None:
+    from rich.text import Text
+
+    from tenantdeck.textsafe import fitted_end
+
+    safe = shown(text)
+    out = fitted_end(safe, width)
+    assert Text(out).cell_len <= width
+    assert out == safe or (out.startswith("…") and safe.endswith(out[1:]))

@@ -109,17 +109,14 @@ def check_cell(check: Any, width: int = CHECK_WIDTH) -> str:
     where, what = check_parts(check)
     if not where:
         return shorten(what, width)
-    from tenantdeck.textsafe import cell_width
+    from tenantdeck.textsafe import cell_width, fitted_end
 
     full = f"{where} {what}"
     if cell_width(full) <= width:
         return full
     room = width - cell_width(what) - 2  # "…" and the space
     if room >= 6:
-        start = len(where)
-        while start > 0 and cell_width(where[start - 1:]) <= room:
-            start -= 1
-        return f"…{where[start:]} {what}"
+        return f"{fitted_end(where, room + 1)} {what}"
     return shorten(full, width)
 
 

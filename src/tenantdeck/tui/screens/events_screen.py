@@ -27,7 +27,7 @@ from tenantdeck.atomic import WriteFailed, atomic_write_text
 from tenantdeck.models import catalog
 from tenantdeck.models.events import LEGACY_TRIGGERS
 from tenantdeck.receiver import Delivery
-from tenantdeck.textsafe import json_text, shown
+from tenantdeck.textsafe import fitted, fitted_end, json_text, shown
 from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
@@ -214,9 +214,10 @@ problems names the variant of the payload where the vendor publishes several, an
         for d in self._shown:
             result, style = verdict(d)
             trigger = shown(d.trigger or "-")  # the trigger and the path are the sender's: data
-            key = shown(d.idempotency_key) if d.idempotency_key else "-"  # built from the sender's data
-            table.add_row(Text(d.received_at[11:23]), Text(_fit(trigger, widths[1])), Text(result, style=style),
-                          Text(_fit_end(key, widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
+            # built from the sender's data; it differs in its last parts, so its end is kept
+            key = shown(d.idempotency_key) if d.idempotency_key else "-"
+            table.add_row(Text(d.received_at[11:23]), Text(fitted(trigger, widths[1])), Text(result, style=style),
+                          Text(fitted_end(key, widths[3])), Text(auth_cell(d)), Text(size_cell(d.size)),
                           key=str(d.seq))
         if not self._shown:
             self._show_detail(None)
@@ -326,12 +327,3 @@ problems names the variant of the payload where the vendor publishes several, an
 
     def action_back(self) -> None:
         self.app.pop_screen()
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
-
-
-def _fit_end(text: str, width: int) -> str:
-    """The end of ``text`` (an idempotency key differs in its last parts, after webhook and trigger)."""
-    return text if len(text) <= width else "…" + text[-max(width - 1, 0):]

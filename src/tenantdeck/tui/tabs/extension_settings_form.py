@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option
 
 from tenantdeck.draft import extension_settings_view as xv
 from tenantdeck.problems import format_path
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -504,7 +504,7 @@ def _table_widths(rows: tuple[xv.Row, ...]) -> dict[xv.KeyPath, list[int]]:
 
 
 def _line(cells: tuple[str, ...], widths: list[int]) -> str:
-    return "  ".join(_fit(cell, w).ljust(w) for cell, w in zip(cells, widths, strict=False)).rstrip()
+    return "  ".join(_cut(cell, w).ljust(w) for cell, w in zip(cells, widths, strict=False)).rstrip()
 
 
 def _label(row: xv.Row) -> str:
@@ -519,18 +519,13 @@ def _cells(row: xv.Row, label_width: int, width: int,
     mark = _MARK[True] if errors else _MARK[False] if row.problems else ""
     label = _label(row)
     if row.kind == xv.TABLE and row.value:
-        value = Text(_fit(_line(row.columns, widths.get(row.path, [])), width), style="bold")
+        value = Text(_cut(_line(row.columns, widths.get(row.path, [])), width), style="bold")
     elif row.kind == xv.ROW:
-        value = Text(_fit(_line(row.columns, widths.get(row.path[:-1], [])), width))
+        value = Text(_cut(_line(row.columns, widths.get(row.path[:-1], [])), width))
     else:
-        value = Text(_fit(row.shown, width), style="dim" if row.dimmed else "")
+        value = Text(_cut(row.shown, width), style="dim" if row.dimmed else "")
     style = "bold red" if errors else "yellow" if row.problems else ""
-    return Text(mark, style=style), Text(_fit(label, label_width)), value
-
-
-def _fit(text: str, width: int) -> str:
-    text = shown(text)
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+    return Text(mark, style=style), Text(_cut(label, label_width)), value
 
 
 def focus_target(path: tuple[Any, ...], app_index: int) -> tuple[str, xv.KeyPath] | None:
@@ -538,3 +533,8 @@ def focus_target(path: tuple[Any, ...], app_index: int) -> tuple[str, xv.KeyPath
     if len(path) >= 4 and tuple(path[:3]) == ("apps", app_index, "extension_settings") and isinstance(path[3], str):
         return path[3], tuple(path[4:])
     return None
+
+
+def _cut(text: str, width: int) -> str:
+    """A form value or label in ``width`` cells: data, so escaped, then cut as every column is."""
+    return fitted(shown(text), width)

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft import extension_settings_view as xv
 from tenantdeck.draft import extension_view as ev
 from tenantdeck.problems import format_path
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
@@ -115,7 +115,8 @@ below the table, the widgets of this app where such a toggle is on.
             cells = {"Extension": r.name if r.known else f"{r.name} (not in the catalog)", "Id": r.id,
                      "State": r.state, "Settings": xv.settings_marker(data, self.app_index, r.id),
                      "Needed by": ", ".join(d.toggle.label for d in r.dependents) or "-"}
-            table.add_row(*(Text(_fit(cells[label], width)) for label, width in columns), key=r.id)
+            # an id or a name the catalog does not know is the draft's: data, escaped before the cut
+            table.add_row(*(Text(fitted(shown(cells[label]), width)) for label, width in columns), key=r.id)
         if self._rows:
             table.move_cursor(row=min(max(row, 0), len(self._rows) - 1))
         managed = sum(r.state != ev.NOT_MANAGED for r in self._rows)
@@ -245,7 +246,3 @@ below the table, the widgets of this app where such a toggle is on.
                         severity="warning", timeout=8, markup=False)
         else:
             self.notify(f"{row.name}: {state}.", markup=False)
-
-
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
@@ -102,7 +102,7 @@ them as they are.
             problems = self.editor.problems_at(f"{self.prefix}[{j}]")
             errors = sum(p.is_error for p in problems)
             cells = wv.row_cells(hook, (errors, len(problems) - errors))
-            table.add_row(*(Text(_fit(c, w)) for c, w in zip(cells, widths, strict=True)), key=str(j))
+            table.add_row(*(Text(fitted(shown(c), w)) for c, w in zip(cells, widths, strict=True)), key=str(j))
         if hooks:
             table.move_cursor(row=min(max(row, 0), len(hooks) - 1))
         limit = catalog.WEBHOOKS_PER_APP
@@ -269,8 +269,3 @@ them as they are.
             self.notify(outcome.refused, title="Not changed", severity="error", markup=False)
         else:
             self.notify(done, markup=False)
-
-
-def _fit(text: str, width: int) -> str:
-    text = shown(text)  # webhook names, URLs: data
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
