@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
+from tenantdeck.models.secrets import names_a_secret
 from tenantdeck.sync.canonical import number, secret_state_of_draft, secret_state_of_value
 from tenantdeck.sync.kinds.base import (
     DraftEdit,
@@ -223,8 +224,6 @@ def _unknown_secrets(key: str, value: Any, secret: Any) -> Any:
     tell a dashboard's change from none, and the base is committed beside a lock file. The push sends the service's
     own value back (the update is the live object with the draft's changes on top), so the fingerprint is all the
     base needs."""
-    from tenantdeck.models.secrets import names_a_secret
-
     if isinstance(value, str):
         return secret(value) if value and names_a_secret(key) else value
     if isinstance(value, Mapping):

@@ -29,7 +29,7 @@ from textual.widgets.selection_list import Selection
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models.secrets import is_reference
-from tenantdeck.textsafe import fitted, json_text, shown
+from tenantdeck.textsafe import fitted, json_text
 from tenantdeck.tui.widgets.secret_input import SecretInput
 
 _HEADING = "\x00"  #: values of the category headings in the trigger list start with this (never a trigger id)
@@ -211,7 +211,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             current = "unset" if value is None else "yes" if value is True else "no"
         else:  # written by hand as neither (`enabled: "maybe"`): shown as written and kept until a choice is made
             current = "held"
-            choices.append((fitted(f"as written: {shown(json_text(value))} (not yes or no)", 40), "held"))
+            choices.append((fitted(f"as written: {json_text(value)} (not yes or no)", 40), "held"))  # json_text: safe
         with Horizontal(classes="wf-row"):
             yield Label(label)
             yield Select(choices, value=current, allow_blank=False, id=f"wf-{key}", compact=True)
