@@ -23,7 +23,14 @@ def make_app(draft: Path, **kwargs: Any) -> TenantdeckApp:
 async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
     """Every worker done (validation, change states, a plan) and painted, ``rounds`` times: a worker's result may
     start another. A plan replaced by a newer one (an exclusive worker cancelled) is fine. Keys of a burst the app
-    holds until the screen before them is quiet (tui/key_order.py) are handed on first."""
+    holds until the screen before them is quiet (tui/key_order.py) are handed on first. The start-up validation
+    is waited for by its own flag: under load its worker may not even be registered when the first round looks."""
+    for _ in range(3000):
+        if getattr(pilot.app, "started_up", True):
+            break
+        await pilot.pause(0.01)
+    else:
+        raise AssertionError("the editor's start-up validation did not finish within 30 s")
     for _ in range(rounds):
         while getattr(pilot.app, "key_gate", None) is not None and pilot.app.key_gate.held:
             await pilot.pause()
@@ -35,7 +42,7 @@ async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
     await tables_measured(pilot)
 
 
-async def tables_measured(pilot: Pilot[Any], most: int = 50) -> None:
+async def tables_measured(pilot: Pilot[Any], most: int = 300) -> None:
     """Each table of the screen on top has measured what it was last given: a DataTable widens a column for a
     cell updated with ``update_width`` only when its message queue is next idle (``_on_idle``), so a picture taken
     before that showed ``no bas`` for ``no base`` on a loaded machine. Reads two private attributes of Textual's

@@ -71,6 +71,10 @@ class TenantdeckApp(App[None]):
         self.editor.subscribe(self._changed_in_any_thread)
         self.safety = SafetyNet(self)  # recovery file, SIGHUP/SIGTERM, changes on disk (tui/safety.py)
         self.appearance_themes: list[str] = []
+        #: True once the work begun after the first paint (reading a big draft, validating, the change states) has
+        #: run and its result was broadcast: until then the Apps list's Problems and Change cells are provisional.
+        #: Pictures and benchmarks wait on it; a worker registered later than the first check cannot be missed.
+        self.started_up = False
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -156,7 +160,9 @@ class TenantdeckApp(App[None]):
             else:
                 self.read_in_background()
             return
-        if not self.editor.session.read_only:
+        if self.editor.session.read_only:
+            self.started_up = True  # nothing to validate: the Problems screen shows why
+        else:
             self.validate_in_background()
         self._offer_unfinished_push()
 
@@ -221,9 +227,12 @@ class TenantdeckApp(App[None]):
     def validate_in_background(self) -> None:
         """Models and rules (pydantic) and the change states, after the first paint."""
         self._first_frame_written()
-        self.editor.session.validate_all()
-        self.editor.compute_app_states()
-        self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))
+        try:
+            self.editor.session.validate_all()
+            self.editor.compute_app_states()
+            self.call_from_worker(self._broadcast, Change(self.editor.session.version, ChangeKind.VALIDATE, (), ()))
+        finally:  # also when validation failed: then nothing more will come
+            self.call_from_worker(setattr, self, "started_up", True)
         self.editor.session.remember_parse()  # a big draft opens without parsing next time (draft/parsecache.py)
         keep_long_lived()  # the draft read and validated: no full collection walks it again (tenantdeck.gcpause)
 
