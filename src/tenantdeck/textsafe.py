@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
-from rich.cells import cell_len, get_character_cell_size
+from rich.cells import cell_len, split_graphemes
 
 #: code points a terminal (or a bidi-aware renderer) would act on instead of drawing
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -117,13 +118,13 @@ def fitted(text: str, width: int) -> str:
         return text
     if width <= 0:
         return ""
-    room, out = width - 1, []
-    for char in text:
-        room -= get_character_cell_size(char)
-        if room < 0:
+    spans, _ = split_graphemes(text)
+    used = end = 0
+    for _start, stop, cells in spans:
+        if used + cells > width - 1:
             break
-        out.append(char)
-    return "".join(out) + "…"
+        used, end = used + cells, stop
+    return _trimmed(text[:end], width, lambda kept: kept + "…", lambda kept: kept[:-1])
 
 
 def fitted_end(text: str, width: int) -> str:
@@ -133,13 +134,22 @@ def fitted_end(text: str, width: int) -> str:
         return text
     if width <= 0:
         return ""
-    room, start = width - 1, len(text)
-    while start > 0:
-        room -= get_character_cell_size(text[start - 1])
-        if room < 0:
+    spans, _ = split_graphemes(text)
+    used, start = 0, len(text)
+    for begin, _stop, cells in reversed(spans):
+        if used + cells > width - 1:
             break
-        start -= 1
-    return "…" + text[start:]
+        used, start = used + cells, begin
+    return _trimmed(text[start:], width, lambda kept: "…" + kept, lambda kept: kept[1:])
+
+
+def _trimmed(kept: str, width: int, mark: Callable[[str], str], less: Callable[[str], str]) -> str:
+    """``mark(kept)``, with ``kept`` made shorter until it fits. Cut by whole graphemes (a variation selector
+    stays with the character it widens), then measured as Rich lays the result out: Rich's grapheme split and its
+    ``cell_len`` disagree on joiner sequences, and ``cell_len`` is what Textual draws with."""
+    while kept and cell_len(mark(kept)) > width:
+        kept = less(kept)
+    return mark(kept)
 
 
 _LONG_RUN = re.compile(f"\\S{{{SHOWN_MAX_CHARS + 1},}}")

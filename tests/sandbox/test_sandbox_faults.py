@@ -58,7 +58,8 @@ async def test_openapi_is_exempt(make_app: MakeApp) -> None:
 async def test_latency_does_not_block_the_loop(make_app: MakeApp) -> None:
     """25 requests at once take about one request's latency, not 25 of them: the delay is an ``await``, not a
     blocking sleep. Compared with one request timed in the same run (a loaded machine slows both), with a wide
-    margin: the latency (200 ms) dwarfs the per-request work, and a blocking sleep would take 25 times as long."""
+    margin: the latency (200 ms) dwarfs the per-request work, and a blocking sleep would take 25 times as long.
+    Half of that, not a quarter: under a profiler on a loaded machine the overlapped 25 took 7x one request."""
     async with client_for(make_app(latency_ms=200)) as c:
         started = time.perf_counter()
         assert (await c.get("/apps")).status_code == 200
@@ -68,7 +69,7 @@ async def test_latency_does_not_block_the_loop(make_app: MakeApp) -> None:
         results = await asyncio.gather(*(c.get("/apps") for _ in range(25)))
         elapsed = time.perf_counter() - started
     assert all(r.status_code == 200 for r in results)
-    assert elapsed < single * 25 / 4, (elapsed, single)  # overlapped: far below 25 sequential delays
+    assert elapsed < single * 25 / 2, (elapsed, single)  # overlapped: far below 25 sequential delays
 
 
 def test_bad_knobs_are_refused(make_app: MakeApp) -> None:

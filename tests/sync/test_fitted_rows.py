@@ -69,3 +69,22 @@ def test_fitted_end_is_the_text_or_a_marked_end_of_it(text: str, width: int) -> 
     out = fitted_end(safe, width)
     assert Text(out).cell_len <= width
     assert out == safe or (out.startswith("…") and safe.endswith(out[1:]))
+
+
+#: what widens or joins the character before it: a variation selector 16 makes "0" or "❤" two cells wide in
+#: Rich's measure, a joiner glues emoji; each among narrow, wide and zero-width neighbours
+GRAPHEMES = st.text(st.sampled_from(["0", "a", "❤", "☺", "\ufe0f", "\u200d", "👨", "👩", "界", "\u0301", " "]),
+                    max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=GRAPHEMES, width=st.integers(1, 30))
+def test_a_cut_through_emoji_sequences_fits_both_ways(text: str, width: int) -> None:
+    """CI found ``"000000\\ufe0f"`` in a Check cell: each character measured alone is 1 cell and 0, the sequence is
+    2 to Rich, so a cut summing characters took 29 columns of 28. Both cuts keep whole graphemes and fit."""
+    from tenantdeck.textsafe import fitted_end
+
+    start, end = fitted(text, width), fitted_end(text, width)
+    assert cell_width(start) <= width and cell_width(end) <= width, (start, end)
+    assert start == text or (start.endswith("…") and text.startswith(start[:-1]))
+    assert end == text or (end.startswith("…") and text.endswith(end[1:]))
