@@ -95,6 +95,13 @@ def test_the_team_post_is_in_the_document() -> None:
 @TEAM_POST.parametrize()
 @ON_A_REAL_APP
 def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
+    # As for the settings writes below: a case negative only in its path or headers is valid once the real app id
+    # and the credentials replace them, and would be "accepted negative data"; it is dropped. Which examples reach
+    # here depended on what ran before in the process (a flake seen under xdist).
+    if case.meta is not None and any(
+        case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
+    ):
+        reject()
     case.path_parameters = {**(case.path_parameters or {}), "appId": TEAM_APP_ID}
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
 

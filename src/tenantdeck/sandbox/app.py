@@ -27,6 +27,7 @@ from tenantdeck.sandbox.messaging import install as install_messaging
 from tenantdeck.sandbox.openapi import install_openapi
 from tenantdeck.sandbox.routes import apps, extension_settings, extensions, push_certificates, team, webhooks, widgets
 from tenantdeck.sandbox.seed import seed as seed_sample_apps
+from tenantdeck.sandbox.shared_routes import include_shared
 from tenantdeck.sandbox.store import Store
 
 DESCRIPTION = """\
@@ -88,8 +89,8 @@ def create_app(
         latency_ms=latency_ms, fail_rate=fail_rate, retry_after=retry_after, rng=random.Random(rng_seed),
         rate_limit=rate_limit
     )
-    for module in (apps, extensions, widgets, extension_settings, push_certificates, webhooks, team):
-        app.include_router(module.router)
+    include_shared(app, *(module.router for module in
+                          (apps, extensions, widgets, extension_settings, push_certificates, webhooks, team)))
     install_messaging(app, store, delivery)
     errors.install_error_handlers(app)
     install_openapi(app)

@@ -23,11 +23,12 @@ def install(app: FastAPI, store: Store, config: DeliveryConfig | None = None) ->
     """Add the messaging area to ``app``; returns the worker (``app.state.delivery``) for the lifespan to close."""
     from tenantdeck.sandbox.messaging import admin
     from tenantdeck.sandbox.messaging.api import ChatAreaMiddleware, create_chat_app
+    from tenantdeck.sandbox.shared_routes import include_shared
 
     service = ChatService(store)
     worker = DeliveryWorker(store, config)
     app.state.chat_service = service
     app.state.delivery = worker
-    app.include_router(admin.router)
+    include_shared(app, admin.router)
     app.add_middleware(ChatAreaMiddleware, chat_app=create_chat_app(service, worker))
     return worker

@@ -37,6 +37,7 @@ from tenantdeck.sandbox.errors import ApiError
 from tenantdeck.sandbox.messaging.delivery import DeliveryWorker
 from tenantdeck.sandbox.messaging.service import ChatService
 from tenantdeck.sandbox.pagination import Paged100
+from tenantdeck.sandbox.shared_routes import include_shared
 
 PREFIX = "/chat/{appId}/v3"
 
@@ -176,7 +177,7 @@ def create_chat_app(service: ChatService, worker: DeliveryWorker) -> FastAPI:
     )
     app.state.service = service
     app.state.worker = worker
-    app.include_router(_chat_routes())
+    include_shared(app, _chat_routes())
     install_chat_errors(app)
     app.add_middleware(ApiKeyMiddleware, service=service)
     return app
@@ -184,10 +185,10 @@ def create_chat_app(service: ChatService, worker: DeliveryWorker) -> FastAPI:
 
 @functools.cache
 def _chat_routes() -> APIRouter:
-    """The chat API's routes, built once per process: FastAPI analyses a route's signature when it is added (27 ms
-    of CPU for these 36 routes, four fifths of what a new sandbox cost), and ``include_router`` reuses analysed
-    routes, so a new sandbox (every test that makes one, every ``tenantdeck sandbox`` start) no longer pays for
-    it. The handlers hold no state: they find the sandbox's service and worker on ``request.app.state``."""
+    """The chat API's routes, declared once per process (FastAPI analyses a route's signature when it is added:
+    27 ms of CPU for these 36 routes); :func:`~tenantdeck.sandbox.shared_routes.include_shared` then analyses them as
+    included once too. The handlers hold no state: they find the sandbox's service and worker on
+    ``request.app.state``."""
     router = APIRouter()
 
     # -- users --------------------------------------------------------------------------------------------
