@@ -54,6 +54,38 @@ def test_v_on_an_app_serves_its_widget_and_the_page_follows_unsaved_edits(tmp_pa
     run(app, body)
 
 
+def test_a_save_by_another_editor_reaches_the_page_through_the_draft_watcher(tmp_path: Path) -> None:
+    """While the preview runs, the editor's draft watcher looks at the file often enough for the issue's 200 ms
+    (tui/browser_preview.DISK_INTERVAL; docs/benchmarks.md has the figure): another editor's save, with no unsaved
+    edits here, is reloaded and reaches the page. The tests' editor has no timers of its own (SafetyNet.TIMERS),
+    so nothing but the preview's watch can bring it."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot: Any) -> None:
+        app.open_app(0)
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        server = browser_preview.server_of(app)
+        try:
+            async with httpx.AsyncClient(timeout=30) as client:
+                assert "Acme Support · Support widget" in (await client.get(server.url)).text
+                text = draft.read_text()
+                draft.write_text(text.replace("name: Support widget", "name: Renamed widget"))
+                for _ in range(200):  # 10 s at most: a timeout, not a threshold
+                    await asyncio.sleep(0.05)
+                    if "Acme Support · Renamed widget" in (await client.get(server.url)).text:
+                        break
+                else:
+                    raise AssertionError("the other editor's save never reached the page")
+            assert not app.editor.session.dirty
+        finally:
+            browser_preview.stop_preview(app)
+
+    run(app, body)
+
+
 @pytest.mark.skipif(chromium.why_not() is not None, reason=chromium.why_not() or "")
 def test_a_sidebar_toggle_flipped_with_space_leaves_the_open_page(tmp_path: Path, capsys: Any) -> None:
     """The issue's "done when", through the keys: the page open in Chromium, Space on a sidebar section's row in
