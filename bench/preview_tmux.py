@@ -9,9 +9,9 @@ the frame that shows it (``Date.now()`` in a MutationObserver on the page; both 
 tmux, the terminal parser, the editor's loop, the server, the event stream, the parse and the frame's load are all
 in it. Repeated ROUNDS times; prints the median and worst of each, and /proc/loadavg before and after.
 
-Usage: ``python bench/preview_tmux.py [ROUNDS]`` (default 10). Needs tmux, Debian's chromium and playwright (the
-test extras). The editor runs on a tmux server of its own (``-L``) with a fresh ``HOME``; both go at the end.
-docs/benchmarks.md, "The browser preview, through the keys".
+Usage: ``python bench/preview_tmux.py [ROUNDS [ESCAPE_TIME]]`` (10 rounds; tmux's own escape-time, or this many
+ms). Needs tmux, Debian's chromium and playwright (the test extras). The editor runs on a tmux server of its own
+(``-L``) with a fresh ``HOME``; both go at the end. docs/benchmarks.md, "Through the keys, in tmux".
 """
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ def custom_css(page: Page, rounds: int, key: str) -> list[float]:
     return took
 
 
-def main(rounds: int) -> None:
+def main(rounds: int, escape: int | None) -> None:
     from tests.preview import browser as chromium
 
     why = chromium.why_not() or (None if shutil.which("tmux") else "no tmux")
@@ -228,6 +228,8 @@ def main(rounds: int) -> None:
     try:
         tmux("set", "-s", "set-clipboard", "on")
         TERMINAL.append(Terminal())
+        if escape is not None:
+            tmux("set", "-s", "escape-time", str(escape))
         escape_time = tmux("show", "-s", "-v", "escape-time").strip()
         tmux_version = tmux("-V").split()[-1]
         wait_for(lambda: "Acme Support" in screen(), "apps list")
@@ -259,4 +261,4 @@ def main(rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10, int(sys.argv[2]) if len(sys.argv) > 2 else None)
