@@ -249,6 +249,8 @@ def main(rounds: int, escape: int | None) -> None:
             assert tab.evaluate("window.notReloaded === true"), "the page was reloaded"
     finally:
         subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True, check=False)
+        socket = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / SOCKET
+        socket.unlink(missing_ok=True)  # tmux leaves the socket's file behind
         for terminal in TERMINAL:
             terminal.close()
         shutil.rmtree(home, ignore_errors=True)
