@@ -29,7 +29,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tenantdeck.draft.emit import scalar
-from tests.hostile_account import OSC52, PAYLOADS, assert_clean, poison
+from tests.hostile_account import OSC52, PAYLOADS, RAW, assert_clean, poison
 from tests.tui.pilot import settle
 
 POLICIES = """\
@@ -382,32 +382,57 @@ def test_the_browser_preview_of_the_hostile_account_runs_no_value_as_code(accoun
 
     assert cli("pull", "--draft", "d.yaml").exit_code == 0
     session = DraftSession.open(account / "d.yaml", validate=False)
-    apps = [i for i, a in enumerate(session.get("apps")) if isinstance(a, dict) and a.get("widgets")]
-    assert apps, "the seeded account has widgets"
-    webbed = apps[0]
-    for n, key in enumerate(WEB_FIELDS):
-        payload = WEB_PAYLOADS[n % len(WEB_PAYLOADS)]
-        session.set(f"apps[{webbed}].widgets[0].{key}", [payload, "chats"] if key.endswith("sequence") else payload)
-    session.set(f"apps[{webbed}].name", WEB_PAYLOADS[1])
+    apps = list(range(len(session.get("apps"))))
+    with_widgets = [i for i in apps if isinstance(session.get(f"apps[{i}]"), dict) and session.get(f"apps[{i}]")
+                    .get("widgets")]
+    assert with_widgets, "the seeded account has widgets"
+    webbed = with_widgets[0]
+    assert RAW.search(session.get(f"apps[{webbed}].name")), "the service's words are hostile"
+    for n, key in enumerate(WEB_FIELDS):  # on top of the service's (hostile) words, where it has some
+        path = f"apps[{webbed}].widgets[0].{key}"
+        prior = session.get(path, None)
+        payload = (prior if isinstance(prior, str) else "") + WEB_PAYLOADS[n % len(WEB_PAYLOADS)]
+        session.set(path, [payload, "chats"] if key.endswith("sequence") else payload)
+    session.set(f"apps[{webbed}].name", session.get(f"apps[{webbed}].name") + WEB_PAYLOADS[1])
     pages: dict[int, str] = {}
     for network in (False, True):
         server = PreviewServer(session, AppRef(index=webbed), allow_network=network)
         server.start()
         try:
-            for index in apps:
+            for index in apps:  # with and without widgets (the page then says so, naming the app)
                 server.follow(AppRef(index=index))
                 text = httpx.get(server.url, timeout=30).text
                 assert_runs_nothing(text)
                 assert_clean(text, f"the preview page of apps[{index}]")
+                _event_runs_nothing(server, f"apps[{index}]")
                 pages.setdefault(index, server.url)
             if not network and chromium.why_not() is None:
-                _runs_nothing_in_a_browser(server, [webbed, apps[-1]])
+                other = next(i for i in range(len(session.get("apps"))) if i != webbed)
+                _runs_nothing_in_a_browser(server, [webbed, other])
         finally:
             server.stop()
     assert "pwned" in session.get(f"apps[{webbed}].widgets[0].style.custom_css")
 
 
+def _event_runs_nothing(server: Any, where: str) -> None:
+    """The server-sent update an open page gets for this app: its widget document is inert and every text the
+    page's script sets holds no raw control or bidi character (JSON escapes them on the wire; the page would not)."""
+    import httpx
+
+    from tests.preview.htmlcheck import assert_update_runs_nothing, updates
+
+    with httpx.stream("GET", server.url + "events", timeout=30) as response:
+        payload = next(updates(response))
+    assert_update_runs_nothing(payload)
+    for key, value in payload.items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                assert_clean(text, f"the preview's update event of {where}: {key}")
+
+
 def _runs_nothing_in_a_browser(server: Any, indexes: list[int]) -> None:
+    """Each app's page loaded, and then each but the last arriving by a server-sent event into the page open on the
+    last (the live path: the page's script swaps it into a frame, sets its texts): nothing runs either way."""
     from tenantdeck.preview.model import AppRef
     from tests.preview import browser as chromium
 
@@ -415,12 +440,24 @@ def _runs_nothing_in_a_browser(server: Any, indexes: list[int]) -> None:
         page = browser.new_page(viewport=chromium.VIEWPORT)
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        for index in indexes:
-            server.follow(AppRef(index=index))
-            page.goto(server.url)
-            chromium.settled(page, server.version)
+
+        def inert() -> None:
             assert page.evaluate("window.pwned") is None
             assert page.evaluate("document.scripts.length") == 1
             for frame in page.frames[1:]:
                 assert frame.evaluate("[window.pwned, document.scripts.length]") == [None, 0]
+
+        for index in indexes:
+            server.follow(AppRef(index=index))
+            page.goto(server.url)
+            chromium.settled(page, server.version)
+            inert()
+        page.evaluate("window.stayed = true")
+        for index in indexes[:-1]:  # live: the page stays, the other app's widget arrives as an event
+            version = page.evaluate("document.body.dataset.version")
+            server.follow(AppRef(index=index))
+            chromium.until(page, f"document.body.dataset.version !== {json.dumps(version)}")  # swapped in
+            inert()
+            assert page.evaluate("window.stayed") is True, "updated in place, not reloaded"
+        assert WEB_PAYLOADS[1] in page.inner_text("#title"), "the hostile app's name arrived, as text"
         assert dialogs == []

@@ -74,6 +74,8 @@ def compare(png: bytes, name: str) -> None:
     from PIL import Image, ImageChops
 
     reference = SCREENSHOTS / f"{name}.png"
+    if not reference.exists() and chromium.REQUIRED and not os.environ.get("TENANTDECK_UPDATE_SCREENSHOTS"):
+        pytest.fail(f"{reference} is missing: TENANTDECK_UPDATE_SCREENSHOTS=1 writes it (CI compares, never writes)")
     if os.environ.get("TENANTDECK_UPDATE_SCREENSHOTS") or not reference.exists():
         reference.write_bytes(png)
         pytest.skip(f"wrote {reference.name}: compare on the next run")

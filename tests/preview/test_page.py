@@ -7,11 +7,12 @@ import copy
 import html
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tenantdeck.draft.effective_widget import effective_widget
-from tenantdeck.draft.preview_scene import build_scene
+from tenantdeck.draft.preview_scene import CALL_BUTTONS, COMPOSER_BUTTONS, MESSAGE_MARKS, Feature, build_scene
 from tenantdeck.preview import page
 from tenantdeck.preview.model import AppRef, image, widget_preview
 from tests.preview.htmlcheck import assert_runs_nothing, parse
@@ -141,3 +142,52 @@ def test_no_value_becomes_markup_or_script(name: str, css: str, js: str, icon: s
         assert all(len(doc.styles) == 2 for doc in parsed.docs)
         event = page.event(page.update(preview, 3, network))
         assert event.count(b"\n\n") == 1 and event.endswith(b"\n\n"), "one event, whatever the data"
+
+
+def test_the_page_says_it_is_tenantdecks_rendering_not_the_vendors_widget() -> None:
+    """The issue: "say in the page and the docs": in the page's banner, above the widget, for every state."""
+    from pathlib import Path
+
+    for preview in (widget_preview(DRAFT, AppRef(), 0, allow_network=False),
+                    widget_preview(DRAFT, AppRef(name="missing"), 0, allow_network=False)):
+        banner = [t for t, _ in parse(page.page(preview, 0, False)).tags]
+        assert "header" in banner
+        text = html.unescape(page.page(preview, 0, False))
+        assert f"<p>{page.DISCLAIMER}</p></header>" in text
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "preview.md").read_text()
+    assert "tenantdeck's rendering of the documented widget v2 settings*" in docs and "not the vendor's" in docs
+
+
+def drawn(main: dict[str, Any]) -> set[str]:
+    """What the page draws of a widget whose Main section is ``main`` over all toggles off: its ``data-feature``
+    marks (each drawn control or mark has one, named as in the scene)."""
+    from tenantdeck.models import catalog
+
+    off = {t.key: False for t in catalog.MAIN_TOGGLES} | {"enable_sending_messages": True,
+                                                          "hide_deleted_messages": True}
+    doc = doc_of({"apps": [{"name": "A", "widgets": [{"name": "W", "main": off | main}]}]})
+    return set(features(doc))
+
+
+ALL_FEATURES = [f for group in (COMPOSER_BUTTONS, CALL_BUTTONS, MESSAGE_MARKS) for f in group]
+
+
+def test_the_issues_toggles_are_all_drawn() -> None:
+    """Reactions, threaded replies, typing indicator, read receipts, stickers, polls, file and voice buttons."""
+    named = {"allow_message_reactions", "enable_threaded_replies", "show_typing_indicators",
+             "show_delivery_read_indicators", "show_stickers", "allow_creating_polls", "send_files",
+             "send_voice_notes"}
+    assert named <= {k for f in ALL_FEATURES for k in f.toggles}
+
+
+@pytest.mark.parametrize("feature", ALL_FEATURES, ids=lambda f: f.id)
+def test_each_main_toggle_puts_its_control_on_the_page_and_off_takes_it_away(feature: Feature) -> None:
+    assert feature.id not in drawn({}), "every toggle off: not drawn"
+    for key in feature.toggles:
+        assert drawn({key: True}) >= {feature.id}, f"main.{key} on draws {feature.id}"
+
+
+def test_sending_off_and_deleted_messages_shown_change_the_conversation() -> None:
+    assert "send" in drawn({}) and "deleted" not in drawn({})
+    assert "send" not in drawn({"enable_sending_messages": False})
+    assert "deleted" in drawn({"hide_deleted_messages": False})

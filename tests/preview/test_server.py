@@ -3,7 +3,6 @@ stream after each change of the draft (an edit in the session, a save by another
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from tenantdeck.preview import page
 from tenantdeck.preview.model import AppRef
 from tenantdeck.preview.server import PreviewServer
 from tests import procs
+from tests.preview.htmlcheck import updates
 
 pytestmark = pytest.mark.e2e
 
@@ -39,16 +39,6 @@ def server(draft: Path) -> Iterator[PreviewServer]:
     srv.start()
     yield srv
     srv.stop()
-
-
-def events(response: httpx.Response) -> Iterator[dict[str, object]]:
-    """The ``update`` events of a stream, decoded."""
-    name = None
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: ") and name == "update":
-            yield json.loads(line[6:])
 
 
 def test_the_page_answers_only_with_the_token_and_a_loopback_host(server: PreviewServer) -> None:
@@ -77,7 +67,7 @@ def test_refuses_a_host_that_is_not_loopback(draft: Path) -> None:
 def test_every_edit_is_pushed_to_an_open_stream(server: PreviewServer) -> None:
     session = server.session
     with httpx.stream("GET", server.url + "events", timeout=30) as response:
-        stream = events(response)
+        stream = updates(response)
         first = next(stream)
         assert "rgb(3, 169, 244)" in str(first["doc"])
         session.set("apps[0].widgets[0].style.primary_color", "#123456")
@@ -92,7 +82,7 @@ def test_every_edit_is_pushed_to_an_open_stream(server: PreviewServer) -> None:
 
 def test_a_draft_that_cannot_be_read_keeps_the_last_page_with_a_note(server: PreviewServer, draft: Path) -> None:
     with httpx.stream("GET", server.url + "events", timeout=30) as response:
-        stream = events(response)
+        stream = updates(response)
         next(stream)
         draft.write_text("apps: [unclosed\n")
         server.session.reload()
@@ -110,7 +100,7 @@ def test_the_command_follows_a_save_by_another_editor_and_stops_on_sigterm(draft
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/")
         with httpx.stream("GET", url + "events", timeout=30) as response:
-            stream = events(response)
+            stream = updates(response)
             next(stream)
             text = draft.read_text()
             assert "name: Acme help desk" in text

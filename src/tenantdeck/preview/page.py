@@ -180,14 +180,14 @@ def _messages(scene: Scene) -> str:
     mine = _mark(scene, "edited", "(edited)") + _mark(scene, "receipts", "✓✓")
     deleted = ('<div class="cc-message cc-deleted" data-feature="deleted">This message was deleted</div>'
                if scene.show_deleted else "")
-    large = " cc-large" if scene.has("large_emoji") else ""
+    large = ' cc-large" data-feature="large_emoji' if scene.has("large_emoji") else ""
     typing = ('<div class="cc-typing" data-feature="typing">Ada is typing…</div>' if scene.has("typing") else "")
     return (
         '<div class="cc-messages">'
         f'<div class="cc-message">Hi! Is the new plan live?<div class="cc-marks">{theirs}</div></div>'
         f'<div class="cc-message cc-own">Yes, since this morning.<div class="cc-marks">{mine}</div></div>'
         f"{deleted}"
-        f'<div class="cc-message cc-own{large}" data-feature="emoji">:D</div>'
+        f'<div class="cc-message cc-own cc-emoji{large}">:D</div>'
         f"{typing}</div>"
     )
 
