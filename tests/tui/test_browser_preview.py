@@ -149,3 +149,52 @@ def test_a_sidebar_toggle_flipped_with_space_leaves_the_open_page(tmp_path: Path
             browser_preview.stop_preview(app)
 
     run(app, body)
+
+
+def test_custom_css_reaches_the_page_as_it_is_typed_and_the_draft_when_left(tmp_path: Path) -> None:
+    """A code field is written to the draft when it is left (one visit, one undo step); the running page shows its
+    text as typed, so an admin in tmux sees a line of custom_css without waiting for tmux's Escape delay (500 ms by
+    default, docs/benchmarks.md). The draft is not touched until the field is left; then the page keeps the
+    written value, and a field left unchanged leaves nothing over the draft."""
+    from textual.widgets import TextArea
+
+    from tenantdeck.tui.tabs.widget_fields import CodeRow
+
+    app = make_app(prepare(tmp_path))
+    path = "apps[0].widgets[0].style.custom_css"
+
+    async def body(pilot: Any) -> None:
+        app.open_app(0)
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        server = browser_preview.server_of(app)
+        try:
+            await pilot.press("1")
+            await settle(pilot)
+            area = app.screen.query_one("#style-custom_css", CodeRow).query_one(TextArea)
+            area.focus()
+            await settle(pilot)
+            await pilot.press(*".cc{color:red}")
+            await settle(pilot)
+            assert server.preview(0).custom_css == ".cc{color:red}", "the page shows the text as typed"
+            assert app.editor.get(path, None) is None, "the draft gets it only when the field is left"
+            async with httpx.AsyncClient(timeout=30) as client:
+                assert ".cc{color:red}" in (await client.get(server.url)).text
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.editor.get(path) == ".cc{color:red}"
+            assert server.preview(0).custom_css == ".cc{color:red}"
+            area.focus()
+            await settle(pilot)
+            await pilot.press("backspace")
+            await settle(pilot)
+            assert server.preview(0).custom_css == ".cc{color:red"
+            await pilot.press("ctrl+z")  # the text area's own undo: back to what the draft has
+            await pilot.press("tab")
+            await settle(pilot)
+            assert server.preview(0).custom_css == app.editor.get(path) == ".cc{color:red}"
+        finally:
+            browser_preview.stop_preview(app)
+
+    run(app, body)

@@ -63,6 +63,8 @@ class PreviewServer:
         self._thread: threading.Thread | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._last_good: dict[int, WidgetPreview] = {}
+        #: a field being typed in the editor and not yet written to the draft (parts of its path, its text)
+        self._typing: tuple[tuple[str | int, ...], str] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------------------------
 
@@ -162,6 +164,13 @@ class PreviewServer:
         self.ref = ref
         self._changed()
 
+    def typing(self, path: tuple[str | int, ...] | None, text: str = "") -> None:
+        """Show ``text`` at ``path`` (a draft path's parts) over the draft while it is typed and not yet written
+        (the editor writes a code field's text when the field is left: one visit, one undo step); None when it is
+        written or abandoned. Only the page sees it: the draft is never changed here."""
+        self._typing = None if path is None else (tuple(path), text)
+        self._changed()
+
     def set_allow_network(self, allow: bool) -> None:
         """Let the page load the draft's images (or stop it); open pages load again under the new policy."""
         self.allow_network = allow
@@ -193,7 +202,10 @@ class PreviewServer:
             index = ref.find([{"name": r.name} for r in session.app_rows()])
         app = session.get(f"apps[{index}]", None) if index is not None else None
         apps: list[Any] = [{}] * index + [app] if index is not None and app is not None else []
-        return {"apps": apps, "presets": session.get("presets", None)}
+        data = {"apps": apps, "presets": session.get("presets", None)}
+        if self._typing is not None:
+            _overlay(data, *self._typing)
+        return data
 
     # -- HTTP ------------------------------------------------------------------------------------------------------
 
@@ -278,3 +290,24 @@ def _without_version(payload: dict[str, Any]) -> str:
     import json
 
     return json.dumps({k: v for k, v in payload.items() if k != "version"}, sort_keys=True)
+
+
+def _overlay(data: dict[str, Any], parts: tuple[str | int, ...], text: str) -> None:
+    """Put ``text`` at ``parts`` in ``data`` (the page's copy), creating missing mappings on the way as a write
+    would; nothing when the path goes through something else (another app, a list index out of range, a scalar)."""
+    node: Any = data
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(part, int):
+            if not isinstance(node, list) or not 0 <= part < len(node) or last:
+                return
+            node = node[part]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = text
+                return
+            if node.get(part) is None:
+                node[part] = {}
+            node = node[part]
+        else:
+            return

@@ -64,6 +64,15 @@ def _watch_disk(app: Any) -> None:
         setattr(app, _WATCH, app.set_interval(DISK_INTERVAL, safety.check_disk, name="browser-preview-disk-watch"))
 
 
+def typing(app: Any, path: tuple[str | int, ...] | None, text: str = "") -> None:
+    """A code field's text while it is typed (``path`` None once written or left): the running page shows it at
+    once, so an edit of ``custom_css`` reaches the browser within the issue's 200 ms however the field is left
+    (Escape in tmux waits for tmux's ``escape-time``, 500 ms by default). Nothing when no preview runs."""
+    server = server_of(app)
+    if server is not None and server.running:
+        server.typing(path, text)
+
+
 def stop_preview(app: Any) -> None:
     """Stop the session's server (the app's exit; tests)."""
     server = server_of(app)

@@ -35,6 +35,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.textsafe import shown
+from tenantdeck.tui import browser_preview
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.literal import literal
 from tenantdeck.tui.messages import DraftChanged, DraftListener
@@ -471,14 +472,19 @@ Edit freely (`ctrl+z` undoes inside the text). It is written to the draft when y
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self.commit()
 
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """The browser preview, when it runs, shows the text as typed (the draft gets it when the field is left)."""
+        if self.area.has_focus and self.state is not None:
+            browser_preview.typing(self.app, self.tab.target.path(self.section, self.key), self.area.text)
+
     def commit(self) -> None:
         if self.state is None or not self.is_mounted:
             return
         text = self.area.text
-        if text == self._shown:
-            return
-        self._shown = text
-        self.tab.write(self.section, self.key, text)
+        if text != self._shown:
+            self._shown = text
+            self.tab.write(self.section, self.key, text)
+        browser_preview.typing(self.app, None)
 
 
 # ----------------------------------------------------------------------------------------------------------------
