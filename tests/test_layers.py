@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("tenantdeck", "tenantdeck.exitcodes", "tenantdeck.problems", "tenantdeck.textsafe",
                     "tenantdeck.atomic", "tenantdeck.locations", "tenantdeck.hosts", "tenantdeck.jsonlimits",
                     "tenantdeck.gitignore", "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.safefile",
-                    "tenantdeck.console")),
+                    "tenantdeck.console", "tenantdeck.tls")),
     ("models and api", ("tenantdeck.models", "tenantdeck.rules", "tenantdeck.sizelimits", "tenantdeck.api")),
     ("draft", ("tenantdeck.draft", "tenantdeck.prefs")),
     ("service side", ("tenantdeck.sandbox", "tenantdeck.receiver", "tenantdeck.events_send", "tenantdeck.preview")),
@@ -50,7 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 PACKAGES: list[str] = [
     "tenantdeck", "tenantdeck.exitcodes", "tenantdeck.textsafe", "tenantdeck.problems", "tenantdeck.safefile",
     "tenantdeck.atomic", "tenantdeck.locations", "tenantdeck.hosts", "tenantdeck.jsonlimits", "tenantdeck.gitignore",
-    "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.console",
+    "tenantdeck.absent", "tenantdeck.gcpause", "tenantdeck.console", "tenantdeck.tls",
     "tenantdeck.models", "tenantdeck.sizelimits", "tenantdeck.rules", "tenantdeck.api",
     "tenantdeck.draft", "tenantdeck.prefs",
     "tenantdeck.receiver", "tenantdeck.sandbox", "tenantdeck.events_send", "tenantdeck.preview",

@@ -28,6 +28,7 @@ from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models import catalog
 from tenantdeck.models.events import dumps
 from tenantdeck.models.secrets import MissingSecret, reference_name, resolve
+from tenantdeck.tls import verifying_context
 
 #: How much of the receiver's answer is kept for display (characters, after making it printable).
 BODY_PREVIEW = 2000
@@ -185,7 +186,7 @@ async def send_test_event(
     host = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)  # never user:password@
     try:
         async with httpx.AsyncClient(timeout=timeout, transport=transport, follow_redirects=False,
-                                     trust_env=False) as client:
+                                     trust_env=False, verify=verifying_context(trust_env=False)) as client:
             started = clock()
             response = await client.post(target.url, content=body, headers=headers, auth=target.auth)
             latency = (clock() - started) * 1000

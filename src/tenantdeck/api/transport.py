@@ -51,6 +51,7 @@ from tenantdeck.api.ratelimit import Limiter, default_ceiling
 from tenantdeck.api.redact import Redactor
 from tenantdeck.api.retry import RetryPolicy, is_retryable_status, parse_retry_after
 from tenantdeck.jsonlimits import BODY_MAX_BYTES, json_size
+from tenantdeck.tls import verifying_context
 
 log = logging.getLogger("tenantdeck.api")
 # a library's loggers say nothing unless the program asks (the CLI does, tenantdeck.cli.logs): without this, Python's
@@ -154,6 +155,7 @@ class Transport:
             transport=transport,
             timeout=httpx.Timeout(self.timeout),
             follow_redirects=False,  # custom auth headers would follow a redirect to any host
+            verify=verifying_context(),  # one context per process: 22 ms of CPU per client otherwise
         )
 
     def __repr__(self) -> str:

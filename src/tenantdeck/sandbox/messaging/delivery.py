@@ -30,6 +30,7 @@ import httpx
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.models.event_samples import envelope
 from tenantdeck.sandbox.store import Store
+from tenantdeck.tls import verifying_context
 
 Event = tuple[str, dict[str, Any]]
 
@@ -147,7 +148,8 @@ class DeliveryWorker:
     def _http(self) -> httpx.AsyncClient:
         if self._client is None or self._client.is_closed:
             self._client = httpx.AsyncClient(
-                transport=self.config.transport, timeout=self.config.timeout, follow_redirects=False, trust_env=False
+                transport=self.config.transport, timeout=self.config.timeout, follow_redirects=False, trust_env=False,
+                verify=verifying_context(trust_env=False),
             )
         return self._client
 
