@@ -272,3 +272,31 @@ def test_what_the_source_never_reported_nor_was_sent_is_named_not_promoted() -> 
     assert "webhooks.audit.username" in carried and "webhooks.audit.useBasicAuth" in carried
     assert missing.startswith("app 'Acme': not promoted") and "webhooks.new.username" in missing
     assert "webhooks.audit.retryOnFailure" in missing and "password" not in carried + missing
+
+
+def test_a_pulled_apps_settings_reach_an_account_that_does_not_have_the_app(two_accounts: dict[str, str],
+                                                                            tmp_path: Path) -> None:
+    """`pull` writes every setting the service reports, the list the API cannot set included (docs/ci.md's first
+    step). A push or a promotion that creates the app elsewhere sends the booleans and leaves that list to the new
+    app: refusing it would stop every first promotion of a pulled account (exit 3 with nothing to settle)."""
+    env = two_accounts
+    draft = tmp_path / "tenantdeck.yaml"
+    settings = ("    settings:\n      core.conversations.updateOnReplies: true\n"
+                "      core.notifications.push.advanced.included: [preferences, templates, providers.multiple]\n")
+    draft.write_text(draft_text().replace("    region: eu\n", "    region: eu\n" + settings))
+    created = run(env, "push", "--profile", "staging", "--yes")
+    assert created.exit_code == exitcodes.OK, created.stderr
+    assert "advanced.included" in created.stderr and "the API cannot set it" in created.stderr, created.stderr
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+    promoted = run(env, "promote", "staging", "production", "--yes")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+
+    async def replies() -> object:
+        async with client_of(env, "production") as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            return (await client.get_app_settings(app.id))["core.conversations.updateOnReplies"]
+
+    assert asyncio.run(replies()) is True
+    for profile in ("staging", "production"):
+        diff = run(env, "diff", "--profile", profile, "--format", "json")
+        assert diff.exit_code == exitcodes.OK, (profile, diff.stdout)
