@@ -300,3 +300,29 @@ def test_a_pulled_apps_settings_reach_an_account_that_does_not_have_the_app(two_
     for profile in ("staging", "production"):
         diff = run(env, "diff", "--profile", profile, "--format", "json")
         assert diff.exit_code == exitcodes.OK, (profile, diff.stdout)
+
+
+def test_what_the_source_has_that_is_not_valid_is_said_to_be_the_sources(two_accounts: dict[str, str],
+                                                                        tmp_path: Path) -> None:
+    """Staging's dashboard turned message translation on without its extension: the promotion refuses it, placed
+    at the draft's line for the value (where the draft says false), so the refusal says the value is staging's and
+    where to fix it; a hint that only said "turn the toggle off" pointed at a line that already has it off."""
+    env = two_accounts
+    draft = tmp_path / "tenantdeck.yaml"
+    enabled = "    extensions: {enabled: [widget, polls, reactions, stickers]}\n"  # the preset's toggles need them
+    draft.write_text(draft_text().replace("    region: eu\n", "    region: eu\n" + enabled))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+
+    async def translation_on() -> None:
+        async with client_of(env, "staging") as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            widget = (await client.list_widgets(app.id))[0]
+            main = {**widget.settings.get("main", {}), "enable_message_translation": True}
+            await client.update_widget(app.id, widget.widget_id, {**widget.settings, "main": main})
+
+    asyncio.run(translation_on())
+    refused = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert refused.exit_code == exitcodes.ERROR, refused.stderr
+    assert "tenantdeck.yaml:" in refused.stderr and "enable_message_translation" in refused.stderr, refused.stderr
+    assert "the values are staging's" in refused.stderr and "`tenantdeck pull --profile staging`" in refused.stderr
+    assert json.loads(refused.stdout)["refusal"]["kind"] == "invalid_draft"
