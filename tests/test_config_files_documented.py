@@ -106,3 +106,30 @@ def test_each_schema_refuses_what_its_reader_refuses(kind: str, bad: dict[str, A
 
 def test_kinds_exclude_each_other() -> None:
     assert CliRunner().invoke(cli, ["schema", "--profiles", "--keymap"]).exit_code == 64
+
+
+def examples_elsewhere() -> list[tuple[str, str, str]]:
+    """(page, kind, text) of every profiles.yaml and targets-file example on the other pages that show one."""
+    root = PAGE.parent.parent
+    found = []
+    for page in ("README.md", "docs/ci.md"):
+        for block in re.findall(r"```ya?ml\n(.*?)```", (root / page).read_text(encoding="utf-8"), flags=re.S):
+            data = yaml.safe_load(block)
+            if isinstance(data, dict) and ("profiles" in data or "targets" in data):
+                found.append((page, "profiles" if "profiles" in data else "targets", block))
+    return found
+
+
+def test_the_profiles_and_targets_examples_of_the_readme_and_ci_page_load(tmp_path: Path) -> None:
+    """The README and docs/ci.md show profiles.yaml and a targets file too: the real readers load them, and the
+    schemas accept them (one that drifted would teach a file tenantdeck refuses)."""
+    found = examples_elsewhere()
+    assert {(page, kind) for page, kind, _ in found} >= {("README.md", "profiles"), ("README.md", "targets"),
+                                                        ("docs/ci.md", "targets")}
+    for page, kind, text in found:
+        name = "profiles.yaml" if kind == "profiles" else "tenantdeck.targets.yaml"
+        path = tmp_path / name
+        path.write_text(text)
+        assert (load_profiles if kind == "profiles" else load_targets)(path) == [], page
+        errors = [e.message for e in jsonschema_rs.validator_for(schema(kind)).iter_errors(yaml.safe_load(text))]
+        assert errors == [], (page, errors)
