@@ -124,11 +124,20 @@ def test_fields_the_service_never_reports_are_promoted(two_accounts: dict[str, s
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
     assert promoted.exit_code == 0, promoted.stderr
-    print(promoted.stderr)
     changes = [c["path"] for op in json.loads(promoted.stdout)["plan"]["operations"] for c in op["changes"]]
     assert "username" in changes, promoted.stderr
     diff = run(env, "diff", "--profile", "production")
     assert diff.exit_code == exitcodes.OK, diff.stderr
+    assert stored_webhook(tmp_path / "production.sqlite3", "audit")["username"] == "acme2"  # what production holds
+
+
+def stored_webhook(db: Path, webhook_id: str) -> dict[str, Any]:
+    """A webhook as the sandbox holds it, fields the API never reports (the Basic Auth user) included."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        (doc,) = conn.execute("SELECT doc FROM webhooks WHERE webhook_id = ?", (webhook_id,)).fetchone()
+    return dict(json.loads(doc))
 
 
 def restart_with_key(env: dict[str, str], tmp_path: Path, name: str, key: str) -> Any:
