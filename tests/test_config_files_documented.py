@@ -133,3 +133,10 @@ def test_the_profiles_and_targets_examples_of_the_readme_and_ci_page_load(tmp_pa
         assert (load_profiles if kind == "profiles" else load_targets)(path) == [], page
         errors = [e.message for e in jsonschema_rs.validator_for(schema(kind)).iter_errors(yaml.safe_load(text))]
         assert errors == [], (page, errors)
+
+
+def test_the_command_list_says_schema_covers_the_configuration_files() -> None:
+    """`tenantdeck --help` is where a user looks first: its line for `schema` said "of the draft format" only."""
+    result = CliRunner().invoke(cli, ["--help"])
+    (line,) = [line for line in result.stdout.splitlines() if line.strip().startswith("schema ")]
+    assert "--KIND" in line, line
