@@ -129,3 +129,15 @@ def test_pip_show_names_the_authors_and_the_project_urls(wheel: Path, tmp_path: 
     assert fields["Author"] == "The tenantdeck authors"
     assert fields["Home-page"].startswith("https://"), shown.stdout
     assert "Homepage, https://" in shown.stdout and "Documentation, https://" in shown.stdout, shown.stdout
+
+
+def test_the_wheel_holds_every_data_file_of_the_package(wheel: Path) -> None:
+    """Themes, the draft's schema and the sample data are read at run time from the package: each file of the tree
+    is in the wheel (a pattern of package-data that missed one would be found only by a user)."""
+    src = ROOT / "src"
+    wanted = {str(p.relative_to(src)) for folder in ("themes", "schema", "data")
+              for p in (src / "tenantdeck" / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and p.suffix != ".py"}
+    assert wanted
+    with zipfile.ZipFile(wheel) as archive:
+        assert wanted <= set(archive.namelist()), wanted - set(archive.namelist())
