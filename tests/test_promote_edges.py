@@ -335,3 +335,32 @@ def test_what_the_source_has_that_is_not_valid_is_said_to_be_the_sources(two_acc
     assert "tenantdeck.yaml:" in refused.stderr and "enable_message_translation" in refused.stderr, refused.stderr
     assert "the values are staging's" in refused.stderr and "`tenantdeck pull --profile staging`" in refused.stderr
     assert json.loads(refused.stdout)["refusal"]["kind"] == "invalid_draft"
+
+
+def test_a_rotated_secret_reads_the_bases_fingerprints_as_unknown_not_as_will_rotate(
+        two_accounts: dict[str, str], tmp_path: Path) -> None:
+    """docs/ci.md, "Rotating the key or the secret": after a new management secret the committed base's secret
+    fingerprints (made with the old one) cannot be compared: the webhook password is neither "will rotate" nor
+    pushed, and the promotion finds nothing to do."""
+    env = two_accounts
+    staging_and_production(env, tmp_path)
+    lock = tmp_path / "tenantdeck.production.lock.json"
+    url = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"][
+        "production"]["base_url"]
+    from tests import procs
+
+    procs.stop(test_promote_cli.RUNNING["production"])
+    proc, _ = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed", "--port", url.rsplit(":", 1)[1],
+                                 "--key", env["P_KEY"], "--secret", "rotated-secret")
+    test_promote_cli.RUNNING["production"] = proc
+    env = {**env, "P_SECRET": "rotated-secret"}
+    import shutil
+
+    shutil.rmtree(tmp_path / ".tenantdeck")  # a CI job's fresh clone: the lock file is its only base
+    diff = run(env, "diff", "--profile", "production", "--format", "json")
+    assert diff.exit_code == exitcodes.OK, diff.stderr
+    assert "will rotate" not in diff.stderr, diff.stderr
+    promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+    assert json.loads(promoted.stdout)["plan"]["operations"] == [], promoted.stderr
+    assert "rotated-secret" not in lock.read_text()
