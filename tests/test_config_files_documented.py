@@ -140,3 +140,19 @@ def test_the_command_list_says_schema_covers_the_configuration_files() -> None:
     result = CliRunner().invoke(cli, ["--help"])
     (line,) = [line for line in result.stdout.splitlines() if line.strip().startswith("schema ")]
     assert "--KIND" in line, line
+
+
+def test_a_profiles_base_url_the_command_refuses_is_located(tmp_path: Path) -> None:
+    """docs/ci.md's promote step writes profiles.yaml from the job's variables: one left empty (a secret not
+    given to this job) is refused when the profile is used, at its FILE:LINE:COL like every other problem."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "profiles.yaml").write_text("profiles:\n  staging: {base_url: 'https://s.example'}\n"
+                                          "  production: {base_url: '', key_env: PROD_KEY}\n")
+    (tmp_path / "tenantdeck.yaml").write_text("format: 1\napps: []\n")
+    result = CliRunner().invoke(cli, ["diff", "--profile", "production", "--draft", str(tmp_path / "tenantdeck.yaml")],
+                                env={"TENANTDECK_CONFIG_DIR": str(config), "PROD_KEY": "k", "TENANTDECK_SECRET": "s"})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"{config / 'profiles.yaml'}:3:16: error: profiles.production.base_url: "), \
+        result.stderr  # located, and not behind a second "error:"
+    assert "Traceback" not in result.stderr

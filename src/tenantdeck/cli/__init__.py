@@ -76,9 +76,9 @@ class LazyGroup(click.Group):
             exc.show()
             sys.exit(exitcodes.USAGE)
         except click.ClickException as exc:
-            from tenantdeck.cli.output import error
+            from tenantdeck.cli.output import echo, error
 
-            error(exc.format_message())
+            (echo if getattr(exc, "located", False) else error)(exc.format_message())
             sys.exit(exc.exit_code if exc.exit_code not in (0, 2) else exitcodes.ERROR)
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)

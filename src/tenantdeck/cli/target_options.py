@@ -40,9 +40,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class TargetError(click.ClickException):
-    """One-line failure to resolve a target or to talk to it; exit code 1."""
+    """One-line failure to resolve a target or to talk to it; exit code 1. ``located``: the message is already a
+    rendered ``FILE:LINE:COL: error: ...`` problem (printed as it is, not behind another ``error:``)."""
 
     exit_code = exitcodes.ERROR
+
+    def __init__(self, message: str, *, located: bool = False) -> None:
+        super().__init__(message)
+        self.located = located
 
 
 def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -123,7 +128,7 @@ def target_for_draft(
         else:
             target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, env=env)
     except ProfileError as exc:
-        raise TargetError(str(exc)) from None
+        raise TargetError(str(exc), located=exc.problem is not None) from None
     if max_rps is not None:
         target.max_rps = max_rps
     return target
