@@ -86,6 +86,11 @@ def test_profile_names_complete(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "tenantdeck"], env={**env, "COMP_WORDS": words,
                               "COMP_CWORD": cword}, capture_output=True, text=True, timeout=60, check=False)
         assert f"plain,{want}" in done.stdout.splitlines(), (words, done.stdout, done.stderr)
+    # a promotion's destination is another profile than its source
+    done = subprocess.run([sys.executable, "-m", "tenantdeck"], env={**env, "COMP_WORDS": "tenantdeck promote staging ",
+                          "COMP_CWORD": "3"}, capture_output=True, text=True, timeout=60, check=False)
+    offered = {line.split(",", 1)[1] for line in done.stdout.splitlines() if line.startswith("plain,")}
+    assert offered == {"local", "production"}, (done.stdout, done.stderr)
 
 
 @pytest.mark.slow

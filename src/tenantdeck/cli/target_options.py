@@ -51,7 +51,8 @@ class TargetError(click.ClickException):
 
 
 def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none)."""
+    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none). A
+    promotion's DEST is never its SOURCE (promote refuses the same account)."""
     from click.shell_completion import CompletionItem
 
     from tenantdeck.targets import ProfileError, profile_names
@@ -60,7 +61,8 @@ def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str
         names = profile_names()
     except (ProfileError, OSError):
         return []
-    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+    taken = ctx.params.get("source") if param.name == "dest" else None
+    return [CompletionItem(name) for name in names if name.startswith(incomplete) and name != taken]
 
 
 def target_options(func: F) -> F:
