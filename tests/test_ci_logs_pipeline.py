@@ -48,6 +48,11 @@ def test_no_yes_and_a_held_lock_are_refusals_in_the_report(two_accounts: dict[st
     asked = run(env, "push", "--profile", "staging", "--format", "json")
     assert asked.exit_code == exitcodes.USAGE, asked.stderr  # a CI job's line missing --yes: a usage error
     assert json.loads(asked.stdout)["refusal"]["kind"] == "not_confirmed"
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == exitcodes.OK
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+    promote = run(env, "promote", "staging", "production", "--format", "json")  # promote alike
+    assert promote.exit_code == exitcodes.USAGE, promote.stderr
+    assert json.loads(promote.stdout)["refusal"]["kind"] == "not_confirmed"
     with procs.running([sys.executable, "-c", HOLDER, str(draft)], stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout is not None and holder.stdin is not None

@@ -5,7 +5,11 @@ in the dashboard behind tenantdeck's back; a pull request changes another field 
 pull-request steps validate and plan it (the plan names only that change); the main steps push it from another
 fresh clone. The dashboard's change must still be on the service (a fresh checkout never writes old values back),
 the history must record the push, and the advanced base must be committed back to the repository. The GitHub
-Actions workflow on the same page must run the same lines.
+Actions workflow on the same page must run the same lines. Then the promotion steps carry the pulled account
+to production, an account that has none of its apps yet.
+
+The steps run a ``tenantdeck`` installed in a fresh virtual environment from a wheel and from a source
+distribution built from this tree (:func:`installed`), as a team's CI installs the package, not the source tree.
 """
 
 from __future__ import annotations
@@ -27,6 +31,55 @@ from tests import procs
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "ci.md"
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+#: the files a build of the package reads (the rest of the tree is not in it: docs/package.md, MANIFEST.in)
+BUILD_INPUTS = ("pyproject.toml", "LICENSE", "README.md", "MANIFEST.in", "docs", "screenshots", "src")
+
+
+def build(kind: str, tree: Path) -> Path:
+    """The sdist or wheel of a copy of this tree, built by the PEP 517 backend offline (setuptools is a test
+    dependency; `python -m build` does the same with the backend in an isolated environment)."""
+    import shutil
+
+    for name in BUILD_INPUTS:
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
+        copy(ROOT / name, tree / name, **({"ignore": shutil.ignore_patterns("__pycache__", "*.egg-info")}
+                                          if (ROOT / name).is_dir() else {}))
+    hook = "build_sdist" if kind == "sdist" else "build_wheel"
+    built = subprocess.run([sys.executable, "-c", f"from setuptools import build_meta; "
+                            f"print(build_meta.{hook}('dist'))"], cwd=tree, capture_output=True, text=True,
+                           timeout=300, check=False)
+    assert built.returncode == 0, built.stderr
+    return tree / "dist" / built.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module", params=["wheel", "sdist"])
+def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin folder of a fresh virtual environment where ``pip install`` put the package from a wheel or from
+    an sdist. Its dependencies come from this test environment (a .pth line: nothing is downloaded), whose
+    editable install of the source tree is not seen there (that is a .pth of its own site folder)."""
+    import sysconfig
+    import venv
+
+    pytest.importorskip("setuptools", minversion="77")
+    kind = str(request.param)
+    package = build(kind, tmp_path_factory.mktemp(f"tree-{kind}"))
+    env_dir = tmp_path_factory.mktemp(f"venv-{kind}")
+    venv.create(env_dir, with_pip=False)
+    bin_dir = env_dir / "bin"
+    purelib = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    site = Path(subprocess.run([str(bin_dir / "python"), "-c", purelib], capture_output=True, text=True, check=True,
+                               timeout=60).stdout.strip())
+    (site / "test-dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q",
+                           "--no-deps", "--no-index", "--no-build-isolation", str(package)], capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import tenantdeck; print(tenantdeck.__file__)"],
+                           capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    assert where.startswith(str(site)), where  # the installed package, not the source tree
+    assert (bin_dir / "tenantdeck").is_file()
+    return bin_dir
 
 
 def steps(name: str) -> str:
@@ -92,11 +145,14 @@ def dashboard_sets(values: dict[str, str], app_id: str, widget_id: str, settings
     asyncio.run(write())
 
 
-def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards(tmp_path: Path) -> None:
+def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards(tmp_path: Path,
+                                                                                installed: Path) -> None:
     proc, values = procs.sandbox(tmp_path / "service.sqlite3")
+    production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed", "--key", "prod-key",
+                                         "--secret", "prod-secret")
     try:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
-        bin_dir = str(Path(sys.executable).parent)
+        bin_dir = str(installed)
         env = base_env | values | {
             "PATH": bin_dir + os.pathsep + base_env.get("PATH", ""),
             "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.test",
@@ -119,9 +175,9 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
 
         # the dashboard changes a toggle behind tenantdeck's back
         app_id, widget_id, settings = widget(values, "Acme Support")
-        theirs = not settings["main"]["enable_message_translation"]
+        theirs = not settings["main"]["enable_threaded_replies"]
         dashboard_sets(values, app_id, widget_id, {**settings, "main": {**settings["main"],
-                                                                        "enable_message_translation": theirs}})
+                                                                        "enable_threaded_replies": theirs}})
 
         # a pull request changes another toggle of the same widget
         text = (admin / "tenantdeck.yaml").read_text()
@@ -155,7 +211,7 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
 
         _, _, now = widget(values, "Acme Support")
         assert now["main"]["send_gifs"] is mine  # the pull request's change landed
-        assert now["main"]["enable_message_translation"] is theirs  # the dashboard's is still there
+        assert now["main"]["enable_threaded_replies"] is theirs  # the dashboard's is still there
 
         # the advanced base went back to the repository: the next job starts from it, and finds nothing to do
         log = git("log", "--format=%s", "origin/main", cwd=main, env=main_env)
@@ -163,11 +219,50 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
         after, after_env = fresh("next-job")
         again = shell("tenantdeck plan tenantdeck.yaml", after, after_env)
         assert again.returncode == 0, (again.stdout, again.stderr)  # in sync (the dashboard's change is drift)
+
+        promote_the_pulled_account(values, p_values, fresh, admin, admin_env)
     finally:
         procs.stop(proc)
+        procs.stop(production)
 
 
-def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(tmp_path: Path) -> None:
+def promote_the_pulled_account(values: dict[str, str], p_values: dict[str, str], fresh: Any, admin: Path,
+                               admin_env: dict[str, str]) -> None:
+    """The account as pulled (every setting the service reports, webhooks whose Basic Auth user it never reports,
+    secrets as ${VAR} references) promoted by the usual promote step into production, which has none of its
+    apps: production's section of the targets file is empty, and the job has the variables the draft sends."""
+    git("pull", "-q", "origin", "main", cwd=admin, env=admin_env)
+    (admin / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+    git("add", "tenantdeck.targets.yaml", cwd=admin, env=admin_env)
+    git("commit", "-q", "-m", "production, a target", cwd=admin, env=admin_env)
+    git("push", "-q", "origin", "HEAD:main", cwd=admin, env=admin_env)
+    refs = set(re.findall(r"\$\{(\w+)\}", (admin / "tenantdeck.yaml").read_text()))
+    assert refs, "the pulled draft refers to its secrets"
+    secrets = {
+        "STAGING_URL": values["TENANTDECK_BASE_URL"], "STAGING_KEY": values["TENANTDECK_KEY"],
+        "STAGING_SECRET": values["TENANTDECK_SECRET"], "PROD_URL": p_values["TENANTDECK_BASE_URL"],
+        "PROD_KEY": p_values["TENANTDECK_KEY"], "PROD_SECRET": p_values["TENANTDECK_SECRET"],
+    } | {name: f"value-of-{name.lower()}" for name in refs}
+    for run in ("promote-1", "promote-2"):
+        job, job_env = fresh(run)
+        job_env = {k: v for k, v in job_env.items() if not k.startswith("TENANTDECK_")} | secrets
+        promoted = shell(steps("promote"), job, job_env)
+        assert promoted.returncode == 0, promoted.stderr
+        doc = json.loads((job / "promote.json").read_text())
+        assert doc["exit_code"] == 0 and doc["refusal"] is None, doc["refusal"]
+        if run == "promote-1":  # every app created in production, its ids committed in the targets file
+            created = doc["result"]["created_apps"]
+            assert set(created) == {a["name"] for a in yaml.safe_load((job / "tenantdeck.yaml").read_text())["apps"]}
+            log = git("log", "--format=%s", "origin/main", cwd=job, env=job_env)
+            assert log.splitlines()[0] == "tenantdeck: production after promotion [skip ci]"
+        else:  # the committed base: nothing left to promote
+            assert doc["plan"]["operations"] == [], doc["plan"]["operations"]
+    assert all(secret not in (job / "promote.json").read_text() for secret in secrets.values()
+               if secret.startswith("value-of-"))
+
+
+def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(tmp_path: Path,
+                                                                               installed: Path) -> None:
     """docs/ci.md's promotion blocks from fresh clones, two sandboxes as two accounts: production already has the
     app (pushed there from elsewhere) and no lock file is committed for it; the usual promote step stops on the
     conflicts and names --prefer; the first-promotion step carries staging's values and commits production's base;
@@ -179,7 +274,7 @@ def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(t
     try:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
         env = base_env | {
-            "PATH": str(Path(sys.executable).parent) + os.pathsep + base_env.get("PATH", ""), "NO_COLOR": "1",
+            "PATH": str(installed) + os.pathsep + base_env.get("PATH", ""), "NO_COLOR": "1",
             "GIT_AUTHOR_NAME": "ci", "GIT_AUTHOR_EMAIL": "ci@example.test", "GIT_COMMITTER_NAME": "ci",
             "GIT_COMMITTER_EMAIL": "ci@example.test", "AUDIT_PASSWORD": "pw1",
             "STAGING_URL": s_values["TENANTDECK_BASE_URL"], "STAGING_KEY": s_values["TENANTDECK_KEY"],

@@ -106,3 +106,53 @@ def test_each_schema_refuses_what_its_reader_refuses(kind: str, bad: dict[str, A
 
 def test_kinds_exclude_each_other() -> None:
     assert CliRunner().invoke(cli, ["schema", "--profiles", "--keymap"]).exit_code == 64
+
+
+def examples_elsewhere() -> list[tuple[str, str, str]]:
+    """(page, kind, text) of every profiles.yaml and targets-file example on the other pages that show one."""
+    root = PAGE.parent.parent
+    found = []
+    for page in ("README.md", "docs/ci.md"):
+        for block in re.findall(r"```ya?ml\n(.*?)```", (root / page).read_text(encoding="utf-8"), flags=re.S):
+            data = yaml.safe_load(block)
+            if isinstance(data, dict) and ("profiles" in data or "targets" in data):
+                found.append((page, "profiles" if "profiles" in data else "targets", block))
+    return found
+
+
+def test_the_profiles_and_targets_examples_of_the_readme_and_ci_page_load(tmp_path: Path) -> None:
+    """The README and docs/ci.md show profiles.yaml and a targets file too: the real readers load them, and the
+    schemas accept them (one that drifted would teach a file tenantdeck refuses)."""
+    found = examples_elsewhere()
+    assert {(page, kind) for page, kind, _ in found} >= {("README.md", "profiles"), ("README.md", "targets"),
+                                                        ("docs/ci.md", "targets")}
+    for page, kind, text in found:
+        name = "profiles.yaml" if kind == "profiles" else "tenantdeck.targets.yaml"
+        path = tmp_path / name
+        path.write_text(text)
+        assert (load_profiles if kind == "profiles" else load_targets)(path) == [], page
+        errors = [e.message for e in jsonschema_rs.validator_for(schema(kind)).iter_errors(yaml.safe_load(text))]
+        assert errors == [], (page, errors)
+
+
+def test_the_command_list_says_schema_covers_the_configuration_files() -> None:
+    """`tenantdeck --help` is where a user looks first: its line for `schema` said "of the draft format" only."""
+    result = CliRunner().invoke(cli, ["--help"])
+    (line,) = [line for line in result.stdout.splitlines() if line.strip().startswith("schema ")]
+    assert "--KIND" in line, line
+
+
+def test_a_profiles_base_url_the_command_refuses_is_located(tmp_path: Path) -> None:
+    """docs/ci.md's promote step writes profiles.yaml from the job's variables: one left empty (a secret not
+    given to this job) is refused when the profile is used, at its FILE:LINE:COL like every other problem."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "profiles.yaml").write_text("profiles:\n  staging: {base_url: 'https://s.example'}\n"
+                                          "  production: {base_url: '', key_env: PROD_KEY}\n")
+    (tmp_path / "tenantdeck.yaml").write_text("format: 1\napps: []\n")
+    result = CliRunner().invoke(cli, ["diff", "--profile", "production", "--draft", str(tmp_path / "tenantdeck.yaml")],
+                                env={"TENANTDECK_CONFIG_DIR": str(config), "PROD_KEY": "k", "TENANTDECK_SECRET": "s"})
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"{config / 'profiles.yaml'}:3:16: error: profiles.production.base_url: "), \
+        result.stderr  # located, and not behind a second "error:"
+    assert "Traceback" not in result.stderr

@@ -86,3 +86,30 @@ def test_profile_names_complete(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-m", "tenantdeck"], env={**env, "COMP_WORDS": words,
                               "COMP_CWORD": cword}, capture_output=True, text=True, timeout=60, check=False)
         assert f"plain,{want}" in done.stdout.splitlines(), (words, done.stdout, done.stderr)
+    # a promotion's destination is another profile than its source
+    done = subprocess.run([sys.executable, "-m", "tenantdeck"], env={**env, "COMP_WORDS": "tenantdeck promote staging ",
+                          "COMP_CWORD": "3"}, capture_output=True, text=True, timeout=60, check=False)
+    offered = {line.split(",", 1)[1] for line in done.stdout.splitlines() if line.startswith("plain,")}
+    assert offered == {"local", "production"}, (done.stdout, done.stderr)
+
+
+@pytest.mark.slow
+def test_the_package_pages_quick_start_runs_as_written(tmp_path: Path) -> None:
+    """docs/package.md's quick start, line by line in an empty folder and HOME, on the embedded sandbox and with no
+    terminal (the editor's line left out: it needs one): each command exits 0. Its `init` then `pull` used to leave
+    the sample's app and the sandbox's app of the same name side by side, and `diff`/`push` stopped on a conflict."""
+    text = section("docs/package.md", "## Quick start")
+    (block,) = re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("tenantdeck edit")]
+    assert len(lines) >= 4 and any(line.startswith("tenantdeck push") for line in lines)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")} | {
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CACHE_HOME": str(home / ".cache"), "NO_COLOR": "1",
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")}
+    for line in lines:
+        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, (line, done.returncode, done.stderr[-2000:])

@@ -9,6 +9,7 @@ the wheel's files, so the editable install of the source tree cannot stand in fo
 from __future__ import annotations
 
 import email
+import os
 import shutil
 import subprocess
 import sys
@@ -111,3 +112,32 @@ def test_the_installed_wheel_runs_apart_from_the_source_tree(wheel: Path, tmp_pa
     checked = run("validate", "d.yaml")
     assert checked.returncode == 0, checked.stderr
     assert run("schema").stdout.startswith("{")
+
+
+def test_pip_show_names_the_authors_and_the_project_urls(wheel: Path, tmp_path: Path) -> None:
+    """What `pip show` prints of the installed wheel (issue 38: it had neither URLs nor authors)."""
+    site = tmp_path / "site"
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q",
+                                "--target", str(site), str(wheel)], capture_output=True, text=True, timeout=300,
+                               check=False)
+    assert installed.returncode == 0, installed.stderr
+    shown = subprocess.run([sys.executable, "-m", "pip", "show", "-v", "tenantdeck"], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(site)}, timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr
+    fields = dict(line.split(": ", 1) for line in shown.stdout.splitlines() if ": " in line)
+    assert fields["Location"] == str(site), shown.stdout  # the wheel's, not the editable install's
+    assert fields["Author"] == "The tenantdeck authors"
+    assert fields["Home-page"].startswith("https://"), shown.stdout
+    assert "Homepage, https://" in shown.stdout and "Documentation, https://" in shown.stdout, shown.stdout
+
+
+def test_the_wheel_holds_every_data_file_of_the_package(wheel: Path) -> None:
+    """Themes, the draft's schema and the sample data are read at run time from the package: each file of the tree
+    is in the wheel (a pattern of package-data that missed one would be found only by a user)."""
+    src = ROOT / "src"
+    wanted = {str(p.relative_to(src)) for folder in ("themes", "schema", "data")
+              for p in (src / "tenantdeck" / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts
+              and p.suffix != ".py"}
+    assert wanted
+    with zipfile.ZipFile(wheel) as archive:
+        assert wanted <= set(archive.namelist()), wanted - set(archive.namelist())

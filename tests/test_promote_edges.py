@@ -124,11 +124,20 @@ def test_fields_the_service_never_reports_are_promoted(two_accounts: dict[str, s
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
     assert promoted.exit_code == 0, promoted.stderr
-    print(promoted.stderr)
     changes = [c["path"] for op in json.loads(promoted.stdout)["plan"]["operations"] for c in op["changes"]]
     assert "username" in changes, promoted.stderr
     diff = run(env, "diff", "--profile", "production")
     assert diff.exit_code == exitcodes.OK, diff.stderr
+    assert stored_webhook(tmp_path / "production.sqlite3", "audit")["username"] == "acme2"  # what production holds
+
+
+def stored_webhook(db: Path, webhook_id: str) -> dict[str, Any]:
+    """A webhook as the sandbox holds it, fields the API never reports (the Basic Auth user) included."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        (doc,) = conn.execute("SELECT doc FROM webhooks WHERE webhook_id = ?", (webhook_id,)).fetchone()
+    return dict(json.loads(doc))
 
 
 def restart_with_key(env: dict[str, str], tmp_path: Path, name: str, key: str) -> Any:
@@ -272,3 +281,86 @@ def test_what_the_source_never_reported_nor_was_sent_is_named_not_promoted() -> 
     assert "webhooks.audit.username" in carried and "webhooks.audit.useBasicAuth" in carried
     assert missing.startswith("app 'Acme': not promoted") and "webhooks.new.username" in missing
     assert "webhooks.audit.retryOnFailure" in missing and "password" not in carried + missing
+
+
+def test_a_pulled_apps_settings_reach_an_account_that_does_not_have_the_app(two_accounts: dict[str, str],
+                                                                            tmp_path: Path) -> None:
+    """`pull` writes every setting the service reports, the list the API cannot set included (docs/ci.md's first
+    step). A push or a promotion that creates the app elsewhere sends the booleans and leaves that list to the new
+    app: refusing it would stop every first promotion of a pulled account (exit 3 with nothing to settle)."""
+    env = two_accounts
+    draft = tmp_path / "tenantdeck.yaml"
+    settings = ("    settings:\n      core.conversations.updateOnReplies: true\n"
+                "      core.notifications.push.advanced.included: [preferences, templates, providers.multiple]\n")
+    draft.write_text(draft_text().replace("    region: eu\n", "    region: eu\n" + settings))
+    created = run(env, "push", "--profile", "staging", "--yes")
+    assert created.exit_code == exitcodes.OK, created.stderr
+    assert "advanced.included" in created.stderr and "the API cannot set it" in created.stderr, created.stderr
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
+    promoted = run(env, "promote", "staging", "production", "--yes")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+
+    async def replies() -> object:
+        async with client_of(env, "production") as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            return (await client.get_app_settings(app.id))["core.conversations.updateOnReplies"]
+
+    assert asyncio.run(replies()) is True
+    for profile in ("staging", "production"):
+        diff = run(env, "diff", "--profile", profile, "--format", "json")
+        assert diff.exit_code == exitcodes.OK, (profile, diff.stdout)
+
+
+def test_what_the_source_has_that_is_not_valid_is_said_to_be_the_sources(two_accounts: dict[str, str],
+                                                                        tmp_path: Path) -> None:
+    """Staging's dashboard turned message translation on without its extension: the promotion refuses it, placed
+    at the draft's line for the value (where the draft says false), so the refusal says the value is staging's and
+    where to fix it; a hint that only said "turn the toggle off" pointed at a line that already has it off."""
+    env = two_accounts
+    draft = tmp_path / "tenantdeck.yaml"
+    enabled = "    extensions: {enabled: [widget, polls, reactions, stickers]}\n"  # the preset's toggles need them
+    draft.write_text(draft_text().replace("    region: eu\n", "    region: eu\n" + enabled))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+
+    async def translation_on() -> None:
+        async with client_of(env, "staging") as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            widget = (await client.list_widgets(app.id))[0]
+            main = {**widget.settings.get("main", {}), "enable_message_translation": True}
+            await client.update_widget(app.id, widget.widget_id, {**widget.settings, "main": main})
+
+    asyncio.run(translation_on())
+    refused = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert refused.exit_code == exitcodes.ERROR, refused.stderr
+    assert "tenantdeck.yaml:" in refused.stderr and "enable_message_translation" in refused.stderr, refused.stderr
+    assert "the values are staging's" in refused.stderr and "`tenantdeck pull --profile staging`" in refused.stderr
+    assert json.loads(refused.stdout)["refusal"]["kind"] == "invalid_draft"
+
+
+def test_a_rotated_secret_reads_the_bases_fingerprints_as_unknown_not_as_will_rotate(
+        two_accounts: dict[str, str], tmp_path: Path) -> None:
+    """docs/ci.md, "Rotating the key or the secret": after a new management secret the committed base's secret
+    fingerprints (made with the old one) cannot be compared: the webhook password is neither "will rotate" nor
+    pushed, and the promotion finds nothing to do."""
+    env = two_accounts
+    staging_and_production(env, tmp_path)
+    lock = tmp_path / "tenantdeck.production.lock.json"
+    url = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"][
+        "production"]["base_url"]
+    from tests import procs
+
+    procs.stop(test_promote_cli.RUNNING["production"])
+    proc, _ = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed", "--port", url.rsplit(":", 1)[1],
+                                 "--key", env["P_KEY"], "--secret", "rotated-secret")
+    test_promote_cli.RUNNING["production"] = proc
+    env = {**env, "P_SECRET": "rotated-secret"}
+    import shutil
+
+    shutil.rmtree(tmp_path / ".tenantdeck")  # a CI job's fresh clone: the lock file is its only base
+    diff = run(env, "diff", "--profile", "production", "--format", "json")
+    assert diff.exit_code == exitcodes.OK, diff.stderr
+    assert "will rotate" not in diff.stderr, diff.stderr
+    promoted = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr
+    assert json.loads(promoted.stdout)["plan"]["operations"] == [], promoted.stderr
+    assert "rotated-secret" not in lock.read_text()

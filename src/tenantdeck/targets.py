@@ -456,8 +456,23 @@ def _url_target(url: str, origin: str, insecure: bool, env: Mapping[str, str], i
     )
 
 
+def _profile_base_url(name: str, spec: ProfileSpec, path: Path, insecure: bool) -> str:
+    """The profile's base URL, checked; a refusal is placed at its FILE:LINE:COL in profiles.yaml (a CI job writes
+    the file from its variables, and one left empty must say where it went)."""
+    origin = f"{path}: profiles.{name}.base_url"
+    try:
+        return check_base_url(spec.base_url, insecure=insecure, origin=origin)
+    except ProfileError as exc:
+        where = ("profiles", name, "base_url")
+        try:
+            line, column = _key_lines(_load_yaml(path, "profiles file")[1]).get(where, (0, 0))
+        except ProfileError:
+            raise exc from None
+        raise _located(str(exc).removeprefix(f"{origin}: "), path, line, column, where) from None
+
+
 def _profile_target(name: str, spec: ProfileSpec, path: Path, insecure: bool, env: Mapping[str, str]) -> Target:
-    base = check_base_url(spec.base_url, insecure=insecure, origin=f"{path}: profiles.{name}.base_url")
+    base = _profile_base_url(name, spec, path, insecure)
     who = f"profile {name!r}"
     if spec.uses_file:
         assert spec.credentials_file is not None

@@ -250,7 +250,7 @@ def test_plain_http_to_a_remote_host_is_refused(configured: dict[str, str]) -> N
 def test_plain_http_in_a_profile_is_refused_with_its_location(isolated_env: dict[str, str]) -> None:
     path = write_profiles(isolated_env, "profiles:\n  p:\n    base_url: http://10.1.2.3:8080\n")
     env = {**isolated_env, "TENANTDECK_KEY": KEY, "TENANTDECK_SECRET": SECRET}
-    with pytest.raises(ProfileError, match=f"{path}: profiles.p.base_url: refusing to send"):
+    with pytest.raises(ProfileError, match=f"{path}:3:5: error: profiles.p.base_url: refusing to send"):
         resolve_target(profile="p", env=env)
 
 

@@ -22,7 +22,7 @@ from tenantdeck import __version__, exitcodes
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("init_cmd", "Write a commented, valid sample draft."),
     "validate": ("validate_cmd", "Check a draft offline; every problem with file, line and key."),
-    "schema": ("schema_cmd", "Print the JSON Schema of the draft format."),
+    "schema": ("schema_cmd", "Print the JSON Schema of the draft or of a config file (--KIND)."),
     "pull": ("pull_cmd", "Write the account's remote configuration into the draft."),
     "diff": ("diff_cmd", "Show what a push would change (three-way: base, draft, live)."),
     "plan": ("plan_cmd", "Save the operations a push would run, with remote fingerprints."),
@@ -76,9 +76,9 @@ class LazyGroup(click.Group):
             exc.show()
             sys.exit(exitcodes.USAGE)
         except click.ClickException as exc:
-            from tenantdeck.cli.output import error
+            from tenantdeck.cli.output import echo, error
 
-            error(exc.format_message())
+            (echo if getattr(exc, "located", False) else error)(exc.format_message())
             sys.exit(exc.exit_code if exc.exit_code not in (0, 2) else exitcodes.ERROR)
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)

@@ -40,13 +40,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class TargetError(click.ClickException):
-    """One-line failure to resolve a target or to talk to it; exit code 1."""
+    """One-line failure to resolve a target or to talk to it; exit code 1. ``located``: the message is already a
+    rendered ``FILE:LINE:COL: error: ...`` problem (printed as it is, not behind another ``error:``)."""
 
     exit_code = exitcodes.ERROR
 
+    def __init__(self, message: str, *, located: bool = False) -> None:
+        super().__init__(message)
+        self.located = located
+
 
 def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none)."""
+    """Shell completion of a profile name: ``local`` and those of profiles.yaml (a broken file completes none). A
+    promotion's DEST is never its SOURCE (promote refuses the same account)."""
     from click.shell_completion import CompletionItem
 
     from tenantdeck.targets import ProfileError, profile_names
@@ -55,7 +61,8 @@ def complete_profile(ctx: click.Context, param: click.Parameter, incomplete: str
         names = profile_names()
     except (ProfileError, OSError):
         return []
-    return [CompletionItem(name) for name in names if name.startswith(incomplete)]
+    taken = ctx.params.get("source") if param.name == "dest" else None
+    return [CompletionItem(name) for name in names if name.startswith(incomplete) and name != taken]
 
 
 def target_options(func: F) -> F:
@@ -123,7 +130,7 @@ def target_for_draft(
         else:
             target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, env=env)
     except ProfileError as exc:
-        raise TargetError(str(exc)) from None
+        raise TargetError(str(exc), located=exc.problem is not None) from None
     if max_rps is not None:
         target.max_rps = max_rps
     return target

@@ -2,8 +2,10 @@
 
 The draft manages only the keys it names (like extensions): a key it leaves out is the service's. Booleans are set
 with one ``POST /apps/{appId}/settings`` carrying only the keys that changed; a list value (``...advanced.included``)
-cannot be set through the API, so a draft that changes one is refused, not sent. Unmap (``DELETE``) is not used:
-the API does not say which keys it resets (facts §3.5), and a push must not change what the draft did not.
+cannot be set through the API, so a draft that changes one is refused, not sent (for an app the push creates, it
+is left out with a note: the new app has the service's value, which is what a pulled draft holds). Unmap
+(``DELETE``) is not used: the API does not say which keys it resets (facts §3.5), and a push must not change what
+the draft did not.
 """
 
 from __future__ import annotations
@@ -59,12 +61,22 @@ class SettingsKind(Kind):
         if not local:
             return
         lists = sorted(leaf.path for leaf in local if not isinstance(leaf.draft, bool))
+        if lists and planner.app.status == "create":
+            # a new app starts with the service's value, which a pulled draft holds (pull writes every setting):
+            # refusing would stop every first push or promotion of a pulled account with nothing to settle
+            planner.note(f"{', '.join(lists)}: not sent, the API cannot set it (it maps booleans only); the new "
+                         "app has the service's value (`tenantdeck diff` after the push compares it)", "unsupported")
+            local = [leaf for leaf in local if isinstance(leaf.draft, bool)]
+            lists = []
+        if not local:
+            return
         if lists:
             planner.refuse(res, f"{', '.join(lists)}: the service reports this setting but the API cannot set it "
                                 "(it maps booleans only); put back the service's value")
             return
         payload = {"settings": {leaf.path: leaf.draft for leaf in sorted(local, key=lambda leaf: leaf.path)}}
-        planner.step("map_settings", res, changes=planner.changes(res), payload=payload, unchanged=res.unchanged)
+        changes = [change for change in planner.changes(res) if change.path in payload["settings"]]
+        planner.step("map_settings", res, changes=changes, payload=payload, unchanged=res.unchanged)
 
     def apply(self, base: dict[str, Any] | None, step: Step, sent: Any,
               result: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -261,8 +261,13 @@ async def _prepare_promote(source: Target, dest: Target, request: PushRequest, e
     try:
         local = build(env)
     except DraftInvalid as exc:
+        # each problem is placed at the draft's line for the value, which may say otherwise (a dashboard change)
         return PushRefused("invalid_draft", f"what {source.name} has is not valid for {dest.name}; nothing was "
-                           "pushed", problems=exc.problems)
+                           "pushed", problems=exc.problems, lines=[
+                               f"the values are {source.name}'s as its service reports them (its dashboard's changes "
+                               "included), each placed at the draft's line for it: fix them in its dashboard, or "
+                               f"`tenantdeck pull --profile {source.name}`, fix the draft and push it there, then "
+                               "promote again"])
     head = [f"Promoting {source.name} -> {dest.name}: {len(promoted.names)} app(s) "
             f"({', '.join(repr(n) for n in promoted.names) or 'none'})", *promoted.notices,
             *([keyed.notice] if keyed.notice else [])]
