@@ -48,7 +48,7 @@ async def test_palette_jumps_to_an_sms_field_of_the_highlighted_app(draft: Path)
         assert app.focused is app.screen.query_one("#sms-messageDelay", Input)
 
 
-async def test_palette_jumps_to_an_app_setting_and_the_team_from_another_tab(draft: Path) -> None:
+async def test_palette_jumps_to_an_app_setting_the_team_and_an_extension_setting(draft: Path) -> None:
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -60,6 +60,8 @@ async def test_palette_jumps_to_an_app_setting_and_the_team_from_another_tab(dra
         await palette(app, pilot, "Team: admins", "Team: admins")
         assert app.screen.query_one(TabbedContent).active == "team"
         assert isinstance(app.focused, DataTable)
+        await palette(app, pilot, "badwords", "Extension setting: Profanity filter / Bad words (badwords)")
+        assert isinstance(app.screen, ExtensionSettingsForm) and "Profanity filter" in app.screen.title
 
 
 async def test_every_field_entry_lands_in_its_tab(draft: Path) -> None:
