@@ -26,6 +26,15 @@ def entries(app: Any) -> dict[str, Any]:
     return {text: command for text, _help, command in TenantdeckCommands(app.screen).contextual()}
 
 
+async def preview_started(app: Any, pilot: Any) -> Any:
+    """Open the first app and press ``v``: the session's preview server."""
+    app.open_app(0)
+    await settle(pilot)
+    await pilot.press("v")
+    await settle(pilot)
+    return browser_preview.server_of(app)
+
+
 def test_v_on_an_app_serves_its_widget_and_the_page_follows_unsaved_edits(tmp_path: Path) -> None:
     app = make_app(prepare(tmp_path))
 
@@ -76,11 +85,7 @@ def test_a_save_by_another_editor_reaches_the_page_through_the_draft_watcher(tmp
     app = make_app(draft)
 
     async def body(pilot: Any) -> None:
-        app.open_app(0)
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        server = browser_preview.server_of(app)
+        server = await preview_started(app, pilot)
         try:
             async with httpx.AsyncClient(timeout=30) as client:
                 assert "Acme Support · Support widget" in (await client.get(server.url)).text
@@ -164,11 +169,7 @@ def test_custom_css_reaches_the_page_as_it_is_typed_and_the_draft_when_left(tmp_
     path = "apps[0].widgets[0].style.custom_css"
 
     async def body(pilot: Any) -> None:
-        app.open_app(0)
-        await settle(pilot)
-        await pilot.press("v")
-        await settle(pilot)
-        server = browser_preview.server_of(app)
+        server = await preview_started(app, pilot)
         try:
             await pilot.press("1")
             await settle(pilot)
