@@ -8,7 +8,8 @@ outside our enum), keys the catalog does not know, optional and required keys le
 our model refuses, emails equal but for case, developers; a service that does not say which extensions are enabled.
 
 A bounded number of examples in the normal run (``make test``); nightly, run more with
-``TENANTDECK_INVARIANT_EXAMPLES=500 pytest tests/sync/test_service_state_invariant.py`` (docs/ci.md, "Nightly: the service-state invariant, longer").
+``TENANTDECK_INVARIANT_EXAMPLES=500 pytest tests/sync/test_service_state_invariant.py`` (docs/ci.md, "Nightly:
+the service-state invariant, longer").
 """
 
 from __future__ import annotations
