@@ -22,6 +22,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, ProgressBar, Static
+from textual.worker import Worker
 
 from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
@@ -635,6 +636,13 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             return self.app.call_from_thread(apply)  # the session belongs to the UI thread
         except RuntimeError:  # the app is leaving: the file it is
             return None
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The keys follow the push worker's end: ``_finish`` runs on this loop while the worker has not returned
+        yet, so the footer it refreshed could go on offering ``c Cancel push`` after the push (seen in a picture
+        taken on a loaded machine)."""
+        if event.worker is self._push_worker and event.worker.is_finished:
+            self.refresh_bindings()
 
     def on_push_progressed(self, message: PushProgressed) -> None:
         self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
