@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
+
 from tenantdeck import exitcodes
 from tenantdeck.draft import load_draft
 from tenantdeck.models import Team
@@ -96,6 +99,18 @@ def test_a_team_mistake_is_located(tmp_path: Path) -> None:
     path.write_text(head + "      admins: [ana@x.io]\n      moderators: [Ana@x.io]\n", encoding="utf-8")
     (problem,) = load_draft(path).problems
     assert problem.key_path == "apps[0].team" and "ana@x.io: in admins and in moderators" in problem.message
+
+
+@pytest.mark.parametrize("email", ["[b]evil[/b]@x.example", "a b@x.io", "ana@localhost", "ana@x", '"q"@x.io',
+                                   "ana@@x.io", "ana@-x.io", "ana@x..io", "<ana>@x.io"])
+def test_what_no_mail_system_delivers_is_not_an_email(tmp_path: Path, email: str) -> None:
+    """The team's email rule is email-validator's syntax: the old "x@y.z" pattern let markup and specials through."""
+    path = tmp_path / "tenantdeck.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "apps": [{"name": "One", "region": "us", "team": {
+        "admins": ["ana@x.io", email], "moderators": ["zoë@exämple.com", "ops+oncall@acme.example"]}}]}),
+        encoding="utf-8")
+    assert [(p.key_path, p.message) for p in load_draft(path).problems] == [
+        ("apps[0].team.admins[1]", "must be an email address, such as ana@example.com")]
 
 
 def test_the_owner_and_developers_are_kept_beside_the_team_never_compared(sandbox: Any, draft: Path) -> None:

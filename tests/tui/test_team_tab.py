@@ -61,7 +61,7 @@ def test_a_bad_or_known_email_is_not_written(draft_path: Path) -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await open_tab(pilot, "team")
             before = app.editor.session.text
-            for typed in ("nobody", "ZOE@acme.example"):
+            for typed in ("nobody", "[b]evil[/b]@x.example", "ZOE@acme.example"):
                 await pilot.press("m")
                 await type_text(pilot, typed)
                 await pilot.press("enter")

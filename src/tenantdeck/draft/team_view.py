@@ -7,15 +7,14 @@ at the end of their role's list).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from tenantdeck.models import catalog
+from tenantdeck.models.team import email_refused
 
 #: draft key of each role's list
 LISTS = catalog.TEAM_LISTS
-_EMAIL = re.compile(catalog.EMAIL_PATTERN)
 
 
 def rows(team: Mapping[str, Any] | None) -> list[tuple[str, str]]:
@@ -40,8 +39,8 @@ def _block(members: list[tuple[str, str]], old: Mapping[str, Any]) -> dict[str, 
 
 def email_problem(email: str, team: Mapping[str, Any] | None) -> str | None:
     """Why ``email`` cannot be added (not an address, already on the team, the team is full), or None."""
-    if len(email) > catalog.EMAIL_MAX or not _EMAIL.match(email):
-        return "must be an email address, such as ana@example.com"
+    if (why := email_refused(email)) is not None:  # the draft's rule, the one validation applies
+        return why
     if any(e.casefold() == email.casefold() for e, _ in rows(team)):
         return f"{email} is already on the team"
     if len(rows(team)) + 1 >= catalog.TEAM_PER_APP:
