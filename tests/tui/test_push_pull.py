@@ -274,6 +274,27 @@ async def _pull(draft: Path) -> None:
 # -- profiles ---------------------------------------------------------------------------------------------------
 
 
+def test_the_demo_sandbox_has_one_name_in_the_header_and_the_status(pulled: Path, isolated: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`edit --demo`'s header says "profile: demo sandbox"; the pull's status line said "profile local" below it."""
+    from tenantdeck.tui.profile import DEMO_SANDBOX_ENV
+
+    monkeypatch.setenv(DEMO_SANDBOX_ENV, str(isolated / "data"))
+
+    async def flow() -> None:
+        app = TenantdeckApp(pulled)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, 5)
+            await pilot.press("f5")
+            await settle(pilot, 5)
+            assert isinstance(app.screen, PullScreen) and app.screen.result is not None
+            status = str(app.screen.query_one("#status").render())
+            assert app.screen.sub_title == "profile: demo sandbox"
+            assert "profile demo sandbox" in status and "local" not in status, status
+
+    asyncio.run(flow())
+
+
 def test_switching_profile_from_the_palette_plans_against_it(pulled: Path, isolated: Path) -> None:
     (isolated / "config").mkdir(exist_ok=True)
     (isolated / "config" / "profiles.yaml").write_text(

@@ -31,16 +31,22 @@ def current_profile(profile: str | None) -> str:
 DEMO_SANDBOX_ENV = "TENANTDECK_DEMO_SANDBOX"
 
 
-def profile_subtitle(profile: str | None) -> str:
+def profile_label(name: str) -> str:
+    """How every screen names profile ``name``: "demo sandbox" for `local` under ``edit --demo`` (the README's
+    promise that the demo never touches the user's own `local` sandbox, said where it matters), else the name. One
+    rule: the header and the pull/review status lines used to disagree ("demo sandbox" above, "local" below)."""
     import os
 
     from tenantdeck.targets import ENV_DATA_DIR, LOCAL
 
-    name = current_profile(profile)
     demo = os.environ.get(DEMO_SANDBOX_ENV)
     if name == LOCAL and demo and demo == os.environ.get(ENV_DATA_DIR):
-        return "profile: demo sandbox"  # the title bar has room for little more at 80 columns
-    return f"profile: {name}"
+        return "demo sandbox"  # the title bar has room for little more at 80 columns
+    return name
+
+
+def profile_subtitle(profile: str | None) -> str:
+    return f"profile: {profile_label(current_profile(profile))}"
 
 
 def switch_to(app: Any, editor: Any, name: str) -> None:

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.draft.session import ChangeKind
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor, host_of
+from tenantdeck.tui.profile import profile_label
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
@@ -113,7 +114,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         except Exception as exc:  # ApiError, ProfileError, OSError, a draft pydantic refuses: one notification
             self.app.call_from_thread(self._failed, exc)
             return
-        self.app.call_from_thread(self.show, result, f"profile {target.name}")
+        self.app.call_from_thread(self.show, result, f"profile {profile_label(target.name)}")
 
     def _failed(self, exc: BaseException) -> None:
         self._status("Could not read the service; nothing was changed (r tries again).")

@@ -28,6 +28,7 @@ from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftListener
+from tenantdeck.tui.profile import profile_label
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
@@ -266,7 +267,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             first = result.problems[0].render() if result.problems else result.summary
             self.app.call_from_thread(self._show_status, f"The draft has errors (F8): {first}")
             return
-        self.app.call_from_thread(self.show_plan, result, online, f"profile {target.name}" if target else "")
+        where = f"profile {profile_label(target.name)}" if target else ""
+        self.app.call_from_thread(self.show_plan, result, online, where)
 
     def _show_status(self, text: str) -> None:
         self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
@@ -576,7 +578,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
         ui = self.app.call_from_thread
         target = resolve_for_draft(self.editor.path, self.editor.profile)
-        ui(self._show_status, f"Reading the service (profile {target.name}) ...")
+        ui(self._show_status, f"Reading the service (profile {profile_label(target.name)}) ...")
         from tenantdeck.policies.checks import policies_for
         from tenantdeck.policies.gate import push_gate
 
@@ -593,7 +595,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             detail = "; ".join([p.render() for p in prepared.problems[:3]] + prepared.lines[:3])
             # a policy refusal keeps the plan shown (its notes say which rules); another shows the push's plan
             if prepared.plan is not None and prepared.kind not in ("policies", "policy_violations"):
-                ui(self.show_plan, prepared.plan, True, f"profile {target.name}")
+                ui(self.show_plan, prepared.plan, True, f"profile {profile_label(target.name)}")
             ui(self._show_status, refusal_text(prepared.kind, prepared.rules, prepared.summary)
                + (f" ({detail})" if detail else ""))
             return False
@@ -605,7 +607,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             return False
         self.progress = progress = PushProgress(total, self.clock)
         what = "Retrying" if only is not None else "Pushing"
-        ui(self._show_status, f"{what} {total} operation(s) to profile {target.name} (c cancels) ...")
+        ui(self._show_status, f"{what} {total} operation(s) to profile {profile_label(target.name)} (c cancels) ...")
         self.post_message(PushProgressed(0, total, progress.line()))
         last = [0.0]
 
