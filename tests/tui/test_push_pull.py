@@ -385,3 +385,41 @@ def test_a_push_writes_new_ids_through_the_open_session_and_keeps_its_undo_histo
             assert session.get("apps[0].region") == "us"
 
     asyncio.run(main())
+
+
+def test_a_pull_after_a_push_clears_the_push_line(pulled: Path) -> None:
+    """The review kept "Push complete" above the plan after a pull changed the draft (found in a trial): the line
+    spoke of an earlier draft as if of this one. A push's own id write-back must not clear it."""
+
+    async def flow() -> None:
+        app = TenantdeckApp(pulled)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, 5)
+            i = next(n for n, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
+            path = f"apps[{i}].widgets[0].main.send_gifs"
+            assert app.editor.set(path, not app.editor.get(path)).ok
+            app.editor.set("apps", [*app.editor.get("apps"), {"name": "Made Here", "region": "eu"}])
+            app.editor.session.save()
+            screen = await open_review(app, pilot, max_retries=0)
+            await pilot.press("p")
+            await settle(pilot, 5)
+            await pilot.press("y")
+            await settle(pilot, 10)
+            result = screen.query_one("#result")
+            assert "Push complete" in str(result.render()), str(result.render())  # ids written back: still shown
+
+            async def remote() -> None:
+                async with local_target().client() as c:
+                    await c.create_app("Made Elsewhere", "in")
+
+            await in_thread(lambda: asyncio.run(remote()))
+            await pilot.press("f5")
+            await settle(pilot, 5)
+            assert isinstance(app.screen, PullScreen) and app.screen.result is not None
+            await pilot.press("y")
+            await settle(pilot, 5)
+            assert app.screen is screen
+            assert app.editor.get("apps")[-1]["name"] == "Made Elsewhere"
+            assert "Push complete" not in str(result.render()) and screen.last_result is None
+
+    asyncio.run(flow())

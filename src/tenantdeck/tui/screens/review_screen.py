@@ -146,6 +146,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         #: extra PushRequest fields (concurrency, max_retries, retry_base_delay): tests and benchmarks
         self.request_options: dict[str, Any] = {}
         self.last_result: PushResult | None = None
+        #: the draft's text when the last push's line was shown: a later edit or pull makes that line history (the
+        #: text, not ``version``: a validation bumps that without changing the draft)
+        self._result_text: str | None = None
         self.progress: PushProgress | None = None
         #: the ``${VAR}``s the shown plan sends and the environment does not set (the engine's
         #: ``missing_secrets``), placed at FILE:LINE: while there are any, push is greyed out
@@ -369,7 +372,18 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     def on_draft_changed(self, message: Any) -> None:
         """Plan again, the same way as shown (a live plan stays live: settling a conflict edits the draft)."""
         if self._push_worker is None or self._push_worker.is_finished:
+            self._forget_result_if_stale()
             self.make_plan(online=self.online)
+
+    def _forget_result_if_stale(self) -> None:
+        """A pull or an edit after a push: its "Push complete" line (and ``f``'s retry of what it did not apply)
+        described an earlier draft, and stayed above the new plan as if it were this one's. The plan shown is made
+        again from the draft as it is now, so it alone says what is left to push."""
+        if self._result_text is not None and self.editor.session.text != self._result_text:
+            self._result_text = None
+            self.last_result = None
+            self.query_one("#result", Static).update("")
+            self.refresh_bindings()
 
     def on_base_advanced(self, message: Any) -> None:
         """A saved pull moved the base snapshot after this plan was made: plan again (the pulled values are not
@@ -668,5 +682,6 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         session = self.editor.session
         if not session.dirty and session.changed_on_disk():
             session.reload()  # the push wrote the new ids into the draft
+        self._result_text = session.text
         self.host.validate_in_background()
         self.make_plan(online=False)
