@@ -94,7 +94,7 @@ def test_write_only_fields_round_trip_through_push_and_pull(sandbox: Any, draft:
     assert live_plan(sandbox, draft).operations == []
     text = draft.read_text()
     assert "useBasicAuth: true" in text and "username: ops" in text and "password: ${ORDERS_PW}" in text
-    assert "not reported by the service: useBasicAuth, username, password, retryOnFailure as last pushed" in text
+    assert "not reported by the service: useBasicAuth, username, retryOnFailure, password (left out" in text
     assert "OrdersPwQ7" not in text
 
     # and a later rename sends none of them
@@ -113,3 +113,20 @@ def test_widget_update_keeps_the_sidebar_fields_the_put_schema_omits(sandbox: An
     [op] = live_plan(sandbox, draft).operations
     sidebar = op.payload["settings"]["sidebar"]
     assert sidebar["group_listing"] == "public_groups" and sidebar["start_a_new_conversation"] == "all_chats"
+
+
+def test_the_write_only_note_stays_true_after_a_password_is_added(sandbox: Any, draft: Path) -> None:
+    """The pulled note said "password unknown (left out ...)" and stayed so above a password added in the editor
+    (the session keeps comments as they are): it now says only what no edit can make false."""
+    from tenantdeck.draft.session import DraftSession
+
+    run_pull(sandbox, draft)
+    session = DraftSession.open(draft)
+    i = next(n for n, a in enumerate(session.get(("apps",))) if a["name"] == "Acme Support")
+    j = next(n for n, h in enumerate(session.get(("apps", i, "webhooks"))) if h["id"] == "orders")
+    for key, value in (("username", "ops"), ("password", "${ORDERS_PW}"), ("useBasicAuth", True)):
+        assert session.set(("apps", i, "webhooks", j, key), value) == []
+    session.save()
+    line = next(x for x in draft.read_text().splitlines() if "- id: orders" in x)
+    assert "not reported by the service: " in line and "password" in line, line
+    assert "unknown" not in line and "last pushed" not in line, line

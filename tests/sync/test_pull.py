@@ -330,8 +330,8 @@ def test_webhook_fields_last_pushed_are_written_from_the_base() -> None:
     assert (hook.useBasicAuth, hook.username, hook.retryOnFailure) == (True, "acme", None)
     assert hook.password == "${TENANTDECK_ACME_H1_PASSWORD}"
     note = write_only_note(state)
-    assert note == ("tenantdeck: not reported by the service: useBasicAuth, username, password as last pushed by "
-                    "tenantdeck; retryOnFailure unknown (left out, so left as they are)")
+    assert note == ("tenantdeck: not reported by the service: useBasicAuth, username, retryOnFailure, password "
+                    "(left out here: left as it is there)")
 
 
 # --- failures ----------------------------------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def test_a_write_only_field_the_draft_sets_is_sent_and_remembered(
     # the service still does not report it, but the base remembers what was pushed: a re-pull keeps it, says so
     assert run(served, tmp_path, "pull").exit_code == 0
     text = path.read_text()
-    assert "        retryOnFailure: false\n" in text and "retryOnFailure as last pushed by tenantdeck" in text
+    assert "        retryOnFailure: false\n" in text and "not reported by the service: useBasicAuth" in text
     assert run(served, tmp_path, "diff").exit_code == exitcodes.OK
 
 

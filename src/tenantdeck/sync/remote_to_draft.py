@@ -215,16 +215,18 @@ def webhook_from_canonical(
 
 
 def write_only_note(state: Mapping[str, Any]) -> str:
-    """The comment pull writes beside a webhook: which of its fields the service does not report, and which of
-    those the draft holds as tenantdeck last pushed them (the others are left out: unknown, left as they are)."""
-    hidden = [k for k in (*WEBHOOK_FIELDS, "password") if is_unknown(state.get(k, {"unknown": True}))]
-    carried = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hidden and k in state and state[k] is not None]
-    parts = []
-    if carried:
-        parts.append(f"{', '.join(carried)} as last pushed by tenantdeck")
-    if hidden:
-        parts.append(f"{', '.join(hidden)} unknown (left out, so left as they are)")
-    return "tenantdeck: not reported by the service: " + "; ".join(parts) if parts else ""
+    """The comment pull writes beside a webhook: which of its fields the service does not report.
+
+    It states only what stays true whatever is edited later: the draft's session does not rewrite comments, and the
+    old form ("password unknown (left out ...)", "username as last pushed by tenantdeck") sat above a password the
+    user had just added, contradicting it until the next pull. Where a value the draft holds for such a field came
+    from (tenantdeck's last push, or the user) is docs/real-service.md's to say, once."""
+    fields = [k for k in (*WEBHOOK_FIELDS, "password")
+              if is_unknown(state.get(k, {"unknown": True}))
+              or (k in catalog.WEBHOOK_WRITE_ONLY and state.get(k) is not None)]
+    if not fields:
+        return ""
+    return f"tenantdeck: not reported by the service: {', '.join(fields)} (left out here: left as it is there)"
 
 
 def draft_notes(draft: Draft, canonicals: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str | int, ...], str]:
