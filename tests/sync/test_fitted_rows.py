@@ -18,7 +18,13 @@ LABELS = st.text(st.characters(codec="utf-8"), min_size=1, max_size=60)
 
 def new_value_kept(line: str, after: str) -> bool:
     """``after`` ends ``line`` whole, or a start of it does, followed by ``…``."""
-    return line.endswith(after) or any(line.endswith(after[:k] + "…") for k in range(1, len(after)))
+    return kept_suffix(line, after) is not None
+
+
+def kept_suffix(line: str, after: str) -> str | None:
+    if line.endswith(after):
+        return after
+    return next((after[:k] + "…" for k in range(len(after) - 1, 0, -1) if line.endswith(after[:k] + "…")), None)
 
 
 @settings(max_examples=400, deadline=None)
@@ -30,6 +36,8 @@ def test_the_new_value_is_whole_or_ends_in_an_ellipsis(label: str, path: str, be
     line = change_text_fitted(change, width)
     assert cell_width(line) <= width, (line, width)
     assert new_value_kept(line, shown(value_text(after))), line
+    suffix = kept_suffix(line, shown(value_text(after)))
+    assert suffix is not None and line[:len(line) - len(suffix)].endswith((": ", " -> ")), line  # never glued on
     full = change_text(change)
     assert line == full or "…" in line  # a cut is always marked
 

@@ -106,7 +106,8 @@ def change_text_fitted(change: FieldChange, width: int) -> str:
     if room >= 4:  # the new value whole still: the label gives way (cut with "…" if need be), the path goes
         # (the "…" of the old value marks the cut; without one, the path's "(…)" does)
         return fitted(label if before is not None or not where else f"{label} (…)", room) + ": " + arrow + after
-    head = fitted(heads[1], max(1, min(cell_width(heads[1]), width // 3)))
+    label_part = heads[1][:-2]  # the ": " stays whole: a cut label glued to its value read as one word
+    head = fitted(label_part, max(1, min(cell_width(label_part), width // 3 - 2))) + ": "
     return head + arrow + fitted(after, max(1, width - cell_width(head) - cell_width(arrow)))
 
 
