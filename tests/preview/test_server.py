@@ -115,3 +115,21 @@ def test_the_command_follows_a_save_by_another_editor_and_stops_on_sigterm(draft
                 proc.kill()
             proc.communicate(timeout=10)
     assert code == exitcodes.TERMINATED
+
+
+def test_an_unknown_app_is_named_escaped_once(draft: Path) -> None:
+    """`--app $'\\e[31mX'`: the warning showed `\\\\x1b` (the escaped text quoted again with repr)."""
+    proc = procs.tenantdeck("preview", str(draft), "--app", "\x1b[31mX", stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "no app named '\\x1b[31mX'" in line and "\x1b" not in line, line
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=10)

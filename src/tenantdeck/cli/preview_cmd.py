@@ -56,7 +56,7 @@ def command(draft_path: Path, app_name: str | None, host: str, port: int, allow_
         click.echo(problem.render(), err=True)
     names = [row.name for row in session.app_rows()]
     if app_name is not None and app_name not in names:
-        output.warning(f"the draft has no app named {shown(app_name)!r} (yet): the page says so until it has")
+        output.warning(f"the draft has no app named '{shown(app_name)}' (yet): the page says so until it has")
     server = PreviewServer(session, AppRef(name=app_name), host=host, port=port, allow_network=allow_network)
     try:
         server.start()
