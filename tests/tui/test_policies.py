@@ -297,6 +297,10 @@ policies:
     select: {names: ["Hooli"]}
     check: {cel: "has(app.sms) && app.sms.messageDelay >= 0"}
     message: Hooli has SMS
+  - name: profanity-cel
+    select: {names: ["Hooli"]}
+    check: {cel: "has(app.extensions) && 'profanity-filter' in app.extensions.enabled"}
+    message: Hooli keeps the profanity filter on
 """
 
 
@@ -342,6 +346,16 @@ async def test_a_cel_violation_about_webhooks_or_sms_opens_that_tab(tmp_path: Pa
         await settle(pilot)
         screen = await _jump_from_rule(pilot, app, 2)  # sms-cel: Hooli has no SMS
         assert screen.app_index == 5 and screen.query_one("#tabs").active == "sms"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        screen = await _jump_from_rule(pilot, app, 3)  # profanity-cel: on that row, not the first
+        assert screen.app_index == 5 and screen.query_one("#tabs").active == "extensions"
+        table = screen.query_one("#extensions").query_one("DataTable")
+        assert app.focused is table and table.cursor_row > 0
+        row = table.get_row_at(table.cursor_row)
+        assert str(row[0]).startswith("Profanity filter"), row
 
 
 HOSTILE_CHECKS = """\

@@ -103,6 +103,16 @@ def first_field(source: str, variable: str = "app") -> tuple[str | int, ...]:
     return tuple(path)
 
 
+def named_item(source: str, among: frozenset[str] | tuple[str, ...]) -> str | None:
+    """The first plain string literal of ``source`` that is one of ``among``: which extension a check such as
+    ``'profanity-filter' in app.extensions.enabled`` is about, so its jump lands on that extension's row rather
+    than the list's first."""
+    for kind, text in _tokens(source) or []:
+        if kind == "string" and text[:1] in "'\"" and text[1:-1] in among:
+            return text[1:-1]
+    return None
+
+
 def prune(value: Any, need: Need) -> Any:
     """``value`` with only what ``need`` reads (a mapping keeps only the keys read, in its own order; a list keeps
     every element, each cut down to what the macros read of it). An element or key read by nothing but ``has()``

@@ -409,15 +409,19 @@ class FleetPolicies:
 def jump_target(violation: Violation, cel: str | None = None) -> JumpTarget:
     """The tab and field of the App screen a violation is about (a wildcard of a ``same`` rule's field lands on the
     first item). A cel check's violation names no field: it lands on the first field the expression reads (``cel``,
-    the rule's source), else on the app's first tab."""
+    the rule's source; on extensions, the extension whose id the expression quotes), else on the app's first
+    tab."""
     from tenantdeck.draft.app_tabs import tab_of
     from tenantdeck.problems import format_path
 
     path: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in violation.path)
     if not path and cel:
-        from tenantdeck.policies.celview import first_field
+        from tenantdeck.models import catalog
+        from tenantdeck.policies.celview import first_field, named_item
 
         path = first_field(cel)
+        if path[:1] == ("extensions",) and (named := named_item(cel, catalog.EXTENSION_IDS)) is not None:
+            path = ("extensions", named)  # the extension the check is about, not the list's first
     return JumpTarget(violation.app_index, tab_of(path), format_path(("apps", violation.app_index, *path)))
 
 

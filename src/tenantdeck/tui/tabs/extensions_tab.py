@@ -191,7 +191,8 @@ below the table, the widgets of this app where such a toggle is on.
 
     def focus_path(self, path: str) -> bool:
         """``apps[i].extensions...``: the table focused, the cursor on the extension the path names when it names
-        one (``extensions.enabled[k]`` is the k-th id of that list). ``apps[i].extension_settings.<id>...``: that
+        one (``extensions.enabled[k]`` is the k-th id of that list; ``extensions.<id>`` is that extension).
+        ``apps[i].extension_settings.<id>...``: that
         extension's settings form, on the field the path names."""
         from tenantdeck.problems import parse_path
 
@@ -213,6 +214,8 @@ below the table, the widgets of this app where such a toggle is on.
             return False
         table = self.query_one(DataTable)
         named = self.editor.get(format_path(parts[:5]), None) if len(parts) >= 5 else None
+        if len(parts) == 4 and isinstance(parts[3], str):  # ``apps[i].extensions.<id>``: a policy's jump
+            named = parts[3]
         row = next((n for n, r in enumerate(self._rows) if r.id == named), None)
         if row is not None:
             table.move_cursor(row=row)
