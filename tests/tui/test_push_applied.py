@@ -176,7 +176,11 @@ async def _applied(draft: Path) -> None:
         await pilot.press("f7")
         await settle(pilot)
         assert isinstance(app.screen, HistoryScreen)
-        assert rows(app.screen.query_one("#operations")) == [("applied", a, label) for a, label in STEPS]
+        ops = rows(app.screen.query_one("#operations"))
+        assert [(o, a) for o, a, _ in ops] == [("applied", a) for a, _ in STEPS]
+        assert all(label.startswith(cell.rstrip("…")) for (_, _, cell), (_, label) in zip(ops, STEPS, strict=True))
+        for table in app.screen.query("DataTable"):  # 80 columns hold every column: nothing scrolls sideways
+            assert table.virtual_size.width <= table.size.width, (table.id, table.virtual_size, table.size)
 
 
 def test_a_history_record_from_before_operations_were_recorded_is_still_shown(tmp_path: Path) -> None:

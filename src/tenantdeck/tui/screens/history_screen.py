@@ -50,6 +50,24 @@ def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]]:
         return []
 
 
+#: the plan hash's first characters, as git shows a commit: enough to tell pushes apart and to grep the history file
+PLAN_SHOWN = 8
+
+
+def _when(text: str) -> str:
+    """``2026-11-28T09:16:55+00:00`` as ``2026-11-28 09:16`` in UTC (the header says so); what cannot be read, as
+    it is."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
 def _cells(*values: str) -> list[Text]:
     """History and journal lines hold app names and the service's error messages: data, shown as such."""
     return [Text(shown(value)) for value in values]
@@ -61,16 +79,19 @@ class HistoryScreen(UsesEditor, Screen[None]):
     HELP = """\
 ## History
 
-Every push made from this draft's workspace (newest first): when, who, where to, the plan's hash and how it ended.
+Every push made from this draft's workspace (newest first): when (UTC), who, where to, the start of the plan's hash
+and how it ended: how many operations were applied, failed, and left (not attempted).
 Below, the highlighted push's operations: each step it sent (`create webhook "Orders" (orders)`), its app and its
-outcome (applied, FAILED, not attempted); `Enter` moves there. A push recorded by an older tenantdeck lists its
-journal instead (intent, done, failed with the service's reason).
+outcome (applied, FAILED, not attempted); `Enter` moves there, and the line under them shows the highlighted one
+whole. A push recorded by an older tenantdeck lists its journal instead (intent, done, failed with the service's
+reason).
 """
     BINDINGS = [Binding("escape", "back", "Back", id="history.back")]
     DEFAULT_CSS = """
     HistoryScreen #pushes { height: 1fr; }
     HistoryScreen #operations { height: 1fr; }
     HistoryScreen #empty { padding: 1 2; }
+    HistoryScreen #detail { height: auto; max-height: 3; padding: 0 1; border-top: solid $primary; }
     """
 
     def compose(self) -> ComposeResult:
@@ -79,12 +100,14 @@ journal instead (intent, done, failed with the service's reason).
             yield Static("", id="empty")
             yield DataTable(id="pushes", cursor_type="row", zebra_stripes=True)
             yield DataTable(id="operations", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail", markup=False)
         yield KeyFooter()
 
     def on_mount(self) -> None:
         from tenantdeck.sync.workspace.history import read_history
         from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
+        self._operations: list[tuple[str, str, str]] = []  #: the shown push's (outcome, app, operation)
         workspace = Workspace(self.editor.path)
         try:
             check_workspace(workspace)
@@ -94,21 +117,29 @@ journal instead (intent, done, failed with the service's reason).
             self.notify(str(error), title="No history", severity="error", timeout=15)
             self.records = []
         pushes = self.query_one("#pushes", DataTable)
-        pushes.add_columns("When", "Who", "Result", "Profile", "Plan", "Applied", "Failed", "Not attempted")
+        # 80 columns hold every column: the full timestamp and hash made the table scroll sideways, its counts
+        # off-screen and a lone scrollbar thumb in the middle of the screen
+        pushes.add_columns("When (UTC)", "Who", "Result", "Profile", "Plan", "Applied", "Failed", "Left")
         for i, r in enumerate(self.records):
             c = r.get("counts") or {}
-            pushes.add_row(*_cells(str(r.get("when", "?")), str(r.get("who", "?")), str(r.get("result", "?")),
-                                   str(r.get("profile") or "-"), str(r.get("plan_hash", "-")),
+            pushes.add_row(*_cells(_when(str(r.get("when", "?"))), str(r.get("who", "?")), str(r.get("result", "?")),
+                                   str(r.get("profile") or "-"), str(r.get("plan_hash", "-"))[:PLAN_SHOWN],
                                    str(c.get("applied", 0)), str(c.get("failed", 0)), str(c.get("not_attempted", 0))),
                            key=str(i))
         self.query_one("#operations", DataTable).add_columns("Outcome", "App", "Operation")
         self.query_one("#empty", Static).update("" if self.records else "No pushes recorded yet (F6 reviews and "
                                                                          "pushes the draft).")
+        self.query_one("#detail", Static).display = bool(self.records)
         pushes.focus()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        """The highlighted push's operations, without a key press: the list answers "what did that push do"."""
-        if event.data_table.id != "pushes" or event.row_key is None or event.row_key.value is None:
+        """The highlighted push's operations, without a key press: the list answers "what did that push do"; on
+        an operation, that operation whole on the line below (its cell is cut to the screen's width)."""
+        if event.row_key is None or event.row_key.value is None:
+            return
+        if event.data_table.id == "operations":
+            outcome, app, what = self._operations[int(event.row_key.value)]
+            self.query_one("#detail", Static).update(Text(shown(f"{outcome} · {app}: {what}")))
             return
         self.show_operations(self.records[int(event.row_key.value)])
 
@@ -119,10 +150,17 @@ journal instead (intent, done, failed with the service's reason).
         self.query_one("#operations", DataTable).focus()
 
     def show_operations(self, record: dict[str, Any]) -> None:
+        from tenantdeck.textsafe import fitted
+        from tenantdeck.tui.widgets.columns import last_column_room
+
         operations = self.query_one("#operations", DataTable)
         operations.clear()
-        for row in operation_rows(record):
-            operations.add_row(*_cells(*row))
+        self._operations = operation_rows(record)
+        room = last_column_room(self.size.width or self.app.size.width,
+                                [["Outcome", *(shown(r[0]) for r in self._operations)],
+                                 ["App", *(shown(r[1]) for r in self._operations)]])
+        for i, (outcome, app, what) in enumerate(self._operations):
+            operations.add_row(*_cells(outcome, app), Text(fitted(shown(what), room)), key=str(i))
 
     def action_back(self) -> None:
         self.app.pop_screen()
