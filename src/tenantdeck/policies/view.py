@@ -335,7 +335,8 @@ class FleetPolicies:
 
     # -- what the screens list -----------------------------------------------------------------------------------
 
-    def rule_rows(self) -> list[RuleRow]:
+    def rule_rows(self, check_width: int = CHECK_WIDTH) -> list[RuleRow]:
+        """Each rule as the Policies screen lists it, its check cut to ``check_width`` cells."""
         if self.policies is None:
             return []
         evaluation = self.evaluation
@@ -344,7 +345,7 @@ class FleetPolicies:
             violating.setdefault(v.rule, set()).add(v.app_index)
         selected = evaluation.selected if evaluation is not None else {}
         return [RuleRow(r.name, r.severity, check_text(r.check), r.message, len(violating.get(r.name, ())),
-                        selected.get(r.name, 0), check_cell(r.check)) for r in self.policies.rules]
+                        selected.get(r.name, 0), check_cell(r.check, check_width)) for r in self.policies.rules]
 
     def violation_rows(self, rule: str) -> list[ViolationRow]:
         from tenantdeck.problems import format_path

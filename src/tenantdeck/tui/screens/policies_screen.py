@@ -17,7 +17,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from tenantdeck.textsafe import fitted, shown
+from tenantdeck.policies.view import CHECK_WIDTH
+from tenantdeck.textsafe import cell_width, fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 #: how many edits the fix confirmation lists before "and N more"
 SHOWN_EDITS = 200
+#: the fewest cells the Message column is left before the Check column gives way, and the fewest the Check keeps
+MESSAGE_LEAST, CHECK_LEAST = 20, 16
 
 
 def _text(value: object) -> Text:
@@ -168,6 +171,8 @@ on an app) are listed below the rules, at their line; the other rules still run.
         current = rules.cursor_row if rules.row_count else 0
         rules.clear()
         self._rules = fleet.rule_rows()
+        if (check_width := self._check_width()) < CHECK_WIDTH:
+            self._rules = fleet.rule_rows(check_width)
         room = self._message_room()
         for r in self._rules:
             rules.add_row(_text(r.name), r.severity, _text(r.check_cell), r.apps_text,
@@ -186,6 +191,17 @@ on an app) are listed below the rules, at their line; the other rules still run.
         problems.display = bool(self._problems)
         self.query_one("#summary", Static).update(shown(fleet.summary()))
         self._show_detail()
+
+    def _check_width(self) -> int:
+        """The Check column's cells: its usual width, less what the Message column needs to say something (at 80
+        columns the message had 7 cells, "no webh…"), never under :data:`CHECK_LEAST`."""
+        from tenantdeck.tui.widgets.columns import PADDING, SCROLLBAR
+
+        others = [["Rule", *(shown(r.name) for r in self._rules)], ["Severity", *(r.severity for r in self._rules)],
+                  ["Apps", *(r.apps_text for r in self._rules)]]
+        used = sum(max(cell_width(cell) for cell in column) for column in others)
+        free = (self.size.width or self.app.size.width) - PADDING * 6 - SCROLLBAR - used  # check + message
+        return max(CHECK_LEAST, min(CHECK_WIDTH, free - MESSAGE_LEAST))
 
     def _message_room(self) -> int:
         """The cells the Message column has at this width, beside the rule, severity, check and apps columns."""
