@@ -32,6 +32,7 @@ from tenantdeck.models.extension_catalog import BY_ID as EXTENSION_SPECS
 from tenantdeck.models.extension_catalog import Setting
 from tenantdeck.models.extension_settings import draft_model, settings_of
 from tenantdeck.models.secrets import derived_secret_name, reference_name, secret_env_name
+from tenantdeck.models.app import setting_refused
 from tenantdeck.models.team import email_refused
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
@@ -528,23 +529,44 @@ def app_from_canonical(
         data["push_certificates"] = existing.push_certificates  # paths of local files: the service has no path
     if existing is not None and existing.labels is not None:
         data["labels"] = dict(existing.labels)  # the draft's own (fleet policies select by them): never on the service
-    settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
+    kept_settings: list[str] = []
+    settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None,
+                                       kept_settings)
     if settings is not None:
         data["settings"] = settings
-    verbatim = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext)) if v}
+    if kept_settings:
+        notes.append(settings_note(label, canonical.get("settings") or {}, kept_settings))
+    verbatim = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext), ("settings", kept_settings))
+                if v}
     return AppConversion(app=App.model_validate(data), notes=notes, verbatim=verbatim)
 
 
-def settings_from_canonical(live: Mapping[str, Any] | None,
-                            existing: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def settings_from_canonical(live: Mapping[str, Any] | None, existing: Mapping[str, Any] | None,
+                            verbatim: list[str] | None = None) -> dict[str, Any] | None:
     """Every setting the service reports, in the old draft's order where it had them (new keys sorted after); a
     key the draft has that the service does not report is kept (the service's answer decides nothing about it).
-    Not read (None): the old block, or none."""
+    Not read (None): the old block, or none.
+
+    A setting the draft's model cannot hold (``core.limits.maxGroupSize: 100``, a key with a control character:
+    :func:`~tenantdeck.models.app.setting_refused`) is kept as the service holds it: left out (the old draft's
+    value too: pushing it would revert the service) and named in ``verbatim``; the draft manages only the keys it
+    names, so leaving it out is never a change."""
     if live is None:
         return dict(existing) if existing is not None else None
     old = dict(existing or {})
-    order = _keep_order(list(live), list(old))
+    held = [k for k in live if setting_refused(k, live[k]) is not None]
+    if verbatim is not None:
+        verbatim.extend(sorted(held))
+    order = [k for k in _keep_order(list(live), list(old)) if k not in held]
     return {**{k: live[k] for k in order}, **{k: v for k, v in old.items() if k not in live}}
+
+
+def settings_note(label: str, live: Mapping[str, Any], held: list[str]) -> str:
+    """The pull note for the app settings kept as the service holds them: each key (escaped) and why."""
+    why = "; ".join(f"{shown(k)}: {setting_refused(k, live.get(k))}" for k in held[:5])
+    more = f"; and {len(held) - 5} more" if len(held) > 5 else ""
+    return (f"{label} settings: kept as the service holds them, not written to the draft ({why}{more}); a push "
+            "leaves them as they are")
 
 
 def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,

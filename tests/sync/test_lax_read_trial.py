@@ -1,0 +1,105 @@
+"""Issue 34, the docs-only trial's findings, through the real commands (``tenantdeck pull``, ``diff``, ``push``)
+against the in-process sandbox (the ``local`` profile, its store holding what the real service may hold and its
+writes recorded). Each test failed before its fix: an app setting of another JSON type crashed ``pull`` with a
+pydantic traceback (and printed a key's raw ESC), one odd widget value dropped the whole widget, and the team note
+named the valid original instead of the case duplicate kept verbatim."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from tenantdeck import exitcodes
+from tenantdeck import targets as profiles
+from tests.sync.helpers_push import KEY, SECRET, call, make_sandbox
+from tests.sync.service_states import ServiceLike, hold_app_settings, hold_collaborator, hold_widget_values
+
+ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
+ODD_SETTINGS = {"core.limits.maxGroupSize": 100, "core.number": 5, "core.ratio": 0.5, "core.mode": "strict",
+                "core.nothing": None, "core.items": [1, "two"], "core.object": {"a": 1}, "core.\x1b[31mred": True}
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceLike]:
+    """The ``local`` profile answered by a seeded sandbox wrapped to record every write."""
+    wrapped = ServiceLike(make_sandbox(tmp_path / "db.sqlite3"))
+
+    def local(env: Any = None, **_: Any) -> profiles.Target:
+        return profiles.Target(profiles.LOCAL, profiles.LOCAL_BASE_URL, KEY, SECRET,
+                               httpx.ASGITransport(app=wrapped, raise_app_exceptions=False))
+
+    monkeypatch.setattr(profiles, "local_target", local)
+    for name in ("TENANTDECK_BASE_URL", "TENANTDECK_PROFILE", "TENANTDECK_KEY", "TENANTDECK_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    yield wrapped
+
+
+def run(*args: str) -> Result:
+    from tenantdeck.cli import cli
+
+    return CliRunner().invoke(cli, [*args, "--profile", "local", "--draft", "tenantdeck.yaml"], env=ENV)
+
+
+def acme(service: ServiceLike) -> str:
+    return next(a.id for a in call(service.app, "list_apps") if a.name == "Acme Support")
+
+
+def base_app(tmp_path: Path, app_id: str) -> dict[str, Any]:
+    """The base snapshot pull wrote for ``app_id`` (what the service held as last read)."""
+    docs = (json.loads(p.read_text())["app"] for p in (tmp_path / ".tenantdeck").rglob("base/*.json"))
+    return next(doc for doc in docs if doc.get("id") == app_id)
+
+
+def assert_in_sync_and_push_sends_nothing(service: ServiceLike) -> None:
+    diff = run("diff")
+    assert diff.exit_code == exitcodes.OK, diff.output
+    service.writes.clear()
+    push = run("push", "--yes")
+    assert push.exit_code == exitcodes.OK, push.output
+    assert service.writes == []
+
+
+def assert_terminal_safe(result: Result) -> None:
+    assert "Traceback" not in result.output and "validation error" not in result.output
+    assert "\x1b" not in result.output
+
+
+def test_app_settings_of_any_json_type_are_kept_and_in_sync(service: ServiceLike, tmp_path: Path) -> None:
+    """Item 1: numbers, strings, null, objects, a list of non-text and a key with ESC on the service: pull exits
+    0 and names them (escaped), the draft keeps what it can hold, diff exit 0, push sends nothing."""
+    app_id = acme(service)
+    hold_app_settings(service.app, app_id, ODD_SETTINGS)
+    pulled = run("pull")
+    assert pulled.exit_code == exitcodes.OK, pulled.output
+    assert_terminal_safe(pulled)
+    assert "core.limits.maxGroupSize: holds a number" in pulled.stderr
+    assert "core.\\x1b[31mred" in pulled.stderr
+    draft = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    settings = next(a for a in draft["apps"] if a["name"] == "Acme Support")["settings"]
+    assert not set(ODD_SETTINGS) & set(settings) and settings  # the booleans and lists are still in the draft
+    assert_in_sync_and_push_sends_nothing(service)
+    held = service.app.state.store.app_settings(app_id)
+    assert {k: held[k] for k in ODD_SETTINGS} == ODD_SETTINGS  # as held, in its JSON type
+    assert base_app(tmp_path, app_id)["settings"]["core.limits.maxGroupSize"] == 100
+
+
+def test_a_setting_the_draft_writes_again_is_validated_strictly(service: ServiceLike, tmp_path: Path) -> None:
+    """Strict on write: the user writing a number for a setting is an error before any request."""
+    hold_app_settings(service.app, acme(service), {"core.limits.maxGroupSize": 100})
+    assert run("pull").exit_code == exitcodes.OK
+    path = tmp_path / "tenantdeck.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("    settings:\n", "    settings:\n      core.limits.maxGroupSize: 200\n", 1))
+    checked = CliRunner().invoke(__import__("tenantdeck.cli", fromlist=["cli"]).cli, ["validate", str(path)])
+    assert checked.exit_code == exitcodes.ERROR, checked.output
+    assert "maxGroupSize" in checked.output
