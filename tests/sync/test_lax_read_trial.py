@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck import targets as profiles
 from tests.sync.helpers_push import KEY, SECRET, call, make_sandbox
-from tests.sync.service_states import ServiceLike, hold_app_settings, hold_collaborator, hold_widget_values
+from tests.sync.service_states import ServiceLike, hold_app_settings
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
 ODD_SETTINGS = {"core.limits.maxGroupSize": 100, "core.number": 5, "core.ratio": 0.5, "core.mode": "strict",

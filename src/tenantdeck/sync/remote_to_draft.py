@@ -28,11 +28,11 @@ from tenantdeck.models import (
     WidgetSettings,
     catalog,
 )
+from tenantdeck.models.app import setting_refused
 from tenantdeck.models.extension_catalog import BY_ID as EXTENSION_SPECS
 from tenantdeck.models.extension_catalog import Setting
 from tenantdeck.models.extension_settings import draft_model, settings_of
 from tenantdeck.models.secrets import derived_secret_name, reference_name, secret_env_name
-from tenantdeck.models.app import setting_refused
 from tenantdeck.models.team import email_refused
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
