@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck import targets as profiles
 from tests.sync.helpers_push import KEY, SECRET, call, make_sandbox
-from tests.sync.service_states import ServiceLike, hold_app_settings
+from tests.sync.service_states import ServiceLike, hold_app_settings, hold_collaborator
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
 ODD_SETTINGS = {"core.limits.maxGroupSize": 100, "core.number": 5, "core.ratio": 0.5, "core.mode": "strict",
@@ -103,3 +103,17 @@ def test_a_setting_the_draft_writes_again_is_validated_strictly(service: Service
     checked = CliRunner().invoke(__import__("tenantdeck.cli", fromlist=["cli"]).cli, ["validate", str(path)])
     assert checked.exit_code == exitcodes.ERROR, checked.output
     assert "maxGroupSize" in checked.output
+
+
+def test_the_team_note_names_the_case_duplicate_not_the_original(service: ServiceLike, tmp_path: Path) -> None:
+    """Item 3: the service lists raj@acme.example (the seed's moderator) and later Raj@acme.example: the draft keeps
+    the original, and the note names the duplicate it kept verbatim; in sync after."""
+    hold_collaborator(service.app, acme(service), "Raj@acme.example", "admin")
+    pulled = run("pull")
+    assert pulled.exit_code == exitcodes.OK, pulled.output
+    (note,) = [line for line in pulled.stderr.splitlines() if "team: kept as the service holds them" in line]
+    assert note.endswith(": Raj@acme.example")
+    draft = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    assert next(a for a in draft["apps"] if a["name"] == "Acme Support")["team"] == {
+        "admins": [], "moderators": ["raj@acme.example"]}
+    assert_in_sync_and_push_sends_nothing(service)

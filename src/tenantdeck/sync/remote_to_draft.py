@@ -516,7 +516,7 @@ def app_from_canonical(
     if kept_team:
         who = ", ".join(shown(e) for e in kept_team)
         notes.append(f"{label} team: kept as the service holds them, not written to the draft (an email the "
-                     f"draft's rules refuse): {who}")
+                     f"draft's rules refuse, or one equal to another but for case): {who}")
     kept_ext: list[str] = []
     ext_settings = extension_settings_from_canonical(
         canonical.get("extension_settings"),
@@ -569,6 +569,15 @@ def settings_note(label: str, live: Mapping[str, Any], held: list[str]) -> str:
             "leaves them as they are")
 
 
+def _team_order(roles: Mapping[str, str], existing: Team | None) -> list[str]:
+    """The order in which pull claims each email for the draft: the old draft's own emails first (the original it
+    manages stays; a later case duplicate is the one kept verbatim), then the service's order (the first listed is
+    the original)."""
+    listed = [e for key in catalog.TEAM_LISTS.values() for e in getattr(existing, key)] if existing else []
+    mine = [e for e in listed if e in roles]
+    return [*mine, *(e for e in roles if e not in mine)]
+
+
 def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,
                         verbatim: list[str] | None = None) -> dict[str, list[str]] | None:
     """The draft's ``team`` block for the service's admins and moderators, in the old draft's order where it had
@@ -581,12 +590,13 @@ def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,
         return None
     roles = dict(roles or {})
     seen: set[str] = set()
-    for email in sorted(roles):
+    for email in _team_order(roles, existing):
         if email_refused(email) is not None or email.casefold() in seen:
             del roles[email]
             if verbatim is not None:
                 verbatim.append(email)
-        seen.add(email.casefold())
+        else:
+            seen.add(email.casefold())
     out: dict[str, list[str]] = {}
     for role, key in catalog.TEAM_LISTS.items():
         emails = sorted(e for e, r in roles.items() if r == role)
