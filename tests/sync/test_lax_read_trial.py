@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from tenantdeck import exitcodes
 from tenantdeck import targets as profiles
 from tests.sync.helpers_push import KEY, SECRET, call, make_sandbox
-from tests.sync.service_states import ServiceLike, hold_app_settings, hold_collaborator
+from tests.sync.service_states import ServiceLike, hold_app_settings, hold_collaborator, hold_widget_values
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
 ODD_SETTINGS = {"core.limits.maxGroupSize": 100, "core.number": 5, "core.ratio": 0.5, "core.mode": "strict",
@@ -117,3 +117,47 @@ def test_the_team_note_names_the_case_duplicate_not_the_original(service: Servic
     assert next(a for a in draft["apps"] if a["name"] == "Acme Support")["team"] == {
         "admins": [], "moderators": ["raj@acme.example"]}
     assert_in_sync_and_push_sends_nothing(service)
+
+
+EVIL_COLOUR = "red; background:url(http://evil.example/)"
+
+
+def test_one_odd_widget_value_keeps_the_widget_and_holds_only_that_field(service: ServiceLike,
+                                                                         tmp_path: Path) -> None:
+    """Item 2: a primary colour our model refuses: the widget stays in the draft without that field (a note says
+    so), diff exit 0 (no "widget is gone"), push sends nothing, and the service keeps its value."""
+    app_id = acme(service)
+    widget_id = hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    pulled = run("pull")
+    assert pulled.exit_code == exitcodes.OK, pulled.output
+    assert f"widget {widget_id}: style.primary_color kept as the service holds it" in pulled.stderr
+    draft = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    (widget,) = next(a for a in draft["apps"] if a["name"] == "Acme Support")["widgets"]
+    assert widget["id"] == widget_id and "primary_color" not in widget["style"] and widget["main"]
+    diff = run("diff")
+    assert "gone" not in diff.output and "dashboard" not in diff.output
+    assert_in_sync_and_push_sends_nothing(service)
+    assert service.app.state.store.widget_configuration(app_id, widget_id)["style"]["primary_color"] == EVIL_COLOUR
+    assert base_app(tmp_path, app_id)["verbatim"]["widgets"] == {widget_id: ["style.primary_color"]}
+
+
+def test_a_held_widget_field_the_user_writes_is_theirs_and_strict(service: ServiceLike, tmp_path: Path) -> None:
+    """Strict on write: writing the field again is a change the push sends (and only it); an invalid value the
+    user writes is an error before any request."""
+    app_id = acme(service)
+    widget_id = hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    assert run("pull").exit_code == exitcodes.OK
+    path = tmp_path / "tenantdeck.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("        style:\n", f"        style:\n          primary_color: '{EVIL_COLOUR}'\n", 1))
+    refused = run("diff")
+    assert refused.exit_code == exitcodes.ERROR and "primary_color" in refused.output, refused.output
+    path.write_text(text.replace("        style:\n", "        style:\n          primary_color: '#03A9F4'\n", 1))
+    diff = run("diff")
+    assert diff.exit_code == exitcodes.CHANGES, diff.output
+    service.writes.clear()
+    push = run("push", "--yes")
+    assert push.exit_code == exitcodes.OK, push.output
+    assert len(service.writes) == 1 and "/widget/" in service.writes[0][1], service.writes
+    assert service.app.state.store.widget_configuration(app_id, widget_id)["style"]["primary_color"] == "#03A9F4"
+    assert run("diff").exit_code == exitcodes.OK

@@ -170,6 +170,45 @@ def widget_from_canonical(
     return candidate
 
 
+def widget_with_held_fields(widget_id: str, full: Mapping[str, Any], *, existing: WidgetDraft | None,
+                            presets: Mapping[str, WidgetSettings]) -> tuple[WidgetDraft, list[str]]:
+    """:func:`widget_from_canonical`, and the fields (dotted paths) it left out because the draft format refuses
+    the service's value (``style.primary_color: "red; background:url(…)"``): the widget is kept, only those
+    fields are held verbatim (the base keeps them; :func:`~tenantdeck.sync.types.with_verbatim`). A field the
+    widget cannot do without (no default) cannot be left out: raises ``ValidationError`` (the caller keeps the
+    whole widget verbatim)."""
+    held: list[str] = []
+    for _ in range(4):  # a refused value at most per section and the name; each round leaves out what it named
+        try:
+            return widget_from_canonical(widget_id, full, existing=existing, presets=presets), held
+        except ValidationError as exc:
+            paths = _refused_fields(exc)
+            if paths is None or set(paths) & set(held):
+                raise
+            held += paths
+            full = _without(full, [tuple(p.split(".")) for p in paths])
+    return widget_from_canonical(widget_id, full, existing=existing, presets=presets), held
+
+
+def _refused_fields(exc: ValidationError) -> list[str] | None:
+    """The widget fields ``exc`` names (``style.primary_color``, ``name``), or None when one of them cannot be
+    left out (it has no default) or an error is not about one field."""
+    out: list[str] = []
+    for error in exc.errors(include_url=False):
+        loc = [p for p in error["loc"] if isinstance(p, str)]
+        if loc and loc[0] in SECTION_MODELS and len(loc) >= 2:
+            info = SECTION_MODELS[loc[0]].model_fields.get(loc[1])
+            path = f"{loc[0]}.{loc[1]}"
+        elif loc and loc[0] in WidgetSettings.model_fields:
+            info, path = WidgetSettings.model_fields[loc[0]], loc[0]
+        else:
+            return None
+        if info is None or info.is_required():
+            return None
+        out.append(path)
+    return sorted(set(out))
+
+
 # --- webhooks, SMS, extensions ----------------------------------------------------------------------------------
 
 
@@ -395,8 +434,9 @@ class AppConversion:
 
     app: App
     notes: list[str] = field(default_factory=list)
-    #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``)
-    verbatim: dict[str, list[str]] = field(default_factory=dict)
+    #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``); for
+    #: widgets, ``{widget id: [field paths]}`` (no path: the whole widget)
+    verbatim: dict[str, Any] = field(default_factory=dict)
 
 
 def _validation_summary(exc: ValidationError) -> str:
@@ -451,19 +491,23 @@ def app_from_canonical(
     order = [w.id for w in old_widgets if w.id in remote_widgets]
     order += [wid for wid in remote_widgets if wid not in order]
     widgets: list[WidgetDraft] = []
+    kept_widgets: dict[str, list[str]] = {}
     for wid in order:
-        old = matched.get(wid)
+        where = f"{label} widget {shown(wid)}"
         try:
-            widgets.append(widget_from_canonical(wid, remote_widgets[wid], existing=old, presets=presets))
+            widget, held = widget_with_held_fields(wid, remote_widgets[wid], existing=matched.get(wid),
+                                                   presets=presets)
         except ValidationError as exc:
-            where = f"{label} widget {wid}"
-            if old is not None:
-                widgets.append(old.model_copy(update={"id": wid}))
-                notes.append(f"{where}: the service's settings do not fit the draft format "
-                             f"({_validation_summary(exc)}); kept the draft's version")
-            else:
-                notes.append(f"{where}: the service's settings do not fit the draft format "
-                             f"({_validation_summary(exc)}); left out of the draft")
+            kept_widgets[wid] = []  # the whole widget: the base keeps it, leaving it out is not a delete
+            notes.append(f"{where}: kept as the service holds it, not written to the draft (a field it must have "
+                         f"does not fit the draft format: {_validation_summary(exc)}); change it in the dashboard")
+            continue
+        widgets.append(widget)
+        if held:
+            kept_widgets[wid] = held
+            notes.append(f"{where}: {', '.join(shown(p) for p in held)} kept as the service holds it, not written "
+                         f"to the draft (the draft format refuses the value); a push leaves it as it is unless the "
+                         "draft writes it")
     widgets.extend(pending)
     if pending:
         notes.append(f"{label}: kept {len(pending)} widget(s) without id that are not on the service (not pushed yet)")
@@ -536,8 +580,8 @@ def app_from_canonical(
         data["settings"] = settings
     if kept_settings:
         notes.append(settings_note(label, canonical.get("settings") or {}, kept_settings))
-    verbatim = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext), ("settings", kept_settings))
-                if v}
+    verbatim: dict[str, Any] = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext),
+                                                   ("settings", kept_settings), ("widgets", kept_widgets)) if v}
     return AppConversion(app=App.model_validate(data), notes=notes, verbatim=verbatim)
 
 
