@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
 from tenantdeck.models.extension_settings import settings_of
+from tenantdeck.models.widget import SECTION_MODELS
 from tests.sandbox.ext_samples import settings_for
 from tests.sync.helpers_push import app_named, call, live_plan, loaded, make_sandbox, run_pull, run_push
-from tenantdeck.models.widget import SECTION_MODELS
 from tests.sync.service_states import (
     ServiceLike,
     hold_app_settings,
