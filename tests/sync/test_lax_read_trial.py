@@ -23,7 +23,8 @@ from tests.sync.service_states import ServiceLike, hold_app_settings, hold_colla
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
 ODD_SETTINGS = {"core.limits.maxGroupSize": 100, "core.number": 5, "core.ratio": 0.5, "core.mode": "strict",
-                "core.nothing": None, "core.items": [1, "two"], "core.object": {"a": 1}, "core.\x1b[31mred": True}
+                "core.nothing": None, "core.items": [1, "two"], "core.object": {"a": 1}, "core.\x1b[31mred": True,
+                "core.threads.updateOnMessageActions": ["a switch held as a list"]}
 
 
 @pytest.fixture

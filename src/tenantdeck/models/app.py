@@ -55,6 +55,9 @@ def setting_refused(key: str, value: Any) -> str | None:
         what = "null" if value is None else _JSON_KINDS.get(type(value), "a value")
         return f"holds {'a list with an item that is not text' if what == 'a list' else what}, not true/false or a " \
             "list of text"
+    known = catalog.APP_SETTING_BY_KEY.get(key)
+    if known is not None and known.settable and not isinstance(value, bool):
+        return "holds a list, not true or false (the service documents it as a switch)"
     return None
 ExtensionId = Literal[catalog.EXTENSION_IDS]  # type: ignore[valid-type]
 ExtensionList = Annotated[list[ExtensionId], AfterValidator(_unique)]  # type: ignore[valid-type]
