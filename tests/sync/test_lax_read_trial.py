@@ -162,3 +162,19 @@ def test_a_held_widget_field_the_user_writes_is_theirs_and_strict(service: Servi
     assert len(service.writes) == 1 and "/widget/" in service.writes[0][1], service.writes
     assert service.app.state.store.widget_configuration(app_id, widget_id)["style"]["primary_color"] == "#03A9F4"
     assert run("diff").exit_code == exitcodes.OK
+
+
+def test_audit_reads_the_same_account_without_a_traceback(service: ServiceLike, tmp_path: Path) -> None:
+    """``audit`` converts the live account like pull: the same odd settings, widget value and team email are read,
+    and the rules are checked (exit 9 for the rule every app breaks), never a pydantic traceback."""
+    app_id = acme(service)
+    hold_app_settings(service.app, app_id, ODD_SETTINGS)
+    hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    hold_collaborator(service.app, app_id, "raj@localhost", "admin")
+    assert run("pull").exit_code == exitcodes.OK
+    rule = {"name": "named-x", "check": {"field": "name", "equals": "x"}, "message": "every app is called x"}
+    (tmp_path / "tenantdeck.policies.yaml").write_text(yaml.safe_dump({"format": 1, "policies": [rule]}))
+    audit = run("audit")
+    assert audit.exit_code == exitcodes.VIOLATIONS, audit.output
+    assert_terminal_safe(audit)
+    assert 'app "Acme Support": every app is called x' in audit.output
