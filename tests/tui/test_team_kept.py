@@ -56,6 +56,8 @@ def test_members_kept_verbatim_are_listed_read_only(pulled: Path) -> None:
             assert "2 more kept as the service holds them" in status
             table.move_cursor(row=len(rows) - 1)
             await pilot.pause()
+            detail = str(tab.query_one("#team-detail", Static).render())
+            assert KEPT in detail and "\x1b" not in detail and "change it in the dashboard" in detail
             assert not tab.check_action("remove", ()) and not tab.check_action("switch", ())
             before = app.editor.session.text
             await pilot.press("d", "r")

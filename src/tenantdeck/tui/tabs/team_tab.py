@@ -141,18 +141,23 @@ another only in case) are listed after the draft's, read-only: a push leaves the
         lines = [f"{'error' if p.is_error else 'warning'}: {p.message}" for p in self.editor.problems_at(self.prefix)
                  if p.key_path == self.prefix]
         current = self._current()
-        row = self.query_one(DataTable).cursor_row
-        kept = row - len(tv.rows(self.team()))
-        if current is None and 0 <= kept < self.query_one(DataTable).row_count - len(tv.rows(self.team())):
-            cells = self.query_one(DataTable).get_row_at(row)
-            lines.insert(0, f"{cells[0]} · {cells[1]} · {KEPT}: not in the draft (its rules refuse the email, or "
-                            "another differs only in case); change it in the dashboard")
+        if current is None and (kept := self._kept_line()):
+            lines.insert(0, kept)
         if current is not None:
             email, role = current
             lines.insert(0, f"{email} · {role}")
             lines += [f"{'error' if p.is_error else 'warning'}: {p.message}"
                       for p in self._problems(email, role)]
         update_static(self.query_one("#team-detail", Static), shown("\n".join(lines), newlines=True))
+
+    def _kept_line(self) -> str:
+        """The detail of the highlighted row when it is a member kept as the service holds it, else ""."""
+        table = self.query_one(DataTable)
+        if not 0 <= table.cursor_row - len(tv.rows(self.team())) < table.row_count - len(tv.rows(self.team())):
+            return ""
+        email, role, _ = table.get_row_at(table.cursor_row)  # already shown (escaped) when the row was added
+        return (f"{email} · {role} · {KEPT}: not in the draft (its rules refuse the email, or another differs only "
+                "in case); change it in the dashboard")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
