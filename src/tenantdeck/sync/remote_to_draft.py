@@ -499,8 +499,9 @@ def app_from_canonical(
                                                    presets=presets)
         except ValidationError as exc:
             kept_widgets[wid] = []  # the whole widget: the base keeps it, leaving it out is not a delete
+            why = shown(_validation_summary(exc))
             notes.append(f"{where}: kept as the service holds it, not written to the draft (a field it must have "
-                         f"does not fit the draft format: {_validation_summary(exc)}); change it in the dashboard")
+                         f"does not fit the draft format: {why}); change it in the dashboard")
             continue
         widgets.append(widget)
         if held:
