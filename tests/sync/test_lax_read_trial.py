@@ -178,3 +178,20 @@ def test_audit_reads_the_same_account_without_a_traceback(service: ServiceLike, 
     assert audit.exit_code == exitcodes.VIOLATIONS, audit.output
     assert_terminal_safe(audit)
     assert 'app "Acme Support": every app is called x' in audit.output
+
+
+def test_a_refused_field_the_widget_cannot_do_without_keeps_the_whole_widget(service: ServiceLike,
+                                                                             tmp_path: Path) -> None:
+    """A required field (no default) cannot be left out of a complete widget: the whole widget is kept as the
+    service holds it (out of the draft, in the base), and that is not read as a delete."""
+    app_id = acme(service)
+    widget_id = hold_widget_values(service.app, app_id, {"style": {"docked_layout_icon_background": 5}})
+    pulled = run("pull")
+    assert pulled.exit_code == exitcodes.OK, pulled.output
+    assert f"widget {widget_id}: kept as the service holds it" in pulled.stderr
+    draft = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    assert next(a for a in draft["apps"] if a["name"] == "Acme Support")["widgets"] == []
+    diff = run("diff")
+    assert "gone" not in diff.output and "dashboard" not in diff.output, diff.output
+    assert_in_sync_and_push_sends_nothing(service)
+    assert base_app(tmp_path, app_id)["verbatim"]["widgets"] == {widget_id: []}
