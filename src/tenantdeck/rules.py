@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.jsonlimits import BODY_MAX_BYTES
 from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
-from tenantdeck.models.app import app_secret_values
+from tenantdeck.models.app import app_secret_values, setting_refused
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.effective import effective_sections
 from tenantdeck.models.secrets import is_reference, secret_fields
@@ -297,7 +297,7 @@ def _setting_problems(settings: dict[str, Any], path: tuple[PathPart, ...]) -> I
         if known is None:
             yield warning(f"`{key}` is not an app setting the service is known to report; kept and sent as written"
                           f"{did_you_mean(key, catalog.APP_SETTING_BY_KEY)}", (*path, key), "unknown_setting")
-        elif known.settable and not isinstance(value, bool):
+        elif setting_refused(key, value) is not None:  # the rule pull keeps such a value verbatim by
             yield error(f"{known.label} is true or false", (*path, key), "setting_type")
 
 

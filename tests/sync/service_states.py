@@ -66,3 +66,23 @@ def hold_collaborator(sandbox: Any, app_id: str, email: str, role: str) -> None:
            "role": role, "createdAt": 0}
     with sandbox.state.store.transaction(write=True) as conn:
         conn.execute("INSERT INTO collaborators(app_id, doc) VALUES (?, ?)", (app_id, json.dumps(doc)))
+
+
+def hold_app_settings(sandbox: Any, app_id: str, settings: dict[str, Any]) -> None:
+    """App settings the dashboard or an older API wrote, on top of what the app holds: any JSON value, any key
+    (map-settings would take booleans only)."""
+    with sandbox.state.store.transaction(write=True) as conn:
+        row = conn.execute("SELECT doc FROM app_settings WHERE app_id = ?", (app_id,)).fetchone()
+        doc = {**(json.loads(row[0]) if row else {}), **settings}
+        conn.execute("INSERT OR REPLACE INTO app_settings(app_id, doc) VALUES (?, ?)", (app_id, json.dumps(doc)))
+
+
+def hold_widget_values(sandbox: Any, app_id: str, values: dict[str, dict[str, Any]]) -> str:
+    """Values another tool wrote into the app's first widget (``{"style": {"primary_color": ...}}``, merged per
+    section); returns the widget's id."""
+    store = sandbox.state.store
+    widget_id, config = store.list_widgets(app_id)[0]
+    for section, fields in values.items():
+        config[section] = {**(config.get(section) or {}), **fields}
+    store.update_widget(app_id, widget_id, config)
+    return widget_id

@@ -5,7 +5,10 @@ no request at all (the sandbox sees no write).
 Generated in the sandbox's own store, as the real service may hold them: every documented extension setting in
 each JSON type that could carry it (an id as a string or an integer, a number as a string, a flag as 0/1, a value
 outside our enum), keys the catalog does not know, optional and required keys left out; team members whose email
-our model refuses, emails equal but for case, developers; a service that does not say which extensions are enabled.
+our model refuses, emails equal but for case, developers; app settings of every JSON type (bool, number, string,
+null, list, object) under keys documented, unknown and refused (a space, a control character, empty, too long);
+widget fields (with a default or without) holding values of any JSON type, ones our model refuses among them; a
+service that does not say which extensions are enabled.
 
 A bounded number of examples in the normal run (``make test``); nightly, run more with
 ``TENANTDECK_INVARIANT_EXAMPLES=500 pytest tests/sync/test_service_state_invariant.py`` (docs/ci.md, "Nightly:
@@ -24,9 +27,16 @@ from hypothesis import strategies as st
 
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
 from tenantdeck.models.extension_settings import settings_of
+from tenantdeck.models.widget import SECTION_MODELS
 from tests.sandbox.ext_samples import settings_for
 from tests.sync.helpers_push import app_named, call, live_plan, loaded, make_sandbox, run_pull, run_push
-from tests.sync.service_states import ServiceLike, hold_collaborator, hold_extension_settings
+from tests.sync.service_states import (
+    ServiceLike,
+    hold_app_settings,
+    hold_collaborator,
+    hold_extension_settings,
+    hold_widget_values,
+)
 
 EXAMPLES = int(os.environ.get("TENANTDECK_INVARIANT_EXAMPLES", "12"))
 SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
@@ -69,17 +79,40 @@ _bad_emails = st.sampled_from(["raj@localhost", "no-at-sign", "Ana@Acme.Example"
 _emails = st.one_of(_bad_emails, st.from_regex(r"[a-z]{1,8}@[a-z]{1,8}\.example", fullmatch=True))
 _members = st.lists(st.tuples(_emails, st.sampled_from(["admin", "moderator", "developer"])), max_size=4,
                     unique_by=lambda m: m[0])
+_json = st.recursive(_scalar, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                    st.dictionaries(_text, inner, max_size=3)), max_leaves=6)
+#: an app setting's key as another tool may have written it: documented, unknown, or one our model refuses (a space,
+#: a control or bidi character, empty, too long)
+_setting_keys = st.one_of(st.sampled_from(["core.limits.maxGroupSize", "core.conversations.updateOnReplies",
+                                           "core.notifications.push.advanced.included", "core.number",
+                                           "core.\x1b[31mred", "core.a b", "", "k" * 201, "core.\u202eevil"]),
+                          st.from_regex(r"core\.[a-z]{1,8}", fullmatch=True), _text)
+_app_settings = st.dictionaries(_setting_keys, st.one_of(st.booleans(), st.lists(_text, max_size=2), _json),
+                                max_size=4)
+_odd_strings = st.sampled_from(["red; background:url(http://evil.example/)", "", " ", "everyone", "\x1b[2J",
+                                "#12345g", "\u202e#fff"])
+#: fields of the app's widget as another tool may have written them: any field (one with a default, or one the
+#: widget cannot do without), any JSON type, values our model refuses among them
+_widget_values = st.dictionaries(
+    st.sampled_from(list(SECTION_MODELS)),
+    st.just(None), max_size=2).flatmap(lambda sections: st.fixed_dictionaries({
+        section: st.dictionaries(st.sampled_from(list(SECTION_MODELS[section].model_fields)),
+                                 st.one_of(_odd_strings, _json), min_size=1, max_size=2)
+        for section in sections}))
 _extensions = st.dictionaries(st.sampled_from(DRAFT_EXTENSIONS), st.just(None), max_size=2).flatmap(
     lambda chosen: st.fixed_dictionaries({ext: _settings(BY_ID[ext].settings) for ext in chosen}))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                           HealthCheck.data_too_large])
-@given(extensions=_extensions, members=_members, hide_enabled=st.booleans())
+@given(extensions=_extensions, members=_members, hide_enabled=st.booleans(), app_settings=_app_settings,
+       widget_values=_widget_values)
 def test_pull_then_diff_then_push_sends_nothing(extensions: dict[str, dict[str, Any]],
-                                                members: list[tuple[str, str]], hide_enabled: bool) -> None:
+                                                members: list[tuple[str, str]], hide_enabled: bool,
+                                                app_settings: dict[str, Any],
+                                                widget_values: dict[str, dict[str, Any]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        check_in_sync(Path(tmp), extensions, members, hide_enabled)
+        check_in_sync(Path(tmp), extensions, members, hide_enabled, app_settings, widget_values)
 
 
 def _same_meaning(setting: Setting, value: Any) -> st.SearchStrategy[Any]:
@@ -138,7 +171,8 @@ def test_values_of_the_same_meaning_are_read_into_the_draft_in_their_type(
 
 
 def check_in_sync(tmp: Path, extensions: dict[str, dict[str, Any]], members: list[tuple[str, str]],
-                  hide_enabled: bool) -> Path:
+                  hide_enabled: bool, app_settings: dict[str, Any] | None = None,
+                  widget_values: dict[str, dict[str, Any]] | None = None) -> Path:
     """Hold the state in a sandbox in ``tmp``; pull; diff has nothing to push; a push sends no write. Returns the
     pulled draft."""
     sandbox = make_sandbox(tmp / "db.sqlite3")
@@ -148,11 +182,15 @@ def check_in_sync(tmp: Path, extensions: dict[str, dict[str, Any]], members: lis
         hold_extension_settings(sandbox, app_id, ext, value)
     for email, role in members:
         hold_collaborator(sandbox, app_id, email, role)
+    hold_app_settings(sandbox, app_id, app_settings or {})
+    hold_widget_values(sandbox, app_id, widget_values or {})
     draft = tmp / "tenantdeck.yaml"
     run_pull(service, draft)  # never raises: what the draft cannot hold is kept, with a note
     plan = live_plan(service, draft, SECRETS)
     assert plan.operations == [] and plan.conflicts == [], [op.kind for op in plan.operations]
     assert not plan.has_changes
+    # nothing is read as gone from the draft either (a widget dropped on pull said "remove it in the dashboard")
+    assert plan.skipped_deletions == 0 and plan.notes == [], plan.notes
     service.writes.clear()
     code, err = run_push(service, draft, SECRETS)
     assert code == 0, err

@@ -71,6 +71,16 @@ def service_members(last_read: Mapping[str, Any] | None) -> list[tuple[str, str]
     return [(str(m.get("email")), str(m.get("role"))) for m in listed or () if isinstance(m, Mapping)]
 
 
+def kept_members(last_read: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``(email, role)`` of each admin or moderator pull kept as the service holds it (an email the draft's rules
+    refuse, or a case duplicate: ``verbatim.team`` in the base, the role from the base's ``team``): shown
+    read-only beside the draft's members, never in the draft, never changed by a push."""
+    kept = ((last_read or {}).get("verbatim") or {}).get("team")
+    roles = (last_read or {}).get("team")
+    roles = roles if isinstance(roles, Mapping) else {}
+    return [(str(e), str(roles.get(e) or "")) for e in kept if isinstance(e, str)] if isinstance(kept, list) else []
+
+
 def service_line(last_read: Mapping[str, Any] | None) -> str:
     """``Owner: a@x · developers: b@x, c@x (the service's, read-only; as of the last pull or push)``, or "" when
     the base does not say."""

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError
 
 from tenantdeck.models import catalog
@@ -20,12 +20,45 @@ from tenantdeck.models.sms import SmsSettings
 from tenantdeck.models.team import Team
 from tenantdeck.models.webhook import Webhook, _unique
 from tenantdeck.models.widget import WidgetDraft
+from tenantdeck.textsafe import shown
 
 Region = Literal["us", "eu", "in"]
+
+
+def _printable_key(value: str) -> str:
+    if shown(value) != value:  # a control or bidi character: the sandbox refuses it, a terminal would act on it
+        raise PydanticCustomError("setting_key", "must not contain control or bidi characters", {})
+    return value
+
+
 #: a setting's key as the service names it (``core.conversations.updateOnReplies``): no spaces, not empty
-SettingKey = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$")]
+SettingKey = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^\S+$"),
+                       AfterValidator(_printable_key)]
 #: what the service reports: a boolean (settable) or a list of strings (reported, not settable through the API)
 SettingValue = bool | list[str]
+_KEY: TypeAdapter[str] = TypeAdapter(SettingKey)
+_VALUE: TypeAdapter[Any] = TypeAdapter(SettingValue, config=ConfigDict(strict=True))
+_JSON_KINDS = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number"}
+
+
+def setting_refused(key: str, value: Any) -> str | None:
+    """Why a draft may not hold ``key: value`` in an app's ``settings``, or None: the one rule validation and pull
+    share (pull keeps such a setting as the service holds it, ``core.limits.maxGroupSize: 100``, instead of failing
+    the whole account). The reason names no data: the caller shows the key, escaped."""
+    try:
+        _KEY.validate_python(key)
+    except ValidationError:
+        return "the key is not 1 to 200 characters without spaces or control characters"
+    try:
+        _VALUE.validate_python(value)
+    except ValidationError:
+        what = "null" if value is None else _JSON_KINDS.get(type(value), "a value")
+        return f"holds {'a list with an item that is not text' if what == 'a list' else what}, not true/false or a " \
+            "list of text"
+    known = catalog.APP_SETTING_BY_KEY.get(key)
+    if known is not None and known.settable and not isinstance(value, bool):
+        return "holds a list, not true or false (the service documents it as a switch)"
+    return None
 ExtensionId = Literal[catalog.EXTENSION_IDS]  # type: ignore[valid-type]
 ExtensionList = Annotated[list[ExtensionId], AfterValidator(_unique)]  # type: ignore[valid-type]
 

@@ -28,6 +28,7 @@ from tenantdeck.models import (
     WidgetSettings,
     catalog,
 )
+from tenantdeck.models.app import setting_refused
 from tenantdeck.models.extension_catalog import BY_ID as EXTENSION_SPECS
 from tenantdeck.models.extension_catalog import Setting
 from tenantdeck.models.extension_settings import draft_model, settings_of
@@ -167,6 +168,45 @@ def widget_from_canonical(
     candidate = WidgetDraft.model_validate({**head, **_as_complete(full)})
     WidgetSettings.model_validate(merge_settings(None, candidate))  # complete on its own, or the service's fault
     return candidate
+
+
+def widget_with_held_fields(widget_id: str, full: Mapping[str, Any], *, existing: WidgetDraft | None,
+                            presets: Mapping[str, WidgetSettings]) -> tuple[WidgetDraft, list[str]]:
+    """:func:`widget_from_canonical`, and the fields (dotted paths) it left out because the draft format refuses
+    the service's value (``style.primary_color: "red; background:url(…)"``): the widget is kept, only those
+    fields are held verbatim (the base keeps them; :func:`~tenantdeck.sync.types.with_verbatim`). A field the
+    widget cannot do without (no default) cannot be left out: raises ``ValidationError`` (the caller keeps the
+    whole widget verbatim)."""
+    held: list[str] = []
+    for _ in range(4):  # a refused value at most per section and the name; each round leaves out what it named
+        try:
+            return widget_from_canonical(widget_id, full, existing=existing, presets=presets), held
+        except ValidationError as exc:
+            paths = _refused_fields(exc)
+            if paths is None or set(paths) & set(held):
+                raise
+            held += paths
+            full = _without(full, [tuple(p.split(".")) for p in paths])
+    return widget_from_canonical(widget_id, full, existing=existing, presets=presets), held
+
+
+def _refused_fields(exc: ValidationError) -> list[str] | None:
+    """The widget fields ``exc`` names (``style.primary_color``, ``name``), or None when one of them cannot be
+    left out (it has no default) or an error is not about one field."""
+    out: list[str] = []
+    for error in exc.errors(include_url=False):
+        loc = [p for p in error["loc"] if isinstance(p, str)]
+        if loc and loc[0] in SECTION_MODELS and len(loc) >= 2:
+            info = SECTION_MODELS[loc[0]].model_fields.get(loc[1])
+            path = f"{loc[0]}.{loc[1]}"
+        elif loc and loc[0] in WidgetSettings.model_fields:
+            info, path = WidgetSettings.model_fields[loc[0]], loc[0]
+        else:
+            return None
+        if info is None or info.is_required():
+            return None
+        out.append(path)
+    return sorted(set(out))
 
 
 # --- webhooks, SMS, extensions ----------------------------------------------------------------------------------
@@ -396,8 +436,9 @@ class AppConversion:
 
     app: App
     notes: list[str] = field(default_factory=list)
-    #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``)
-    verbatim: dict[str, list[str]] = field(default_factory=dict)
+    #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``); for
+    #: widgets, ``{widget id: [field paths]}`` (no path: the whole widget)
+    verbatim: dict[str, Any] = field(default_factory=dict)
 
 
 def _validation_summary(exc: ValidationError) -> str:
@@ -452,19 +493,24 @@ def app_from_canonical(
     order = [w.id for w in old_widgets if w.id in remote_widgets]
     order += [wid for wid in remote_widgets if wid not in order]
     widgets: list[WidgetDraft] = []
+    kept_widgets: dict[str, list[str]] = {}
     for wid in order:
-        old = matched.get(wid)
+        where = f"{label} widget {shown(wid)}"
         try:
-            widgets.append(widget_from_canonical(wid, remote_widgets[wid], existing=old, presets=presets))
+            widget, held = widget_with_held_fields(wid, remote_widgets[wid], existing=matched.get(wid),
+                                                   presets=presets)
         except ValidationError as exc:
-            where = f"{label} widget {wid}"
-            if old is not None:
-                widgets.append(old.model_copy(update={"id": wid}))
-                notes.append(f"{where}: the service's settings do not fit the draft format "
-                             f"({_validation_summary(exc)}); kept the draft's version")
-            else:
-                notes.append(f"{where}: the service's settings do not fit the draft format "
-                             f"({_validation_summary(exc)}); left out of the draft")
+            kept_widgets[wid] = []  # the whole widget: the base keeps it, leaving it out is not a delete
+            why = shown(_validation_summary(exc))
+            notes.append(f"{where}: kept as the service holds it, not written to the draft (a field it must have "
+                         f"does not fit the draft format: {why}); change it in the dashboard")
+            continue
+        widgets.append(widget)
+        if held:
+            kept_widgets[wid] = held
+            notes.append(f"{where}: {', '.join(shown(p) for p in held)} kept as the service holds it, not written "
+                         f"to the draft (the draft format refuses the value); a push leaves it as it is unless the "
+                         "draft writes it")
     widgets.extend(pending)
     if pending:
         notes.append(f"{label}: kept {len(pending)} widget(s) without id that are not on the service (not pushed yet)")
@@ -517,7 +563,7 @@ def app_from_canonical(
     if kept_team:
         who = ", ".join(shown(e) for e in kept_team)
         notes.append(f"{label} team: kept as the service holds them, not written to the draft (an email the "
-                     f"draft's rules refuse): {who}")
+                     f"draft's rules refuse, or one equal to another but for case): {who}")
     kept_ext: list[str] = []
     ext_settings = extension_settings_from_canonical(
         canonical.get("extension_settings"),
@@ -530,23 +576,53 @@ def app_from_canonical(
         data["push_certificates"] = existing.push_certificates  # paths of local files: the service has no path
     if existing is not None and existing.labels is not None:
         data["labels"] = dict(existing.labels)  # the draft's own (fleet policies select by them): never on the service
-    settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None)
+    kept_settings: list[str] = []
+    settings = settings_from_canonical(canonical.get("settings"), existing.settings if existing is not None else None,
+                                       kept_settings)
     if settings is not None:
         data["settings"] = settings
-    verbatim = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext)) if v}
+    if kept_settings:
+        notes.append(settings_note(label, canonical.get("settings") or {}, kept_settings))
+    verbatim: dict[str, Any] = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext),
+                                                   ("settings", kept_settings), ("widgets", kept_widgets)) if v}
     return AppConversion(app=App.model_validate(data), notes=notes, verbatim=verbatim)
 
 
-def settings_from_canonical(live: Mapping[str, Any] | None,
-                            existing: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def settings_from_canonical(live: Mapping[str, Any] | None, existing: Mapping[str, Any] | None,
+                            verbatim: list[str] | None = None) -> dict[str, Any] | None:
     """Every setting the service reports, in the old draft's order where it had them (new keys sorted after); a
     key the draft has that the service does not report is kept (the service's answer decides nothing about it).
-    Not read (None): the old block, or none."""
+    Not read (None): the old block, or none.
+
+    A setting the draft's model cannot hold (``core.limits.maxGroupSize: 100``, a key with a control character:
+    :func:`~tenantdeck.models.app.setting_refused`) is kept as the service holds it: left out (the old draft's
+    value too: pushing it would revert the service) and named in ``verbatim``; the draft manages only the keys it
+    names, so leaving it out is never a change."""
     if live is None:
         return dict(existing) if existing is not None else None
     old = dict(existing or {})
-    order = _keep_order(list(live), list(old))
+    held = [k for k in live if setting_refused(k, live[k]) is not None]
+    if verbatim is not None:
+        verbatim.extend(sorted(held))
+    order = [k for k in _keep_order(list(live), list(old)) if k not in held]
     return {**{k: live[k] for k in order}, **{k: v for k, v in old.items() if k not in live}}
+
+
+def settings_note(label: str, live: Mapping[str, Any], held: list[str]) -> str:
+    """The pull note for the app settings kept as the service holds them: each key (escaped) and why."""
+    why = "; ".join(f"{shown(k)}: {setting_refused(k, live.get(k))}" for k in held[:5])
+    more = f"; and {len(held) - 5} more" if len(held) > 5 else ""
+    return (f"{label} settings: kept as the service holds them, not written to the draft ({why}{more}); a push "
+            "leaves them as they are")
+
+
+def _team_order(roles: Mapping[str, str], existing: Team | None) -> list[str]:
+    """The order in which pull claims each email for the draft: the old draft's own emails first (the original it
+    manages stays; a later case duplicate is the one kept verbatim), then the service's order (the first listed is
+    the original)."""
+    listed = [e for key in catalog.TEAM_LISTS.values() for e in getattr(existing, key)] if existing else []
+    mine = [e for e in listed if e in roles]
+    return [*mine, *(e for e in roles if e not in mine)]
 
 
 def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,
@@ -561,12 +637,13 @@ def team_from_canonical(roles: Mapping[str, str] | None, existing: Team | None,
         return None
     roles = dict(roles or {})
     seen: set[str] = set()
-    for email in sorted(roles):
+    for email in _team_order(roles, existing):
         if email_refused(email) is not None or email.casefold() in seen:
             del roles[email]
             if verbatim is not None:
                 verbatim.append(email)
-        seen.add(email.casefold())
+        else:
+            seen.add(email.casefold())
     out: dict[str, list[str]] = {}
     for role, key in catalog.TEAM_LISTS.items():
         emails = sorted(e for e, r in roles.items() if r == role)

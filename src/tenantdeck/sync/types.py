@@ -49,6 +49,10 @@ SERVICE_TEAM = "service_team"
 #: refuse). A draft that leaves such an entry out means "as the base holds it" (:func:`with_verbatim`): never
 #: planned as a delete, in sync after the pull that kept it.
 VERBATIM = "verbatim"
+#: a canonical draft app's key: ``{widget id: [leaf paths]}``, the fields of each widget the draft does not write
+#: (the model's default fills them in): :func:`with_verbatim` tells by it a field pull kept verbatim from one the
+#: user wrote. Never compared, never in a base.
+DEFAULTED = "defaulted"
 #: keys of a canonical app that are shown, not compared (a canonical draft never has them)
 SHOWN_ONLY = (SERVICE_TEAM, VERBATIM)
 
@@ -61,7 +65,9 @@ def is_unknown(value: object) -> bool:
 def with_verbatim(draft: Mapping[str, Any], base: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """``draft`` (a canonical draft app) with each entry pull kept verbatim (:data:`VERBATIM` in ``base``) that
     the draft leaves out filled in from the base: the draft cannot write it, so leaving it out is not a delete.
-    A section the draft does not manage (None) stays None; ``draft`` itself is never changed."""
+    A section whose verbatim entry is a mapping (``widgets: {id: [field paths]}``) names fields of a resource the
+    draft holds: each field the draft does not write (:data:`DEFAULTED`, or absent) is the base's too. A section
+    the draft does not manage (None) stays None; ``draft`` itself is never changed."""
     kept = (base or {}).get(VERBATIM)
     if not kept or not isinstance(kept, Mapping):
         return draft
@@ -71,8 +77,48 @@ def with_verbatim(draft: Mapping[str, Any], base: Mapping[str, Any] | None) -> M
         if not isinstance(mine, Mapping) or not isinstance(theirs, Mapping):
             continue
         missing = {k: theirs[k] for k in keys if k not in mine and k in theirs}
+        if isinstance(keys, Mapping):
+            missing.update(_held_fields(mine, theirs, keys, (draft.get(DEFAULTED) or {})))
         if missing:
             out[section] = {**mine, **missing}
+    return out
+
+
+def _held_fields(mine: Mapping[str, Any], theirs: Mapping[str, Any], fields: Mapping[str, Any],
+                 defaulted: Mapping[str, Any]) -> dict[str, Any]:
+    """Each resource of ``mine`` with the fields ``fields`` names for it (dotted paths) that the draft does not
+    write taken from ``theirs`` (the base): the draft's model cannot hold the service's value, so pull left it
+    out; a value the draft writes is the user's (validated strictly) and stays."""
+    out: dict[str, Any] = {}
+    for rid, paths in fields.items():
+        if rid not in mine or rid not in theirs or not isinstance(paths, list):
+            continue
+        left = set(defaulted.get(rid) or ())
+        resource = mine[rid]
+        for path in paths:
+            if path in left or _at(resource, path) is None:
+                resource = _put(resource, path, _at(theirs[rid], path))
+        if resource is not mine[rid]:
+            out[rid] = resource
+    return out
+
+
+def _at(value: Any, path: str) -> Any:
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def _put(value: Mapping[str, Any], path: str, item: Any) -> dict[str, Any]:
+    """A copy of ``value`` with ``item`` at dotted ``path`` (None: without it), the mappings on the way copied."""
+    head, _, rest = path.partition(".")
+    out = dict(value)
+    if rest:
+        out[head] = _put(out.get(head) if isinstance(out.get(head), Mapping) else {}, rest, item)
+    elif item is None:
+        out.pop(head, None)
+    else:
+        out[head] = item
     return out
 
 

@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 
 
 def roles_of(collaborators: list[dict[str, Any]]) -> dict[str, str]:
-    """The admins and moderators among the service's collaborators, as ``{email: role}`` (sorted)."""
-    return dict(sorted((str(c["email"]), str(c["role"])) for c in collaborators
-                       if isinstance(c, Mapping) and c.get("role") in catalog.TEAM_ROLES and c.get("email")))
+    """The admins and moderators among the service's collaborators, as ``{email: role}`` in the service's order:
+    of two emails equal but for case, the one listed second is the duplicate pull keeps verbatim
+    (:func:`~tenantdeck.sync.remote_to_draft.team_from_canonical`); comparing a dict ignores its order."""
+    return {str(c["email"]): str(c["role"]) for c in collaborators
+            if isinstance(c, Mapping) and c.get("role") in catalog.TEAM_ROLES and c.get("email")}
 
 
 class TeamKind(Kind):

@@ -11,8 +11,18 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck.models import catalog
 from tenantdeck.rules import merge_settings, widget_value_breaks_rule
 from tenantdeck.sync.canonical import normalise_widget_settings
-from tenantdeck.sync.kinds.base import DraftEdit, Kind, Planner, field_path, leaf_edit, unflatten, with_changes
-from tenantdeck.sync.types import ABSENT, StepKind, new_key, new_name
+from tenantdeck.sync.kinds.base import (
+    DraftEdit,
+    Kind,
+    Planner,
+    field_path,
+    flatten,
+    leaf_edit,
+    unflatten,
+    value_at,
+    with_changes,
+)
+from tenantdeck.sync.types import ABSENT, DEFAULTED, StepKind, new_key, new_name
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
@@ -43,16 +53,20 @@ class WidgetKind(Kind):
         """Each widget resolved against its preset and normalised, keyed by its id (by its name before it has
         one)."""
         widgets: dict[str, Any] = {}
+        defaulted: dict[str, list[str]] = {}
         for j, widget in enumerate(app.widgets):
             preset = draft.presets.get(widget.extends) if widget.extends else None
-            settings = normalise_widget_settings(merge_settings(preset, widget))
+            written = merge_settings(preset, widget)
+            settings = normalise_widget_settings(written)
             if widget.id:
                 key = widget.id
+                if left := [path for path in flatten(settings) if value_at(written, path) is None]:
+                    defaulted[key] = left  # what pull may have kept verbatim (types.with_verbatim)
             else:
                 name = settings.get("name")
                 key = new_key(name if isinstance(name, str) else f"#{j}")
             widgets[key] = settings
-        return {"widgets": widgets}
+        return {"widgets": widgets, DEFAULTED: defaulted} if defaulted else {"widgets": widgets}
 
     def from_remote(self, remote: RemoteAppBundle, *, secret_key: bytes) -> dict[str, Any]:
         return {"widgets": {w.widget_id: normalise_widget_settings(w.settings) for w in remote.widgets}}

@@ -95,7 +95,7 @@ class AppStates:
         from tenantdeck.models import App, Draft
         from tenantdeck.sync.compare import compare_app
         from tenantdeck.sync.kinds import canonical_app_from_draft
-        from tenantdeck.sync.types import SHOWN_ONLY
+        from tenantdeck.sync.types import DEFAULTED, SHOWN_ONLY
 
         apps = data.get("apps") if isinstance(data, dict) else None
         if not isinstance(apps, list):
@@ -135,7 +135,8 @@ class AppStates:
                 self._parts.pop(i, None)
                 out[where] = "unknown"
                 continue
-            if canonical == {k: v for k, v in base[app_id].items() if k not in SHOWN_ONLY}:
+            same = canonical if DEFAULTED not in canonical else {k: v for k, v in canonical.items() if k != DEFAULTED}
+            if same == {k: v for k, v in base[app_id].items() if k not in SHOWN_ONLY}:
                 out[where] = "in sync"
                 continue
             diff = compare_app(canonical, base[app_id], base[app_id], offline=True,

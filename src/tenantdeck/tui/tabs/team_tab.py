@@ -26,6 +26,9 @@ from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
 
+#: the Problems cell of a member pull kept as the service holds it (not in the draft)
+KEPT = "kept as the service holds it (read-only)"
+
 
 class TeamTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
     """``a`` adds an admin, ``m`` a moderator, ``r`` switches the role of the member under the cursor, ``d`` removes
@@ -36,6 +39,8 @@ class TeamTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
 
 The app's admins and moderators, by email. The owner and the developers are the service's: they are not listed
 here and a push never changes them. A draft without a `team` block leaves the whole team to the service.
+Members a pull kept as the service holds them (an email the draft's rules refuse, or one that differs from
+another only in case) are listed after the draft's, read-only: a push leaves them as they are.
 
 - `a`: add an admin · `m`: add a moderator (type the email, `Enter`; `Escape` cancels)
 - `r`: switch the highlighted member between admin and moderator · `d` or `Delete`: remove them from the team
@@ -100,15 +105,22 @@ here and a push never changes them. A draft without a `team` block leaves the wh
             problems = self._problems(email, role)
             table.add_row(Text(shown(email)), Text(role),
                           Text(f"{len(problems)} problem(s)" if problems else "ok"), key=email)
-        if members:
-            table.move_cursor(row=min(max(row, 0), len(members) - 1))
+        last_read = self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None))
+        kept = tv.kept_members(last_read)
+        for email, role in kept:  # after the draft's rows: a row index below len(members) is still a draft member
+            table.add_row(Text(shown(email)), Text(shown(role)), Text(KEPT), key=f"kept:{email}")
+        if members or kept:
+            table.move_cursor(row=min(max(row, 0), len(members) + len(kept) - 1))
         if team is None:
             status = "This app's team is not managed in this draft: the service's is left as it is. Ctrl+N manages it."
         else:
             admins = sum(r == "admin" for _, r in members)
             status = (f"{admins} admin(s), {len(members) - admins} moderator(s) (at most {catalog.TEAM_PER_APP - 1} "
                       "besides the owner). The owner and developers are the service's: not listed, never changed.")
-        service = tv.service_line(self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None)))
+        if kept:
+            status += (f"\n{len(kept)} more kept as the service holds them (an email the draft's rules refuse, or a "
+                       "case duplicate): read-only, a push leaves them as they are.")
+        service = tv.service_line(last_read)
         if service:
             status += "\n" + service
         update_static(self.query_one("#team-status", Static), shown(status, newlines=True))
@@ -129,12 +141,23 @@ here and a push never changes them. A draft without a `team` block leaves the wh
         lines = [f"{'error' if p.is_error else 'warning'}: {p.message}" for p in self.editor.problems_at(self.prefix)
                  if p.key_path == self.prefix]
         current = self._current()
+        if current is None and (kept := self._kept_line()):
+            lines.insert(0, kept)
         if current is not None:
             email, role = current
             lines.insert(0, f"{email} · {role}")
             lines += [f"{'error' if p.is_error else 'warning'}: {p.message}"
                       for p in self._problems(email, role)]
         update_static(self.query_one("#team-detail", Static), shown("\n".join(lines), newlines=True))
+
+    def _kept_line(self) -> str:
+        """The detail of the highlighted row when it is a member kept as the service holds it, else ""."""
+        table = self.query_one(DataTable)
+        if not 0 <= table.cursor_row - len(tv.rows(self.team())) < table.row_count - len(tv.rows(self.team())):
+            return ""
+        email, role, _ = table.get_row_at(table.cursor_row)  # already shown (escaped) when the row was added
+        return (f"{email} · {role} · {KEPT}: not in the draft (its rules refuse the email, or another differs only "
+                "in case); change it in the dashboard")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()

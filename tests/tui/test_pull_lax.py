@@ -1,0 +1,58 @@
+"""Issue 34, the trial's F5 finding: the editor's pull (F5) of an account holding app settings of another JSON type
+(and a key with ESC) and a widget value our model refuses showed "2 validation errors for App"; now it lists the
+notes (escaped), writes the pull as one edit, and the app is in sync once saved. Against the in-process sandbox
+(the ``local`` profile), its store holding what the real service may hold."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.screens.pull_screen import PullScreen
+from tests.sync.service_states import hold_app_settings, hold_widget_values
+from tests.tui.pilot import make_app, settle
+
+
+@pytest.fixture
+def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    return path
+
+
+def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
+    sandbox = local_target().transport.app  # type: ignore[attr-defined]
+    acme = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Acme Support")
+    hold_app_settings(sandbox, acme["id"], {"core.limits.maxGroupSize": 100, "core.\x1b[31mred": "x"})
+    hold_widget_values(sandbox, acme["id"], {"style": {"primary_color": "red; background:url(http://e.example/)"}})
+
+    async def flow() -> None:
+        app = make_app(pulled)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, 5)
+            await pilot.press("f5")
+            await settle(pilot, 5)
+            screen = app.screen
+            assert isinstance(screen, PullScreen) and screen.result is not None
+            table = screen.query_one("DataTable")
+            rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
+            text = " ".join(rows) + " ".join(screen._full.values())
+            assert "validation error" not in text and "\x1b" not in text
+            assert "core.limits.maxGroupSize" in text and "core.\\x1b[31mred" in text
+            assert "style.primary_color kept as the service holds it" in text
+            await pilot.press("y")
+            await settle(pilot, 5)
+            widgets = next(a for a in app.editor.get("apps") if a["name"] == "Acme Support")["widgets"]
+            assert len(widgets) == 1 and "primary_color" not in widgets[0]["style"]
+            await pilot.press("f2")
+            await settle(pilot, 5)
+            assert set(app.editor.app_states.values()) == {"in sync"}
+
+    asyncio.run(flow())

@@ -1,0 +1,67 @@
+"""Issue 34, item 3 of the trial: team members pull kept as the service holds them (an email our model refuses, a
+case duplicate) are listed on the Team tab, read-only and escaped, after the draft's own; before, the tab showed
+only the draft's members and nothing said others existed. The draft is pulled from the in-process sandbox (the
+``local`` profile) holding those members behind its API's back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tenantdeck.tui.tabs.team_tab import TeamTab
+from tests.sync.service_states import hold_collaborator
+from tests.tui.hooks_fixtures import open_tab
+from tests.tui.pilot import make_app, settle
+
+KEPT = "kept as the service holds it (read-only)"
+HOSTILE = "eve\x1b]52;c;ZXZpbA==\x07@localhost"
+
+
+@pytest.fixture
+def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    target = local_target()
+    sandbox = target.transport.app  # type: ignore[attr-defined]
+    acme = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Acme Support")
+    hold_collaborator(sandbox, acme["id"], "Raj@acme.example", "admin")  # after the seed's raj@acme.example
+    hold_collaborator(sandbox, acme["id"], HOSTILE, "moderator")
+    path = tmp_path / "tenantdeck.yaml"
+    result = pull_target(local_target(), path)
+    kept = [n for n in result.notes if "team: kept as the service holds them" in n]
+    assert len(kept) == 1 and "Raj@acme.example" in kept[0] and "raj@acme.example" not in kept[0]
+    return path
+
+
+def test_members_kept_verbatim_are_listed_read_only(pulled: Path) -> None:
+    async def flow() -> None:
+        app = make_app(pulled)
+        async with app.run_test(size=(120, 40)) as pilot:
+            index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
+            await open_tab(pilot, "team", app_index=index)
+            await settle(pilot)
+            tab = app.screen.query_one(TeamTab)
+            table = tab.query_one(DataTable)
+            rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+            assert rows[0][:2] == ["raj@acme.example", "moderator"]  # the original stays the draft's
+            assert ["Raj@acme.example", "admin", KEPT] in rows
+            assert ["eve\\x1b]52;c;ZXZpbA==\\x07@localhost", "moderator", KEPT] in rows
+            status = str(tab.query_one("#team-status", Static).render())
+            assert "2 more kept as the service holds them" in status
+            table.move_cursor(row=len(rows) - 1)
+            await pilot.pause()
+            detail = str(tab.query_one("#team-detail", Static).render())
+            assert KEPT in detail and "\x1b" not in detail and "change it in the dashboard" in detail
+            assert not tab.check_action("remove", ()) and not tab.check_action("switch", ())
+            before = app.editor.session.text
+            await pilot.press("d", "r")
+            await pilot.pause()
+            assert app.editor.session.text == before
+
+    asyncio.run(flow())
