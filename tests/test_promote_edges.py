@@ -364,3 +364,55 @@ def test_a_rotated_secret_reads_the_bases_fingerprints_as_unknown_not_as_will_ro
     assert promoted.exit_code == exitcodes.OK, promoted.stderr
     assert json.loads(promoted.stdout)["plan"]["operations"] == [], promoted.stderr
     assert "rotated-secret" not in lock.read_text()
+
+
+def _first_promotion(env: dict[str, str], tmp_path: Path) -> tuple[Path, list[str]]:
+    """Production has the apps but no base here (a fresh clone without its lock file), staging a change: promote
+    stops on conflicts; returns the draft and the keys of the conflicts the refusal names."""
+    import shutil
+
+    draft = staging_and_production(env, tmp_path)
+    (tmp_path / "tenantdeck.production.lock.json").unlink()
+    shutil.rmtree(tmp_path / ".tenantdeck")
+    draft.write_text(draft.read_text().replace("main: {send_gifs: false}", "main: {send_gifs: true}"))
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    refused = run(env, "promote", "staging", "production", "--yes", "--format", "json")
+    assert refused.exit_code == exitcodes.CONFLICT, refused.stderr
+    keys = [c["key"] for c in json.loads(refused.stdout)["plan"]["conflicts"] if c.get("key")]
+    assert keys and "--take-mine KEY" in refused.stderr, refused.stderr
+    return draft, keys
+
+
+def _gifs_on_production(env: dict[str, str]) -> bool:
+    async def read() -> bool:
+        async with client_of(env, "production") as client:
+            (app,) = [a for a in await client.list_apps() if a.name == "Acme"]
+            return bool((await client.list_widgets(app.id))[0].settings["main"]["send_gifs"])
+
+    return asyncio.run(read())
+
+
+def test_take_mine_settles_a_first_promotion(two_accounts: dict[str, str], tmp_path: Path) -> None:
+    """A trial found `--take-mine KEY`, the hint of a first promotion, did nothing there (exit 3 again: no base to
+    record the live value in), while --take-theirs and --prefer draft worked. Each key it names now settles."""
+    env = two_accounts
+    _, keys = _first_promotion(env, tmp_path)
+    taken = run(env, "promote", "staging", "production", "--yes", *[a for k in keys for a in ("--take-mine", k)])
+    assert taken.exit_code == exitcodes.OK, taken.stderr
+    assert "keeping the draft's value" in taken.stderr and _gifs_on_production(env) is True
+    diff = run(env, "diff", "--profile", "production", "--format", "json")
+    changed = {c["path"] for op in json.loads(diff.stdout)["operations"] for c in op["changes"]}
+    # what is left is what the service never reports and so was never a conflict to settle (the webhook's
+    # Basic Auth and its secret): --take-mine-all or --prefer draft sends those too (docs/ci.md)
+    assert changed <= {"password", "useBasicAuth", "username"}, diff.stderr
+
+
+def test_take_mine_all_settles_a_first_promotion(two_accounts: dict[str, str], tmp_path: Path) -> None:
+    env = two_accounts
+    _first_promotion(env, tmp_path)
+    taken = run(env, "promote", "staging", "production", "--yes", "--take-mine-all")
+    assert taken.exit_code == exitcodes.OK, taken.stderr
+    assert _gifs_on_production(env) is True
+    diff = run(env, "diff", "--profile", "production", "--format", "json")
+    changed = [c["path"] for op in json.loads(diff.stdout)["operations"] for c in op["changes"]]
+    assert changed == ["password"], diff.stderr  # the secret a promotion never carries, as with --prefer draft

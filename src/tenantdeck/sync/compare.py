@@ -127,11 +127,13 @@ def _unverifiable(value: Any) -> bool:
     return type(value) is dict and bool(value.get("unverifiable"))
 
 
-def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
+def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: str,
+                   mine: frozenset[str] = frozenset()) -> list[Leaf]:
     """Classify every leaf present on any side, in a stable order. ``base=None``: no base at all, so a leaf draft
-    and live differ on is a conflict (what neither side can tell is not a difference)."""
+    and live differ on is a conflict (what neither side can tell is not a difference), unless its path is in
+    ``mine``."""
     if base is None:
-        return _without_base(draft, live, kind=kind)
+        return _without_base(draft, live, kind=kind, mine=mine)
     leaves: list[Leaf] = []
     spec = BY_NAME[kind]
     offline = live is base  # live stands for the base: one lookup less per leaf (a widget has 70)
@@ -158,7 +160,9 @@ def compare_leaves(base: Leaves | None, draft: Leaves, live: Leaves, *, kind: st
     return leaves
 
 
-def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
+def _without_base(draft: Leaves, live: Leaves, *, kind: str, mine: frozenset[str] = frozenset()) -> list[Leaf]:
+    """``mine``: the paths the user said the draft wins (``--take-mine KEY`` where no base exists): a local change
+    instead of a conflict."""
     spec = BY_NAME[kind]
     leaves: list[Leaf] = []
     for path in _ordered(draft, live):
@@ -166,7 +170,7 @@ def _without_base(draft: Leaves, live: Leaves, *, kind: str) -> list[Leaf]:
         if spec.partial and d is ABSENT:
             continue
         unknowable = cannot_tell(d) or cannot_tell(lv) or (d is ABSENT and spec.absent_is_unchanged(path))
-        state: LeafState = "same" if unknowable or d == lv else "conflict"
+        state: LeafState = "same" if unknowable or d == lv else "local" if path in mine else "conflict"
         leaves.append(Leaf(path, ABSENT, d, lv, state))
     return leaves
 
@@ -186,10 +190,12 @@ def resource_title(kind: str, rid: str, *sides: Leaves | None) -> str:
 
 
 def compare_resource(
-    kind: str, rid: str, base: Leaves | None, draft: Leaves | None, live: Leaves | None, *, no_base: bool = False
+    kind: str, rid: str, base: Leaves | None, draft: Leaves | None, live: Leaves | None, *, no_base: bool = False,
+    mine: frozenset[str] = frozenset(),
 ) -> ResourceDiff:
     """Classify one resource, including its existence on each side. ``no_base``: its app has no base at all, so
-    a difference between draft and live is a conflict, never an operation."""
+    a difference between draft and live is a conflict, never an operation, except on the paths of ``mine`` (the
+    user settled them for the draft: an update)."""
     title = resource_title(kind, rid, draft, live, base)
     res = ResourceDiff(kind, rid, title, "in_sync", base=base, draft=draft, live=live)
     if no_base and base is None and draft is not None:
@@ -198,10 +204,12 @@ def compare_resource(
             res.message = ("in the draft, not on the service, and no base says which side changed it (--prefer "
                            "draft creates it, --prefer live leaves it out)")
             return res
-        res.leaves = compare_leaves(None, draft, live, kind=kind)
+        res.leaves = compare_leaves(None, draft, live, kind=kind, mine=mine)
         if res.by_state("conflict"):
             res.status = "conflict"
             res.message = ""
+        elif res.by_state("local"):
+            res.status = "update"
         return res
     if draft is not None:
         if base is None and live is None:
@@ -242,9 +250,12 @@ def compare_app(
     offline: bool = False,
     prefer: str | None = None,
     base_leaves: dict[ResourceKey, tuple[Any, Leaves | None]] | None = None,
+    take_mine: frozenset[str] = frozenset(),
 ) -> AppDiff:
     """Compare one app on its three sides. Offline, the base stands in for live. An app the draft names by id with
-    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict.
+    no base, that is on the service: ``prefer`` says which side wins; None makes each difference a conflict, but
+    for the conflicts ``take_mine`` names by key (``--take-mine KEY``: there is no base to record the live value
+    in, so the draft's value is the change to send); ``APP/*`` there (``--take-mine-all``) is ``prefer="draft"``.
 
     ``base_leaves``: kept by a caller that compares against the same base again (the editor's change states after
     each edit): each base resource's leaves, reused while its canonical value is the same object."""
@@ -254,6 +265,8 @@ def compare_app(
         draft = with_verbatim(draft, base)  # what pull kept as the service holds it is not a local delete
     no_base = False
     if not offline and draft is not None and draft.get("id") and base is None and live is not None:
+        if prefer is None and take_mine and f"{app_key_for(draft.get('id'), draft['name'])}/*" in take_mine:
+            prefer = "draft"  # --take-mine-all: every difference the draft's, as --prefer draft says it
         if prefer == "live":
             base = draft  # the draft stands in for the base: what the service has is kept
         elif prefer != "draft":
@@ -316,7 +329,8 @@ def compare_app(
                 kept = base_leaves[rkey] = (b_raw, _leaves(kind, b_raw))
             b_leaves = kept[1]
         res = compare_resource(kind, rid, b_leaves, _leaves(kind, d_raw),
-                               b_leaves if live_is_base else _leaves(kind, live_res), no_base=no_base)
+                               b_leaves if live_is_base else _leaves(kind, live_res), no_base=no_base,
+                               mine=_paths_of(take_mine, key, kind, rid) if no_base and take_mine else frozenset())
         if spec.parent and res.status == "create":
             res.title = resource_title(kind, rid)
         diff.resources.append(res)
@@ -330,6 +344,13 @@ def compare_app(
     elif statuses & {"drift", "remote_only", "remote_deleted"}:
         diff.status = "drift"
     return diff
+
+
+def _paths_of(keys: frozenset[str], app_key: str, kind: str, rid: str) -> frozenset[str]:
+    """The field paths of resource ``(kind, rid)`` of app ``app_key`` that conflict ``keys`` name
+    (:attr:`tenantdeck.sync.types.Conflict.key`: ``APP/KIND[:RID]/FIELD``)."""
+    prefix = f"{app_key}/{kind}{':' + rid if rid else ''}/"
+    return frozenset(k[len(prefix):] for k in keys if k.startswith(prefix))
 
 
 def _only(states: Any, managed: Mapping[str, Any]) -> Any:
@@ -347,8 +368,10 @@ def compare_all(
     in_sync: Mapping[str, str] | None = None,
     prefer: str | None = None,
     prefer_apps: Mapping[str, str] | None = None,
+    take_mine: frozenset[str] = frozenset(),
 ) -> Comparison:
-    """Compare a whole draft. ``live=None`` means offline (draft against base, no network).
+    """Compare a whole draft. ``live=None`` means offline (draft against base, no network). ``take_mine``: the
+    conflicts of apps with no base settled for the draft (:func:`compare_app`).
 
     ``in_sync`` (app id -> name) lists apps already known to match their base (the offline in-sync cache): they
     are reported in sync without being compared, and their base is neither needed nor a delete candidate.
@@ -364,7 +387,8 @@ def compare_all(
         lv = (live or {}).get(app_id) if app_id else None
         if app_id:
             seen.add(app_id)
-        apps.append(compare_app(app, b, lv, offline=offline, prefer=(prefer_apps or {}).get(app_id or "", prefer)))
+        apps.append(compare_app(app, b, lv, offline=offline, prefer=(prefer_apps or {}).get(app_id or "", prefer),
+                                take_mine=take_mine))
     for app_id, b in base.items():
         if app_id not in seen:
             apps.append(compare_app(None, b, (live or {}).get(app_id) if not offline else b, offline=offline))

@@ -54,6 +54,8 @@ class Local:
     prefer: str | None = None
     #: per app id, overriding ``prefer`` (an app ``--adopt-existing`` just adopted: the draft is pushed to it)
     prefer_apps: dict[str, str] = field(default_factory=dict)
+    #: conflicts of apps with no base settled for the draft (``--take-mine KEY``, by :attr:`Conflict.key`)
+    take_mine: frozenset[str] = frozenset()
     #: the target of the draft's targets file this is the draft as seen from (:mod:`tenantdeck.draft.target_overrides`):
     #: its ids and overrides applied, its own workspace; None: the draft's own account
     view: str | None = None
@@ -181,7 +183,7 @@ def reload_local(local: Local, env: Mapping[str, str]) -> Local:
 def compare_local(local: Local, live: Mapping[str, Mapping[str, Any]] | None) -> Comparison:
     """Compare, then (when digests were taken) remember which apps have no local change."""
     comparison = compare_all(local.apps, local.base, live, in_sync=local.in_sync, prefer=local.prefer,
-                             prefer_apps=local.prefer_apps)
+                             prefer_apps=local.prefer_apps, take_mine=local.take_mine)
     if local.digests:
         from tenantdeck.sync.workspace.insync import InSyncCache
 
@@ -230,10 +232,21 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
         take_theirs(session, theirs, settled)
         if settled.draft_changed:
             session.save()
+    # an app with no base here yet (a first promotion, a fresh clone): no live value to record, so the comparison
+    # itself is told these conflicts are the draft's to send (the hint named --take-mine, and it did nothing)
+    unbased = [c for c in mine if not c.secret and (c.app_id or "") not in local.base]
+    if unbased:
+        mine = [c for c in mine if c not in unbased]
+        settled.done += [f"{c.key}: keeping the draft's value (no base here yet: the push sends it)"
+                         for c in unbased]
     if mine:
         keep_mine_in_base(local.workspace, local.base, mine, settled)
+    taken = local.take_mine | {c.key for c in unbased}
+    if choice.mine_all:  # all of an app with no base: the draft wins everywhere, write-only fields included
+        taken |= {f"{c.key.split('/', 1)[0]}/*" for c in unbased}
     if settled.draft_changed or settled.base_changed:
         local = reload_local(local, env)
+    local.take_mine = taken
     return local, settled
 
 
