@@ -416,3 +416,20 @@ def test_take_mine_all_settles_a_first_promotion(two_accounts: dict[str, str], t
     diff = run(env, "diff", "--profile", "production", "--format", "json")
     changed = [c["path"] for op in json.loads(diff.stdout)["operations"] for c in op["changes"]]
     assert changed == ["password"], diff.stderr  # the secret a promotion never carries, as with --prefer draft
+
+
+def test_a_first_promote_without_a_targets_file_says_what_to_write(two_accounts: dict[str, str],
+                                                                   tmp_path: Path) -> None:
+    """Without tenantdeck.targets.yaml a first promote exited 8 ("another account ...") and never named the file
+    that says production is a target of this draft."""
+    env = two_accounts
+    (tmp_path / "tenantdeck.yaml").write_text(draft_text())
+    assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
+    refused = run(env, "promote", "staging", "production", "--yes")
+    assert refused.exit_code != exitcodes.OK
+    assert "tenantdeck.targets.yaml" in refused.stderr and "production" in refused.stderr, refused.stderr
+    assert "Check the profile's base_url" not in refused.stderr  # the credentials are right: no wrong advice
+    promote_has_every_option_it_names(refused.stderr)
+    (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets: {production: {}}\n")  # as it says
+    promoted = run(env, "promote", "staging", "production", "--yes")
+    assert promoted.exit_code == exitcodes.OK, promoted.stderr

@@ -282,6 +282,9 @@ async def _prepare_promote(source: Target, dest: Target, request: PushRequest, e
     try:
         check_identity(local.workspace, identity_of(dest))
     except WrongTarget as exc:
+        if not dest_is_view:  # the usual cause on a first promotion: DEST is no target of this draft yet
+            return PushRefused("wrong_target", f"nothing was pushed: {dest.name} is not a target of this draft yet",
+                               lines=[_not_a_target(path, dest.name)], notices=head)
         return PushRefused("wrong_target", f"nothing was pushed: {dest.name} is another account than the one this "
                            "draft's base for it was taken from", lines=[exc.text(rebind=False)], notices=head)
     prepared = await prepare_push(dest, request, env, local=local)
@@ -293,3 +296,16 @@ async def _prepare_promote(source: Target, dest: Target, request: PushRequest, e
                             f"--take-theirs KEY (written in its section of the targets file, so later promotions "
                             "keep it too)")
     return prepared
+
+
+def _not_a_target(path: Path, dest: str) -> str:
+    """What to write when DEST has no section in the targets file: without one, a promotion reads DEST as the
+    draft's own account (whose base is SOURCE's), and a trial's first promote stopped at "another account" with no
+    word of the file that would have made it work."""
+    from tenantdeck.draft.target_overrides import targets_path
+
+    file = targets_path(path)
+    where = f"{file.name} has no section for it" if file.exists() else f"there is no {file.name} beside the draft"
+    return (f"{dest} is not a target of this draft ({where}), so it was read as the draft's own account, whose base "
+            f"is another's: add it, `targets: {{{dest}: {{}}}}` under `format: 1` (its apps' ids there too when {dest} "
+            "already has them), then promote again (docs/ci.md)")
