@@ -49,7 +49,8 @@ def test_the_page_answers_only_with_the_token_and_a_loopback_host(server: Previe
     wrong = server.url.replace(server.token, server.token[:-1] + ("A" if server.token[-1] != "A" else "B"))
     assert httpx.get(wrong).status_code == 403
     assert httpx.get(wrong + "events").status_code == 403
-    assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 404
+    assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 404  # as docs/preview.md says
+    assert httpx.get(server.url + "nope").status_code == 404 and httpx.get(server.url + "events/x").status_code == 404
     rebound = httpx.get(server.url, headers={"host": f"attacker.example:{server.port}"})
     assert rebound.status_code == 403, "a DNS-rebinding page cannot read it, token or not"
     assert len(server.token) >= 32
