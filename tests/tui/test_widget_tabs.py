@@ -264,6 +264,22 @@ async def test_f2_in_a_text_field_writes_it_before_saving(draft: Path) -> None:
     assert "docked_layout_icon_open: https://x.example/i.svg" in draft.read_text(encoding="utf-8")
 
 
+async def test_a_value_wider_than_its_box_ends_in_an_ellipsis_until_focused(draft: Path) -> None:
+    """A trial saw `https://widget-js.cometchat.io/v` cut with no mark at 80 columns: unfocused, the box ends in
+    "…"; focused, it scrolls to the cursor as an input does, and what it holds is the whole value."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_tab(app, pilot, ACME, "style")
+        icon = row(app, StyleTab, "style", "docked_layout_icon_open")
+        assert isinstance(icon, TextRow) and len(icon.input.value) > icon.input.size.width
+        line = icon.input.render_line(0).text.rstrip()
+        assert line.endswith("…") and icon.input.value.startswith(line[:-1]), line
+        icon.input.focus()
+        await pilot.pause()
+        assert "…" not in icon.input.render_line(0).text
+        assert icon.input.value.startswith("https://widget-js.cometchat.io/v2/")
+
+
 # -- Sidebar -------------------------------------------------------------------------------------------------------
 
 

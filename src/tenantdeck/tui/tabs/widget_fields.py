@@ -29,6 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
@@ -268,6 +269,21 @@ class FieldInput(Input):
 
     def action_done(self) -> None:
         done(self)
+
+    def render_line(self, y: int) -> Strip:
+        """Unfocused, a value wider than the box ends in "…" (the cut is marked, as every other cut at 80 columns;
+        the whole value is on the line below the row). Focused, the box scrolls as Textual's Input does."""
+        from rich.cells import cell_len
+        from rich.text import Text
+
+        from tenantdeck.textsafe import fitted
+
+        width = self.scrollable_content_region.width
+        if y != 0 or self.has_focus or not self.value or self.password or cell_len(self.value) <= width:
+            return super().render_line(y)
+        text = Text(fitted(self.value, width), no_wrap=True, overflow="ignore", end="")
+        strip = Strip(list(self.app.console.render(text, self.app.console_options.update_width(width + 1))))
+        return strip.extend_cell_length(width + 1).apply_style(self.rich_style)
 
     def action_revert(self) -> None:
         if not self.query_ancestor(TextRow).revert():
