@@ -196,6 +196,40 @@ async def test_fix_is_one_undo_step(tmp_path: Path) -> None:
         assert _badges(app)["Acme EU"] == "✗1"
 
 
+CONTAINS_RULE = """\
+format: 1
+policies:
+  - name: profanity-on
+    select: {names: ["Hooli"]}
+    check: {field: extensions.enabled, contains: profanity-filter}
+    message: Hooli keeps the profanity filter on
+"""
+
+
+@synchronous
+async def test_a_contains_fix_adds_to_a_flow_list(tmp_path: Path) -> None:
+    """A trial's `f` `y` on a `contains` rule wrote `enabled: profanity-filter` over `enabled: [push-notification]`
+    (the list lost, the draft invalid) while `tenantdeck policy fix` added to it: the editor now writes the
+    CLI's edits."""
+    draft = prepare(tmp_path, POLICIES)
+    text = draft.read_text(encoding="utf-8")
+    block = "    enabled:\n    - polls\n    - reactions\n    - stickers\n    - widget\n"
+    assert block in text
+    draft.write_text(text.replace(block, "    enabled: [polls, reactions, stickers, widget]\n"), encoding="utf-8")
+    draft.with_name(f"{POLICIES}.policies.yaml").write_text(CONTAINS_RULE, encoding="utf-8")
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_policies(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        hooli = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Hooli")
+        want = ["polls", "reactions", "stickers", "widget", "profanity-filter"]
+        assert app.editor.get(f"apps[{hooli}].extensions.enabled") == want
+        assert not [p for p in app.editor.session.problems if p.is_error]
+
+
 @synchronous
 async def test_rules_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     draft = prepare(tmp_path, POLICIES)

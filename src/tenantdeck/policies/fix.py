@@ -171,16 +171,24 @@ def _paths(rule: Rule, policies: PolicySet, violation: Violation, apps: list[Any
     return out or [("apps", violation.app_index, *violation.path)]
 
 
+def fix_edits(plan: FixPlan) -> list[tuple[str, tuple[PathPart, ...], Any]]:
+    """``plan`` as the session's ``(verb, path, value)`` edits (delete, insert into a list, set): the one
+    translation the CLI and the editor share. The editor had its own, which set a list to the value it should
+    have gained (``enabled: profanity-filter``: the list lost, the draft invalid)."""
+    return [("delete", e.path, None) if e.value is ABSENT else ("insert", e.path, e.value) if e.append
+            else ("set", e.path, e.value) for e in plan.edits]
+
+
 def apply_fixes(session: Any, plan: FixPlan) -> None:
     """Write ``plan`` into an open :class:`~tenantdeck.draft.session.DraftSession` as one undo step."""
     with session.transaction():
-        for edit in plan.edits:
-            if edit.value is ABSENT:
-                session.delete(edit.path)
-            elif edit.append:
-                session.insert(edit.path, edit.value)
+        for verb, path, value in fix_edits(plan):
+            if verb == "delete":
+                session.delete(path)
+            elif verb == "insert":
+                session.insert(path, value)
             else:
-                session.set(edit.path, edit.value)
+                session.set(path, value)
 
 
-__all__ = ["FIXABLE", "FixEdit", "FixPlan", "apply_fixes", "plan_fixes"]
+__all__ = ["FIXABLE", "FixEdit", "FixPlan", "apply_fixes", "fix_edits", "plan_fixes"]

@@ -111,9 +111,9 @@ class _PoliciesBase(UsesEditor, DraftListener, Screen[None]):
         self.app.push_screen(FixConfirmScreen(plan), answered)
 
     def _apply(self, plan: FixPlan) -> None:
-        from tenantdeck.absent import ABSENT
+        from tenantdeck.policies.fix import fix_edits
 
-        edits = [("delete", e.path, None) if e.value is ABSENT else ("set", e.path, e.value) for e in plan.edits]
+        edits = fix_edits(plan)
         outcome = self.editor.apply(edits)
         if not outcome.ok:
             self.notify(outcome.refused, title="Not fixed", severity="error")
