@@ -195,3 +195,43 @@ def test_a_refused_field_the_widget_cannot_do_without_keeps_the_whole_widget(ser
     assert "gone" not in diff.output and "dashboard" not in diff.output, diff.output
     assert_in_sync_and_push_sends_nothing(service)
     assert base_app(tmp_path, app_id)["verbatim"]["widgets"] == {widget_id: []}
+
+
+def test_another_change_to_a_widget_holding_an_odd_value_is_pushed(service: ServiceLike, tmp_path: Path) -> None:
+    """A second trial: once the service held an odd colour, every later change to that widget failed with 422,
+    push after push (the update sends the held value back, and the sandbox refused it). Sent back unchanged, it is
+    accepted, as on the real service; the toggle lands and the colour stays the service's."""
+    app_id = acme(service)
+    widget_id = hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    assert run("pull").exit_code == exitcodes.OK
+    path = tmp_path / "tenantdeck.yaml"
+    text = path.read_text()
+    assert "send_gifs: false" in text
+    path.write_text(text.replace("send_gifs: false", "send_gifs: true", 1))
+    push = run("push", "--yes")
+    assert push.exit_code == exitcodes.OK, push.output
+    stored = service.app.state.store.widget_configuration(app_id, widget_id)
+    assert stored["main"]["send_gifs"] is True and stored["style"]["primary_color"] == EVIL_COLOUR
+    assert_in_sync_and_push_sends_nothing(service)
+
+
+def test_the_sandbox_refuses_an_odd_widget_value_that_is_new_or_changed(service: ServiceLike) -> None:
+    """Held values pass only as sent back: a new odd value, or a held one changed to another odd one, is a 422."""
+    from tenantdeck.sandbox.errors import ApiError
+    from tenantdeck.sandbox.validation import parse_widget
+
+    app_id = acme(service)
+    widget_id = hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    held = service.app.state.store.widget_configuration(app_id, widget_id)
+
+    def body(colour: str) -> dict[str, Any]:
+        return {"settings": {**held, "widgetId": widget_id, "style": {**held["style"], "primary_color": colour}}}
+
+    _, doc = parse_widget(body(EVIL_COLOUR), app_id, update=True, stored={widget_id: held}.get)
+    assert doc["style"]["primary_color"] == EVIL_COLOUR
+    for colour in (EVIL_COLOUR + " ", "blue; x"):
+        with pytest.raises(ApiError):
+            parse_widget(body(colour), app_id, update=True, stored={widget_id: held}.get)
+    with pytest.raises(ApiError):  # a create holds nothing yet
+        parse_widget({"settings": {k: v for k, v in body(EVIL_COLOUR)["settings"].items() if k != "widgetId"}},
+                     app_id, update=False, stored={widget_id: held}.get)

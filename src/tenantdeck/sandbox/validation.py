@@ -151,12 +151,13 @@ def parse_widget(
         raise errors.validation_error({"settings.widgetId": ["must not be sent when creating a widget"]})
     if "appId" in settings and settings.pop("appId") != app_id:
         raise errors.validation_error({"settings.appId": ["does not match the app in the path"]})
+    held = (stored(widget_id) if update and stored is not None and isinstance(widget_id, str) else None) or {}
+    kept = _leaves(held)
+    settings, sent_back = _held_values_aside(settings, kept)
     model = _validate(WidgetSettings, settings, ("settings",))
-    doc = model.model_dump(mode="json", exclude_none=True)
-    held = (stored(widget_id) if stored is not None and isinstance(widget_id, str) else None) or {}
+    doc = _with_leaves(model.model_dump(mode="json", exclude_none=True), sent_back)
     if update and not held:
         return widget_id, doc  # an unknown widget: the store answers 404
-    kept = _leaves(held)
     details = {
         f"settings.{path}": [why]
         for path, value in _leaves(doc).items()
@@ -165,6 +166,40 @@ def parse_widget(
     if details:
         raise errors.validation_error(details)
     return widget_id, doc
+
+
+def _held_values_aside(settings: dict[str, Any], kept: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``settings`` without the values the model refuses that the widget already holds, and those values by path.
+
+    The real service holds what its dashboard wrote (a colour such as ``red; background:url(...)``); a
+    whole-object update sends it back as it is, and must not be refused for it: a trial found that one such value
+    made every later change to the widget fail with 422, push after push. A refused value that is new, or a held
+    one that was changed, is still refused."""
+    try:
+        WidgetSettings.model_validate(settings)
+        return settings, {}
+    except ValidationError as exc:
+        refused = {".".join(str(p) for p in err.get("loc", ())) for err in exc.errors(include_url=False)}
+    aside = {path: value for path, value in _leaves(settings).items() if path in refused and path in kept
+             and kept[path] == value}
+    if not aside:
+        return settings, {}
+    rest = _leaves(settings)
+    for path in aside:
+        rest.pop(path)
+    return _with_leaves({}, rest), aside
+
+
+def _with_leaves(doc: dict[str, Any], leaves: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with each dotted ``path: value`` of ``leaves`` set (the inverse of :func:`_leaves`)."""
+    out = {key: dict(value) if isinstance(value, dict) else value for key, value in doc.items()}
+    for path, value in leaves.items():
+        *parents, last = path.split(".")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return out
 
 
 def _leaves(doc: dict[str, Any], prefix: str = "") -> dict[str, Any]:
