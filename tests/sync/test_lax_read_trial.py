@@ -235,3 +235,26 @@ def test_the_sandbox_refuses_an_odd_widget_value_that_is_new_or_changed(service:
     with pytest.raises(ApiError):  # a create holds nothing yet
         parse_widget({"settings": {k: v for k, v in body(EVIL_COLOUR)["settings"].items() if k != "widgetId"}},
                      app_id, update=False, stored={widget_id: held}.get)
+
+
+def test_audit_judges_the_values_pull_keeps_verbatim(service: ServiceLike, tmp_path: Path) -> None:
+    """A second trial: a brand-colour rule passed while the live widget's colour (held verbatim) broke it, and
+    `team.admins count >= 2` saw 0 admins where the service held three. What pull keeps as the service holds it is
+    the service's all the same: the rules judge it."""
+    app_id = acme(service)
+    hold_widget_values(service.app, app_id, {"style": {"primary_color": EVIL_COLOUR}})
+    for email in ("[b]x[/b]@x.example", "Raj@acme.example"):
+        hold_collaborator(service.app, app_id, email, "admin")
+    hold_app_settings(service.app, app_id, {"core.limits.maxGroupSize": 100})
+    assert run("pull").exit_code == exitcodes.OK
+    rules = [{"name": "brand", "select": {"names": ["Acme Support"]},
+              "check": {"field": "widgets[*].style.primary_color", "one_of": ["#03A9F4"]}, "message": "brand"},
+             {"name": "two-admins", "select": {"names": ["Acme Support"]},
+              "check": {"field": "team.admins", "count": {"min": 2}}, "message": "two admins"},
+             {"name": "small-groups", "select": {"names": ["Acme Support"]},
+              "check": {"cel": "!('core.limits.maxGroupSize' in app.settings)"}, "message": "no group limit"}]
+    (tmp_path / "tenantdeck.policies.yaml").write_text(yaml.safe_dump({"format": 1, "policies": rules}))
+    audit = run("audit", "--format", "json")
+    broken = {v["rule"] for v in json.loads(audit.stdout)["violations"]}
+    assert broken == {"brand", "small-groups"}, audit.output  # the held colour and setting seen; 2 admins held
+    assert_terminal_safe(audit)

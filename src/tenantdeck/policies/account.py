@@ -65,6 +65,7 @@ def service_app(canonical: Mapping[str, Any], labels: Mapping[str, Any] | None,
     conversion = app_from_canonical(_with_ids(canonical), existing=None, base=None, presets=dict(presets),
                                     namer=SecretNamer())
     app = conversion.app.model_dump(mode="json", exclude_none=True, by_alias=True)
+    _with_held(app, canonical, conversion.verbatim)
     if canonical.get("id") is None:
         app.pop("id", None)
     for item in [*app.get("widgets", ()), *app.get("webhooks", ())]:
@@ -73,6 +74,42 @@ def service_app(canonical: Mapping[str, Any], labels: Mapping[str, Any] | None,
     if labels is not None:
         app["labels"] = dict(labels)
     return app
+
+
+def _with_held(app: dict[str, Any], canonical: Mapping[str, Any], verbatim: Mapping[str, Any]) -> None:
+    """Lay over ``app`` what the conversion kept out of the draft as the service holds it (a colour our model
+    refuses, a team email, an app setting of another type): those are the service's values all the same, and the
+    rules judge the service. A second trial saw a brand-colour rule pass over a live widget whose colour broke it,
+    and `team.admins` count 0 admins where the service held three."""
+    from tenantdeck.models import catalog
+
+    widgets = canonical.get("widgets") if isinstance(canonical.get("widgets"), Mapping) else {}
+    for widget_id, paths in (verbatim.get("widgets") or {}).items():
+        raw = widgets.get(widget_id)
+        if not isinstance(raw, Mapping):
+            continue
+        shown = next((w for w in app.get("widgets", ()) if w.get("id") == widget_id), None)
+        if shown is None:  # the whole widget kept: the service's, as it holds it
+            app.setdefault("widgets", []).append({"id": widget_id, **copy.deepcopy(dict(raw))})
+            continue
+        for path in paths:
+            *parents, last = str(path).split(".")
+            value: Any = raw
+            for part in [*parents, last]:
+                value = value.get(part) if isinstance(value, Mapping) else None
+            node = shown
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[last] = copy.deepcopy(value)
+    roles = canonical.get("team") if isinstance(canonical.get("team"), Mapping) else {}
+    for email in verbatim.get("team") or ():
+        key = dict(catalog.TEAM_LISTS).get(str(roles.get(email)))
+        if key is not None:
+            app.setdefault("team", {}).setdefault(key, []).append(email)
+    settings = canonical.get("settings") if isinstance(canonical.get("settings"), Mapping) else {}
+    for key in verbatim.get("settings") or ():
+        if key in settings:
+            app.setdefault("settings", {})[key] = copy.deepcopy(settings[key])
 
 
 _NEW = "new:"
