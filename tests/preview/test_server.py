@@ -49,11 +49,30 @@ def test_the_page_answers_only_with_the_token_and_a_loopback_host(server: Previe
     wrong = server.url.replace(server.token, server.token[:-1] + ("A" if server.token[-1] != "A" else "B"))
     assert httpx.get(wrong).status_code == 403
     assert httpx.get(wrong + "events").status_code == 403
-    assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 404  # as docs/preview.md says
+    assert httpx.get(f"http://127.0.0.1:{server.port}/").status_code == 403
     assert httpx.get(server.url + "nope").status_code == 404 and httpx.get(server.url + "events/x").status_code == 404
     rebound = httpx.get(server.url, headers={"host": f"attacker.example:{server.port}"})
     assert rebound.status_code == 403, "a DNS-rebinding page cannot read it, token or not"
     assert len(server.token) >= 32
+
+
+@pytest.mark.parametrize("path", ["/", "/favicon.ico", "/events", "/x/", "/x/events", "/" + "a" * 32 + "/",
+                                  "/robots.txt", "/%2e%2e/", "/a/b/c/d"])
+def test_any_path_without_the_token_is_403_as_documented(server: PreviewServer, path: str) -> None:
+    """docs/preview.md: "every path under a random token ... (anything else: 403)". A trial found ``GET /`` 404."""
+    answer = httpx.get(f"http://127.0.0.1:{server.port}{path}")
+    assert answer.status_code == 403, (path, answer.status_code)
+    assert server.token not in answer.text
+    doc = (Path(__file__).parents[2] / "docs" / "preview.md").read_text()
+    assert "anything else: 403" in doc
+
+
+def test_a_wrong_path_under_the_right_token_is_404_and_says_so_in_the_doc(server: PreviewServer) -> None:
+    """With the token the page is yours; a path it does not have is simply not found (and the doc says which)."""
+    assert httpx.get(server.url + "nothing-here").status_code == 404
+    assert httpx.get(server.url + "nothing-here", headers={"host": f"attacker.example:{server.port}"}
+                     ).status_code == 403
+    assert "404" in (Path(__file__).parents[2] / "docs" / "preview.md").read_text()
 
 
 def test_refuses_a_host_that_is_not_loopback(draft: Path) -> None:

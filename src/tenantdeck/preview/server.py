@@ -9,9 +9,9 @@ and a page never waits for the editor's next frame. The broadcast's listener onl
 server reads the draft through :meth:`DraftSession.get` (under the session's lock, a copy of one app).
 
 Who may read it: the server binds loopback only (an admin on SSH forwards the port), answers only under
-``/<token>/`` (a random 32-character token compared in constant time; anything else under a token-shaped path is
-403) and only to a ``Host`` that names loopback (a DNS-rebinding page cannot ask it). Every answer forbids caching
-and referrers (the token is in the URL).
+``/<token>/`` (a random 32-character token compared in constant time; any other path, ``/`` included, is 403:
+a page that guesses learns nothing from a 404 it could tell apart) and only to a ``Host`` that names loopback
+(a DNS-rebinding page cannot ask it). Every answer forbids caching and referrers (the token is in the URL).
 """
 
 from __future__ import annotations
@@ -214,7 +214,8 @@ class PreviewServer:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
-        return Starlette(routes=[Route("/{token}/", self._page), Route("/{token}/events", self._events)])
+        return Starlette(routes=[Route("/{token}/", self._page), Route("/{token}/events", self._events),
+                                 Route("/{rest:path}", self._elsewhere)])
 
     def _refused(self, request: Request) -> Response | None:
         from starlette.responses import PlainTextResponse
@@ -225,6 +226,16 @@ class PreviewServer:
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return PlainTextResponse("wrong or missing token: use the URL tenantdeck printed", 403)
         return None
+
+    async def _elsewhere(self, request: Request) -> Response:
+        """Any other path, the root included: 403, as docs/preview.md says, unless the token is right (then the
+        page simply has no such path: 404). A trial found ``GET /`` answering 404 where the doc promised 403."""
+        from starlette.responses import PlainTextResponse
+
+        token, _, _ = request.path_params.get("rest", "").partition("/")
+        request.path_params["token"] = token
+        refused = self._refused(request)
+        return refused if refused is not None else PlainTextResponse("no such page", 404, headers=self._headers())
 
     def _headers(self) -> dict[str, str]:
         return {"content-security-policy": page.content_security_policy(self.allow_network),

@@ -6,6 +6,11 @@ sides), no operation is planned for that field, so nothing would move its base: 
 showing a change that is not there, and a later remote change of that field would look like a *local* change, so a
 push would overwrite it. Pull and push therefore record, field by field, every value the two sides now share.
 
+An app with no base at all whose draft and live agree in full (a first promotion into an account that has the
+app, settled by ``--take-theirs``; a fresh clone already in sync) gets the live state as its base, as a pull would
+write it: without it, the next command met "no base" again and a rotated key could not be told from another
+account.
+
 Only genuinely equal values count: a side that cannot tell (a write-only field the service never returns, a
 ``${VAR}`` whose variable is unset) never advances the base.
 
@@ -30,7 +35,11 @@ def advanced_bases(comparison: Comparison) -> dict[str, dict[str, Any]]:
     if comparison.offline:
         return out
     for app in comparison.apps:
-        if not app.app_id or app.base is None or app.live is None or app.draft is None:
+        if not app.app_id or app.live is None or app.draft is None:
+            continue
+        if app.base is None:
+            if app.status == "in_sync":
+                out[app.app_id] = copy.deepcopy(app.live)
             continue
         new = advance_app(app.draft, app.base, app.live)
         if new is not None:
