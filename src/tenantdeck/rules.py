@@ -24,6 +24,7 @@ from tenantdeck.models.secrets import is_reference, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
 from tenantdeck.sizelimits import app_size_problems, fast_size, widget_body_problem
+from tenantdeck.textsafe import shown, unsafe
 
 Converter = Callable[[ValidationError, tuple[PathPart, ...]], list[Problem]]
 #: a widget body estimated under this is not measured again (:func:`tenantdeck.sizelimits.widget_body_problem`)
@@ -220,6 +221,13 @@ def check_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...], conv
 def _check_held_app(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],
                     convert: Converter) -> Iterator[Problem]:
     yield from _held_problems(app, base, created=app.id is None)
+    names = [((*base, "name"), app.name)]
+    names += [((*base, "widgets", k, "name"), w.name) for k, w in enumerate(app.widgets or ()) if w.name]
+    names += [((*base, "webhooks", k, "name"), h.name) for k, h in enumerate(app.webhooks or ())]
+    for where, name in names:
+        if unsafe(name):
+            yield warning(f"{shown(name)} holds a control or bidi character: sent as written, and every screen of "
+                          "tenantdeck shows it escaped; the dashboard may not", where, "name_control")
 
 
 def _check_extensions(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import yaml
+
+from tenantdeck.draft import load_draft
 from tenantdeck.models import Draft
 from tenantdeck.problems import Severity, format_path
 from tenantdeck.rules import check_draft, missing_secret_variables, resolve_widget
@@ -140,3 +144,16 @@ def test_values_outside_the_documented_rules_are_warnings_with_a_path() -> None:
     ]
     assert "letters and digits" in found[0][2] and "refuses to create" in found[0][2]
     assert found[2][2].endswith("did you mean `message_sent`?")
+
+
+def test_a_name_with_a_control_character_is_warned_about(tmp_path: Path) -> None:
+    """A trial: `validate` said "valid" for an app named with an ESC and an OSC title sequence. It is a warning (the
+    service may hold such a name, and pull keeps it), located, and the message shows the name escaped."""
+    path = tmp_path / "tenantdeck.yaml"
+    path.write_text(yaml.safe_dump({"format": 1, "apps": [{"name": "Acme \x1b]0;PWNED\x07 x", "region": "us",
+                                                           "webhooks": [{"id": "h1", "name": "ok\u202e",
+                                                                         "webhookURL": "https://h.example/x",
+                                                                         "triggers": []}]}]}), encoding="utf-8")
+    found = {(p.key_path, p.code) for p in load_draft(path).problems}
+    assert found == {("apps[0].name", "name_control"), ("apps[0].webhooks[0].name", "name_control")}
+    assert all("\x1b" not in p.message for p in load_draft(path).problems)

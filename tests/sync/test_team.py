@@ -127,3 +127,4 @@ def test_the_owner_and_developers_are_kept_beside_the_team_never_compared(sandbo
     assert live_plan(sandbox, draft, SECRETS).operations == []
     data = load_draft(draft).doc.data
     assert set(AppStates(draft).compute(data, env=SECRETS).values()) == {"in sync"}
+
