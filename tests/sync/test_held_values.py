@@ -94,7 +94,7 @@ def test_write_only_fields_round_trip_through_push_and_pull(sandbox: Any, draft:
     assert live_plan(sandbox, draft).operations == []
     text = draft.read_text()
     assert "useBasicAuth: true" in text and "username: ops" in text and "password: ${ORDERS_PW}" in text
-    assert "not reported by the service: useBasicAuth, username, retryOnFailure, password (left out" in text
+    assert "not reported by the service: useBasicAuth, username, retryOnFailure, password (one the draft leaves" in text
     assert "OrdersPwQ7" not in text
 
     # and a later rename sends none of them

@@ -331,7 +331,7 @@ def test_webhook_fields_last_pushed_are_written_from_the_base() -> None:
     assert hook.password == "${TENANTDECK_ACME_H1_PASSWORD}"
     note = write_only_note(state)
     assert note == ("tenantdeck: not reported by the service: useBasicAuth, username, retryOnFailure, password "
-                    "(left out here: left as it is there)")
+                    "(one the draft leaves out is left as the service has it)")
 
 
 # --- failures ----------------------------------------------------------------------------------------------------

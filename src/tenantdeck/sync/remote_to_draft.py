@@ -266,7 +266,8 @@ def write_only_note(state: Mapping[str, Any]) -> str:
               or (k in catalog.WEBHOOK_WRITE_ONLY and state.get(k) is not None)]
     if not fields:
         return ""
-    return f"tenantdeck: not reported by the service: {', '.join(fields)} (left out here: left as it is there)"
+    return (f"tenantdeck: not reported by the service: {', '.join(fields)} (one the draft leaves out is left as the "
+            "service has it)")
 
 
 def draft_notes(draft: Draft, canonicals: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str | int, ...], str]:

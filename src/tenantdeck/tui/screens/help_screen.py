@@ -54,7 +54,8 @@ FIELDS = """\
 `Tab` and `shift+Tab` move from field to field (the focused row has a bar). Type to change a value: `Enter` writes
 it and leaves the field (the focus stays on its row, where the tab digits and `Space` work again, and `Enter` goes
 back in); `Escape` puts back the value the draft holds, and a second `Escape` leaves the app.
-A value that is not valid is never written by leaving a field. `Space` flips a toggle; `ctrl+z` undoes the last
+Leaving a field (`Tab`) never writes a value that is not valid; `Enter` writes what you typed as you typed it, and
+`F8` then lists its problem (a push refuses it until it is fixed). `Space` flips a toggle; `ctrl+z` undoes the last
 edit."""
 
 CLOSING = "`Escape`, `F1` or `q` closes this help; the focus goes back where it was."
