@@ -65,3 +65,34 @@ def test_members_kept_verbatim_are_listed_read_only(pulled: Path) -> None:
             assert app.editor.session.text == before
 
     asyncio.run(flow())
+
+
+def test_at_80_columns_a_kept_row_is_cut_with_an_ellipsis_and_offers_no_edit_key(pulled: Path) -> None:
+    """A second trial: the Problems cell read `kept as the service holds it (read-` at 80 columns, and the footer
+    went on offering d and r on a kept row, where they do nothing."""
+    from textual.widgets import Footer
+
+    async def flow() -> None:
+        app = make_app(pulled)
+        async with app.run_test(size=(80, 24)) as pilot:
+            index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
+            await open_tab(pilot, "team", app_index=index)
+            await settle(pilot)
+            tab = app.screen.query_one(TeamTab)
+            table = tab.query_one(DataTable)
+            table.focus()
+            cells = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+            kept = [c for c in cells if c.startswith("kept")]
+            assert kept and all(c == KEPT or (c.endswith("…") and KEPT.startswith(c[:-1])) for c in kept), cells
+
+            def footer() -> str:
+                return " ".join(str(k.render()) for k in app.screen.query_one(Footer).query("FooterKey"))
+
+            table.move_cursor(row=0)  # the draft's own member
+            await settle(pilot)
+            assert "Remove" in footer(), footer()
+            table.move_cursor(row=table.row_count - 1)  # a kept one
+            await settle(pilot)
+            assert "Remove" not in footer(), footer()
+
+    asyncio.run(flow())

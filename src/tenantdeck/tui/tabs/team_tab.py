@@ -107,8 +107,14 @@ another only in case) are listed after the draft's, read-only: a push leaves the
                           Text(f"{len(problems)} problem(s)" if problems else "ok"), key=email)
         last_read = self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None))
         kept = tv.kept_members(last_read)
+        if kept:  # the Problems cell cut with "…" where 80 columns cannot hold it (the detail line says it whole)
+            from tenantdeck.textsafe import fitted
+            from tenantdeck.tui.widgets.columns import last_column_room
+
+            room = last_column_room(self.size.width or self.app.size.width,
+                                    [["Email", *(shown(e) for e, _ in [*members, *kept])], ["Role", "moderator"]])
         for email, role in kept:  # after the draft's rows: a row index below len(members) is still a draft member
-            table.add_row(Text(shown(email)), Text(shown(role)), Text(KEPT), key=f"kept:{email}")
+            table.add_row(Text(shown(email)), Text(shown(role)), Text(fitted(KEPT, room)), key=f"kept:{email}")
         if members or kept:
             table.move_cursor(row=min(max(row, 0), len(members) + len(kept) - 1))
         if team is None:
@@ -161,6 +167,7 @@ another only in case) are listed after the draft's, read-only: a push leaves the
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail()
+        self.refresh_bindings()  # d and r are offered on the draft's members only, not on a row kept read-only
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(f"apps[{self.app_index}]"):
