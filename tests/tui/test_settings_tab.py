@@ -55,3 +55,33 @@ def test_an_unmanaged_app_manages_its_settings_on_ctrl_n(draft_path: Path) -> No
             assert app.editor.get("apps[1].settings") == {}
 
     asyncio.run(flow())
+
+
+def test_end_and_home_move_the_cursor_in_every_row_list(draft_path: Path) -> None:
+    """A trial: `End` did nothing on the Settings list (Textual binds it to the last column), so the next Space
+    flipped the first setting, which was then pushed. Every row list is a RowTable: End and Home go to the last
+    and first row (the Extensions list had it; the others did not)."""
+    import re
+
+    import tenantdeck.tui
+
+    root = Path(tenantdeck.tui.__file__).parent
+    plain = [f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bDataTable\(id=", line) and 'cursor_type="row"' in line]
+    assert not plain, plain
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "settings")
+            table = app.screen.query_one(SettingsTab).query_one(DataTable)
+            table.focus()
+            await pilot.press("end")
+            await pilot.pause()
+            assert table.cursor_row == table.row_count - 1 > 0
+            await pilot.press("home")
+            await pilot.pause()
+            assert table.cursor_row == 0
+
+    asyncio.run(flow())

@@ -27,6 +27,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.row_table import RowTable
 
 #: kinds of change that edit the draft where their paths say (the rows of those apps are updated in place)
 _EDITS = (ChangeKind.SET, ChangeKind.INSERT, ChangeKind.DELETE, ChangeKind.UNDO, ChangeKind.REDO,
@@ -106,7 +107,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Input(placeholder="Filter apps: name, region or id  (/)", id="filter")
-        table: DataTable[str] = DataTable(id="apps", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str] = RowTable(id="apps", cursor_type="row", zebra_stripes=True)
         yield table
         yield KeyFooter()
 

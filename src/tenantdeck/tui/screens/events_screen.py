@@ -32,6 +32,7 @@ from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.payload_tree import PayloadTree
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.tui.event_lab import EventLab
@@ -133,7 +134,7 @@ problems names the variant of the payload where the vendor publishes several, an
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("", id="ev-status", markup=False)
-        yield DataTable(id="ev-table", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="ev-table", cursor_type="row", zebra_stripes=True)
         with Horizontal(id="ev-detail"):
             yield PayloadTree(id="ev-tree")
             with Vertical(id="ev-problems"):

@@ -18,6 +18,7 @@ from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.row_table import RowTable
 
 
 def journal_rows(path: Path) -> list[tuple[str, str, str]]:
@@ -98,8 +99,8 @@ reason).
         yield TitleHeader()
         with Vertical():
             yield Static("", id="empty")
-            yield DataTable(id="pushes", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="operations", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="pushes", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="operations", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 

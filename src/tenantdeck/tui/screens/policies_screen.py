@@ -23,6 +23,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.policies.fix import FixPlan
@@ -152,8 +153,8 @@ on an app) are listed below the rules, at their line; the other rules still run.
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("", id="summary", markup=False)
-        yield DataTable(id="rules", cursor_type="row", zebra_stripes=True)
-        yield DataTable(id="problems", cursor_type="row")
+        yield RowTable(id="rules", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="problems", cursor_type="row")
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 
@@ -275,7 +276,7 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("", id="summary", markup=False)
-        yield DataTable(id="violations", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="violations", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 

@@ -26,6 +26,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.row_table import RowTable
 
 
 class PresetsScreen(UsesEditor, DraftListener, Screen[None]):
@@ -62,13 +63,13 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         with Horizontal():
-            presets: DataTable[str] = DataTable(id="presets", cursor_type="row")
+            presets: DataTable[str] = RowTable(id="presets", cursor_type="row")
             yield presets
             with Vertical(id="right"):
                 yield Static("", id="fields-caption", classes="caption", markup=False)
-                yield DataTable(id="fields", cursor_type="row", zebra_stripes=True)
+                yield RowTable(id="fields", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="apps-caption", classes="caption", markup=False)
-                yield DataTable(id="apps-of", cursor_type="row")
+                yield RowTable(id="apps-of", cursor_type="row")
         yield KeyFooter()
 
     def on_mount(self) -> None:

@@ -24,6 +24,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.problems import Problem
@@ -62,7 +63,7 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("", id="summary")
-        yield DataTable(id="problems", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="problems", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 

@@ -28,6 +28,7 @@ from tenantdeck.tui.profile import profile_label
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
@@ -73,7 +74,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
     def compose(self) -> ComposeResult:
         yield TitleHeader()
         yield Static("Reading the service ...", id="status", markup=False)
-        yield DataTable(id="changes", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="changes", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 

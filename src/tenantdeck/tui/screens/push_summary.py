@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.sync.render import step_label
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.widgets.footer import KeyFooter
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.sync.remote.push import OpResult, PushResult
@@ -74,7 +75,7 @@ ones. What was applied is recorded in the journal and the base snapshot: it is n
             hint = (f"f retries the {left} operation(s) not applied; applied ones are recorded and never resent."
                     if left else "Everything was applied.")
             yield Static(hint, id="hint", markup=False)
-            yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="results", cursor_type="row", zebra_stripes=True)
             yield Static("", id="reason", markup=False)
         yield KeyFooter()
 

@@ -32,6 +32,7 @@ from tenantdeck.tui.profile import profile_label
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
+from tenantdeck.tui.widgets.row_table import RowTable
 
 if TYPE_CHECKING:
     from tenantdeck.policies.checks import Allowance
@@ -169,7 +170,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         with Horizontal(id="progress-row"):
             yield ProgressBar(id="progress", show_eta=False)
             yield Static("", id="running", markup=False)
-        yield DataTable(id="plan", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="plan", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
 

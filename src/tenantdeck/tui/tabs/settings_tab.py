@@ -22,6 +22,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
+from tenantdeck.tui.widgets.row_table import RowTable
 
 
 class SettingsTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
@@ -67,7 +68,7 @@ request; a key not in the draft is left as the service has it.
 
     def compose(self) -> ComposeResult:
         yield Static("", id="settings-status", markup=False)
-        yield DataTable(id="settings", cursor_type="row", zebra_stripes=True)
+        yield RowTable(id="settings", cursor_type="row", zebra_stripes=True)
         yield Static("", id="settings-detail", markup=False)
 
     def on_mount(self) -> None:

@@ -25,6 +25,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
+from tenantdeck.tui.widgets.row_table import RowTable
 
 #: the Problems cell of a member pull kept as the service holds it (not in the draft)
 KEPT = "kept as the service holds it (read-only)"
@@ -82,7 +83,7 @@ another only in case) are listed after the draft's, read-only: a push leaves the
 
     def compose(self) -> ComposeResult:
         yield Static("", id="team-status", markup=False)
-        table: DataTable[Text] = DataTable(id="team", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = RowTable(id="team", cursor_type="row", zebra_stripes=True)
         yield table
         with Horizontal(id="team-add"):
             yield Label("", id="team-add-label")

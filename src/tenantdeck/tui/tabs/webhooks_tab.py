@@ -22,6 +22,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.quiet import update_static
+from tenantdeck.tui.widgets.row_table import RowTable
 
 #: (label, width); the URL takes what is left (at least 12), the detail below the table shows it in full
 COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry", 5), ("Trig", 4),
@@ -73,7 +74,7 @@ them as they are.
 
     def compose(self) -> ComposeResult:
         yield Static("", id="wh-summary")
-        table: DataTable[str] = DataTable(id="webhooks", cursor_type="row", zebra_stripes=True)
+        table: DataTable[str] = RowTable(id="webhooks", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="wh-detail", markup=False)
 
