@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,16 +66,40 @@ def _new_object(fields: Sequence[Setting], app_name: str) -> dict[str, Any]:
     return out
 
 
-def start_edits(data: Any, app_index: int, ext_id: str) -> list[Edit]:
+def start_edits(data: Any, app_index: int, ext_id: str, service: Mapping[str, Any] | None = None) -> list[Edit]:
     """Manage ``ext_id``'s settings in the draft, starting from the catalog's defaults (empty when it already
-    has settings)."""
+    has settings); ``service``: the settings the service holds (as last read), which the start keeps instead."""
     app = _app(data, app_index)
     if settings_of(data, app_index, ext_id) is not None:
         return []
-    block = new_settings(ext_id, str(app.get("name") or ""))
+    block = from_service(new_settings(ext_id, str(app.get("name") or "")), ext_id, service)
     if not isinstance(app.get("extension_settings"), dict):
         return [("set", ("apps", app_index, "extension_settings"), {ext_id: block})]
     return [("set", prefix_of(app_index, ext_id), block)]
+
+
+def from_service(block: dict[str, Any], ext_id: str, service: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``block`` with every value the service holds laid over it, but for secrets (the service reports a
+    fingerprint, not a value: the block's ``${VAR}`` stays) and anything holding one. Why: a second trial flipped
+    one switch of an extension whose service settings were kept out of the draft, and the block the form started
+    from the catalog's defaults planned to replace the service's word list with ``[]``."""
+    spec = BY_ID[ext_id]
+    out = dict(block)
+    for key, value in (service or {}).items():
+        setting = spec.setting(key)
+        if (setting is not None and setting.secret) or _holds_secret_state(value):
+            continue
+        out[key] = copy.deepcopy(value)
+    return out
+
+
+def _holds_secret_state(value: Any) -> bool:
+    """A secret as the base records it (``{"fingerprint": ...}`` or ``{"unknown": true}``), anywhere in ``value``."""
+    if isinstance(value, Mapping):
+        return "fingerprint" in value or "unknown" in value or any(_holds_secret_state(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_secret_state(v) for v in value)
+    return False
 
 
 def stop_edits(data: Any, app_index: int, ext_id: str) -> list[Edit]:

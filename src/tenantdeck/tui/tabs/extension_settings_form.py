@@ -196,6 +196,9 @@ is set where the editor runs, never its value. Set it where you push.
             lines = [form.why_no_form]
         elif form.has_settings:
             lines = [f"{form.ext_id}: {form.state} in this draft · settings managed here · * required"]
+        elif self._service_settings() is not None:
+            lines = [f"{form.ext_id}: {form.state} in this draft · no settings in the draft (the service's are left "
+                     "as they are). Ctrl+N starts them from the service's values (as last read)."]
         else:
             lines = [f"{form.ext_id}: {form.state} in this draft · no settings in the draft (the service's are left "
                      "as they are). Ctrl+N starts them from the catalog's defaults; editing a field does too."]
@@ -262,8 +265,22 @@ is set where the editor runs, never its value. Set it where you push.
 
     # -- keys --------------------------------------------------------------------------------------------------
 
-    def _apply(self, edits: list[xv.Edit], done: str = "") -> bool:
+    def _service_settings(self) -> dict[str, Any] | None:
+        """This extension's settings as the service held them at the last pull or push, or None."""
+        app_id = self.editor.get(f"apps[{self.app_index}].id", None)
+        app = self.editor.last_read(app_id if isinstance(app_id, str) else None) or {}
+        found = (app.get("extension_settings") or {}).get(self.ext_id)
+        return found if isinstance(found, dict) and found else None
+
+    def _apply(self, edits: list[xv.Edit], done: str = "", *, starting: bool = False) -> bool:
         if not edits:
+            return False
+        if (not starting and self.form is not None and not self.form.has_settings and not self.under
+                and self._service_settings() is not None):
+            # an edit here would start the block from the catalog's defaults, over what the service holds
+            self.notify("The service holds settings for this extension that the draft does not manage: Ctrl+N "
+                        "starts them from the service's values, then edit them.", title="Not changed",
+                        severity="warning", markup=False)
             return False
         outcome = self.editor.apply(edits)
         if not outcome.ok:
@@ -341,9 +358,12 @@ is set where the editor runs, never its value. Set it where you push.
     def action_start(self) -> None:
         if self.form is None or self.form.has_settings or self.form.why_no_form or self.under:
             return
-        if self._apply(xv.start_edits(self.editor.session.data, self.app_index, self.ext_id)):
-            self.notify(f"{self.form.name} settings started from the catalog's defaults: fill in the fields marked "
-                        "!, and set the secrets' variables where you push.", markup=False)
+        service = self._service_settings()
+        if self._apply(xv.start_edits(self.editor.session.data, self.app_index, self.ext_id, service),
+                       starting=True):
+            start = "the service's values (as last read)" if service is not None else "the catalog's defaults"
+            self.notify(f"{self.form.name} settings started from {start}: fill in the fields marked !, and set "
+                        "the secrets' variables where you push.", markup=False)
 
     def action_stop(self) -> None:
         if self.form is None or not self.form.has_settings or self.under:

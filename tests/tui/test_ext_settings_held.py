@@ -1,0 +1,61 @@
+"""An extension whose settings the service holds in a form the draft cannot (kept out of the draft by pull, as
+the service holds them): a second trial flipped one switch in its form, which started the settings from the
+catalog's defaults and planned to replace the service's word list with ``[]``. An edit there is refused with a
+notice; Ctrl+N starts from the service's values, so a switch then changes that switch only."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tenantdeck.sync.remote.pull import pull_target
+from tenantdeck.targets import local_target
+from tests.sync.service_states import hold_extension_settings
+from tests.tui.ext_settings_fixtures import open_form
+from tests.tui.pilot import make_app, settle
+
+HELD = {"dropMessage": 0, "badwords": ["darn", "\x1b[31mred", "[b]x[/b]"]}  # 0 where the model wants false
+
+
+@pytest.fixture
+def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, int]:
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    sandbox = local_target().transport.app  # type: ignore[attr-defined]
+    globex = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Globex Community")
+    hold_extension_settings(sandbox, globex["id"], "profanity-filter", HELD)
+    path = tmp_path / "tenantdeck.yaml"
+    result = pull_target(local_target(), path)
+    assert any("profanity-filter" in n and "kept as the service holds" in n for n in result.notes), result.notes
+    import yaml
+
+    apps = yaml.safe_load(path.read_text(encoding="utf-8"))["apps"]
+    return path, next(i for i, a in enumerate(apps) if a["name"] == "Globex Community")
+
+
+def test_a_switch_in_a_held_form_never_replaces_the_services_settings(pulled: tuple[Path, int]) -> None:
+    path, index = pulled
+    block = f"apps[{index}].extension_settings"
+
+    async def flow() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await open_form(pilot, "profanity-filter", index)
+            assert (app.editor.get(block) or {}).get("profanity-filter") is None
+            text = app.editor.session.text
+            await pilot.press("space")  # the first row: Drop the message
+            await settle(pilot)
+            assert app.editor.session.text == text  # refused: it would have started from the defaults
+            assert any("Ctrl+N starts them from the service's values" in n.message for n in app._notifications)
+            await pilot.press("ctrl+n")
+            await settle(pilot)
+            assert app.editor.get(block)["profanity-filter"] == HELD
+            await pilot.press("space")
+            await settle(pilot)
+            assert app.editor.get(block)["profanity-filter"] == {**HELD, "dropMessage": True}
+
+    asyncio.run(flow())
