@@ -104,10 +104,15 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear()
-        for i, p in enumerate(problems):
-            where = str(p.line or "") if self._in_draft(p) else f"{os.path.basename(p.file)}:{p.line}"
-            table.add_row(where, p.severity.value, Text(shown(p.key_path or "(file)")), Text(shown(p.message)),
-                          key=str(i))
+        from tenantdeck.textsafe import fitted
+        from tenantdeck.tui.widgets.columns import last_column_room
+
+        cells = [(str(p.line or "") if self._in_draft(p) else f"{os.path.basename(p.file)}:{p.line}",
+                  p.severity.value, shown(p.key_path or "(file)")) for p in problems]
+        room = last_column_room(self.size.width or self.app.size.width,  # the cut ends in "…"; the line below
+                                [[h, *(c[k] for c in cells)] for k, h in enumerate(("Line", "Severity", "Key"))])
+        for i, (p, (where, severity, key)) in enumerate(zip(problems, cells, strict=True)):
+            table.add_row(where, severity, Text(key), Text(fitted(shown(p.message), room)), key=str(i))
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         self._problems = problems
