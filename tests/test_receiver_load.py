@@ -171,3 +171,19 @@ async def test_a_client_trickling_its_body_is_answered_408_and_recorded() -> Non
     fine, cut = receiver.deliveries
     assert fine.valid and cut.status == 408 and cut.path == "/slow" and not cut.valid
     assert cut.problems == ("the body did not arrive within 3 s (answered 408); not kept",)
+
+
+async def test_a_declared_length_over_the_limit_is_answered_413_without_waiting_for_the_body() -> None:
+    """A trial's `Content-Length: 99999999999999999999` with no body waited the whole body timeout for a 408; the
+    declared size alone says 413 (the timeout here is longer than the socket's, so waiting would fail the test)."""
+    async with Receiver(port=0, header_timeout=3.0, body_timeout=120.0) as receiver:
+        liar = raw_connect(receiver.url)
+        try:
+            liar.sendall(b"POST /big HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999999999999\r\n\r\n")
+            reply = await asyncio.to_thread(liar.recv, 65536)
+            assert reply.startswith(b"HTTP/1.1 413 "), reply
+        finally:
+            liar.close()
+        await settle(receiver, 1)
+    (cut,) = receiver.deliveries
+    assert cut.status == 413 and cut.path == "/big" and not cut.valid
