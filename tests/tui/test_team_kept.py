@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Static
@@ -39,15 +40,21 @@ def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+async def acme_team(pilot: Any) -> tuple[TeamTab, DataTable[Any]]:
+    """Acme Support's Team tab, opened as a user would: the tab and its table."""
+    app = pilot.app
+    index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
+    await open_tab(pilot, "team", app_index=index)
+    await settle(pilot)
+    tab = app.screen.query_one(TeamTab)
+    return tab, tab.query_one(DataTable)
+
+
 def test_members_kept_verbatim_are_listed_read_only(pulled: Path) -> None:
     async def flow() -> None:
         app = make_app(pulled)
         async with app.run_test(size=(120, 40)) as pilot:
-            index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
-            await open_tab(pilot, "team", app_index=index)
-            await settle(pilot)
-            tab = app.screen.query_one(TeamTab)
-            table = tab.query_one(DataTable)
+            tab, table = await acme_team(pilot)
             rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
             assert rows[0][:2] == ["raj@acme.example", "moderator"]  # the original stays the draft's
             assert ["Raj@acme.example", "admin", KEPT] in rows
@@ -75,11 +82,7 @@ def test_at_80_columns_a_kept_row_is_cut_with_an_ellipsis_and_offers_no_edit_key
     async def flow() -> None:
         app = make_app(pulled)
         async with app.run_test(size=(80, 24)) as pilot:
-            index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
-            await open_tab(pilot, "team", app_index=index)
-            await settle(pilot)
-            tab = app.screen.query_one(TeamTab)
-            table = tab.query_one(DataTable)
+            _, table = await acme_team(pilot)
             table.focus()
             cells = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
             kept = [c for c in cells if c.startswith("kept")]
