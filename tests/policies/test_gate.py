@@ -126,3 +126,30 @@ def test_a_webhook_created_with_no_trigger_is_judged_not_a_crash(fleet: Path) ->
     allow = [arg for rule in RULES for arg in ("--allow-violation", rule)]
     pushed = run("push", "--draft", str(fleet), "--yes", *allow, "--reason", "a test")
     assert pushed.exit_code == exitcodes.OK, pushed.output
+
+
+def test_offline_and_live_notes_name_the_drafts_index(fleet: Path) -> None:  # noqa: F811
+    """A trial: before `r` (offline, the base standing in for the service) the review's policy note said
+    `webhooks[0]` for the draft's `webhooks[1]`; after `r` it said `webhooks[1]`. Both name the draft's index."""
+    import os
+
+    from tenantdeck.policies.gate import gate_for
+    from tenantdeck.sync.remote.engine import plan_draft
+    from tenantdeck.sync.workspace.binding import resolve_for_draft
+
+    hooks = by_name(fleet)["Acme Support"]["webhooks"]
+    assert len(hooks) >= 2 and sorted(h["id"] for h in hooks) != [h["id"] for h in hooks]  # base order differs
+    last = len(hooks) - 1
+    fleet.with_name("d.policies.yaml").write_text(yaml.safe_dump({"format": 1, "policies": [
+        {"name": "hook-names", "select": {"names": ["Acme Support"]},
+         "check": {"field": "webhooks[*].name", "one_of": [h["name"] for h in hooks[:last]]},
+         "message": "not that name"}]}))
+
+    def notes(online: bool) -> list[str]:
+        target = resolve_for_draft(fleet, None) if online else None
+        plan = asyncio.run(plan_draft(fleet, os.environ, text=fleet.read_text(), target=target,
+                                      gate=gate_for(fleet)))
+        return [n.message for n in plan.notes if n.kind == "policy"]
+
+    offline, live = notes(False), notes(True)
+    assert offline == live and len(offline) == 1 and f"(webhooks[{last}].name:" in offline[0], (offline, live)

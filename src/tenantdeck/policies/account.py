@@ -198,7 +198,22 @@ def account_after_push(local: Local, steps: Sequence[Step], now: Mapping[str, Ma
     for key in keys:
         post = after_steps(now.get(key), desired.get(key), by_app.get(key, ()))
         if post is not None:
-            out.append(service_app(post, labels.get(key), presets))
+            out.append(service_app(_in_draft_order(post, desired.get(key)), labels.get(key), presets))
+    return out
+
+
+def _in_draft_order(post: Mapping[str, Any], desired: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``post``'s widgets and webhooks in the draft's order (then any the draft does not name): a rule's note
+    names an item by its index, and the review shows it beside the draft. Offline the base's order stood in (its
+    ids sorted), so a note said `webhooks[0]` for the draft's `webhooks[1]`."""
+    if desired is None:
+        return post
+    out = dict(post)
+    for section in ("widgets", "webhooks"):
+        have, want = post.get(section), desired.get(section)
+        if isinstance(have, Mapping) and isinstance(want, Mapping):
+            ordered = {k: have[k] for k in want if k in have}
+            out[section] = {**ordered, **{k: v for k, v in have.items() if k not in ordered}}
     return out
 
 
