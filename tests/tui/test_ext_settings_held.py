@@ -1,4 +1,5 @@
-"""An extension whose settings the service holds in a form the draft cannot (kept out of the draft by pull, as
+"""What the service holds and the draft cannot (kept out of the draft by pull, as the service holds it), in the
+editor. An extension whose settings the service holds in a form the draft cannot (kept out of the draft by pull, as
 the service holds them): a second trial flipped one switch in its form, which started the settings from the
 catalog's defaults and planned to replace the service's word list with ``[]``. An edit there is refused with a
 notice; Ctrl+N starts from the service's values, so a switch then changes that switch only."""
@@ -57,5 +58,40 @@ def test_a_switch_in_a_held_form_never_replaces_the_services_settings(pulled: tu
             await pilot.press("space")
             await settle(pilot)
             assert app.editor.get(block)["profanity-filter"] == {**HELD, "dropMessage": True}
+
+    asyncio.run(flow())
+
+
+def test_a_held_widget_field_says_the_service_holds_another_value(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second trial read the Style tab's `Primary colour  #03A9F4  default` as the service's colour, which held
+    `red; background:url(...)` (kept out of the draft). The row now says what the service holds, escaped."""
+    from textual.widgets import Static
+
+    from tests.sync.service_states import hold_widget_values
+    from tests.tui.hooks_fixtures import open_tab
+
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    sandbox = local_target().transport.app  # type: ignore[attr-defined]
+    acme = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Acme Support")
+    hold_widget_values(sandbox, acme["id"], {"style": {"primary_color": "[b]red[/b]; \x1b[31m url(x)"}})
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+
+    async def flow() -> None:
+        app = make_app(path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Acme Support")
+            await open_tab(pilot, "style", app_index=index)
+            await settle(pilot)
+            row = app.screen.query_one("#style-primary_color")
+            status = str(row.query_one(".field-status", Static).render())
+            assert "the service holds '[b]red[/b]; \\x1b[31m url(x)'" in status, status
+            assert "\x1b" not in status
+            other = str(app.screen.query_one("#style-background_color").query_one(".field-status", Static).render())
+            assert "the service holds" not in other
 
     asyncio.run(flow())

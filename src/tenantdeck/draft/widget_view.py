@@ -195,6 +195,34 @@ def _colour_adapter() -> Any:
     return TypeAdapter(Colour)
 
 
+def held_fields(last_read: Mapping[str, Any] | None, verbatim: str, widget_id: Any) -> dict[tuple[str, str], Any]:
+    """``(section, key) -> value`` of each field of widget ``widget_id`` that pull kept out of the draft as the
+    service holds it (the base's ``verbatim`` entry, named by the caller: ``sync.types.VERBATIM``, which this layer
+    may not import): the form shows the model's default there, and a row must say the service holds something
+    else (a trial read the default as the service's colour)."""
+    if not isinstance(last_read, Mapping) or not isinstance(widget_id, str):
+        return {}
+    paths = ((last_read.get(verbatim) or {}).get("widgets") or {}).get(widget_id) or ()
+    raw = (last_read.get("widgets") or {}).get(widget_id)
+    out: dict[tuple[str, str], Any] = {}
+    for path in paths:
+        section, _, key = str(path).partition(".")
+        if isinstance(raw, Mapping) and isinstance(raw.get(section), Mapping) and key in raw[section]:
+            out[(section, key)] = raw[section][key]
+    return out
+
+
+def held_note(value: Any) -> str:
+    """The line under a held field's row."""
+    import json
+
+    from tenantdeck.textsafe import shortened
+
+    shown_value = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return (f"the service holds {shortened(shown_value, 60)!r} (kept as it holds it, and sent back unchanged); "
+            "a value written here replaces it")
+
+
 def colour_problem(value: object) -> str | None:
     """Why the models refuse ``value`` as a colour (their own message), or None when it is one."""
     from pydantic import ValidationError

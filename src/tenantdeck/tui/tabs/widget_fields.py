@@ -35,6 +35,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
+from tenantdeck.sync.types import VERBATIM
 from tenantdeck.textsafe import shown
 from tenantdeck.tui import browser_preview
 from tenantdeck.tui.host import UsesEditor
@@ -762,14 +763,20 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         preset = presets.get(extends) if isinstance(extends, str) else None
         context = {"widget": widget, "presets": presets,
                    "extensions": self.editor.get(f"{self.prefix}.extensions", None)}
+        held = {} if self.preset_mode is not None else wv.held_fields(
+            self.editor.last_read(self.editor.get(f"{self.prefix}.id", None)), VERBATIM, widget.get("id"))
         for row in self._rows:
             if self.preset_mode is not None:
                 resolved = wv.resolve_preset(preset, row.section, row.key)
             else:
                 resolved = wv.resolve(widget, preset if isinstance(preset, dict) else None, row.section, row.key)
             problems = tuple((p.severity.value, p.message) for p in by_field.get((row.section, row.key), ()))
-            row.apply(RowState(resolved, root, problems, self.preset_mode is not None,
-                               self.row_note(row, resolved, context)))
+            note = self.row_note(row, resolved, context)
+            own = widget.get(row.section)
+            if (row.section, row.key) in held and not (isinstance(own, dict) and row.key in own):
+                said = f"[$warning]{literal(wv.held_note(held[(row.section, row.key)]))}[/]"  # the service's text
+                note = "\n".join(n for n in (note, said) if n)
+            row.apply(RowState(resolved, root, problems, self.preset_mode is not None, note))
 
     def _refresh_bindings_if_changed(self, widget: dict[str, Any] | None) -> None:
         """Refresh the footer only when what :meth:`check_action` answers can have changed (a widget appeared or
