@@ -10,21 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tenantdeck.sync.remote.pull import pull_target
 from tenantdeck.targets import local_target
 from tenantdeck.tui.screens.pull_screen import PullScreen
 from tests.sync.service_states import hold_app_settings, hold_widget_values
 from tests.tui.pilot import make_app, settle
+from tests.tui.review_fixtures import pulled_draft
 
 
 @pytest.fixture
 def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
-    path = tmp_path / "tenantdeck.yaml"
-    pull_target(local_target(), path)
-    return path
+    return pulled_draft(tmp_path, monkeypatch)
 
 
 def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
