@@ -82,6 +82,7 @@ def _with_held(app: dict[str, Any], canonical: Mapping[str, Any], verbatim: Mapp
     rules judge the service. A second trial saw a brand-colour rule pass over a live widget whose colour broke it,
     and `team.admins` count 0 admins where the service held three."""
     from tenantdeck.models import catalog
+    from tenantdeck.sync.types import value_at
 
     widgets = canonical.get("widgets") if isinstance(canonical.get("widgets"), Mapping) else {}
     for widget_id, paths in (verbatim.get("widgets") or {}).items():
@@ -94,9 +95,7 @@ def _with_held(app: dict[str, Any], canonical: Mapping[str, Any], verbatim: Mapp
             continue
         for path in paths:
             *parents, last = str(path).split(".")
-            value: Any = raw
-            for part in [*parents, last]:
-                value = value.get(part) if isinstance(value, Mapping) else None
+            value = value_at(raw, str(path))
             node = shown
             for part in parents:
                 node = node.setdefault(part, {})

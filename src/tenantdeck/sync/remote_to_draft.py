@@ -38,8 +38,7 @@ from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
 from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
-from tenantdeck.sync.kinds.base import value_at
-from tenantdeck.sync.types import is_unknown
+from tenantdeck.sync.types import is_unknown, value_at
 from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:

@@ -96,15 +96,18 @@ def _held_fields(mine: Mapping[str, Any], theirs: Mapping[str, Any], fields: Map
         left = set(defaulted.get(rid) or ())
         resource = mine[rid]
         for path in paths:
-            if path in left or _at(resource, path) is None:
-                resource = _put(resource, path, _at(theirs[rid], path))
+            if path in left or value_at(resource, path) is None:
+                resource = _put(resource, path, value_at(theirs[rid], path))
         if resource is not mine[rid]:
             out[rid] = resource
     return out
 
 
-def _at(value: Any, path: str) -> Any:
-    for part in path.split("."):
+def value_at(value: Any, path: str) -> Any:
+    """The value at dotted ``path`` inside nested mappings (``fcmCredentials.private_key``), None when any part is
+    missing: the one way kinds, pull, the push's secret reads and the held fields look inside a resource (here, the
+    lowest module of sync, so that :func:`with_verbatim` can use it too; ``kinds.base`` re-exports it)."""
+    for part in path.split(".") if path else ():
         value = value.get(part) if isinstance(value, Mapping) else None
     return value
 

@@ -70,14 +70,6 @@ def flatten(value: Mapping[str, Any], prefix: str = "") -> Leaves:
     return out
 
 
-def value_at(value: Any, path: str) -> Any:
-    """The value at dotted ``path`` inside nested mappings (``fcmCredentials.private_key``), None when any part is
-    missing: the one way kinds, pull and the push's secret reads look inside a resource."""
-    for part in path.split(".") if path else ():
-        value = value.get(part) if isinstance(value, Mapping) else None
-    return value
-
-
 def unflatten(leaves: Mapping[str, Any]) -> dict[str, Any]:
     """The inverse of :func:`flatten` (absent leaves are simply left out)."""
     out: dict[str, Any] = {}

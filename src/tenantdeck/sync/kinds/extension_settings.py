@@ -26,10 +26,9 @@ from tenantdeck.sync.kinds.base import (
     field_path,
     leaf_edit,
     unflatten,
-    value_at,
     with_changes,
 )
-from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown
+from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown, value_at
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft

@@ -19,10 +19,9 @@ from tenantdeck.sync.kinds.base import (
     flatten,
     leaf_edit,
     unflatten,
-    value_at,
     with_changes,
 )
-from tenantdeck.sync.types import ABSENT, DEFAULTED, StepKind, new_key, new_name
+from tenantdeck.sync.types import ABSENT, DEFAULTED, StepKind, new_key, new_name, value_at
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft

@@ -131,7 +131,7 @@ async def _delete_extension_settings(client: ManagementClient, step: Step, app_i
 async def _extension_secret(client: ManagementClient, app_id: str, field: str) -> str | None:
     """These APIs report their secrets in clear, like SMS: ``extension_settings.<ext>.<path...>`` is read from the
     extension's current settings (fingerprinted or sent at once, never stored or shown)."""
-    from tenantdeck.sync.kinds.base import value_at
+    from tenantdeck.sync.types import value_at
 
     _, ext, path = field.split(".", 2)
     value = value_at(await client.get_extension_settings(app_id, ext), path)

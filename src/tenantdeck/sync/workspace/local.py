@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tenantdeck.problems import Problem
 from tenantdeck.sync.compare import Comparison, compare_all
 from tenantdeck.sync.plan import Plan, build_plan
+from tenantdeck.sync.types import app_key_for
 
 if TYPE_CHECKING:
     from tenantdeck.draft import LoadResult
@@ -243,7 +244,7 @@ def settle_conflicts(local: Local, conflicts: Sequence[Conflict], choice: Choice
         keep_mine_in_base(local.workspace, local.base, mine, settled)
     taken = local.take_mine | {c.key for c in unbased}
     if choice.mine_all:  # all of an app with no base: the draft wins everywhere, write-only fields included
-        taken |= {f"{c.key.split('/', 1)[0]}/*" for c in unbased}
+        taken |= {f"{app_key_for(c.app_id, c.app)}/*" for c in unbased}  # the key compare_app looks for
     if settled.draft_changed or settled.base_changed:
         local = reload_local(local, env)
     local.take_mine = taken
