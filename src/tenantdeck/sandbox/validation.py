@@ -153,8 +153,12 @@ def parse_widget(
         raise errors.validation_error({"settings.appId": ["does not match the app in the path"]})
     held = (stored(widget_id) if update and stored is not None and isinstance(widget_id, str) else None) or {}
     kept = _leaves(held)
-    settings, sent_back = _held_values_aside(settings, kept)
-    model = _validate(WidgetSettings, settings, ("settings",))
+    sent_back: dict[str, Any] = {}
+    try:
+        model = WidgetSettings.model_validate(settings)
+    except ValidationError as exc:  # one validation on the common path; a second only when values were set aside
+        settings, sent_back = _held_values_aside(settings, kept, exc)
+        model = _validate(WidgetSettings, settings, ("settings",))  # still refused: the located 422
     doc = _with_leaves(model.model_dump(mode="json", exclude_none=True), sent_back)
     if update and not held:
         return widget_id, doc  # an unknown widget: the store answers 404
@@ -168,18 +172,16 @@ def parse_widget(
     return widget_id, doc
 
 
-def _held_values_aside(settings: dict[str, Any], kept: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``settings`` without the values the model refuses that the widget already holds, and those values by path.
+def _held_values_aside(settings: dict[str, Any], kept: dict[str, Any],
+                       exc: ValidationError) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``settings`` without the values the model refused (``exc``) that the widget already holds, and those values
+    by path.
 
     The real service holds what its dashboard wrote (a colour such as ``red; background:url(...)``); a
     whole-object update sends it back as it is, and must not be refused for it: a trial found that one such value
     made every later change to the widget fail with 422, push after push. A refused value that is new, or a held
     one that was changed, is still refused."""
-    try:
-        WidgetSettings.model_validate(settings)
-        return settings, {}
-    except ValidationError as exc:
-        refused = {".".join(str(p) for p in err.get("loc", ())) for err in exc.errors(include_url=False)}
+    refused = {".".join(str(p) for p in err.get("loc", ())) for err in exc.errors(include_url=False)}
     aside = {path: value for path, value in _leaves(settings).items() if path in refused and path in kept
              and kept[path] == value}
     if not aside:
