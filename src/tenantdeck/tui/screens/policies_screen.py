@@ -18,7 +18,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 from tenantdeck.policies.view import CHECK_WIDTH
-from tenantdeck.textsafe import cell_width, fitted, shown
+from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, PoliciesRead
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 #: how many edits the fix confirmation lists before "and N more"
 SHOWN_EDITS = 200
 #: the fewest cells the Message column is left before the Check column gives way, and the fewest the Check keeps
-MESSAGE_LEAST, CHECK_LEAST = 20, 16
+MESSAGE_LEAST, CHECK_LEAST = 22, 16
 
 
 def _text(value: object) -> Text:
@@ -196,21 +196,18 @@ on an app) are listed below the rules, at their line; the other rules still run.
     def _check_width(self) -> int:
         """The Check column's cells: its usual width, less what the Message column needs to say something (at 80
         columns the message had 7 cells, "no webh…"), never under :data:`CHECK_LEAST`."""
-        from tenantdeck.tui.widgets.columns import PADDING, SCROLLBAR
-
-        others = [["Rule", *(shown(r.name) for r in self._rules)], ["Severity", *(r.severity for r in self._rules)],
-                  ["Apps", *(r.apps_text for r in self._rules)]]
-        used = sum(max(cell_width(cell) for cell in column) for column in others)
-        free = (self.size.width or self.app.size.width) - PADDING * 6 - SCROLLBAR - used  # check + message
-        return max(CHECK_LEAST, min(CHECK_WIDTH, free - MESSAGE_LEAST))
+        both = self._room_beside([""])  # the Check and Message columns together, the Check counted empty
+        return max(CHECK_LEAST, min(CHECK_WIDTH, both - MESSAGE_LEAST))
 
     def _message_room(self) -> int:
         """The cells the Message column has at this width, beside the rule, severity, check and apps columns."""
+        return self._room_beside(["Check", *(shown(r.check_cell) for r in self._rules)])
+
+    def _room_beside(self, check: list[str]) -> int:
         from tenantdeck.tui.widgets.columns import last_column_room
 
         columns = [["Rule", *(shown(r.name) for r in self._rules)], ["Severity", *(r.severity for r in self._rules)],
-                   ["Check", *(shown(r.check_cell) for r in self._rules)],
-                   ["Apps", *(r.apps_text for r in self._rules)]]
+                   check, ["Apps", *(r.apps_text for r in self._rules)]]
         return last_column_room(self.size.width or self.app.size.width, columns)
 
     def _show_detail(self) -> None:
