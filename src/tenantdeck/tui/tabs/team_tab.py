@@ -113,7 +113,8 @@ another only in case) are listed after the draft's, read-only: a push leaves the
             from tenantdeck.tui.widgets.columns import last_column_room
 
             room = last_column_room(self.size.width or self.app.size.width,
-                                    [["Email", *(shown(e) for e, _ in [*members, *kept])], ["Role", "moderator"]])
+                                    [["Email", *(shown(e) for e, _ in [*members, *kept])],
+                                     ["Role", *(shown(r) for _, r in [*members, *kept])]])
         for email, role in kept:  # after the draft's rows: a row index below len(members) is still a draft member
             table.add_row(Text(shown(email)), Text(shown(role)), Text(fitted(KEPT, room)), key=f"kept:{email}")
         if members or kept:
