@@ -4,6 +4,7 @@ data dir) and the path of Acme Support's GIFs toggle, the field they change."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,3 +27,16 @@ def acme_toggle(app: TenantdeckApp) -> str:
     apps = app.editor.get("apps")
     index = next(i for i, a in enumerate(apps) if a["name"] == "Acme Support")
     return f"apps[{index}].widgets[0].main.send_gifs"
+
+
+async def open_pull(pilot: Any) -> Any:
+    """F5 once the app has settled, as a user presses it: the Pull screen, its reading of the service done."""
+    from tenantdeck.tui.screens.pull_screen import PullScreen
+    from tests.tui.pilot import settle
+
+    await settle(pilot, 5)
+    await pilot.press("f5")
+    await settle(pilot, 5)
+    screen = pilot.app.screen
+    assert isinstance(screen, PullScreen) and screen.result is not None
+    return screen

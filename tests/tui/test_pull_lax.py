@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from tenantdeck.targets import local_target
-from tenantdeck.tui.screens.pull_screen import PullScreen
 from tests.sync.service_states import hold_app_settings, hold_widget_values
 from tests.tui.pilot import make_app, settle
-from tests.tui.review_fixtures import pulled_draft
+from tests.tui.review_fixtures import open_pull, pulled_draft
 
 
 @pytest.fixture
@@ -31,11 +30,7 @@ def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
     async def flow() -> None:
         app = make_app(pulled)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot, 5)
-            await pilot.press("f5")
-            await settle(pilot, 5)
-            screen = app.screen
-            assert isinstance(screen, PullScreen) and screen.result is not None
+            screen = await open_pull(pilot)
             table = screen.query_one("DataTable")
             rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
             text = " ".join(rows) + " ".join(screen._full.values())

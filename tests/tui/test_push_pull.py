@@ -18,6 +18,7 @@ from tenantdeck.tui.screens.pull_screen import PullScreen
 from tenantdeck.tui.screens.push_summary import PushSummaryScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
+from tests.tui.review_fixtures import open_pull
 
 BATCH = 12
 
@@ -284,10 +285,7 @@ def test_the_demo_sandbox_has_one_name_in_the_header_and_the_status(pulled: Path
     async def flow() -> None:
         app = TenantdeckApp(pulled)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot, 5)
-            await pilot.press("f5")
-            await settle(pilot, 5)
-            assert isinstance(app.screen, PullScreen) and app.screen.result is not None
+            await open_pull(pilot)
             status = str(app.screen.query_one("#status").render())
             assert app.screen.sub_title == "profile: demo sandbox"
             assert "profile demo sandbox" in status and "local" not in status, status
@@ -413,9 +411,7 @@ def test_a_pull_after_a_push_clears_the_push_line(pulled: Path) -> None:
                     await c.create_app("Made Elsewhere", "in")
 
             await in_thread(lambda: asyncio.run(remote()))
-            await pilot.press("f5")
-            await settle(pilot, 5)
-            assert isinstance(app.screen, PullScreen) and app.screen.result is not None
+            await open_pull(pilot)
             await pilot.press("y")
             await settle(pilot, 5)
             assert app.screen is screen
