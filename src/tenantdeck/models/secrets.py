@@ -148,3 +148,14 @@ def mask(value: str | None) -> str:
         return "(none)"
     name = reference_name(value)
     return f"${{{name}}}" if name else "********"
+
+
+#: the keys of a secret's state as a base snapshot records it (:func:`is_secret_state`)
+SECRET_STATE_KEYS = frozenset({"fingerprint", "ref", "unknown", "unreadable"})
+
+
+def is_secret_state(value: object) -> bool:
+    """A secret's (or a certificate file's) state, one leaf: its fingerprint, an unset ``${VAR}`` (``ref``), a value
+    the service does not report (``unknown``), or a file that cannot be read (``unreadable``). Here, in the models,
+    so that the draft's forms (which may not import the sync engine) tell such a state from a value too."""
+    return isinstance(value, Mapping) and not SECRET_STATE_KEYS.isdisjoint(value)

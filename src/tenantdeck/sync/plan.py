@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tenantdeck.models import Draft
+from tenantdeck.models.secrets import is_secret_state
 from tenantdeck.rules import app_name_breaks_rule
 from tenantdeck.sync.compare import Comparison, change_of, conflicts_of, drift_of
 from tenantdeck.sync.kinds import STEPS, kind, kind_of_step
-from tenantdeck.sync.kinds.base import is_secret_state
 from tenantdeck.sync.placeholders import secret_placeholder
 from tenantdeck.sync.types import ABSENT, AppDiff, Conflict, FieldChange, Leaves, Note, ResourceDiff, Step
 

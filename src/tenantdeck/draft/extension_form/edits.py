@@ -29,7 +29,7 @@ from tenantdeck.models.extension_catalog import (
     Setting,
     sample_value,
 )
-from tenantdeck.models.secrets import derived_secret_name
+from tenantdeck.models.secrets import derived_secret_name, is_secret_state
 
 # -- edits ----------------------------------------------------------------------------------------------------------
 
@@ -94,12 +94,13 @@ def from_service(block: dict[str, Any], ext_id: str, service: Mapping[str, Any] 
 
 
 def _holds_secret_state(value: Any) -> bool:
-    """A secret as the base records it (``{"fingerprint": ...}`` or ``{"unknown": true}``), anywhere in ``value``."""
+    """A secret as the base records it (:func:`~tenantdeck.models.secrets.is_secret_state`), anywhere in
+    ``value``."""
+    if is_secret_state(value):
+        return True
     if isinstance(value, Mapping):
-        return "fingerprint" in value or "unknown" in value or any(_holds_secret_state(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_holds_secret_state(v) for v in value)
-    return False
+        return any(_holds_secret_state(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_secret_state(v) for v in value)
 
 
 def stop_edits(data: Any, app_index: int, ext_id: str) -> list[Edit]:

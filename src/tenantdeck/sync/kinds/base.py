@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from tenantdeck.models.secrets import SECRET_STATE_KEYS as _SECRET_STATE_KEYS
+from tenantdeck.models.secrets import is_secret_state
 from tenantdeck.sync.types import ABSENT, Leaves, StepKind
 
 if TYPE_CHECKING:
@@ -43,13 +45,6 @@ def webhook_index(app: Mapping[str, Any], rid: str) -> int | None:
     return next((n for n, h in enumerate(hooks) if isinstance(h, dict) and str(h.get("id")) == rid), None)
 
 
-def is_secret_state(value: Any) -> bool:
-    """A secret's (or a certificate file's) state, one leaf: its fingerprint, an unset ``${VAR}`` (``ref``), a value
-    the service does not report (``unknown``), or a file that cannot be read (``unreadable``)."""
-    return isinstance(value, Mapping) and not _SECRET_STATE_KEYS.isdisjoint(value)
-
-
-_SECRET_STATE_KEYS = frozenset({"fingerprint", "ref", "unknown", "unreadable"})
 #: values that are leaves by their type alone: :func:`flatten` runs over every field of every compared resource
 #: (70 per widget), and an ABC ``isinstance`` check is several times slower than this set lookup
 _LEAF_TYPES = frozenset({str, bool, int, float, list})

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck.api.models import RemoteApp
-from tenantdeck.sync.kinds.base import Kind, is_secret_state, unflatten
+from tenantdeck.models.secrets import is_secret_state
+from tenantdeck.sync.kinds.base import Kind, unflatten
 from tenantdeck.sync.placeholders import is_placeholder
 from tenantdeck.sync.types import ABSENT, Leaves, RemoteAppBundle, is_unknown
 
