@@ -15,6 +15,7 @@ import yaml
 
 from tenantdeck import exitcodes
 from tests import procs, test_promote_cli
+from tests.loopback import Sandbox
 from tests.sync.test_promote import draft_text
 from tests.sync.test_workspace_lock import HOLDER
 from tests.test_promote_cli import run
@@ -73,7 +74,7 @@ def test_an_unreachable_promotion_target_is_named_and_leaves_no_lock_file(two_ac
     assert run(env, "push", "--profile", "staging", "--yes").exit_code == 0
     (tmp_path / "tenantdeck.targets.yaml").write_text("format: 1\ntargets:\n  production: {}\n")
     url = yaml.safe_load((tmp_path / "config" / "profiles.yaml").read_text())["profiles"]["production"]["base_url"]
-    procs.stop(test_promote_cli.RUNNING.pop("production"))
+    test_promote_cli.RUNNING.pop("production").stop()
     failed = run(env, "promote", "staging", "production", "--yes", "--format", "json")
     assert failed.exit_code == exitcodes.ERROR, failed.stderr
     port = url.rsplit(":", 1)[1]
@@ -85,9 +86,9 @@ def test_an_unreachable_promotion_target_is_named_and_leaves_no_lock_file(two_ac
 def test_sigterm_stops_a_push_with_a_closing_line_and_a_report(tmp_path: Path) -> None:
     """A CI runner's stop (SIGTERM) in the middle of a push: the summary, a line saying how to finish, exit 143,
     and push.json with what was applied; the same command then finishes it."""
-    proc, values = procs.sandbox(tmp_path / "service.sqlite3", "--no-seed", "--latency", "150")
+    served = Sandbox(tmp_path / "service.sqlite3", latency_ms=150)
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")} | values | {
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")} | served.values | {
             "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"), "NO_COLOR": "1",
             "AUDIT_PASSWORD": "pw1"}
         apps = "".join(f"  - name: App {i:02d}\n    region: eu\n" for i in range(12))
@@ -110,7 +111,7 @@ def test_sigterm_stops_a_push_with_a_closing_line_and_a_report(tmp_path: Path) -
                                capture_output=True, text=True, timeout=120, check=False)
         assert again.returncode == exitcodes.OK, again.stderr
     finally:
-        procs.stop(proc)
+        served.stop()
 
 
 def test_a_value_the_service_would_refuse_fails_the_plan_not_the_push(two_accounts: dict[str, str],

@@ -22,6 +22,7 @@ and the sub-packages of one package no circle (:func:`subpackage_circles`).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,7 +93,11 @@ def imported(name: str, path: Path) -> Iterator[str]:
                 yield target
 
 
-GRAPH = {name: set(imported(name, path)) for name, path in MODULES.items()}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Every module's tenantdeck imports, read on first use (not at import: every xdist worker imports this file to
+    collect it, and only the one running these tests needs the ~0.7 s of parsing)."""
+    return {name: set(imported(name, path)) for name, path in MODULES.items()}
 
 
 def layer_of(name: str) -> int:
@@ -113,10 +118,10 @@ def circles() -> list[list[str]]:
     on: set[str] = set()
     found: list[list[str]] = []
     counter = 0
-    for start in sorted(GRAPH):
+    for start in sorted(graph()):
         if start in index:
             continue
-        work = [(start, iter(sorted(GRAPH[start])))]
+        work = [(start, iter(sorted(graph()[start])))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
@@ -130,7 +135,7 @@ def circles() -> list[list[str]]:
                     counter += 1
                     stack.append(child)
                     on.add(child)
-                    work.append((child, iter(sorted(GRAPH[child]))))
+                    work.append((child, iter(sorted(graph()[child]))))
                 elif child in on:
                     low[node] = min(low[node], index[child])
                 continue
@@ -161,23 +166,23 @@ def test_no_import_circle() -> None:
 
 def test_no_import_from_a_lower_layer_to_a_higher_one() -> None:
     upward = [f"{name} ({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})"
-              for name, targets in sorted(GRAPH.items()) for target in sorted(targets)
+              for name, targets in sorted(graph().items()) for target in sorted(targets)
               if layer_of(target) > layer_of(name)]
     assert upward == []
 
 
 def test_the_checks_see_what_they_check() -> None:
     """The reader finds imports in functions and under TYPE_CHECKING, and a circle when there is one."""
-    assert "tenantdeck.tui.screens.app_screen" in GRAPH["tenantdeck.tui.navigation"]  # imported inside a function
-    assert "tenantdeck.tui.editor" in GRAPH["tenantdeck.tui.host"]  # imported under TYPE_CHECKING
-    saved = set(GRAPH["tenantdeck.problems"])
+    assert "tenantdeck.tui.screens.app_screen" in graph()["tenantdeck.tui.navigation"]  # imported inside a function
+    assert "tenantdeck.tui.editor" in graph()["tenantdeck.tui.host"]  # imported under TYPE_CHECKING
+    saved = set(graph()["tenantdeck.problems"])
     try:
-        GRAPH["tenantdeck.problems"].add("tenantdeck.textsafe")
-        GRAPH["tenantdeck.textsafe"].add("tenantdeck.problems")
+        graph()["tenantdeck.problems"].add("tenantdeck.textsafe")
+        graph()["tenantdeck.textsafe"].add("tenantdeck.problems")
         assert ["tenantdeck.problems", "tenantdeck.textsafe"] in circles()
     finally:
-        GRAPH["tenantdeck.problems"] = saved
-        GRAPH["tenantdeck.textsafe"].discard("tenantdeck.problems")
+        graph()["tenantdeck.problems"] = saved
+        graph()["tenantdeck.textsafe"].discard("tenantdeck.problems")
 
 
 def package_of(name: str) -> str:
@@ -206,14 +211,14 @@ def test_every_package_has_a_place() -> None:
 
 def test_packages_import_only_the_packages_below_them() -> None:
     """No package imports a package that imports it: the package-level graph follows :data:`PACKAGES`."""
-    assert upward_package_imports(GRAPH) == []
+    assert upward_package_imports(graph()) == []
 
 
 def test_the_package_check_sees_a_package_circle() -> None:
     """A file of sync importing a file of policies (which imports sync) is found, though no file circle exists."""
-    graph = {name: set(targets) for name, targets in GRAPH.items()}
-    graph["tenantdeck.sync.remote.engine"].add("tenantdeck.policies.checks")
-    assert upward_package_imports(graph) == [
+    edges = {name: set(targets) for name, targets in graph().items()}
+    edges["tenantdeck.sync.remote.engine"].add("tenantdeck.policies.checks")
+    assert upward_package_imports(edges) == [
         "tenantdeck.sync.remote.engine -> tenantdeck.policies.checks (tenantdeck.sync imports tenantdeck.policies, "
         "which comes after it)"]
 
@@ -230,7 +235,7 @@ def subpackage_circles() -> list[list[str]]:
     """Sub-packages of one package that import each other (``sync.workspace`` <-> ``sync.remote``), by a
     transitive closure of the small sub-package graph."""
     edges: dict[str, set[str]] = {}
-    for name, targets in GRAPH.items():
+    for name, targets in graph().items():
         for target in targets:
             a, b = subpackage_of(name), subpackage_of(target)
             if a != b and package_of(a) == package_of(b) and a.count(".") == b.count(".") == 2:
@@ -257,9 +262,9 @@ def test_no_circle_between_subpackages() -> None:
 
 def test_the_subpackage_check_sees_a_circle() -> None:
     """A tab importing a screen again (as the preview imported ``app_screen``) is found as a circle."""
-    saved = set(GRAPH["tenantdeck.tui.tabs.widget_preview"])
+    saved = set(graph()["tenantdeck.tui.tabs.widget_preview"])
     try:
-        GRAPH["tenantdeck.tui.tabs.widget_preview"].add("tenantdeck.tui.screens.app_screen")
+        graph()["tenantdeck.tui.tabs.widget_preview"].add("tenantdeck.tui.screens.app_screen")
         assert subpackage_circles() == [["tenantdeck.tui.screens", "tenantdeck.tui.tabs"]]
     finally:
-        GRAPH["tenantdeck.tui.tabs.widget_preview"] = saved
+        graph()["tenantdeck.tui.tabs.widget_preview"] = saved

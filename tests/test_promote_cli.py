@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
-from tests import procs
+from tests.loopback import Sandbox
 from tests.sync.test_promote import draft_text
 from tests.test_json_output import check_head
 
@@ -26,8 +26,8 @@ def two_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
     """Two empty sandboxes, and the environment of a user whose profiles.yaml names them."""
     for name in ("TENANTDECK_BASE_URL", "TENANTDECK_KEY", "TENANTDECK_SECRET", "TENANTDECK_PROFILE"):
         monkeypatch.delenv(name, raising=False)
-    staging, s_values = procs.sandbox(tmp_path / "staging.sqlite3", "--no-seed")
-    production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed")
+    staging, production = Sandbox(tmp_path / "staging.sqlite3"), Sandbox(tmp_path / "production.sqlite3")
+    s_values, p_values = staging.values, production.values
     RUNNING.update(staging=staging, production=production)
     try:
         config = tmp_path / "config"
@@ -43,8 +43,8 @@ def two_accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[di
         monkeypatch.chdir(tmp_path)
         yield env
     finally:
-        for proc in RUNNING.values():
-            procs.stop(proc)
+        for served in RUNNING.values():
+            served.stop()
         RUNNING.clear()
 
 

@@ -12,6 +12,7 @@ import yaml
 
 from tenantdeck import exitcodes
 from tests import test_promote_cli
+from tests.loopback import Sandbox
 from tests.sync.test_promote import draft_text
 from tests.test_promote_cli import run
 
@@ -142,16 +143,13 @@ def stored_webhook(db: Path, webhook_id: str) -> dict[str, Any]:
 
 def restart_with_key(env: dict[str, str], tmp_path: Path, name: str, key: str) -> Any:
     """Stop sandbox ``name`` and serve its database again at the same address with another key (a rotation)."""
-    from tests import procs
-
     url = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"][name][
         "base_url"]
-    procs.stop(test_promote_cli.RUNNING[name])
-    port = url.rsplit(":", 1)[1]
-    proc, values = procs.sandbox(tmp_path / f"{name}.sqlite3", "--no-seed", "--port", port, "--key", key)
-    assert values["TENANTDECK_BASE_URL"] == url, values
-    test_promote_cli.RUNNING[name] = proc
-    return proc
+    test_promote_cli.RUNNING[name].stop()
+    served = Sandbox(tmp_path / f"{name}.sqlite3", port=int(url.rsplit(":", 1)[1]), key=key)
+    assert served.values["TENANTDECK_BASE_URL"] == url, served.values
+    test_promote_cli.RUNNING[name] = served
+    return served
 
 
 def test_a_wrong_key_is_refused_credentials_and_a_rotated_one_is_recorded(two_accounts: dict[str, str],
@@ -347,12 +345,9 @@ def test_a_rotated_secret_reads_the_bases_fingerprints_as_unknown_not_as_will_ro
     lock = tmp_path / "tenantdeck.production.lock.json"
     url = yaml.safe_load((Path(env["TENANTDECK_CONFIG_DIR"]) / "profiles.yaml").read_text())["profiles"][
         "production"]["base_url"]
-    from tests import procs
-
-    procs.stop(test_promote_cli.RUNNING["production"])
-    proc, _ = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed", "--port", url.rsplit(":", 1)[1],
-                                 "--key", env["P_KEY"], "--secret", "rotated-secret")
-    test_promote_cli.RUNNING["production"] = proc
+    test_promote_cli.RUNNING["production"].stop()
+    test_promote_cli.RUNNING["production"] = Sandbox(tmp_path / "production.sqlite3", port=int(url.rsplit(":", 1)[1]),
+                                                     key=env["P_KEY"], secret="rotated-secret")
     env = {**env, "P_SECRET": "rotated-secret"}
     import shutil
 

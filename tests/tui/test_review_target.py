@@ -126,7 +126,7 @@ def test_push_from_the_review_to_a_target_records_its_ids_in_the_targets_file(
     from click.testing import CliRunner
 
     from tenantdeck.cli import cli
-    from tests import procs
+    from tests.loopback import Sandbox
     from tests.sync.test_promote import draft_text
 
     for key, value in env(tmp_path).items():
@@ -138,7 +138,8 @@ def test_push_from_the_review_to_a_target_records_its_ids_in_the_targets_file(
     draft.write_text(draft_text())
     pushed = CliRunner().invoke(cli, ["push", "--draft", str(draft), "--profile", "local", "--yes"])
     assert pushed.exit_code == 0, pushed.stderr
-    proc, values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed")
+    production = Sandbox(tmp_path / "production.sqlite3")
+    values = production.values
     try:
         monkeypatch.setenv("P_KEY", values["TENANTDECK_KEY"])
         monkeypatch.setenv("P_SECRET", values["TENANTDECK_SECRET"])
@@ -174,4 +175,4 @@ def test_push_from_the_review_to_a_target_records_its_ids_in_the_targets_file(
         assert "id: " in targets.read_text()
         assert (tmp_path / "tenantdeck.production.lock.json").is_file()
     finally:
-        procs.stop(proc)
+        production.stop()
