@@ -24,8 +24,8 @@ document can say, so a schema-valid body may rightly get a 422.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -37,22 +37,50 @@ from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 from tenantdeck.sandbox.app import create_app
 from tenantdeck.sandbox.store import Store
 
-_DB_DIR = Path(tempfile.mkdtemp(prefix="tenantdeck-schemathesis-"))
-APP = create_app(_DB_DIR / "sandbox.sqlite3", key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, rng_seed=0)
-schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
+#: what the runs on real apps write to: one app each, made with the sandbox (see :func:`sandbox`)
+REAL_APPS = ("team", "settings", "extensions")
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, str]]:
+    """The seeded sandbox every run of this file calls, and the ids of its three apps for the real-app runs (their
+    own, so the seeded apps stay as seeded for the general run).
+
+    Built by a fixture, not at import: every xdist worker imports this file to collect it, and the schemas below
+    are lazy (``schemathesis.pytest.from_fixture``) for the same reason. Parametrized at import, schemathesis drew
+    the examples and coverage cases of all 200 operations in every worker before its first test, ~5.5 s of CPU
+    each; now only the worker that runs a test draws its cases.
+    """
+    db = tmp_path_factory.mktemp("schemathesis") / "sandbox.sqlite3"
+    app = create_app(db, key=DEFAULT_KEY, secret=DEFAULT_SECRET, seed=True, rng_seed=0)
+    store = Store(db)
+    try:
+        ids = {name: store.create_app(f"Schemathesis {name}", "us", "3")["id"] for name in REAL_APPS}
+    finally:
+        store.close()
+    return app, ids
+
+
+@pytest.fixture(scope="module")
+def sandbox_schema(sandbox: tuple[Any, dict[str, str]]) -> schemathesis.BaseSchema:
+    return schemathesis.openapi.from_asgi("/openapi.json", sandbox[0])
+
+
+@pytest.fixture
+def real_apps(sandbox: tuple[Any, dict[str, str]]) -> dict[str, str]:
+    return sandbox[1]
+
+
+schema = schemathesis.pytest.from_fixture("sandbox_schema")
 AUTH = {"key": DEFAULT_KEY, "secret": DEFAULT_SECRET}
+#: every extension's settings operations (93 of the document's 114), run in two tests so no one test holds a
+#: worker for long; the rest of the document is a third
+EXTENSION_SETTINGS = r"/extensions/[^/]+/v1/"
 TEAM_POST = schema.include(path="/apps/{appId}/collaborators", method="POST")
 SETTINGS_WRITES = schema.include(path="/apps/{appId}/settings", method=["POST", "DELETE"])
-EXTENSION_WRITES = schema.include(
-    path_regex=r"^/apps/\{appId\}/extensions/[^/]+/v1/(settings|upload-certificate-p12|upload-certificate-p8)$",
-    method=["POST", "PUT"],
-)
-#: A real app for the team run (its own, so the seeded apps' teams stay as seeded for the general run).
-_STORE = Store(_DB_DIR / "sandbox.sqlite3")
-TEAM_APP_ID: str = _STORE.create_app("Schemathesis team", "us", "3")["id"]
-SETTINGS_APP_ID: str = _STORE.create_app("Schemathesis settings", "us", "3")["id"]
-EXTENSIONS_APP_ID: str = _STORE.create_app("Schemathesis extensions", "us", "3")["id"]
-_STORE.close()
+#: every extension's settings writes and both certificate uploads
+EXTENSION_WRITE_PATHS = r"^/apps/\{appId\}/extensions/[^/]+/v1/(settings|upload-certificate-p12|upload-certificate-p8)$"
+EXTENSION_WRITES = schema.include(path_regex=EXTENSION_WRITE_PATHS, method=["POST", "PUT"])
 
 #: ``TENANTDECK_HYPOTHESIS=long`` (nightly, docs/ci.md) fuzzes each operation ten times as far as the default.
 LONG = os.environ.get("TENANTDECK_HYPOTHESIS") == "long"
@@ -69,16 +97,46 @@ def fuzzed(quick: int) -> int:
     return quick * 10 if LONG else quick
 
 
-@schema.parametrize()
-@settings(
+#: the general run's settings: a few fuzzed cases per operation, on top of its examples and coverage cases
+GENERAL = settings(
     max_examples=fuzzed(4),
     deadline=None,
     derandomize=True,
     database=None,  # no replay of examples saved by earlier runs: the same cases every time
     suppress_health_check=list(HealthCheck),
 )
-def test_sandbox_honours_its_openapi_document(case: schemathesis.Case) -> None:
+
+
+def honours_the_document(case: schemathesis.Case) -> None:
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
+
+
+@schema.exclude(path_regex=EXTENSION_SETTINGS).parametrize()
+@GENERAL
+def test_sandbox_honours_its_openapi_document(case: schemathesis.Case) -> None:
+    honours_the_document(case)
+
+
+@schema.include(path_regex=EXTENSION_SETTINGS, method=["POST", "PUT"]).parametrize()
+@GENERAL
+def test_sandbox_honours_its_openapi_document_on_extension_settings_writes(case: schemathesis.Case) -> None:
+    honours_the_document(case)
+
+
+@schema.include(path_regex=EXTENSION_SETTINGS, method=["GET", "DELETE"]).parametrize()
+@GENERAL
+def test_sandbox_honours_its_openapi_document_on_extension_settings_reads_and_deletes(case: schemathesis.Case) -> None:
+    honours_the_document(case)
+
+
+def test_the_general_run_covers_every_operation(sandbox_schema: schemathesis.BaseSchema) -> None:
+    """The three tests above split the document by path and method; together they must be all of it."""
+    import re
+
+    operations = [op.ok() for op in sandbox_schema.get_all_operations()]
+    settings_ops = [op for op in operations if re.search(EXTENSION_SETTINGS, op.path)]
+    assert len(operations) > 100 and len(settings_ops) > 80
+    assert {op.method.upper() for op in settings_ops} <= {"POST", "PUT", "GET", "DELETE"}
 
 
 #: the runs on a real app: fixed examples (derandomized), no deadline, every health check off (the body is the point)
@@ -86,15 +144,15 @@ ON_A_REAL_APP = settings(max_examples=fuzzed(15), deadline=None, derandomize=Tru
                          suppress_health_check=list(HealthCheck))
 
 
-def test_the_team_post_is_in_the_document() -> None:
+def test_the_team_post_is_in_the_document(sandbox_schema: schemathesis.BaseSchema) -> None:
     """The general run covers every operation of the document; this one must be among them."""
-    operation = schema["/apps/{appId}/collaborators"]["POST"]
+    operation = sandbox_schema["/apps/{appId}/collaborators"]["POST"]
     assert operation.definition.raw["operationId"] == "add-collaborator"
 
 
 @TEAM_POST.parametrize()
 @ON_A_REAL_APP
-def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
+def test_team_post_on_a_real_app(case: schemathesis.Case, real_apps: dict[str, str]) -> None:
     # As for the settings writes below: a case negative only in its path or headers is valid once the real app id
     # and the credentials replace them, and would be "accepted negative data"; it is dropped. Which examples reach
     # here depended on what ran before in the process (a flake seen under xdist).
@@ -102,19 +160,19 @@ def test_team_post_on_a_real_app(case: schemathesis.Case) -> None:
         case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
     ):
         reject()
-    case.path_parameters = {**(case.path_parameters or {}), "appId": TEAM_APP_ID}
+    case.path_parameters = {**(case.path_parameters or {}), "appId": real_apps["team"]}
     case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
 
 
-def test_the_settings_writes_are_in_the_document() -> None:
-    operations = schema["/apps/{appId}/settings"]
+def test_the_settings_writes_are_in_the_document(sandbox_schema: schemathesis.BaseSchema) -> None:
+    operations = sandbox_schema["/apps/{appId}/settings"]
     assert operations["POST"].definition.raw["operationId"] == "map-settings"
     assert operations["DELETE"].definition.raw["operationId"] == "unmap-settings"
 
 
 @SETTINGS_WRITES.parametrize()
 @ON_A_REAL_APP
-def test_settings_writes_on_a_real_app(case: schemathesis.Case) -> None:
+def test_settings_writes_on_a_real_app(case: schemathesis.Case, real_apps: dict[str, str]) -> None:
     # The real app id and the credentials replace what was generated for the path and headers, so a case made
     # invalid only there has become a valid request: it is dropped (the general run covers bad ids and headers).
     # What is exercised here is the body, on an app that exists.
@@ -122,14 +180,15 @@ def test_settings_writes_on_a_real_app(case: schemathesis.Case) -> None:
         case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
     ):
         reject()
-    case.path_parameters = {**(case.path_parameters or {}), "appId": SETTINGS_APP_ID}
+    case.path_parameters = {**(case.path_parameters or {}), "appId": real_apps["settings"]}
     response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
     assert response.status_code < 500
 
 
-def test_the_extension_writes_are_in_the_document() -> None:
+def test_the_extension_writes_are_in_the_document(sandbox_schema: schemathesis.BaseSchema) -> None:
     """The run below covers every generated extension write and both uploads (and so cannot pass on nothing)."""
-    ids = {op.ok().definition.raw["operationId"] for op in EXTENSION_WRITES.get_all_operations()}
+    writes = sandbox_schema.include(path_regex=EXTENSION_WRITE_PATHS, method=["POST", "PUT"])
+    ids = {op.ok().definition.raw["operationId"] for op in writes.get_all_operations()}
     assert {"store-settings-gifs-giphy", "store-or-update-settings-data-masking", "update-settings-stickers",
             "store-settings-sms-notification", "upload-push-notification-certificate-p12",
             "upload-push-notification-certificate-p8"} <= ids
@@ -139,12 +198,12 @@ def test_the_extension_writes_are_in_the_document() -> None:
 @EXTENSION_WRITES.parametrize()
 @settings(max_examples=fuzzed(3), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
-def test_extension_writes_on_a_real_app(case: schemathesis.Case) -> None:
+def test_extension_writes_on_a_real_app(case: schemathesis.Case, real_apps: dict[str, str]) -> None:
     if case.meta is not None and any(
         case.meta.is_negative_at(where) for where in (ParameterLocation.PATH, ParameterLocation.HEADER)
     ):
         reject()  # as for the settings writes: the body is what this run exercises
-    case.path_parameters = {**(case.path_parameters or {}), "appId": EXTENSIONS_APP_ID}
+    case.path_parameters = {**(case.path_parameters or {}), "appId": real_apps["extensions"]}
     response = case.call_and_validate(headers=AUTH, excluded_checks=[positive_data_acceptance])
     assert response.status_code < 500
 
@@ -156,39 +215,34 @@ _VENDOR_DOC = (Path(__file__).resolve().parents[2].parent
                / "shared/reference/vendor-openapi/management-apis-extensions.json")
 
 
-def _vendor_schema() -> schemathesis.BaseSchema | None:
+@pytest.fixture(scope="module")
+def vendor_schema(sandbox: tuple[Any, dict[str, str]]) -> schemathesis.BaseSchema:
     """The vendor's document, pointed at the sandbox: its extension-settings and certificate operations only (the
     deprecated moderation list is not served), on the app of its own."""
     import json
 
     if not _VENDOR_DOC.is_file():
-        return None
+        pytest.skip(f"the vendor OpenAPI is not at {_VENDOR_DOC}")
     doc = json.loads(_VENDOR_DOC.read_text(encoding="utf-8"))
     doc["servers"] = [{"url": "/"}]
     doc["paths"] = {p: item for p, item in doc["paths"].items() if "/extensions/" in p}
     loaded = schemathesis.openapi.from_dict(doc)
-    loaded.app = APP
+    loaded.app = sandbox[0]
     return loaded
 
 
-VENDOR = _vendor_schema()
-
-
-@pytest.mark.skipif(VENDOR is None, reason=f"the vendor OpenAPI is not at {_VENDOR_DOC}")
-def test_the_vendor_document_has_the_new_paths() -> None:
-    assert VENDOR is not None
-    ids = {op.ok().definition.raw["operationId"] for op in VENDOR.get_all_operations()}
+def test_the_vendor_document_has_the_new_paths(vendor_schema: schemathesis.BaseSchema) -> None:
+    ids = {op.ok().definition.raw["operationId"] for op in vendor_schema.get_all_operations()}
     assert {"store-settings-gifs-giphy", "store-or-update-settings-data-masking", "adds-settings-profanity-filter",
             "upload-push-notification-certificate-p8", "query-push-notification-certificates"} <= ids
 
 
-if VENDOR is not None:
-    @VENDOR.parametrize()
-    @settings(max_examples=fuzzed(2), deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
-    def test_the_vendors_own_schema_never_gets_a_server_error(case: schemathesis.Case) -> None:
-        """Requests generated from the vendor's document (its odd schemas included: stickers without a settings
-        level, email's undeclared required fields) on a real app: the sandbox may refuse them, never fail."""
-        case.path_parameters = {**(case.path_parameters or {}), "appId": EXTENSIONS_APP_ID}
-        response = case.call(headers=AUTH)
-        assert response.status_code < 500, (case.method, case.path, response.status_code, response.text[:300])
+@schemathesis.pytest.from_fixture("vendor_schema").parametrize()
+@settings(max_examples=fuzzed(2), deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+def test_the_vendors_own_schema_never_gets_a_server_error(case: schemathesis.Case, real_apps: dict[str, str]) -> None:
+    """Requests generated from the vendor's document (its odd schemas included: stickers without a settings
+    level, email's undeclared required fields) on a real app: the sandbox may refuse them, never fail."""
+    case.path_parameters = {**(case.path_parameters or {}), "appId": real_apps["extensions"]}
+    response = case.call(headers=AUTH)
+    assert response.status_code < 500, (case.method, case.path, response.status_code, response.text[:300])
