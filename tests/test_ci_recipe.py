@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests import procs
+from tests.loopback import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "ci.md"
@@ -79,6 +79,11 @@ def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
                            capture_output=True, text=True, check=True, timeout=60).stdout.strip()
     assert where.startswith(str(site)), where  # the installed package, not the source tree
     assert (bin_dir / "tenantdeck").is_file()
+    # every file of the package, whichever kind was installed (each story runs from one kind only)
+    source = ROOT / "src" / "tenantdeck"
+    shipped = {p.relative_to(source) for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    landed = {p.relative_to(site / "tenantdeck") for p in (site / "tenantdeck").rglob("*") if p.is_file()}
+    assert shipped - landed == set(), f"{kind} lacks {sorted(map(str, shipped - landed))[:10]}"
     return bin_dir
 
 
@@ -145,11 +150,15 @@ def dashboard_sets(values: dict[str, str], app_id: str, widget_id: str, settings
     asyncio.run(write())
 
 
+# Each story runs from one kind of install, so both kinds run a whole story: the two stories share every command
+# that matters to packaging (pull, validate, plan, push, promote), and running each story twice (once per kind)
+# cost ~13 s of CPU for no line the other story does not run. What a kind ships is tests/test_packaging.py's.
+@pytest.mark.parametrize("installed", ["wheel"], indirect=True)
 def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards(tmp_path: Path,
                                                                                 installed: Path) -> None:
-    proc, values = procs.sandbox(tmp_path / "service.sqlite3")
-    production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed", "--key", "prod-key",
-                                         "--secret", "prod-secret")
+    service = Sandbox(tmp_path / "service.sqlite3", seed=True)
+    production = Sandbox(tmp_path / "production.sqlite3", key="prod-key", secret="prod-secret")
+    values, p_values = service.values, production.values
     try:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
         bin_dir = str(installed)
@@ -222,8 +231,8 @@ def test_pull_request_then_merge_pushes_only_the_change_and_keeps_the_dashboards
 
         promote_the_pulled_account(values, p_values, fresh, admin, admin_env)
     finally:
-        procs.stop(proc)
-        procs.stop(production)
+        service.stop()
+        production.stop()
 
 
 def promote_the_pulled_account(values: dict[str, str], p_values: dict[str, str], fresh: Any, admin: Path,
@@ -261,6 +270,7 @@ def promote_the_pulled_account(values: dict[str, str], p_values: dict[str, str],
                if secret.startswith("value-of-"))
 
 
+@pytest.mark.parametrize("installed", ["sdist"], indirect=True)
 def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(tmp_path: Path,
                                                                                installed: Path) -> None:
     """docs/ci.md's promotion blocks from fresh clones, two sandboxes as two accounts: production already has the
@@ -269,8 +279,8 @@ def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(t
     after the next change on staging, the usual step promotes it and commits."""
     from tests.sync.test_promote import draft_text
 
-    staging, s_values = procs.sandbox(tmp_path / "staging.sqlite3", "--no-seed")
-    production, p_values = procs.sandbox(tmp_path / "production.sqlite3", "--no-seed")
+    staging, production = Sandbox(tmp_path / "staging.sqlite3"), Sandbox(tmp_path / "production.sqlite3")
+    s_values, p_values = staging.values, production.values
     try:
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
         env = base_env | {
@@ -341,5 +351,5 @@ def test_promotion_steps_first_into_an_account_that_has_the_apps_then_as_usual(t
         log = git("log", "--format=%s", "origin/main", cwd=job, env=job_env)
         assert log.splitlines()[0] == "tenantdeck: production after promotion [skip ci]"
     finally:
-        procs.stop(staging)
-        procs.stop(production)
+        staging.stop()
+        production.stop()
