@@ -13,8 +13,11 @@ time (docs/benchmarks.md, "The suite"), so fewer examples would buy little and c
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 # caches (parse cache, theme verdicts) of tests that do not choose their own: never the user's ~/.cache
@@ -25,3 +28,56 @@ settings.register_profile("dev", deadline=None)
 settings.register_profile("long", max_examples=1000, deadline=None, print_blob=True)
 settings.load_profile("long" if os.environ.get("TENANTDECK_HYPOTHESIS") == "long" else "ci" if os.environ.get("CI")
                       else "dev")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before xdist starts its workers, write pytest's cache of rewritten test modules, in parallel, once.
+
+    Every worker collects the whole suite, and pytest rewrites the asserts of each test module it imports (~8 s of
+    CPU for this suite) unless its cache (``__pycache__/*-pytest-*.pyc``) is fresh. In a fresh clone it is not, and
+    the workers start together, so each of the 4 rewrote every module: 32 s of CPU before the first test on a
+    2-core machine. Rewritten here once, across the cores, the workers read the cache. Where pytest's internals
+    differ from what this expects, it does nothing and the workers rewrite as before (only slower).
+    """
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return  # an xdist worker, or a run without workers
+    if sys.dont_write_bytecode or config.getoption("assertmode") != "rewrite":
+        return  # pytest would not read (or write) the cache either
+    try:
+        import multiprocessing
+
+        from _pytest.assertion import rewrite
+        stale = [path for path in _test_modules(Path(__file__).parent)
+                 if rewrite._read_pyc(path, _cached(path, rewrite)) is None]
+        context = multiprocessing.get_context("fork")
+    except (ImportError, AttributeError, ValueError):
+        return
+    if len(stale) < 8:
+        return  # not worth the processes
+    with context.Pool(os.cpu_count() or 1) as pool:
+        for _ in pool.imap_unordered(_rewrite, sorted(stale, key=lambda p: -p.stat().st_size)):
+            pass
+
+
+def _test_modules(root: Path) -> list[Path]:
+    return [path for path in root.rglob("*.py")
+            if "__pycache__" not in path.parts and (path.name.startswith("test_") or path.name == "conftest.py")]
+
+
+def _cached(path: Path, rewrite: object) -> Path:
+    """Where pytest keeps ``path`` rewritten (``AssertionRewritingHook.exec_module``'s name for it)."""
+    return rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)  # type: ignore[attr-defined]
+
+
+def _rewrite(path: Path) -> None:
+    """Rewrite one module as pytest's import hook does (no assertion-pass hook: this suite sets none) and write its
+    cache atomically, as the hook does (a worker reading it sees the old file or the whole new one)."""
+    from _pytest.assertion import rewrite
+
+    stat, code = rewrite._rewrite_test(path, None)  # type: ignore[arg-type]
+    target = _cached(path, rewrite)
+    target.parent.mkdir(exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}")
+    with open(partial, "wb") as out:
+        rewrite._write_pyc_fp(out, stat, code)
+    os.replace(partial, target)
