@@ -205,7 +205,7 @@ class _Record:
     """Records every request (method, path, query, JSON body) and answers 401 without the key/secret headers.
 
     A plain ASGI middleware: Starlette's ``@app.middleware("http")`` (``BaseHTTPMiddleware``) doubled the server's
-    CPU per request, and test_real_service_shapes pulls thousands of requests.
+    CPU per request, and test_real_service_shapes sends it thousands of requests.
     """
 
     def __init__(self, app: Any, service: FixtureService) -> None:
