@@ -18,10 +18,11 @@ $(STAMP): pyproject.toml $(LOCK)
 run: $(STAMP)
 	$(BIN)/tenantdeck edit --demo
 
-# In parallel (pytest-xdist) and in random order (pytest-randomly prints the seed to replay). Two workers per core:
-# with one per core each worker used ~40% of its core (loopback servers, real processes, the editor's idle waits);
-# on 2 cores, 4 workers took 7 min 9 s where 2 took 11 min 12 s (docs/benchmarks.md, "The suite").
-WORKERS ?= $(shell echo $$(( 2 * $$(nproc 2>/dev/null || echo 1) )))
+# In parallel (pytest-xdist) and in random order (pytest-randomly prints the seed to replay). Three workers per
+# core: a worker waits on loopback servers, real processes and the editor's idle frames, so with 4 workers on 2
+# cores the cores were busy 85% of the test phase, with 6 96% (4 min 16 s against 4 min 24-48 s from a fresh
+# clone; docs/benchmarks.md, "The suite"). More workers cost more only in collection, which every worker repeats.
+WORKERS ?= $(shell echo $$(( 3 * $$(nproc 2>/dev/null || echo 1) )))
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(WORKERS)
 
