@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tenantdeck import exitcodes
@@ -67,6 +68,7 @@ def test_no_yes_and_a_held_lock_are_refusals_in_the_report(two_accounts: dict[st
     assert refusal["kind"] == "locked" and f"pid {holder.pid}" in refusal["summary"]
 
 
+@pytest.mark.slow
 def test_an_unreachable_promotion_target_is_named_and_leaves_no_lock_file(two_accounts: dict[str, str],
                                                                           tmp_path: Path) -> None:
     env = two_accounts

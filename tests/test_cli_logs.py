@@ -61,6 +61,7 @@ def test_verbose_says_each_retry_of_a_throttled_request() -> None:
     assert retries and all(line.startswith("info: ") and "HTTP " in line for line in retries)
 
 
+@pytest.mark.slow
 def test_an_unreachable_host_is_not_silence() -> None:
     """Each failed connection is said as it is retried, with the attempt, the limit and the request timeout."""
     env = {"TENANTDECK_KEY": "k-1234", "TENANTDECK_SECRET": "s-5678"}

@@ -11,6 +11,7 @@ import pytest
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_run_demo_goes_from_sample_to_a_pushed_change_and_back_in_sync(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TENANTDECK_")}
     env |= {"TENANTDECK_DATA_DIR": str(tmp_path / "data"), "TENANTDECK_CONFIG_DIR": str(tmp_path / "config")}
@@ -32,6 +33,7 @@ def test_run_demo_goes_from_sample_to_a_pushed_change_and_back_in_sync(tmp_path:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_run_demo_works_whatever_the_users_sandbox_holds(tmp_path: Path) -> None:
     """The user emptied (or filled with duplicates) their local sandbox: `make run` still works, and leaves it be."""
     from tenantdeck.sandbox.reset import reset_database

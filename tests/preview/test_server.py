@@ -100,6 +100,7 @@ def test_every_edit_is_pushed_to_an_open_stream(server: PreviewServer) -> None:
         assert "outline:3px" not in str(next(stream)["doc"])
 
 
+@pytest.mark.slow
 def test_a_draft_that_cannot_be_read_keeps_the_last_page_with_a_note(server: PreviewServer, draft: Path) -> None:
     with httpx.stream("GET", server.url + "events", timeout=30) as response:
         stream = updates(response)

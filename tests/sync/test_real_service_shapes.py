@@ -107,18 +107,17 @@ def pulled_many_here(pulled_many: tuple[Path, Any], served_many: tuple[FixtureSe
     return data
 
 
-def test_two_pages_of_apps_without_meta_all_arrive(served_many: tuple[FixtureService, str],
-                                                     pulled_many: tuple[Path, Any],
-                                                     pulled_many_here: dict[str, Any]) -> None:
+@pytest.mark.slow
+def test_two_pages_of_apps_without_meta_all_arrive_and_a_diff_after_the_pull_exits_0(
+        served_many: tuple[FixtureService, str], pulled_many: tuple[Path, Any], pulled_many_here: dict[str, Any],
+        tmp_path: Path) -> None:
+    """Every app of both pages is pulled, and a diff over both pages right after finds nothing (a diff that missed a
+    page would plan the missing apps). One test: the pull is ~6 s of CPU, and xdist hands adjacent tests to
+    different workers, each of which made the module's pull again."""
     assert len(pulled_many_here["apps"]) == APPS
     assert {a["id"] for a in pulled_many_here["apps"]} == {a["id"] for a in served_many[0].apps}
     pages = [query.get("page") for method, path, query, _ in pulled_many[1] if method == "GET" and path == "/apps"]
     assert pages == ["1", "2"]  # 100, 1: a short page ends the listing
-
-
-def test_diff_right_after_pull_exits_0(served_many: tuple[FixtureService, str], pulled_many_here: dict[str, Any],
-                                       tmp_path: Path) -> None:
-    """Over both pages: a diff that missed a page would plan the missing apps."""
     result = run(served_many, tmp_path, "diff")
     assert result.exit_code == exitcodes.OK, result.output
     assert "No changes" in result.stdout and "unknown" not in result.stdout

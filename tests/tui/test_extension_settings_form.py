@@ -9,6 +9,7 @@ import html
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
@@ -51,6 +52,7 @@ def screen_text(pilot: Pilot[Any]) -> str:
     return html.unescape(pilot.app.export_screenshot()).replace("\xa0", " ")
 
 
+@pytest.mark.slow
 def test_edit_each_kind_of_field_and_undo(ext_draft: Path) -> None:
     async def flow() -> None:
         app = make_app(ext_draft)

@@ -236,6 +236,7 @@ async def _typed_as(path: Path, start: list[str], keys: list[str], *, at_once: b
         return _where(app)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=st.sampled_from([[], ["enter"]]), opener=st.sampled_from(OPENERS),
        after=st.lists(st.sampled_from(FOLLOWERS), min_size=1, max_size=3))

@@ -435,6 +435,7 @@ def part_two_keys() -> list[str]:
 PART_TWO_KEYS = frozenset({"enter", "space", "escape", "tab", "f2", "f6", "pagedown", "down", "ctrl+z", "ctrl+y"})
 
 
+@pytest.mark.slow
 def test_the_tutorials_second_part_is_what_the_app_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Extension settings, team, app settings, review and push, then the policies loop: each key as the tutorial
     says, what it says checked, and each save changing only what was pointed at."""

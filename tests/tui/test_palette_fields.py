@@ -64,6 +64,7 @@ async def test_palette_jumps_to_an_app_setting_the_team_and_an_extension_setting
         assert isinstance(app.screen, ExtensionSettingsForm) and "Profanity filter" in app.screen.title
 
 
+@pytest.mark.slow
 async def test_every_field_entry_lands_in_its_tab(draft: Path) -> None:
     """Every entry the palette offers for an app (Main toggles aside: their own tests) opens the tab that holds it
     with the focus inside that tab, or the extension's settings form for an extension's setting.

@@ -50,6 +50,7 @@ def screen_text(app: TenantdeckApp) -> str:
                      for row in table.rows)
 
 
+@pytest.mark.slow
 def test_the_tutorial_is_what_the_app_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tenantdeck.cli.edit_cmd import _demo_draft
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, Static
 
 from tenantdeck.tui.tabs.webhook_form import TriggerList, WebhookForm
@@ -24,6 +25,7 @@ def message(form: WebhookForm, key: str) -> str:
     return str(box.render()) if box.display else ""
 
 
+@pytest.mark.slow
 def test_add_a_webhook_with_a_bad_url_fix_it_and_save(draft_path: Path) -> None:
     async def flow() -> None:
         app = make_app(draft_path)
