@@ -94,3 +94,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     shuffled list the same way, as xdist requires.
     """
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Move everything alive at the end of the run out of the garbage collector's reach (``gc.freeze``).
+
+    After the last hook, pytest collects garbage five times over (to report exceptions raised in finalizers), then
+    the interpreter once more as it exits: each a full pass over a worker's whole heap (every module, model and
+    cache a worker built in four minutes). Measured from a fresh clone, the last worker's last test to the end of the
+    run took 9 s; with this, 0.5 s. Objects left alive then are not finalized one by one at exit, which changes
+    nothing a test checks (every test's own fixtures have been torn down before this hook).
+    """
+    import gc
+
+    gc.freeze()
