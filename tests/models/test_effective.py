@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tenantdeck.models import catalog
@@ -28,6 +28,9 @@ LAYER = st.one_of(st.fixed_dictionaries({}, optional={s: SECTION for s in SECTIO
 
 
 @given(LAYER, LAYER, st.booleans())
+# found by a random run: a key the preset names empty, given its value by the widget, kept the preset's place in the
+# rule's order but went last in the merge's
+@example({"sidebar": {"not_a_catalog_key": 1}}, {"sidebar": {"not_a_catalog_key": None, "user_settings": 1}}, True)
 def test_the_merge_gives_what_the_rule_gives_for_every_key(widget: Any, preset: Any, extends: bool) -> None:
     if extends and isinstance(widget, dict):
         widget = {**widget, "extends": "p"}

@@ -128,9 +128,17 @@ def effective_sections(widget: Any, preset: Any, *, defaults: bool = True) -> di
             merged.update(DEFAULTS[section])
             for key in _LIST_DEFAULTS[section]:
                 merged[key] = list(merged[key])
+        held = False  # a key named with no value yet: kept in place, as effective_section orders keys
         for layer in (section_of(preset, section), section_of(widget, section)):
             for key, value in layer.items():
                 if value is not None:
                     merged[str(key)] = value
-        out[section] = merged
+                elif str(key) not in merged:
+                    merged[str(key)] = _NAMED
+                    held = True
+        out[section] = {k: v for k, v in merged.items() if v is not _NAMED} if held else merged
     return out
+
+
+#: a key a layer names with an empty value: its place in the order, until a later layer gives it a value
+_NAMED: Final = object()
