@@ -109,3 +109,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import gc
 
     gc.freeze()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The order's seed at the end of every run, ``-q`` or not: pytest-randomly says it only in the header, which
+    the quiet mode this project runs in (``addopts = -q``) leaves out, and a failing order is replayed with it."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.pluginmanager.hasplugin("randomly"):
+        terminalreporter.write_line(f"Test order: pytest-randomly seed {seed}; --randomly-seed={seed} replays it")
