@@ -22,13 +22,11 @@ run: $(STAMP)
 # core: a worker waits on loopback servers, real processes and the editor's idle frames, so with 4 workers on 2
 # cores the cores were busy 85% of the test phase, with 6 96% (4 min 16 s against 4 min 24-48 s from a fresh
 # clone; docs/benchmarks.md, "The suite"). More workers cost more only in collection, which every worker repeats.
-# One test at a time to each worker as it asks (--dist loadgroup): xdist's default sends each worker a run of ~100
-# consecutive tests first, so the slow tests, which tests/conftest.py puts first, all went to one worker. Tests
-# marked with the same xdist_group (files sharing a per-process build: the policy fleet, the schemathesis sandbox,
-# the import graph) go to one worker together, and first, so that build is made once.
+# One test at a time to each worker as it asks (--maxschedchunk 1): xdist's default sends each worker a run of ~100
+# consecutive tests first, so the slow tests, which tests/conftest.py puts first, all went to one worker.
 WORKERS ?= $(shell echo $$(( 3 * $$(nproc 2>/dev/null || echo 1) )))
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1
 
 # Re-resolve the newest releases pyproject.toml allows, in a scratch venv, and pin them in $(LOCK). Run the suite
 # after it (`make test`) and commit the lock with the fixes it needed.

@@ -26,11 +26,7 @@ import functools
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 import tenantdeck
-
-pytestmark = pytest.mark.xdist_group("layers")
 
 ROOT = Path(tenantdeck.__file__).parent
 

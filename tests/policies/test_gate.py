@@ -10,13 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tenantdeck import exitcodes
 from tests.policies.test_policy_fleet import RULES, app_index, edit, fleet, run  # noqa: F401 (fleet: a fixture)
-
-pytestmark = pytest.mark.xdist_group("fleet")
 
 
 def by_name(draft: Path) -> dict[str, dict[str, Any]]:

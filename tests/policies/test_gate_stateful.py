@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
@@ -26,8 +25,6 @@ from tenantdeck.sync.remote.engine import PushRefused, PushRequest, plan_draft, 
 from tenantdeck.sync.settle import Choice
 from tests.policies.test_policy_fleet import recipes
 from tests.sync.helpers_push import client_for, make_sandbox, run_pull, run_push, target_for
-
-pytestmark = pytest.mark.xdist_group("fleet")
 
 RULES = ("profanity-filter-on", "https-webhooks", "brand-colour", "two-admins", "gold-tier-settings")
 APPS = ("Acme Support", "Globex Community", "Initech Field Chat")

@@ -20,8 +20,6 @@ from tenantdeck.cli import cli
 from tenantdeck.draft.session import DraftSession
 from tests.workspaces import copy_workspace
 
-pytestmark = pytest.mark.xdist_group("fleet")
-
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ["profanity-filter-on", "https-webhooks", "brand-colour", "two-admins", "sms-needs-a-provider",
          "gold-tier-settings"]

@@ -9,7 +9,6 @@ import difflib
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,8 +18,6 @@ from tenantdeck.draft.session import DraftSession
 from tenantdeck.textsafe import shown
 from tests.policies import test_policy_fleet as recipes_test
 from tests.policies.test_policy_fleet import app_index, edit, run
-
-pytestmark = pytest.mark.xdist_group("fleet")
 
 fleet = recipes_test.fleet  # the recipes' account, pushed and compliant (three gold apps, one set of settings)
 

@@ -37,9 +37,8 @@ from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 from tenantdeck.sandbox.app import create_app
 from tenantdeck.sandbox.store import Store
 
-#: tens of seconds of generated requests: started first, all on one worker, which builds the sandbox once
-#: (tests/conftest.py)
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("schemathesis")]
+#: tens of seconds of generated requests: started first (tests/conftest.py)
+pytestmark = pytest.mark.slow
 
 #: what the runs on real apps write to: one app each, made with the sandbox (see :func:`sandbox`)
 REAL_APPS = ("team", "settings", "extensions")

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.policies.test_policy_fleet import app_index, edit, fleet, run  # noqa: F401 (fleet: a fixture)
-
-pytestmark = pytest.mark.xdist_group("fleet")
 
 LONG = "a" * 5000 + "!"
 
