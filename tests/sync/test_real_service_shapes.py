@@ -1,7 +1,7 @@
 """Issue 8: the commands against a server answering exactly like the vendor's OpenAPI examples (real HTTP, loopback).
 
-The fixture (``openapi_fixture``) lists apps with no ``meta`` (101 for the listing's pagination, pulled once per
-module and copied into each test that needs them; three for the shapes of one app's webhook and widget), answers
+The fixture (``openapi_fixture``) lists apps with no ``meta`` (101 for the listing's pagination, pulled and diffed
+by one test; three for the shapes of one app's webhook and widget), answers
 webhooks without their write-only fields, and holds the example webhook ``test_webhook201`` (an id outside the
 documented rule) with Basic Auth and retries switched on where nobody can see them.
 """
@@ -23,7 +23,6 @@ from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
 from tests.sync.openapi_fixture import HIDDEN, WIDGETS_EXAMPLE, FixtureService, apps, create_fixture_app
-from tests.workspaces import copy_workspace
 
 #: the pagination account: two pages of the client's 100 (100, 1): a full page is followed, a short one ends the
 #: listing. It was 250, then 201 (three pages): a pull of them (29 requests an app) and the diff after it were the
@@ -42,7 +41,7 @@ def serving(count: int) -> Iterator[tuple[FixtureService, str]]:
         yield service, url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def served_many() -> Iterator[tuple[FixtureService, str]]:
     """101 apps: only the listing's pagination needs them (a pull of them is ~2,900 requests)."""
     with serving(APPS) as served:
@@ -86,37 +85,19 @@ def pulled(served: tuple[FixtureService, str], service: FixtureService, tmp_path
     return data
 
 
-@pytest.fixture(scope="module")
-def pulled_many(served_many: tuple[FixtureService, str],
-                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, str, dict[str, str], Any]]]:
-    """One pull of the 101 apps per module: its workspace (draft, base, data dir) and the requests it sent."""
-    folder = tmp_path_factory.mktemp("pulled-many")
-    svc = reset(served_many[0])
-    result = run(served_many, folder, "pull")
-    assert result.exit_code == 0, result.output
-    return folder, list(svc.requests)
-
-
-@pytest.fixture
-def pulled_many_here(pulled_many: tuple[Path, Any], served_many: tuple[FixtureService, str],
-                     tmp_path: Path) -> dict[str, Any]:
-    """A copy of the module's 101-app pull in this test's own folder, the service as it was then."""
-    copy_workspace(pulled_many[0], tmp_path)
-    reset(served_many[0])
-    data: dict[str, Any] = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
-    return data
-
-
 @pytest.mark.slow
 def test_two_pages_of_apps_without_meta_all_arrive_and_a_diff_after_the_pull_exits_0(
-        served_many: tuple[FixtureService, str], pulled_many: tuple[Path, Any], pulled_many_here: dict[str, Any],
-        tmp_path: Path) -> None:
+        served_many: tuple[FixtureService, str], tmp_path: Path) -> None:
     """Every app of both pages is pulled, and a diff over both pages right after finds nothing (a diff that missed a
-    page would plan the missing apps). One test: the pull is ~6 s of CPU, and xdist hands adjacent tests to
-    different workers, each of which made the module's pull again."""
-    assert len(pulled_many_here["apps"]) == APPS
-    assert {a["id"] for a in pulled_many_here["apps"]} == {a["id"] for a in served_many[0].apps}
-    pages = [query.get("page") for method, path, query, _ in pulled_many[1] if method == "GET" and path == "/apps"]
+    page would plan the missing apps). One test, with its own server: the pull is ~6 s of CPU, and xdist hands
+    adjacent tests to different workers, each of which made a module-wide pull again."""
+    service = served_many[0]
+    pulled = run(served_many, tmp_path, "pull")
+    assert pulled.exit_code == 0, pulled.output
+    data: dict[str, Any] = yaml.safe_load((tmp_path / "tenantdeck.yaml").read_text())
+    assert len(data["apps"]) == APPS
+    assert {a["id"] for a in data["apps"]} == {a["id"] for a in service.apps}
+    pages = [query.get("page") for method, path, query, _ in service.requests if method == "GET" and path == "/apps"]
     assert pages == ["1", "2"]  # 100, 1: a short page ends the listing
     result = run(served_many, tmp_path, "diff")
     assert result.exit_code == exitcodes.OK, result.output
