@@ -131,10 +131,11 @@ def effective_sections(widget: Any, preset: Any, *, defaults: bool = True) -> di
         held = False  # a key named with no value yet: kept in place, as effective_section orders keys
         for layer in (section_of(preset, section), section_of(widget, section)):
             for key, value in layer.items():
+                name = str(key)
                 if value is not None:
-                    merged[str(key)] = value
-                elif str(key) not in merged:
-                    merged[str(key)] = _NAMED
+                    merged[name] = value
+                elif name not in merged:
+                    merged[name] = _NAMED
                     held = True
         out[section] = {k: v for k, v in merged.items() if v is not _NAMED} if held else merged
     return out
