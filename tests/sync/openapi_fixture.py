@@ -17,8 +17,10 @@ request so tests can see exactly what a client sent. Not from the OpenAPI (which
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -215,9 +217,6 @@ class _Record:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        import json
-        from urllib.parse import parse_qsl
-
         received, raw, more = [], b"", True
         while more:
             message = await receive()
