@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tenantdeck.sync.compare as compare_module
+from tenantdeck.draft.load import load_text
 from tenantdeck.draft.session import DraftSession
 from tenantdeck.models import App, Draft, catalog
 from tenantdeck.sync.compare import compare_app
@@ -118,6 +119,12 @@ def check_against_slow_path(editor: Editor, tmp_path: Path) -> None:
         [(p.path, p.message, p.line) for p in fresh_session.problems]
     states = editor.compute_app_states()
     assert states == AppStates(editor.path).compute(session.data, env=os.environ)
+    # what the review plans from (DraftSession.load_result): load_text's answer, nothing read again
+    loaded, fresh = session.load_result(), load_text(session.text, session.file)
+    assert loaded is not None and loaded.doc.text == session.text
+    assert (loaded.ok, loaded.draft) == (fresh.ok, fresh.draft)
+    assert sorted((p.path, p.message) for p in loaded.problems if p.is_error) == \
+        sorted((p.path, p.message) for p in fresh.problems if p.is_error)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

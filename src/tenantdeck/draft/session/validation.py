@@ -22,6 +22,7 @@ from tenantdeck.problems import PathPart, Problem, sort_problems
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+    from tenantdeck.draft.load import LoadResult
     from tenantdeck.draft.session.history import DataOp, Entry
     from tenantdeck.models import App, WidgetSettings
     from tenantdeck.rules import KeptChecks, WidgetChecker
@@ -146,6 +147,31 @@ class ValidationMixin:
             if not self.validated or self.read_only:
                 return None
             return list(self._app_objs), dict(self._preset_objs)
+
+    def load_result(self) -> LoadResult | None:
+        """The draft as :func:`tenantdeck.draft.load.load_text` reads :attr:`text`, from what this session has
+        already validated: its models and its problems (F8's list), nothing parsed or validated again. None before
+        the first validation or when read-only (the caller then loads the text).
+
+        What the editor's review plans from: parsing and validating 1,000 apps again took ~575 ms of an 860 ms plan.
+        The draft is ``None`` when a model did not validate (the problems then hold the errors), as ``load_text``'s.
+        The document has no data (placing a problem composes its text): the session's data changes under later
+        edits, while the text and models returned do not."""
+        from tenantdeck.draft.load import DraftDocument, LoadResult
+        from tenantdeck.models import Draft
+
+        with self._lock:
+            models = self.validated_models()
+            if models is None:
+                return None
+            apps, presets = models
+            complete = (not self._root.model and all(app is not None for app in apps)
+                        and all(not scope.model for scope in self._presets.values()))
+            draft = None
+            if complete:
+                draft = Draft.model_construct(format=self.data.get("format"), presets=presets, apps=apps)
+                draft._source = Path(self.path)  # certificate paths are relative to the draft's folder
+            return LoadResult(draft, self.problems, DraftDocument(self.file, self.text))
 
     def recheck(self, path: PathLike) -> list[Problem]:
         """Validate again the app or preset that holds ``path`` (the whole draft for a top-level path) and return

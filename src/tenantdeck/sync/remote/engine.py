@@ -65,6 +65,7 @@ from tenantdeck.sync.workspace.local import (
 from tenantdeck.sync.workspace.state import unwritable
 
 if TYPE_CHECKING:
+    from tenantdeck.draft.load import LoadResult
     from tenantdeck.sync.types import Note
     from tenantdeck.targets import Target
 
@@ -384,17 +385,19 @@ def without_base(plan: Plan, local: Local) -> list[str]:
 async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = None, target: Target | None = None,
                      allow_delete: bool = False, concurrency: int = 16,
                      client_options: Mapping[str, Any] | None = None,
-                     profile: str | None = None, gate: Gate | None = None) -> Plan | PushRefused:
+                     profile: str | None = None, gate: Gate | None = None,
+                     loaded: LoadResult | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
     Read-only: nothing is written, not even the base (a push records what both sides agree on). The draft is read
     as the target's profile sees it (``profile`` offline): its section of the targets file, if any. ``gate``: the
-    fleet policies whose notes the plan carries (:func:`tenantdeck.policies.gate.gate_for`).
+    fleet policies whose notes the plan carries (:func:`tenantdeck.policies.gate.gate_for`). ``loaded``: ``text``
+    as the editor's session validated it (:func:`~tenantdeck.sync.workspace.local.load_local`).
     """
     try:
         local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
-                           profile=target.name if target is not None else profile)
+                           profile=target.name if target is not None else profile, loaded=loaded)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:  # offline: the base snapshot stands in for the service, for the rules as for the comparison

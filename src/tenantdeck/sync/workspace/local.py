@@ -89,6 +89,7 @@ class Local:
 def load_local(
     path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
     text: str | None = None, key: bytes | None = None, profile: str | None = None,
+    loaded: LoadResult | None = None,
 ) -> Local:
     """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
 
@@ -96,6 +97,8 @@ def load_local(
     ``Local.in_sync`` instead of ``Local.apps`` and their base files are not read.
     ``text``: the draft as an editor holds it (unsaved edits included); the file at ``path`` is then not read, and
     ``path`` only names the draft and its workspace.
+    ``loaded``: that text as an editor's session already validated it (``DraftSession.load_result``), used instead
+    of parsing and validating it again; ignored when the draft is loaded as a target sees it (``profile`` below).
     ``key``: the target's fingerprint key, the workspace's if it has none yet (see ``Workspace.secret_key``).
     ``profile``: the target's profile; when the draft's targets file has a section for it, the draft is loaded as
     that target sees it (its ids and overrides, its own workspace: :func:`load_view`).
@@ -114,7 +117,10 @@ def load_local(
     from tenantdeck.sync.workspace.state import Workspace, check_workspace
 
     env = os.environ if env is None else env
-    result = load_draft(path) if text is None else load_text(text, file=os.fspath(path))
+    if loaded is not None:
+        result = loaded
+    else:
+        result = load_draft(path) if text is None else load_text(text, file=os.fspath(path))
     if not result.ok:
         raise DraftInvalid(result.problems)
     workspace = Workspace(path)

@@ -256,7 +256,11 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
                 from tenantdeck.sync.workspace.binding import resolve_for_draft
 
                 target = resolve_for_draft(self.editor.path, self.editor.profile)
-            result = asyncio.run(plan_draft(self.editor.path, os.environ, text=self.editor.session.text,
+            # the session's validated models and problems, not its text parsed and validated again (~575 ms of
+            # an 860 ms plan at 1,000 apps); the text of that same moment
+            loaded = self.editor.session.load_result()
+            text = loaded.doc.text if loaded is not None else self.editor.session.text
+            result = asyncio.run(plan_draft(self.editor.path, os.environ, text=text, loaded=loaded,
                                             target=target, allow_delete=self.allow_delete,
                                             client_options=self.client_options(), profile=self.editor.profile,
                                             gate=gate_for(self.editor.path)))
