@@ -126,3 +126,29 @@ async def test_a_palette_jump_then_escape_leaves_no_footer_behind(draft: Path) -
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, AppsScreen)
+
+
+async def test_a_closed_screen_is_let_go(draft: Path) -> None:
+    """Every screen closed is freed: one kept alive keeps every widget and line cache it drew, and each full
+    collection then walks them all (at 1,000 apps those collections grew to 300 ms, inside whatever key came next).
+    Two keepers were found: a pool thread that ran a screen's worker (the review's plan) kept that worker in its
+    context, and the installed help screen kept the screen it was last shown over."""
+    import weakref
+
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
+
+    app = make_app(draft)
+    closed: list[weakref.ref[Any]] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for keys in (("enter", "2", "f1"), ("enter", "f6"), ("f6",), ("f8",), ("f5",), ("P",), ("enter", "ctrl+p")):
+            for key in keys:
+                await pilot.press(key)
+                await settle(pilot)
+                closed.extend(weakref.ref(s) for s in app.screen_stack[1:] if not isinstance(s, HelpScreen))
+            while not isinstance(app.screen, AppsScreen):
+                await pilot.press("escape")
+                await settle(pilot)
+        gc.collect()
+        alive = sorted({type(s).__name__ for ref in closed if (s := ref()) is not None})
+        assert not alive, f"closed and still alive: {alive}"

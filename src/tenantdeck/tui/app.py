@@ -133,9 +133,10 @@ class TenantdeckApp(App[None]):
         return AppsScreen()
 
     def on_mount(self) -> None:
-        from tenantdeck.tui import appearance
+        from tenantdeck.tui import appearance, worker_pool
 
         self._ui_thread = _current_thread_id()
+        worker_pool.install(asyncio.get_running_loop())  # a closed screen is not kept alive by a pool thread
         self._retitle()
         self.appearance_themes = appearance.setup(self)  # themes, remembered theme, keymap (tui/appearance.py)
         if self.editor.loaded:

@@ -97,6 +97,18 @@ class HelpScreen(ModalScreen[None]):
         app.install_screen(help_screen, name)
         return help_screen
 
+    def on_screen_suspend(self) -> None:
+        """Let go of the screen it was shown over, which an installed help screen otherwise kept alive for the
+        rest of the session (a closed App screen, all its tabs composed) in two places: its drawing of that screen
+        as its background, kept until it is drawn again (a refresh drops it), and the context of its update timer's
+        task, where Textual's compositor leaves the list of screens it drew over. The timer is stopped; Textual
+        starts a new one, in a context of its own, when the help is shown again."""
+        self.refresh()
+        timer = self._Screen__update_timer  # type: ignore[attr-defined]  # Textual's own, created on first use
+        if timer is not None:
+            timer.stop()
+            self._Screen__update_timer = None
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Markdown(self.text)
