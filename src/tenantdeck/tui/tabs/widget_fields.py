@@ -220,7 +220,10 @@ widget (`override`); `r` takes the override back (the preset's value applies aga
         label = self.label + (" *" if self.required else "")
         default = state.resolved.default
         head = f"{box} {literal(label)}"
-        width = self.content_region.width or 80
+        # its own size, not ``content_region``: that asks the screen's compositor, which rebuilds its map of every
+        # widget when a layout is pending, and ``show`` renders each row as a tab is composed (5% of a tab's first
+        # showing went there)
+        width = (self.outer_size.width - self.styles.gutter.width) or 80
         for detail in (True, False):
             meta = "  ".join(p for p in (
                 f"[dim]default {fmt(default)}[/]" if default is not None else "[dim]no default[/]",
