@@ -17,6 +17,9 @@ key, same pilot, same size) is measured in the same run: the ratio to it is what
 
     .venv/bin/python bench/tui_navigation.py [--apps 10 1000] [--rounds 5] [--only open tab2 ...]
 
+The full (generation 2) garbage collections made during each size's run are counted and timed: one landing inside
+a key's interval is part of that key's figure.
+
 Targets (issue 36): first frame <= 50 ms; settled <= 150 ms at 10 apps, <= 200 ms at 1,000. Exit 1 when one is
 missed.
 """
@@ -27,6 +30,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
+import gc
 import os
 import platform
 import statistics
@@ -181,6 +185,28 @@ async def bare(rounds: int) -> list[tuple[float, float]]:
     return out
 
 
+class FullCollections:
+    """Durations of the garbage collector's full (generation 2) collections while installed: each one stops the
+    app, and one landing inside a key's interval is part of that key's figure."""
+
+    def __init__(self) -> None:
+        self.durations: list[float] = []
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.durations.append(time.perf_counter() - self._start)
+
+    def line(self) -> str:
+        d = self.durations
+        return (f"{len(d)} full collections, {sum(d) * 1000:.0f} ms in all, the longest "
+                f"{max(d, default=0) * 1000:.0f} ms")
+
+
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:6.0f}"
 
@@ -191,6 +217,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     results: dict[int, dict[str, list[tuple[float, float]]]] = {}
+    collections: dict[int, FullCollections] = {}
     with tempfile.TemporaryDirectory(prefix="tenantdeck-bench-") as tmp_name:
         tmp = Path(tmp_name)
         os.environ["TENANTDECK_CONFIG_DIR"] = str(tmp / "config")
@@ -202,7 +229,12 @@ def main() -> None:
             folder.mkdir()
             path = folder / "tenantdeck.yaml"
             path.write_text(build_mixed_draft_text(n), encoding="utf-8")
-            results[n] = asyncio.run(measure(path, n, args.rounds))
+            collections[n] = FullCollections()
+            gc.callbacks.append(collections[n])
+            try:
+                results[n] = asyncio.run(measure(path, n, args.rounds))
+            finally:
+                gc.callbacks.remove(collections[n])
     base = statistics.median(f for f, _ in floor)
     print(f"tui_navigation {dt.date.today()} {platform.machine()} Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, {args.rounds} rounds, {SIZE[0]}x{SIZE[1]} headless, load average "
@@ -228,6 +260,8 @@ def main() -> None:
         print(f"  {name:<34}" + " ".join(cells))
     print(f"  targets: first <= {FIRST_TARGET * 1000:.0f} ms; settled <= "
           + ", ".join(f"{v * 1000:.0f} ms at {k} apps" for k, v in SETTLED_TARGET.items()))
+    for n in args.apps:
+        print(f"  {n} apps: {collections[n].line()} during the run")
     print(f"  missed: {len(missed)}" + (f" ({'; '.join(missed)})" if missed else ""))
     sys.exit(1 if missed else 0)
 

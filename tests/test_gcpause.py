@@ -45,3 +45,28 @@ def test_a_collector_disabled_before_stays_disabled_and_an_error_ends_the_pause(
     except KeyError:
         pass
     assert gc.isenabled()
+
+
+def test_full_collections_are_put_off_and_made_when_due() -> None:
+    """The editor's idle collection (tenantdeck.gcpause.collect_if_due): made only when Python's default would have
+    made one by now, never inside a paused bulk operation, and the thresholds come back as they were."""
+    from tenantdeck.gcpause import RARE_FULL, collect_if_due, collect_rarely, restore_thresholds
+
+    before = gc.get_threshold()
+    kept = collect_rarely()
+    try:
+        assert kept == before and gc.get_threshold()[2] == max(before[2], RARE_FULL)
+        gc.collect()
+        assert not collect_if_due()  # nothing young since
+        young = before[0] * (before[1] + 1) * 12  # allocations enough for a dozen second-generation collections
+        junk: list[object] = []
+        for _ in range(young):
+            junk.append([])
+        assert gc.get_count()[2] >= 10
+        with paused_gc():
+            assert not collect_if_due()
+        assert collect_if_due()
+        assert gc.get_count()[2] == 0
+    finally:
+        restore_thresholds(kept)
+    assert gc.get_threshold() == before

@@ -16,6 +16,9 @@ yet every full collection walked it again. Opening a tab makes a few thousand wi
 set off a full collection now and then, which then walked the 1,000 apps too: that is why a tab's first showing
 took longer with more apps (issue 36: 0.85 of the sidebar tab's 1.3 s of collection at 1,000 apps on a loaded
 machine was the one full collection).
+
+:func:`collect_rarely` and :func:`collect_if_due` are the third: the full collections that remain come when the user
+is idle, not inside a key.
 """
 
 from __future__ import annotations
@@ -60,3 +63,34 @@ def let_go_long_lived() -> None:
     """Undo :func:`keep_long_lived` when the editor closes (``gc.unfreeze``): in a process that goes on (a test
     suite, an embedding program) the editor's screens and draft are then collected like any garbage."""
     gc.unfreeze()
+
+
+#: young (second-generation) collections before Python starts a full one by itself; its default is 10. With the
+#: draft frozen (:func:`keep_long_lived`), Python's other condition (the objects new since the last full collection
+#: are a quarter of what it kept) is met by nearly every tab or screen composed: one bench run of the editor at
+#: 1,000 apps (``bench/tui_navigation.py``) made 77 full collections of 100-400 ms, 13.4 s in all, each landing
+#: inside whatever key came next. At 100 the same run made 8 (3.4 s); the editor makes the rest while nobody
+#: types (:func:`collect_if_due`).
+RARE_FULL = 100
+
+
+def collect_rarely() -> tuple[int, int, int]:
+    """Full collections only after :data:`RARE_FULL` young ones; returns the thresholds to restore."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], max(before[2], RARE_FULL))
+    return before
+
+
+def restore_thresholds(thresholds: tuple[int, int, int]) -> None:
+    gc.set_threshold(*thresholds)
+
+
+def collect_if_due(young: int = 10) -> bool:
+    """A full collection now, if Python's default would have made one by now (``young`` second-generation
+    collections since the last full one) and no bulk operation has paused the collector: what an editor calls when
+    its user is idle, so the pause falls between keys instead of in one. True when it collected."""
+    with _lock:
+        if _depth or not gc.isenabled() or gc.get_count()[2] < young:
+            return False
+    gc.collect()
+    return True

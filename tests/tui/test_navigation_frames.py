@@ -4,6 +4,7 @@ underlined in the tab bar already shows its content and its footer; F1's help is
 from __future__ import annotations
 
 import gc
+import time
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +153,28 @@ async def test_a_closed_screen_is_let_go(draft: Path) -> None:
         gc.collect()
         alive = sorted({type(s).__name__ for ref in closed if (s := ref()) is not None})
         assert not alive, f"closed and still alive: {alive}"
+
+
+async def test_full_collections_wait_for_the_user_to_be_idle(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The editor puts full collections off while keys come (tenantdeck.gcpause.collect_rarely) and asks for the
+    one due only once nobody has typed for IDLE_AFTER; on leaving, the thresholds are as before."""
+    import tenantdeck.tui.app as app_module
+
+    before = gc.get_threshold()
+    app = make_app(draft)
+    since_input: list[float] = []
+    monkeypatch.setattr(app_module, "IDLE_AFTER", 0.2)
+    monkeypatch.setattr(app_module, "collect_if_due",
+                        lambda: since_input.append(time.monotonic() - app._last_input) or False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert gc.get_threshold()[2] >= 100
+        for _ in range(6):  # a key every 0.1 s
+            await pilot.press("down")
+            await pilot.pause(0.1)
+        for _ in range(50):
+            if since_input:
+                break
+            await pilot.pause(0.1)
+    assert since_input and min(since_input) >= 0.2  # asked, and never sooner than IDLE_AFTER after a key
+    assert gc.get_threshold() == before
