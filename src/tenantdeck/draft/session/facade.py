@@ -188,6 +188,13 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         """The undo steps, oldest first (tests look at what the last step recorded)."""
         return self._history.undo
 
+    def snapshot(self) -> tuple[int, Any]:
+        """(:attr:`version`, a deep copy of :attr:`data`), taken together under the session's lock: what a worker
+        reads while the user may go on editing. Meant to be called in the worker: at 1,000 apps the copy is 40-60 ms,
+        which the Problems and Pull screens paid before their first frame when they copied on the UI thread."""
+        with self._lock:
+            return self.version, copy.deepcopy(self.data)
+
     def get(self, path: PathLike, default: Any = MISSING) -> Any:
         """A copy of the value at ``path`` (``PathNotFound`` when it is not there and no default is given)."""
         with self._lock:

@@ -6,11 +6,10 @@ and ``e`` to fix it in ``$EDITOR``: the file is reloaded when the editor exits.
 
 from __future__ import annotations
 
-import copy
 import os
 import shlex
 import subprocess
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -83,13 +82,17 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
             return
         if not hasattr(self, "_problems"):
             self._show(session.problems, checking=True)
-        self.check_all(session.version, copy.deepcopy(session.data), session.problems)
+        self.check_all()
 
     @work(thread=True, exclusive=True, group="problems", exit_on_error=False)
-    def check_all(self, version: int, data: Any, own: list[Problem]) -> None:
+    def check_all(self) -> None:
         from tenantdeck.policies.draft_problems import all_problems
 
         session = self.editor.session
+        version, data = session.snapshot()  # copied here, not before the screen's first frame
+        own = session.problems
+        if session.version != version:
+            return  # edited meanwhile: the edit's change asks for a new check
         problems = all_problems(session.path, data, own, session)
         self.app.call_from_thread(self._checked, version, problems)
 

@@ -10,7 +10,6 @@ values the saved draft took (:func:`tenantdeck.sync.remote.pull.record_pulled_ba
 from __future__ import annotations
 
 import asyncio
-import copy
 import os
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -101,13 +100,17 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self.result = None
         self.refresh_bindings()
         self._version = session.version
-        self.fetch(copy.deepcopy(session.data))
+        self.fetch()
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
-    def fetch(self, data: Any) -> None:
+    def fetch(self) -> None:
         from tenantdeck.sync.remote.pull import preview_pull_target
         from tenantdeck.sync.workspace.binding import resolve_for_draft
 
+        version, data = self.editor.session.snapshot()  # copied here, not before the screen's first frame
+        if version != self._version:  # changed since F5 or r asked: Apply would refuse the preview
+            self.app.call_from_thread(self._status, "The draft changed meanwhile; r reads the service again.")
+            return
         try:
             target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ,
