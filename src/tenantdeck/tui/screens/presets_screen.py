@@ -59,6 +59,8 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         self._fields: list[preset_view.PresetField] = []
         self._apps: list[int] = []
         self._stale = False
+        #: how many times a preset was shown: the apps list is filled for the last showing only (_fill_apps)
+        self._shown = 0
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
@@ -119,19 +121,31 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
                            key=f"{f.section}.{f.key}")
         if self._fields:
             fields.move_cursor(row=min(row, len(self._fields) - 1))
-        everything = data.get("apps") or []
-        for i in self._apps[:2000]:
-            app = everything[i] if isinstance(everything[i], dict) else {}
-            own = sum(len(w.get(s) or {}) for w in app.get("widgets") or [] if isinstance(w, dict)
-                      and w.get("extends") == name for s in widget_view.SECTIONS if isinstance(w.get(s), dict))
-            apps.add_row(Text(shown(str(app.get("name", "?")))), Text(shown(str(app.get("region", "?")))),
-                         str(own) if own else "", key=str(i))
         n = len(self._apps)
         self.query_one("#fields-caption", Static).update(
             f"{name}: Enter edits; Overrides: apps keeping their own")
         more = ", the first 2000 shown" if n > 2000 else ""
         self.query_one("#apps-caption", Static).update(
             f"{n} app{'s' * (n != 1)} extend {name}{more}; Enter opens one")
+        # after the frame that shows the preset: the table measures every cell of every row it is given, 55 ms of a
+        # 90 ms first frame for 667 apps (issue 36); the caption above already says how many are coming
+        self._shown += 1
+        self.call_after_refresh(self._fill_apps, self._shown)
+
+    def _fill_apps(self, shown_as: int) -> None:
+        """The apps extending the preset shown (at most 2,000), unless it was shown again meanwhile (the later
+        showing fills them)."""
+        name = self.preset
+        if shown_as != self._shown or name is None:
+            return
+        apps = self.query_one("#apps-of", DataTable)
+        everything = self.editor.session.data.get("apps") or []
+        for i in self._apps[:2000]:
+            app = everything[i] if isinstance(everything[i], dict) else {}
+            own = sum(len(w.get(s) or {}) for w in app.get("widgets") or [] if isinstance(w, dict)
+                      and w.get("extends") == name for s in widget_view.SECTIONS if isinstance(w.get(s), dict))
+            apps.add_row(Text(shown(str(app.get("name", "?")))), Text(shown(str(app.get("region", "?")))),
+                         str(own) if own else "", key=str(i))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "presets" and event.row_key.value != self.preset:
