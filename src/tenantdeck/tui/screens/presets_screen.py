@@ -28,6 +28,9 @@ from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.row_table import RowTable
 
+#: apps listed with the preset's first frame (more than any terminal shows); the rest come one refresh later
+FIRST_ROWS = 60
+
 
 class PresetsScreen(UsesEditor, DraftListener, Screen[None]):
     """Presets on the left; the chosen preset's fields and the apps extending it on the right."""
@@ -127,20 +130,22 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         more = ", the first 2000 shown" if n > 2000 else ""
         self.query_one("#apps-caption", Static).update(
             f"{n} app{'s' * (n != 1)} extend {name}{more}; Enter opens one")
-        # after the frame that shows the preset: the table measures every cell of every row it is given, 55 ms of a
-        # 90 ms first frame for 667 apps (issue 36); the caption above already says how many are coming
+        # a screenful now, the rest after the frame that shows the preset: the table measures every cell of every
+        # row it is given before its next frame, 55 ms of a 90 ms first frame for 667 apps (issue 36)
         self._shown += 1
-        self.call_after_refresh(self._fill_apps, self._shown)
+        self._fill_apps(self._shown, 0, FIRST_ROWS)
+        if len(self._apps) > FIRST_ROWS:
+            self.call_after_refresh(self._fill_apps, self._shown, FIRST_ROWS, 2000)
 
-    def _fill_apps(self, shown_as: int) -> None:
-        """The apps extending the preset shown (at most 2,000), unless it was shown again meanwhile (the later
-        showing fills them)."""
+    def _fill_apps(self, shown_as: int, start: int, stop: int) -> None:
+        """Rows ``start`` to ``stop`` of the apps extending the preset shown, unless it was shown again meanwhile
+        (the later showing fills them)."""
         name = self.preset
         if shown_as != self._shown or name is None:
             return
         apps = self.query_one("#apps-of", DataTable)
         everything = self.editor.session.data.get("apps") or []
-        for i in self._apps[:2000]:
+        for i in self._apps[start:stop]:
             app = everything[i] if isinstance(everything[i], dict) else {}
             own = sum(len(w.get(s) or {}) for w in app.get("widgets") or [] if isinstance(w, dict)
                       and w.get("extends") == name for s in widget_view.SECTIONS if isinstance(w.get(s), dict))
