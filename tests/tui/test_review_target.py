@@ -106,13 +106,16 @@ def test_review_switched_to_a_target(size: tuple[int, int], snap_compare, tmp_pa
         await settle(pilot, 5)
         # the table sizes its columns to new rows on its next idle, which needs a message to it: moving the cursor
         # (as a user's first key would) sends one, whatever the load
+        # (again on each wait: under load the rows can land after the first move); a fresh-clone `make test` beside
+        # another suite once needed more than the 5 s this waited before
         table = pilot.app.screen.query_one("DataTable")
-        table.move_cursor(row=0)
-        await settle(pilot)
-        for _ in range(100):
+        for _ in range(400):
+            table.move_cursor(row=0)
+            await settle(pilot)
             if table.ordered_columns[0].content_width >= len("Acme Support"):
                 break
             await pilot.pause(0.05)
+        assert table.ordered_columns[0].content_width >= len("Acme Support"), "the review's table was not sized"
         await pilot.pause()
 
     assert snap_compare(make_app(draft), terminal_size=size, run_before=run_before)
