@@ -10,13 +10,10 @@ worker waiting on the stuck loop) in most of these rounds.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import io
 import os
-import re
-import select
 import signal
 import struct
 import subprocess
@@ -36,6 +33,7 @@ from tenantdeck.tui.terminal_driver import TerminalOutput
 from tenantdeck.tui.watchdog import ExitWatchdog
 from tests import procs
 from tests.tui.fleet_fixtures import big_fleet
+from tests.tui.pty_terminal import Terminal
 
 #: the bound the issue allows ("gone within a few seconds"), generous for a loaded CI machine
 GONE_WITHIN = 15.0
@@ -47,43 +45,7 @@ CONTROLLING = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY
 UNDER_PARENT = ("import fcntl, signal, subprocess, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
                 "signal.signal(signal.SIGHUP, signal.SIG_IGN); "
                 "sys.exit(subprocess.call([sys.executable, '-m', 'tenantdeck', 'edit', sys.argv[1]]))")
-_ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07")
 PAGE_DOWN, PAGE_UP, DELETE = b"\x1b[6~", b"\x1b[5~", b"\x1b[3~"
-
-
-class Terminal:
-    """The terminal's side of the pty: what the editor drew (escape codes stripped), and keys to send."""
-
-    def __init__(self, master: int) -> None:
-        self.master = master
-        self.seen = b""
-        self.open = True
-
-    def pump(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([self.master], [], [], 0.02)
-            if ready:
-                try:
-                    self.seen += _ESCAPES.sub(b"", os.read(self.master, 1 << 16))
-                except OSError:
-                    return
-
-    def wait_for(self, marker: bytes, timeout: float = 60.0) -> None:
-        end = time.monotonic() + timeout
-        while marker not in self.seen:
-            assert time.monotonic() < end, f"{marker!r} never drawn; last output: {self.seen[-400:]!r}"
-            self.pump(0.05)
-
-    def keys(self, data: bytes) -> None:
-        """Type without ever blocking on an editor that stopped reading (keys that do not fit are dropped)."""
-        with contextlib.suppress(BlockingIOError, OSError):
-            os.write(self.master, data)
-
-    def hang_up(self) -> None:
-        if self.open:
-            self.open = False
-            os.close(self.master)
 
 
 # (how the session goes, with an unsaved edit first, how it is cut)

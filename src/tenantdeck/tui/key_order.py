@@ -27,6 +27,8 @@ every one of its widgets and the app have handled every message they were sent, 
 that arrives earlier is held, with every key after it, and handed on in order once that is so; whatever pushes,
 switches or pops a screen (Enter on an app, F1, F3, F5-F8, P, p, b, ctrl+p, Escape), the keys after it reach the
 screen that is then on top, and its focused widget.
+
+Escape and the key after it in one terminal read are one Alt key before they get here (:mod:`tenantdeck.tui.alt_keys`).
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ Three changes, each one the smallest that removes one way to hang:
   that does not read cannot hold the exit.
 
 The process's last line of defence is :mod:`tenantdeck.tui.watchdog`; this module keeps the normal exit fast.
+
+Its input loop also reads Escape merged with the next key as one Alt key, always (:mod:`tenantdeck.tui.alt_keys`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ import signal
 import threading
 from typing import IO, TYPE_CHECKING, Any
 
+from textual.drivers import linux_driver
 from textual.drivers.linux_driver import LinuxDriver
+
+from tenantdeck.tui.alt_keys import AltKeyParser
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -100,6 +105,14 @@ class HangupSafeDriver(LinuxDriver):
         super().start_application_mode()
         watcher = threading.Thread(target=self._watch_hang_up, name="tenantdeck-hangup-watch", daemon=True)
         watcher.start()
+
+    def run_input_thread(self) -> None:
+        """Textual's input loop, with its terminal parser's Escape+key made always an Alt key (tui/alt_keys.py).
+
+        Textual builds the parser inside this loop from its module's name ``XTermParser``; a test fails if that
+        name is no longer what the loop reads."""
+        linux_driver.XTermParser = AltKeyParser  # type: ignore[misc]
+        super().run_input_thread()
 
     def _watch_hang_up(self) -> None:
         """Raise SIGHUP in this process when the terminal hangs up without sending it.
