@@ -221,7 +221,9 @@ def _compare_and_swap(tmp: Path) -> object:
 def _parse_cache(tmp: Path) -> object:
     from tenantdeck.draft import parsecache
 
-    text = "x" * parsecache.MIN_CHARS
+    # the cache folder is shared by the suite's workers: an entry of this test's own (its tmp path in the text), or
+    # two kinds run at once on two workers made and removed the same file (FileNotFoundError in one of them)
+    text = f"# {tmp}\n" + "x" * parsecache.MIN_CHARS
     target = parsecache.directory() / f"{parsecache._key(text)}.marshal"
     if target.is_symlink() or target.exists():
         os.rename(target, tmp / "moved")
