@@ -59,3 +59,9 @@ def no_blink(pilot: Pilot[Any]) -> None:
     """No cursor blink in the inputs of the screen on top (a picture must not depend on when it was taken)."""
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False
+
+
+def painted(pilot: Pilot[Any]) -> str:
+    """Every cell of the screen as the terminal would get it (notifications included), one line per row."""
+    update = pilot.app.screen._compositor.render_update(full=True)
+    return "\n".join("".join(segment.text for segment in strip) for strip in update.strips)

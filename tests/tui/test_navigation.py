@@ -11,7 +11,7 @@ import pytest
 from tenantdeck.tui import navigation
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.host import EditorHost
-from tests.tui.pilot import make_app, settle
+from tests.tui.pilot import make_app, painted, settle
 from tests.tui.safety_fixtures import prepare
 
 
@@ -46,5 +46,27 @@ def test_show_opens_the_screen_once(name: str, tmp_path: Path) -> None:
                 navigation.show(app, name)
                 await settle(pilot)
                 assert len(app.screen_stack) == 2, app.screen_stack  # already on top: not opened twice
+
+    asyncio.run(main())
+
+
+#: what each screen the F-keys and the palette open names itself in the title bar (after the draft's name)
+TITLES = {"problems": "Problems", "history": "History", "events": "Events", "bulk_edit": "Bulk edit",
+          "policies": "Fleet policies"}
+
+
+def test_each_screen_names_itself_in_the_title_bar(tmp_path: Path) -> None:
+    app = make_app(prepare(tmp_path))
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            for name, title in TITLES.items():
+                navigation.show(app, name)
+                await settle(pilot)
+                top = painted(pilot).splitlines()[0]
+                assert top.strip().endswith(f".yaml — {title}"), (name, top)
+                app.pop_screen()
+                await settle(pilot)
 
     asyncio.run(main())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -12,7 +13,7 @@ from tenantdeck.cli import cli
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.review_screen import ReviewScreen
-from tests.tui.pilot import settle
+from tests.tui.pilot import painted, settle
 from tests.tui.review_fixtures import acme_toggle, pulled_draft
 
 
@@ -189,3 +190,37 @@ def test_review_names_each_step_once_and_folds_a_new_widgets_defaults(tmp_path: 
     assert "create app" in text and "create app app" not in text and "widget widget" not in text
     assert "create widget" in text
     assert "custom_js" not in text and "at their defaults)" in text
+
+
+def test_the_review_table_fits_the_terminal_again_after_a_resize(draft: Path) -> None:
+    """A row is cut to the width the screen has now, whatever it had when the review opened: widened, the demo's
+    policy warning shows whole; narrowed again, it ends in ``…`` at the edge, as when it opened at 80 columns."""
+    from tenantdeck.cli.edit_cmd import _demo_policies
+
+    _demo_policies(draft)  # one warning row whose message does not fit 80 columns
+    message = "policy profanity-filter-on (warning): every app keeps the profanity filter on"
+
+    def row(pilot: Any) -> str:  # the table's row (the detail line below names the app whole)
+        (line,) = [line for line in painted(pilot).splitlines() if "Initech Field C…" in line]
+        return line.rstrip()
+
+    async def go() -> None:
+        app = TenantdeckApp(draft)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, 5)
+            await pilot.press("f6")
+            await settle(pilot, 5)
+            assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
+            narrow, before = row(pilot), painted(pilot)
+            assert narrow.endswith("…") and message not in narrow, narrow
+            await pilot.resize_terminal(100, 30)
+            await settle(pilot)
+            assert message in row(pilot), row(pilot)
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            assert row(pilot) == narrow
+            await pilot.press("right", "right", "right")  # nothing to scroll to: no column wider than the screen
+            await settle(pilot)
+            assert painted(pilot) == before
+
+    asyncio.run(go())

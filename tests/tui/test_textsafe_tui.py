@@ -8,7 +8,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from textual.pilot import Pilot
 
 from tenantdeck.textsafe import fitted
 from tenantdeck.tui.event_lab import EventLab
@@ -16,7 +15,7 @@ from tenantdeck.tui.screens.apps_screen import NAME_WIDTH
 from tenantdeck.tui.screens.events_screen import EventsScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.test_textsafe import EVIL, EVIL_SHOWN, assert_safe
-from tests.tui.pilot import make_app, settle
+from tests.tui.pilot import make_app, painted, settle
 from tests.tui.safety_fixtures import env
 
 #: the same name as tests/test_textsafe.EVIL, written the way a YAML draft holds it
@@ -30,12 +29,6 @@ def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "evil.yaml"
     path.write_text(DRAFT)
     return path
-
-
-def painted(pilot: Pilot[None]) -> str:
-    """Every cell of the screen as the terminal would get it (notifications included)."""
-    update = pilot.app.screen._compositor.render_update(full=True)
-    return "\n".join("".join(segment.text for segment in strip) for strip in update.strips)
 
 
 def test_apps_and_review_screens_draw_a_hostile_name_escaped_with_its_markup_literal(draft: Path) -> None:

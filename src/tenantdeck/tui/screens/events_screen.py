@@ -29,6 +29,7 @@ from tenantdeck.models.events import LEGACY_TRIGGERS
 from tenantdeck.receiver import Delivery
 from tenantdeck.textsafe import fitted, fitted_end, json_text, shown
 from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.payload_tree import PayloadTree
@@ -74,7 +75,7 @@ def size_cell(size: int) -> str:
     return f"{size} B" if size < 10_000 else f"{size // 1024} KB"
 
 
-class EventsScreen(Screen[None]):
+class EventsScreen(RefitOnResize, Screen[None]):
     """Deliveries newest first; the highlighted one's payload and problems below. Escape goes back."""
 
     HELP = """\
@@ -153,10 +154,6 @@ problems names the variant of the payload where the vendor publishes several, an
     def on_screen_resume(self) -> None:
         self.refresh_rows()
         self._show_status()
-
-    def on_resize(self) -> None:
-        if self.is_mounted:
-            self.refresh_rows()
 
     # -- the receiver ------------------------------------------------------------------------------------------
 

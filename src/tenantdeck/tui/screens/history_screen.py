@@ -108,6 +108,7 @@ reason).
         from tenantdeck.sync.workspace.history import read_history
         from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace, workspace_error
 
+        self.sub_title = "History"
         self._operations: list[tuple[str, str, str]] = []  #: the shown push's (outcome, app, operation)
         workspace = Workspace(self.editor.path)
         try:

@@ -67,6 +67,7 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.sub_title = "Problems"
         table = self.query_one(DataTable)
         table.add_columns("Line", "Severity", "Key", "Problem")
         self.refresh_rows()

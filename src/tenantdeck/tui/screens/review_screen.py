@@ -29,6 +29,7 @@ from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftListener
 from tenantdeck.tui.profile import profile_label
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.notices import problem_text
@@ -71,7 +72,7 @@ class PushProgressed(Message):
         self.done, self.total, self.line = done, total, line
 
 
-class ReviewScreen(UsesEditor, DraftListener, Screen[None]):
+class ReviewScreen(UsesEditor, DraftListener, RefitOnResize, Screen[None]):
     """``r`` reads the live service, ``p`` pushes, ``d`` turns deletes on or off, ``c`` cancels a running push."""
 
     HELP = """\
@@ -182,7 +183,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         except Exception:  # a broken profiles.yaml: the palette says where when asked
             self.targets = []
         self.show_target()
-        self.query_one(DataTable).add_columns("App", "", "What")
+        self.query_one(DataTable).add_columns(*self.COLUMNS)
         self.make_plan(online=False)
 
     def show_target(self) -> None:
@@ -288,7 +289,6 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
         self.plan, self.online = plan, online
         table = self.query_one(DataTable)
-        table.clear()
         # the row under the cursor says itself again (RowHighlighted) if the new plan has one; an empty plan would
         # leave the last plan's row there, as if it were still to do
         self.query_one("#detail", Static).update("")
@@ -302,11 +302,25 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self._show_policies(plan)
         self.refresh_bindings()
 
+    #: the table's columns: the app, the step's symbol, what it does
+    COLUMNS = ("App", "", "What")
+
+    def refresh_rows(self) -> None:
+        """The shown plan's rows cut again to the screen's width (it was resized), the cursor on the same row."""
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        self._fill_rows(table)
+        if table.row_count:
+            table.move_cursor(row=min(row, table.row_count - 1))
+
     def _fill_rows(self, table: DataTable[Any]) -> None:
         """The rows cut to the screen's width with ``…``, a changed field's new value kept whole (the row in full
-        is the detail line's): :func:`tenantdeck.sync.review.fitted_cells`."""
+        is the detail line's): :func:`tenantdeck.sync.review.fitted_cells`. The columns are made again too: a
+        column only ever widens, so rows cut for a narrower screen ran past its edge with no ``…``."""
         from tenantdeck.sync.review import fitted_cells
 
+        table.clear(columns=True)
+        table.add_columns(*self.COLUMNS)
         rows = list(self._rows.values())
         width = self.size.width or self.app.size.width
         if len(rows) >= table.size.height:  # a vertical scrollbar (the header takes a line)

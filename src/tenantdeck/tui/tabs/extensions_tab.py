@@ -25,6 +25,7 @@ from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.quiet import update_static
 
 #: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it).
@@ -32,7 +33,7 @@ from tenantdeck.tui.widgets.quiet import update_static
 COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Settings", 8), ("Needed by", 0))
 
 
-class ExtensionsTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
+class ExtensionsTab(UsesEditor, DraftListener, RefreshWhenShown, RefitOnResize, Vertical):
     """``e`` enables, ``d`` disables, ``u`` stops managing the extension under the cursor."""
 
     HELP = """\
@@ -89,9 +90,6 @@ below the table, the widgets of this app where such a toggle is on.
         yield Static("", id="ext-detail", markup=False)
 
     def on_mount(self) -> None:
-        self.refresh_rows()
-
-    def on_resize(self) -> None:
         self.refresh_rows()
 
     def _columns(self) -> list[tuple[str, int]]:

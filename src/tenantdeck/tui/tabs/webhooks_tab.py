@@ -21,6 +21,7 @@ from tenantdeck.textsafe import fitted, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.quiet import update_static
 from tenantdeck.tui.widgets.row_table import RowTable
 
@@ -29,7 +30,7 @@ COLUMNS = (("Id", 10), ("Name", 14), ("URL", 0), ("On", 3), ("Auth", 4), ("Retry
            ("Problems", 9))
 
 
-class WebhooksTab(UsesEditor, DraftListener, RefreshWhenShown, Vertical):
+class WebhooksTab(UsesEditor, DraftListener, RefreshWhenShown, RefitOnResize, Vertical):
     """``a`` adds, ``e`` or Enter edits, ``d`` or Delete deletes (after a confirm) the webhook under the cursor."""
 
     HELP = """\
@@ -79,9 +80,6 @@ them as they are.
         yield Static("", id="wh-detail", markup=False)
 
     def on_mount(self) -> None:
-        self.refresh_rows()
-
-    def on_resize(self) -> None:
         self.refresh_rows()
 
     def _widths(self) -> list[int]:
