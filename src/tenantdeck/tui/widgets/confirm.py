@@ -8,6 +8,8 @@ from textual.containers import Grid
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
 
+from tenantdeck.tui.widgets.footer import KeyFooter
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True (yes) or False (no, Escape). Keyboard: y / n, arrows and Enter on the buttons."""
@@ -37,6 +39,7 @@ class ConfirmScreen(ModalScreen[bool]):
             yield Label(self.question, id="question")
             yield Button(f"{self.yes_label} (y)", variant="warning", id="yes")
             yield Button(f"{self.no_label} (n)", variant="primary", id="no")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
