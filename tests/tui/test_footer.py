@@ -68,7 +68,7 @@ def test_the_footer_fits_80_columns_on_every_screen_and_tab(tmp_path: Path) -> N
 # is held too: it fails here until places() says how to reach it), is opened as a user reaches it, and F1 over it
 # when it is not a modal. The footer on the bottom line must be the front screen's own (a modal without one showed
 # the keys of the screen behind it, which do nothing while the modal is open), must list Escape where Escape leaves,
-# and must list every key the screen's text tells the user to press.
+# must list every key the screen's text tells the user to press, and must fit.
 
 Place = tuple[Callable[[Path], Path], dict[str, str], Callable[[Pilot[None]], Awaitable[None]]]
 
@@ -170,6 +170,9 @@ def footer_faults(app: TenantdeckApp) -> list[str]:
     listed = {key.action for key in footers[0].query(FooterKey)}
     active = screen.active_bindings
     faults = []
+    shown, needed, width = overflow(app)
+    if needed > width:
+        faults.append(f"{name}: {shown} needs {needed} columns of {width}")
     escape = active.get("escape")
     if escape is not None and screen is not app.screen_stack[0] and escape.binding.action not in listed:
         faults.append(f"{name}: Escape ({escape.binding.description}) works but is not listed")
