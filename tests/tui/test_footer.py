@@ -15,7 +15,7 @@ import pytest
 from textual.errors import NoWidget
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Button, Footer, Markdown, Static
 from textual.widgets._footer import FooterKey
 
 from tenantdeck.tui.app import TenantdeckApp
@@ -167,7 +167,7 @@ def footer_faults(app: TenantdeckApp) -> list[str]:
         bottom = None
     if bottom is None or not any(f in bottom.ancestors_with_self for f in footers):
         return [f"{name}: the bottom line is not its own footer (the keys shown are the screen's behind it)"]
-    listed = {key.action for key in footers[0].query(FooterKey)}
+    listed = {key.action: str(key.description) for key in footers[0].query(FooterKey)}
     active = screen.active_bindings
     faults = []
     shown, needed, width = overflow(app)
@@ -176,11 +176,35 @@ def footer_faults(app: TenantdeckApp) -> list[str]:
     escape = active.get("escape")
     if escape is not None and screen is not app.screen_stack[0] and escape.binding.action not in listed:
         faults.append(f"{name}: Escape ({escape.binding.description}) works but is not listed")
-    text = "\n".join(str(w.render()) for w in screen.query(Static) if w.region.area)
-    for key in re.findall(r"\bPress (\S+?)\b", text):
+    for said, key in keys_named(screen):
         if key not in active or active[key].binding.action not in listed:
-            faults.append(f"{name}: its text says 'Press {key}' but the footer does not list {key}")
+            faults.append(f"{name}: its text says {said!r} but the footer does not list {key}")
+        elif (button := ON_BUTTON.search(said)) and not listed[active[key].binding.action].lower().startswith(
+                words := said[:button.start()].strip().lower()):
+            faults.append(f"{name}: the button says {words!r}, the footer {listed[active[key].binding.action]!r}")
     return faults
+
+
+#: how a screen's text names a key: "Press a to ...", "(F2 saves)"; and a button, "Restore (r)", "Cancel (Esc)"
+NAMED = re.compile(r"\bPress (\S+?)\b|\b(F\d{1,2})\b")
+ON_BUTTON = re.compile(r"\((\w+)\)$")
+
+
+def keys_named(screen: Screen[Any]) -> list[tuple[str, str]]:
+    """(the words, the key) for each key the visible text of ``screen`` names: its labels and buttons (not the
+    Markdown of a help text, which lists every key of the place it explains)."""
+    shown = [w for w in screen.query(Static) if w.region.area and not any(isinstance(a, Markdown)
+                                                                         for a in w.ancestors)]
+    found = [(m[0], next(g for g in m.groups() if g)) for w in shown for m in NAMED.finditer(str(w.render()))]
+    found += [(str(b.label), m[1]) for b in screen.query(Button) if b.region.area
+              and (m := ON_BUTTON.search(str(b.label).strip()))]
+    named = [(said, {"esc": "escape"}.get(key.lower(), key.lower())) for said, key in found]
+    return [(said, key) for said, key in named if key not in FIELD_KEYS]
+
+
+#: keys whose meaning is the focused field's or button's own (Enter submits what has the focus, Tab moves it): the
+#: footer lists a screen's keys, not every widget's
+FIELD_KEYS = frozenset({"enter", "tab"})
 
 
 @pytest.mark.parametrize("name", sorted(screen_classes()))
