@@ -212,7 +212,7 @@ def drawn_outside_inputs(app: Any) -> str:
     from textual.strip import Strip
     from textual.widgets import Input
 
-    inputs = [w.region for w in app.screen.query(Input) if w.display and w.region]
+    inputs = [w.region for w in app.screen.query(Input) if w.display and w.region] + behind_a_modal(app, Input)
     lines = []
     for y, line in enumerate(app.screen._compositor.render_update(full=True).strips):
         strip = Strip([segment for part in line for segment in part])  # a line is the strips of its widgets
@@ -224,6 +224,36 @@ def drawn_outside_inputs(app: Any) -> str:
         parts.append(strip.crop(x, strip.cell_length).text)
         lines.append("".join(parts))
     return "\n".join(lines)
+
+
+def behind_a_modal(app: Any, kind: type[Any]) -> list[Any]:
+    """The cells of the ``kind`` widgets of the screens a modal is drawn over that show through it: those the modal
+    leaves to its translucent background. A modal with its own footer is laid out one row higher than one without,
+    so a field of the screen behind can show below it."""
+    from textual.errors import NoWidget
+    from textual.geometry import Region
+
+    front = app.screen
+    if not front.is_modal:
+        return []
+    behind = []
+    for screen in reversed(app.screen_stack[:-1]):
+        behind += [w.region for w in screen.query(kind) if w.display and w.region]
+        if not screen.is_modal:
+            break
+    shown = []
+    for region in behind:
+        for y in range(region.y, region.bottom):
+            shown += [Region(x, y, 1, 1) for x in range(region.x, region.right)
+                      if _transparent(front, x, y, NoWidget)]
+    return shown
+
+
+def _transparent(front: Any, x: int, y: int, no_widget: type[Exception]) -> bool:
+    try:
+        return front.get_widget_at(x, y)[0] is front
+    except no_widget:
+        return True
 
 
 def leave_hostile_recovery(draft: Path) -> None:

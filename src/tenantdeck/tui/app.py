@@ -401,7 +401,8 @@ class TenantdeckApp(App[None]):
                 self.safety.clean_exit()
                 self.exit()
 
-        self.push_screen(ConfirmScreen("The draft has unsaved changes. Quit and lose them? (F2 saves)",
+        # no key of the screen behind is named: it does nothing in the dialog (F2 saves once No went back)
+        self.push_screen(ConfirmScreen("The draft has unsaved changes. Quit and lose them? No goes back to save them.",
                                        yes="Quit without saving"), answered)
 
 

@@ -8,6 +8,7 @@ Each tab is its own widget module. They all read and edit the draft through the 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +22,9 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener, WidgetSwitched
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+
+if TYPE_CHECKING:
+    from tenantdeck.tui.tabs.widget_fields import WidgetTab
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
 TABS = (
@@ -101,6 +105,8 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     BINDINGS = [
         Binding("escape", "back", "Apps", id="app.back"),
         Binding("w", "next_widget", "Widget", id="app.next_widget"),
+        Binding("a", "add_widget", "Add widget", id="app.add_widget",
+                tooltip="Add a widget to this app (its widget tabs say to when it has none)"),
         Binding("v", "browser_preview", "Browser", show=False, id="app.browser_preview"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="app.prev_tab"),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="app.next_tab"),
@@ -166,11 +172,33 @@ The tabs edit one app of the draft; every change is validated at once and shown 
                 self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """``w`` (next widget) is listed only for an app with more than one widget: the footer has 80 columns."""
+        """``w`` (next widget) is listed only for an app with more than one widget: the footer has 80 columns.
+        ``a`` (add a widget) only on a widget tab of an app without one, which says "Press a": wherever the focus
+        is on that tab (the tab bar has it when the app opens), so the key the text names works and is listed."""
         if action == "next_widget":
             widgets = self.editor.get(f"{self.prefix}.widgets", []) or []
             return isinstance(widgets, list) and len(widgets) > 1
+        if action == "add_widget":
+            tab = self._widget_tab()
+            return tab is not None and tab.widget() is None
         return True
+
+    def _widget_tab(self) -> WidgetTab | None:
+        """The Style, Sidebar or Main tab's content when one of those is the tab shown."""
+        from tenantdeck.tui.tabs.widget_fields import WidgetTab
+
+        try:
+            active = self.query_one(TabbedContent).active
+            pane = self.query_one(f"#{active}", TabPane) if active else None
+        except NoMatches:
+            return None
+        return next((child for child in pane.children if isinstance(child, WidgetTab) and child.is_mounted),
+                    None) if pane is not None else None
+
+    def action_add_widget(self) -> None:
+        tab = self._widget_tab()
+        if tab is not None:
+            tab.action_add_widget()
 
     def action_back(self) -> None:
         self.app.pop_screen()

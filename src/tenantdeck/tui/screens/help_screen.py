@@ -13,6 +13,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Markdown
 
+from tenantdeck.tui.widgets.footer import KeyFooter
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -112,3 +114,4 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Markdown(self.text)
+        yield KeyFooter()

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from tenantdeck.models import catalog
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 
 class NewAppScreen(ModalScreen[dict[str, Any] | None]):
@@ -40,6 +41,7 @@ class NewAppScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(id="buttons"):
                 yield Button("Create (Enter)", variant="primary", id="create")
                 yield Button("Cancel (Esc)", id="cancel")
+        yield KeyFooter()
 
     def _error(self) -> str:
         name = self.query_one("#name", Input).value.strip()

@@ -47,7 +47,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
 - `Tab` / `shift+Tab`: move between the presets, fields and apps
 - `Escape`: back to the apps
 """
-    BINDINGS = [Binding("escape", "close", "Back", show=False, id="presets.close")]
+    BINDINGS = [Binding("escape", "close", "Back", id="presets.close")]
     DEFAULT_CSS = """
     PresetsScreen #presets { width: 22; height: 1fr; }
     PresetsScreen #right { width: 1fr; }
@@ -241,6 +241,7 @@ class PresetValueScreen(ModalScreen[Any]):
                         suggester=None if self.field.kind == bulk.COLOUR else SuggestFromList(choices))
             yield Label("", id="error", markup=False)
             yield Label("Enter saves it into the preset; Escape cancels.")
+        yield KeyFooter()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         problem = bulk.parse_value(self.field, event.value)[1] if event.value.strip() else ""

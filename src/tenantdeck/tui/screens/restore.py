@@ -15,6 +15,7 @@ from textual.widgets import Button, Label, Static
 
 from tenantdeck.draft.recovery import Assessment, Recovered
 from tenantdeck.textsafe import shown
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 #: what the modal dismisses with
 RESTORE, DISCARD, KEEP = "restore", "discard", "keep"
@@ -82,6 +83,7 @@ unsaved text was kept in a recovery file beside the draft (`.tenantdeck/<draft>/
                 yield Button("Restore (r)", variant="warning", id=RESTORE)
                 yield Button("Discard (d)", variant="error", id=DISCARD)
                 yield Button("Keep for later (k)", variant="primary", id=KEEP)
+        yield KeyFooter()
 
     def _diff_content(self) -> Content:
         styles = {"+": "$success", "-": "$error", "@": "$text-muted"}

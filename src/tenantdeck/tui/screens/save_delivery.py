@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tenantdeck.tui.widgets.footer import KeyFooter
+
 
 class SaveDeliveryScreen(ModalScreen[str | None]):
     """Dismisses with the typed path (Enter) or None (Escape); an empty path is None too."""
@@ -33,6 +35,7 @@ class SaveDeliveryScreen(ModalScreen[str | None]):
         with Vertical():
             yield Label("Save the delivery as JSON to (Enter saves, Escape cancels):", markup=False)
             yield Input(self.suggested, id="save-path")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -23,6 +23,7 @@ from tenantdeck.events_send import Endpoint, SendError, SendResult, send_test_ev
 from tenantdeck.models.secrets import reference_name
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import host_of
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 
 def result_text(result: SendResult) -> Text:
@@ -88,6 +89,7 @@ as the Events screen's receiver (F3), which a send to its address starts when it
             yield OptionList(*options, id="st-triggers")
             with VerticalScroll(id="st-scroll"):
                 yield Static(Text("Nothing sent yet.", style="dim"), id="st-result")
+        yield KeyFooter()
 
     def _head(self) -> Text:
         hook_id = str(self.hook.get("id", "?"))

@@ -30,6 +30,7 @@ from textual.widgets.selection_list import Selection
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models.secrets import is_reference
 from tenantdeck.textsafe import fitted, json_text
+from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.secret_input import SecretInput
 
 _HEADING = "\x00"  #: values of the category headings in the trigger list start with this (never a trigger id)
@@ -190,6 +191,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
             with Horizontal(id="wf-buttons"):
                 yield Button("Save (F2)", id="wf-save", variant="primary", compact=True)
                 yield Button("Cancel (Esc)", id="wf-cancel", compact=True)
+        yield KeyFooter()
 
     def _unset_hint(self, hint: str) -> str:
         return hint if self.is_new else wv.NOT_SET

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label
+
+from tenantdeck.tui.widgets.footer import KeyFooter
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -31,12 +35,21 @@ class ConfirmScreen(ModalScreen[bool]):
         super().__init__()
         self.question = question
         self.yes_label, self.no_label = yes, no
+        self._name_keys_as_buttons({"confirm.yes": yes, "confirm.no": no})
+
+    def _name_keys_as_buttons(self, words: dict[str, str]) -> None:
+        """The footer says what the buttons say (``y Push``, not ``y Yes`` under a "Push (y)" button): this dialog's
+        own copy of its bindings (Textual's, made per instance) gets the words of this question."""
+        for key, bindings in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                dataclasses.replace(b, description=words[b.id]) if b.id in words else b for b in bindings]
 
     def compose(self) -> ComposeResult:
         with Grid():
             yield Label(self.question, id="question")
             yield Button(f"{self.yes_label} (y)", variant="warning", id="yes")
             yield Button(f"{self.no_label} (n)", variant="primary", id="no")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -3,6 +3,13 @@
 Textual's footer lists the focused widget's keys, then the screen's, then the app's, and cuts off what does not fit;
 at 80 columns the app's own keys (Help, Save, Review) fell off the end on most tabs. This one is compact (one space
 between keys) and leaves out the command palette's entry: ctrl+p is the first line of F1 help instead.
+
+Every screen and every modal yields one, last in its ``compose``: the footer on the bottom line is then always the
+one of the screen in front, listing its keys. A modal without one showed the footer of the screen behind it, whose
+keys do nothing while the modal is open (Textual sends keys no further down than the modal). Which keys a footer
+lists is its screen's ``active_bindings``: a binding's ``show`` and its node's ``check_action``, so a key that works
+only sometimes is listed only then. tests/tui/test_footer.py walks every screen class of ``tenantdeck.tui`` and
+holds each to this, with Escape listed where it leaves and any key the screen's text says to press.
 """
 
 from __future__ import annotations
