@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from tenantdeck.cli import cli
 from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
+from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import painted, settle
 from tests.tui.review_fixtures import acme_toggle, pulled_draft
@@ -192,25 +193,31 @@ def test_review_names_each_step_once_and_folds_a_new_widgets_defaults(tmp_path: 
     assert "custom_js" not in text and "at their defaults)" in text
 
 
-def test_the_review_table_fits_the_terminal_again_after_a_resize(draft: Path) -> None:
-    """A row is cut to the width the screen has now, whatever it had when the review opened: widened, the demo's
-    policy warning shows whole; narrowed again, it ends in ``…`` at the edge, as when it opened at 80 columns."""
+@pytest.mark.parametrize("key", ["f6", "f8"])
+def test_the_review_table_fits_the_terminal_again_after_a_resize(draft: Path, key: str) -> None:
+    """A row is cut to the width the screen has now, whatever it had when the review (F6) or the problems list (F8)
+    opened: widened, the demo's policy warning shows whole; narrowed again, it ends in ``…`` at the edge, as when
+    it opened at 80 columns."""
     from tenantdeck.cli.edit_cmd import _demo_policies
 
     _demo_policies(draft)  # one warning row whose message does not fit 80 columns
-    message = "policy profanity-filter-on (warning): every app keeps the profanity filter on"
+    message = "every app keeps the profanity filter on"
+    marker = "Initech Field C…" if key == "f6" else "warning"
 
-    def row(pilot: Any) -> str:  # the table's row (the detail line below names the app whole)
-        (line,) = [line for line in painted(pilot).splitlines() if "Initech Field C…" in line]
+    def row(pilot: Any) -> str:  # the table's row (the detail line below says it whole)
+        (line,) = [line for line in painted(pilot).splitlines()[:-3] if marker in line and "profanity" in line]
         return line.rstrip()
 
     async def go() -> None:
         app = TenantdeckApp(draft)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot, 5)
-            await pilot.press("f6")
+            await pilot.press(key)
             await settle(pilot, 5)
-            assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
+            if key == "f6":
+                assert isinstance(app.screen, ReviewScreen) and app.screen.plan is not None
+            else:
+                assert isinstance(app.screen, ProblemsScreen)
             narrow, before = row(pilot), painted(pilot)
             assert narrow.endswith("…") and message not in narrow, narrow
             await pilot.resize_terminal(100, 30)

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.row_table import RowTable
@@ -74,7 +75,7 @@ def _cells(*values: str) -> list[Text]:
     return [Text(shown(value)) for value in values]
 
 
-class HistoryScreen(UsesEditor, Screen[None]):
+class HistoryScreen(UsesEditor, RefitOnResize, Screen[None]):
     """Enter shows the selected push's operations; Escape goes back."""
 
     HELP = """\
@@ -151,18 +152,28 @@ reason).
         self.show_operations(self.records[int(event.row_key.value or 0)])
         self.query_one("#operations", DataTable).focus()
 
-    def show_operations(self, record: dict[str, Any]) -> None:
+    def show_operations(self, record: dict[str, Any], keep_row: bool = False) -> None:
         from tenantdeck.textsafe import fitted
         from tenantdeck.tui.widgets.columns import last_column_room
 
         operations = self.query_one("#operations", DataTable)
-        operations.clear()
+        row = operations.cursor_row
+        operations.clear(columns=True)  # a column only ever widens: cut for a narrower screen, rows ran past its edge
+        operations.add_columns("Outcome", "App", "Operation")
+        self._shown_record = record
         self._operations = operation_rows(record)
         room = last_column_room(self.size.width or self.app.size.width,
                                 [["Outcome", *(shown(r[0]) for r in self._operations)],
                                  ["App", *(shown(r[1]) for r in self._operations)]])
         for i, (outcome, app, what) in enumerate(self._operations):
             operations.add_row(*_cells(outcome, app), Text(fitted(shown(what), room)), key=str(i))
+        if keep_row and operations.row_count:
+            operations.move_cursor(row=min(row, operations.row_count - 1))
+
+    def refresh_rows(self) -> None:
+        """Resized: the shown push's operations cut again to the new width (the pushes' columns fit 80 always)."""
+        if getattr(self, "_shown_record", None) is not None:
+            self.show_operations(self._shown_record, keep_row=True)
 
     def action_back(self) -> None:
         self.app.pop_screen()

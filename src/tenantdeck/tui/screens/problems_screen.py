@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
+from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.row_table import RowTable
@@ -37,7 +38,7 @@ def jump_target(problem: Problem) -> tuple[int, str | None] | None:
     return tab_of_draft_path(problem.path)
 
 
-class ProblemsScreen(UsesEditor, DraftListener, Screen[None]):
+class ProblemsScreen(UsesEditor, DraftListener, RefitOnResize, Screen[None]):
     """Enter jumps to the problem's field; ``e`` opens the draft in ``$EDITOR`` at its line."""
 
     HELP = """\
@@ -69,7 +70,7 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
     def on_mount(self) -> None:
         self.sub_title = "Problems"
         table = self.query_one(DataTable)
-        table.add_columns("Line", "Severity", "Key", "Problem")
+        self._checking = False
         self.refresh_rows()
         table.focus()
 
@@ -101,13 +102,20 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         if version == self.editor.session.version:  # else a newer check is on its way
             self._show(problems)
 
+    def refit(self) -> None:
+        """Resized: the same problems cut to the new width (not checked again)."""
+        if hasattr(self, "_problems"):
+            self._show(self._problems, self._checking)
+
     def _show(self, problems: list[Problem], checking: bool = False) -> None:
         from tenantdeck.policies.draft_problems import counted
 
         session = self.editor.session
         table = self.query_one(DataTable)
         row = table.cursor_row
-        table.clear()
+        table.clear(columns=True)  # a column only ever widens: cut for a narrower screen, rows ran past its edge
+        table.add_columns("Line", "Severity", "Key", "Problem")
+        self._checking = checking
         from tenantdeck.textsafe import fitted
         from tenantdeck.tui.widgets.columns import last_column_room
 

@@ -40,6 +40,11 @@ class RefitOnResize(_Base):
         """Draw the rows again, cut to the width the widget has now (its columns cleared: they only widen)."""
         raise NotImplementedError
 
+    def refit(self) -> None:
+        """What a resize redraws: :meth:`refresh_rows`, unless that does more than redraw (the problems screen's
+        checks the draft again), where this is overridden."""
+        self.refresh_rows()
+
     def on_resize(self) -> None:
         if self.is_mounted:
-            self.refresh_rows()
+            self.refit()
