@@ -28,9 +28,12 @@ from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 from tenantdeck.tui.widgets.columns import RefitOnResize
 from tenantdeck.tui.widgets.quiet import update_static
 
-#: (label, width); "Needed by" takes what is left; the Id column only when there is room (the detail names it).
+#: the Main tab's toggles that need the extension ("Needed by" read as if an extension needed itself, where the
+#: toggle and the extension share a name: "Collaborative document")
+NEEDED = "Toggles needing it"
+#: (label, width); the last column takes what is left; the Id column only when there is room (the detail names it).
 #: Settings: ``draft`` (the draft holds the extension's settings), ``none`` (it could), ``SMS tab``, ``-``.
-COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Settings", 8), ("Needed by", 0))
+COLUMNS = (("Extension", 24), ("Id", 22), ("State", 11), ("Settings", 8), (NEEDED, 0))
 
 
 class ExtensionsTab(UsesEditor, DraftListener, RefreshWhenShown, RefitOnResize, Vertical):
@@ -48,8 +51,8 @@ Every extension the tool knows, with its state **in this draft**:
 service's are left as they are; the form can start them), *SMS tab* (SMS keeps its own block), *-* (nothing to
 set here: the extension has no settings, or the vendor publishes none).
 
-**Needed by** lists the main toggles that need the extension (the toggle may only be on while it is enabled);
-below the table, the widgets of this app where such a toggle is on.
+**Toggles needing it** lists the Main tab's toggles that need the extension (the toggle may only be on while it
+is enabled); below the table, the widgets of this app where such a toggle is on.
 
 - `Enter` or `s`: the extension's settings form (generated from the catalog)
 - `e`: enable · `d`: disable (warns when a widget's toggle needs it) · `u`: stop managing it
@@ -112,7 +115,7 @@ below the table, the widgets of this app where such a toggle is on.
         for r in self._rows:
             cells = {"Extension": r.name if r.known else f"{r.name} (not in the catalog)", "Id": r.id,
                      "State": r.state, "Settings": xv.settings_marker(data, self.app_index, r.id),
-                     "Needed by": ", ".join(d.toggle.label for d in r.dependents) or "-"}
+                     NEEDED: ", ".join(d.toggle.label for d in r.dependents) or "-"}
             # an id or a name the catalog does not know is the draft's: data, escaped before the cut
             table.add_row(*(Text(fitted(shown(cells[label]), width)) for label, width in columns), key=r.id)
         if self._rows:
@@ -142,7 +145,9 @@ below the table, the widgets of this app where such a toggle is on.
         if row.needed_by:
             lines.append("On in this app and needing it: " + "; ".join(row.needed_by))
         elif row.dependents:
-            lines.append("Needed by " + ", ".join(d.toggle.label for d in row.dependents) + " (off in this app).")
+            names = ", ".join(d.toggle.label for d in row.dependents)
+            lines.append(f"Needed by the Main tab's toggle{'s' if len(row.dependents) > 1 else ''} {names} (off in "
+                         "this app).")
         lines += [f"{p.severity.value}: {p.message}" for p in problems]
         lines.append(self._settings_line(row))
         update_static(detail, shown("\n".join(lines), newlines=True))
