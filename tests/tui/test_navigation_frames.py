@@ -153,6 +153,11 @@ async def test_a_closed_screen_is_let_go(draft: Path) -> None:
         gc.collect()
         alive = sorted({type(s).__name__ for ref in closed if (s := ref()) is not None})
         assert not alive, f"closed and still alive: {alive}"
+        # a third keeper, until the title next changes: each closed screen's header in the app's title watchers
+        watchers = getattr(app, "__watchers", {})
+        stale = [type(node).__name__ for name in ("title", "sub_title") for node, _ in watchers.get(name, [])
+                 if not node.is_attached]
+        assert not stale, f"closed screens' headers still watch the title: {stale}"
 
 
 async def test_full_collections_wait_for_the_user_to_be_idle(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,6 +30,15 @@ class TitleHeader(Header):
         """Titles name apps and widgets (data): shown safe for the terminal, as every data string is."""
         return self.app.format_title(shown(self.screen_title), shown(self.screen_sub_title))
 
+    def on_unmount(self) -> None:
+        """Leave the app's title watchers. Textual's header watches ``app.title`` and ``app.sub_title`` and is
+        dropped from those lists only when the title next changes: until then every closed screen's header, and
+        through it the screen, stayed alive (a docs-only trial's memory grew 180 -> 380 MB over ~1,500 screens)."""
+        watchers = getattr(self.app, "__watchers", {})
+        for name in ("title", "sub_title"):
+            if name in watchers:
+                watchers[name][:] = [(node, callback) for node, callback in watchers[name] if node is not self]
+
     def compose(self) -> ComposeResult:
         yield HeaderIcon().data_bind(Header.icon)
         yield _Title()
