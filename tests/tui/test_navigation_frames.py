@@ -158,6 +158,11 @@ async def test_a_closed_screen_is_let_go(draft: Path) -> None:
         stale = [type(node).__name__ for name in ("title", "sub_title") for node, _ in watchers.get(name, [])
                  if not node.is_attached]
         assert not stale, f"closed screens' headers still watch the title: {stale}"
+        # and a footer's old keys, bound to its `compact` (15 kept for each review opened and closed)
+        from textual.widgets._footer import FooterKey
+
+        kept = sum(isinstance(o, FooterKey) and not o.is_attached for o in gc.get_objects())
+        assert not kept, f"{kept} footer keys no longer shown are still alive"
 
 
 async def test_full_collections_wait_for_the_user_to_be_idle(draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,8 @@ from typing import Any
 
 from textual.widgets import Footer
 
+from tenantdeck.tui.widgets.watchers import forget_gone
+
 
 class KeyFooter(Footer):
     """A compact footer without the palette entry (see the module docstring for why)."""
@@ -45,6 +47,7 @@ class KeyFooter(Footer):
             return
         self._listed = listed
         await super().recompose()
+        forget_gone(self)  # the old keys data-bound to the footer: they stayed in its watcher list (watchers.py)
 
     async def show_keys_now(self) -> None:
         """List the keys of what has the focus now, before the next frame: Textual's footer recomposes a refresh

@@ -16,6 +16,7 @@ from textual.widgets import Header
 from textual.widgets._header import HeaderClockSpace, HeaderIcon, HeaderTitle  # not re-exported by textual.widgets
 
 from tenantdeck.textsafe import shown
+from tenantdeck.tui.widgets.watchers import forget_gone
 
 
 class _Title(HeaderTitle):
@@ -31,13 +32,9 @@ class TitleHeader(Header):
         return self.app.format_title(shown(self.screen_title), shown(self.screen_sub_title))
 
     def on_unmount(self) -> None:
-        """Leave the app's title watchers. Textual's header watches ``app.title`` and ``app.sub_title`` and is
-        dropped from those lists only when the title next changes: until then every closed screen's header, and
-        through it the screen, stayed alive (a docs-only trial's memory grew 180 -> 380 MB over ~1,500 screens)."""
-        watchers = getattr(self.app, "__watchers", {})
-        for name in ("title", "sub_title"):
-            if name in watchers:
-                watchers[name][:] = [(node, callback) for node, callback in watchers[name] if node is not self]
+        """Leave the app's title watchers (tui/widgets/watchers.py): else every closed screen's header stays alive
+        until the title next changes (a docs-only trial's memory grew 180 -> 380 MB over ~1,500 screens)."""
+        forget_gone(self.app, leaving=self)
 
     def compose(self) -> ComposeResult:
         yield HeaderIcon().data_bind(Header.icon)
