@@ -6,12 +6,15 @@ import dataclasses
 import hashlib
 from typing import TYPE_CHECKING, Any
 
+from rich import box
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from tenantdeck.tui.widgets.footer import KeyFooter
 
@@ -19,8 +22,23 @@ if TYPE_CHECKING:
     from textual.app import App
 
 
-def help_text(focused: Widget | None, screen: Screen[object]) -> str:
-    """Markdown: the nearest ``HELP`` up from the focused widget (then the screen's), and a table of keys."""
+@dataclasses.dataclass(frozen=True)
+class HelpContent:
+    """The help for one place: prose (Markdown) around the table of its keys (key as shown, what it does)."""
+
+    before: str
+    keys: tuple[tuple[str, str], ...]
+    after: str
+
+    @property
+    def text(self) -> str:
+        """The whole help as Markdown (what it says, whatever draws it)."""
+        rows = ["| Key | Does |", "|---|---|", *(f"| `{key}` | {what} |" for key, what in self.keys)]
+        return "\n\n".join([self.before, "\n".join(rows), self.after])
+
+
+def help_content(focused: Widget | None, screen: Screen[object]) -> HelpContent:
+    """The nearest ``HELP`` up from the focused widget (then the screen's), and every key that works there."""
     parts: list[str] = []
     node: object = focused
     while node is not None:
@@ -31,7 +49,7 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
     screen_help = getattr(screen, "HELP", None)
     if isinstance(screen_help, str) and screen_help not in parts:
         parts.append(screen_help)
-    rows = ["| Key | Does |", "|---|---|"]
+    keys: list[tuple[str, str]] = []
     seen: set[str] = set()
     for key, active in screen.active_bindings.items():
         binding = active.binding
@@ -39,12 +57,18 @@ def help_text(focused: Widget | None, screen: Screen[object]) -> str:
         if not what or what in seen or key.split("+")[0] in UNDELIVERED_MODIFIERS:
             continue  # one key per action: the first one declared (f2, not ctrl+s, which a terminal may swallow)
         seen.add(what)
-        rows.append(f"| `{key_display(screen, binding, key)}` | {what} |")
+        keys.append((key_display(screen, binding, key), what))
     palette = ("`ctrl+p` opens the command palette: every command, and a jump to any app, webhook or field (a colour, "
                "a toggle, an SMS, extension or app setting, the team) by name or label (the footer leaves it out "
                "to fit 80 columns).")
-    return "\n\n".join([*parts, FIELDS, palette, "## Keys here\n\n" + "\n".join(rows),
-                        "Keys can be remapped in `keymap.yaml` in the config directory (see the README).", CLOSING])
+    return HelpContent("\n\n".join([*parts, FIELDS, palette, "## Keys here"]), tuple(keys),
+                       "\n\n".join(["Keys can be remapped in `keymap.yaml` in the config directory (see the README).",
+                                    CLOSING]))
+
+
+def help_text(focused: Widget | None, screen: Screen[object]) -> str:
+    """Markdown: :func:`help_content` as one text."""
+    return help_content(focused, screen).text
 
 
 #: modifiers a terminal never delivers to a program (the desktop keeps them): a key using one is not listed
@@ -78,24 +102,26 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90%; max-width: 100; height: 90%; border: thick $primary;
                                   background: $surface; padding: 0 1; }
+    HelpScreen .keys { margin: 0 1 1 1; }
     """
     BINDINGS = [Binding("escape,f1,q", "dismiss", "Close", id="help.close")]
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, content: HelpContent) -> None:
         super().__init__()
-        self.text = text
+        self.content = content
+        self.text = content.text
 
     @classmethod
     def for_place(cls, app: App[Any], focused: Widget | None, screen: Screen[object]) -> HelpScreen:
         """The help for what has focus, built once per text: the screen (its Markdown laid out, the cost of F1) is
         installed in the app and shown again on the next F1 there, instead of being parsed and composed anew."""
-        text = help_text(focused, screen)
-        name = "help:" + hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+        content = help_content(focused, screen)
+        name = "help:" + hashlib.blake2b(content.text.encode(), digest_size=8).hexdigest()
         if app.is_screen_installed(name):
             found = app.get_screen(name)
             if isinstance(found, HelpScreen):
                 return found
-        help_screen = cls(text)
+        help_screen = cls(content)
         app.install_screen(help_screen, name)
         return help_screen
 
@@ -113,5 +139,19 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(self.text)
+            yield Markdown(self.content.before)
+            yield Static(keys_table(self.content.keys), classes="keys")
+            yield Markdown(self.content.after)
         yield KeyFooter()
+
+
+def keys_table(keys: tuple[tuple[str, str], ...]) -> Table:
+    """The keys as one widget's drawing: as a Markdown table each cell was a widget of its own (some 340 of the
+    help's ~400), and Textual styled every one of them each time the help was shown (issue 36: F1's first frame).
+    ``Text``, not markup: a key's name can come from the user's keymap."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=True)
+    table.add_column("Key", style="bold", no_wrap=True)
+    table.add_column("Does", ratio=1)
+    for key, what in keys:
+        table.add_row(Text(key), Text(what))
+    return table
