@@ -374,10 +374,12 @@ class TenantdeckApp(App[None]):
                         title="Not saved", severity="error")
             return
         self._retitle()
+        # two seconds, not Textual's five: the toast covers the right end of the rows under it (a trial's finding),
+        # and the title's dirty marker, gone, says the same for as long as it matters
         if result.method == "unchanged":
-            self.notify("Nothing to save.")
+            self.notify("Nothing to save.", timeout=2)
         else:
-            self.notify(f"Saved {self.editor.path.name}.")
+            self.notify(f"Saved {self.editor.path.name}.", timeout=2)
         # Not broadcast here: the session tells its listeners of a save (the app is one, _changed_in_any_thread),
         # and a save with nothing to write changed nothing to redraw.
 
