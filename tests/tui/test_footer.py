@@ -15,8 +15,7 @@ import pytest
 from textual.errors import NoWidget
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Markdown, Static
-from textual.widgets._footer import FooterKey
+from textual.widgets import Button, Markdown, Static
 
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.app_screen import TABS
@@ -27,11 +26,8 @@ from tests.tui.safety_fixtures import prepare
 
 def overflow(app: TenantdeckApp) -> tuple[str, int, int]:
     """The footer's keys as text, the width they need and the width the footer has."""
-    footer = app.screen.query_one(Footer)
-    keys = [child for child in footer.children if child.display]
-    needed = sum(child.outer_size.width for child in keys)
-    text = "  ".join(str(getattr(child, "description", "")) for child in keys)
-    return text, needed, footer.size.width
+    footer = app.screen.query_one(KeyFooter)
+    return footer.text, len(footer.text), footer.size.width
 
 
 def test_the_footer_fits_80_columns_on_every_screen_and_tab(tmp_path: Path) -> None:
@@ -167,7 +163,7 @@ def footer_faults(app: TenantdeckApp) -> list[str]:
         bottom = None
     if bottom is None or not any(f in bottom.ancestors_with_self for f in footers):
         return [f"{name}: the bottom line is not its own footer (the keys shown are the screen's behind it)"]
-    listed = {key.action: str(key.description) for key in footers[0].query(FooterKey)}
+    listed = {key.action: key.description for key in footers[0].entries}
     active = screen.active_bindings
     faults = []
     shown, needed, width = overflow(app)
@@ -232,3 +228,32 @@ def test_the_footer_lists_the_keys_of_what_is_in_front(name: str, tmp_path: Path
 
     asyncio.run(main())
     assert not faults
+
+
+def test_a_click_on_a_key_presses_it(tmp_path: Path) -> None:
+    """The footer draws its keys as one line (tui/widgets/footer.py); a click still presses the key under the
+    pointer, as a click on Textual's footer did, and the pointer over a key shows its hover style (a greyed key
+    only rings: tests/tui/test_push_applied.py)."""
+    from tenantdeck.tui.screens.help_screen import HelpScreen
+
+    app = make_app(prepare(tmp_path))
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            footer = app.screen.query_one(KeyFooter)
+            spans = {entry.action: (start, end) for start, end, entry in footer._spans}
+            help_at = spans["app.help"][0] if "app.help" in spans else spans["help"][0]
+            plain = footer.render()
+            await pilot.hover(KeyFooter, offset=(help_at, 0))
+            await settle(pilot)
+            assert footer.render().spans != plain.spans, "the key under the pointer looks hovered"
+            gap = spans[min(spans, key=lambda a: spans[a][0])][1]  # the column after the first key: a gap
+            assert footer.entry_at(gap) is None
+            await pilot.click(KeyFooter, offset=(gap, 0))
+            await settle(pilot)
+            assert not isinstance(app.screen, HelpScreen), "a click between keys presses nothing"
+            await pilot.click(KeyFooter, offset=(help_at, 0))
+            await settle(pilot)
+            assert isinstance(app.screen, HelpScreen), app.screen
+    asyncio.run(main())

@@ -304,9 +304,9 @@ def _demo_draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _footer(app: TenantdeckApp) -> str:
-    from textual.widgets import Footer
+    from tenantdeck.tui.widgets.footer import KeyFooter
 
-    return " ".join(str(k.render()) for k in app.screen.query_one(Footer).query("FooterKey"))
+    return app.screen.query_one(KeyFooter).text
 
 
 def test_small_things(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,6 +25,7 @@ from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.history_screen import HistoryScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tenantdeck.tui.widgets.confirm import ConfirmScreen
+from tenantdeck.tui.widgets.footer import KeyFooter
 from tests.tui.pilot import make_app, settle
 
 VAR = "TD_TICKETS_HOOK_PW"
@@ -117,8 +118,14 @@ async def _greyed_out(draft: Path, line: int, monkeypatch: pytest.MonkeyPatch) -
         assert f"${{{VAR}}}  {draft.name}:{line}  apps[2].webhooks[0].password" in needs, needs
         assert screen.query_one("#needs").display
         assert screen.check_action("push", ()) is None  # greyed, not hidden: the footer still shows "Push"
-        keys = {key.action: key for key in app.screen.query("FooterKey")}
-        assert "push" in keys and keys["push"].has_class("-disabled")
+        footer = app.screen.query_one(KeyFooter)
+        keys = {key.action: key for key in footer.entries}
+        assert "push" in keys and not keys["push"].enabled
+        rings: list[bool] = []
+        monkeypatch.setattr(app, "bell", lambda: rings.append(True))
+        await pilot.click(KeyFooter, offset=(next(s for s, _e, k in footer._spans if k.action == "push"), 0))
+        await settle(pilot)
+        assert rings and app.screen is screen, "a click on the greyed key rings and does nothing"
 
         await pilot.press("p")
         await settle(pilot)

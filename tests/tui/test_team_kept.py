@@ -77,7 +77,7 @@ def test_members_kept_verbatim_are_listed_read_only(pulled: Path) -> None:
 def test_at_80_columns_a_kept_row_is_cut_with_an_ellipsis_and_offers_no_edit_key(pulled: Path) -> None:
     """A second trial: the Problems cell read `kept as the service holds it (read-` at 80 columns, and the footer
     went on offering d and r on a kept row, where they do nothing."""
-    from textual.widgets import Footer
+    from tenantdeck.tui.widgets.footer import KeyFooter
 
     async def flow() -> None:
         app = make_app(pulled)
@@ -89,7 +89,7 @@ def test_at_80_columns_a_kept_row_is_cut_with_an_ellipsis_and_offers_no_edit_key
             assert kept and all(c == KEPT or (c.endswith("…") and KEPT.startswith(c[:-1])) for c in kept), cells
 
             def footer() -> str:
-                return " ".join(str(k.render()) for k in app.screen.query_one(Footer).query("FooterKey"))
+                return app.screen.query_one(KeyFooter).text
 
             table.move_cursor(row=0)  # the draft's own member
             await settle(pilot)

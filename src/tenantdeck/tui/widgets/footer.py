@@ -1,8 +1,15 @@
-"""The footer every screen uses: the keys that apply, fitted to 80 columns.
+"""The footer every screen uses: the keys that apply, fitted to 80 columns, drawn as one line of one widget.
 
 Textual's footer lists the focused widget's keys, then the screen's, then the app's, and cuts off what does not fit;
 at 80 columns the app's own keys (Help, Save, Review) fell off the end on most tabs. This one is compact (one space
 between keys) and leaves out the command palette's entry: ctrl+p is the first line of F1 help instead.
+
+It is one widget that draws the keys as text, not Textual's footer (a widget per key, composed again whenever the
+keys change). Moving the focus or switching a tab changes the keys, and building the key widgets again, each with its
+styles and layout, was 20-40 ms of a tab switch's settled time (issue 36, ``bench/tui_navigation.py``). Here a change
+of the keys is a repaint: the keys are read from the screen's ``active_bindings`` when the line is drawn, so they are
+always those of the frame they are drawn in (the tab bar, the pane and the footer change together). It looks as
+Textual's compact footer does (the same component classes and theme variables), and a click on a key presses it.
 
 Every screen and every modal yields one, last in its ``compose``: the footer on the bottom line is then always the
 one of the screen in front, listing its keys. A modal without one showed the footer of the screen behind it, whose
@@ -14,44 +21,146 @@ holds each to this, with Escape listed where it leaves and any key the screen's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from textual.widgets import Footer
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.widget import Widget
 
-from tenantdeck.tui.widgets.watchers import forget_gone
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 
-class KeyFooter(Footer):
+class FooterEntry(NamedTuple):
+    """One key the footer lists."""
+
+    key: str
+    key_display: str
+    action: str
+    description: str
+    enabled: bool
+    tooltip: str
+
+
+class KeyFooter(Widget, can_focus=False):
     """A compact footer without the palette entry (see the module docstring for why)."""
 
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"footer-key--key", "footer-key--description", "footer-key--hover"}
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        width: 1fr;
+        color: $footer-foreground;
+        background: $footer-background;
+        text-wrap: nowrap;
+        text-overflow: clip;
+        & > .footer-key--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .footer-key--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .footer-key--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+    }
+    """
+
     def __init__(self) -> None:
-        super().__init__(compact=True, show_command_palette=False)
-        self._listed: tuple[Any, ...] | None = None
+        super().__init__()
+        self._spans: list[tuple[int, int, FooterEntry]] = []
+        self._hover: int | None = None
 
-    def _keys_to_list(self) -> tuple[Any, ...]:
-        """What the footer would show: each listed binding's key, words and state (what ``compose`` reads)."""
-        if not self._bindings_ready:
-            return ()
-        return tuple((binding.key, binding.key_display, binding.action, binding.description, binding.group, enabled,
-                      tooltip) for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
-                     if binding.show)
+    @property
+    def entries(self) -> list[FooterEntry]:
+        """The keys listed now, in order: the screen's active bindings that are shown (one per action)."""
+        try:
+            screen = self.screen
+        except Exception:  # not on a screen (being removed): nothing to list
+            return []
+        seen: set[str] = set()
+        listed = []
+        for _node, binding, enabled, tooltip in screen.active_bindings.values():
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            listed.append(FooterEntry(binding.key, self.app.get_key_display(binding), binding.action,
+                                      binding.description, enabled, tooltip or binding.tooltip or ""))
+        return listed
 
-    async def recompose(self) -> None:
-        """Only when the keys to list changed: Textual recomposes on every change of the focus or of a binding's
-        state, and building the keys again (a widget and its styles each) was a good part of a tab switch and of
-        moving between fields (issue 36)."""
-        if not self.is_attached or self._pruning:
-            return  # its screen went away (Textual's own recompose does nothing then either)
-        listed = self._keys_to_list()
-        if listed == self._listed and self.children:
-            return
-        self._listed = listed
-        await super().recompose()
-        forget_gone(self)  # the old keys data-bound to the footer: they stayed in its watcher list (watchers.py)
+    @property
+    def text(self) -> str:
+        """The line as drawn, without its styles: what a user reads (and the width it needs, ``len``)."""
+        return self.render().plain
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("footer-key--key")
+        description_style = self.get_component_rich_style("footer-key--description")
+        hover_style = self.get_component_rich_style("footer-key--hover")
+        line = Text(no_wrap=True, overflow="crop")
+        spans = []
+        for index, entry in enumerate(self.entries):
+            if index:
+                line.append(" ")  # Textual's compact footer: one column between keys
+            start = line.cell_len
+            item = Text.assemble((entry.key_display, key_style),
+                                 *([(" " + entry.description, description_style)] if entry.description else []))
+            if index == self._hover:
+                item.stylize(hover_style)
+            if not entry.enabled:
+                item.stylize(Style(dim=True))
+            line.append_text(item)
+            spans.append((start, line.cell_len, entry))
+        self._spans = spans
+        return line
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        """The focus moved or a binding's state changed: repaint if that changed the keys (they are read again as
+        the line is drawn). Textual signals this on every focus change; most leave the keys as they were."""
+        if self.is_attached and screen is self.screen and self.entries != [entry for *_, entry in self._spans]:
+            self.refresh()
 
     async def show_keys_now(self) -> None:
-        """List the keys of what has the focus now, before the next frame: Textual's footer recomposes a refresh
-        after the focus moved, so a tab switch showed the new tab under the old tab's keys for a frame or two (issue
-        36). Composed in the footer's own context, as its own recompose is (its keys bind to its data)."""
-        with self._context():
-            await self.recompose()
+        """The keys of what has the focus now, in the next frame (kept for callers of the former footer, which
+        recomposed a refresh late)."""
+        self.refresh()
+
+    def entry_at(self, x: int) -> FooterEntry | None:
+        """The key drawn at column ``x`` of the footer, if any (the gaps between keys are none)."""
+        return next((entry for start, end, entry in self._spans if start <= x < end), None)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        entry = self.entry_at(event.x)
+        if entry is None:
+            return
+        if entry.enabled:
+            self.app.simulate_key(entry.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        entry = self.entry_at(event.x)
+        hover = next((i for i, (_s, _e, e) in enumerate(self._spans) if e is entry), None)
+        if hover != self._hover:
+            self._hover = hover
+            self.tooltip = entry.tooltip or None if entry else None
+            self.refresh()
+
+    def on_leave(self, _event: events.Leave) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self.refresh()
