@@ -80,6 +80,48 @@ def test_the_trial_s_keys(typed: str, keys: list[str]) -> None:
     assert not any(event.is_printable for event in got if event.key.startswith("alt+"))
 
 
+#: what a paste may hold: anything, Escape sequences, control characters and the start of either marker included
+_pasted = st.lists(st.one_of(st.characters(blacklist_categories=("Cs",)), st.sampled_from(
+    [ESC, "\x1b[", "\x1b[2", "\x1b[200", "\x1b[200~", "\x1b[201", "\x07", "\x00", "\x1b[31m"])), max_size=12).map(
+    "".join).filter(lambda text: "\x1b[201~" not in text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_token.map(lambda key: ("key", key)), _pasted.map(lambda text: ("paste", text))),
+                max_size=8), st.lists(st.integers(min_value=1, max_value=12), max_size=40))
+def test_a_bracketed_paste_is_one_paste_of_what_it_held_in_its_place(
+        parts: list[tuple[str, str]], cuts: list[int]) -> None:
+    """Keys and bracketed pastes, read in one piece or cut into reads anywhere (a paste longer than a read, a marker
+    split between two): each paste is one ``Paste`` of exactly its text (NUL removed, as Textual does), among the keys
+    where it was typed, and the keys are what they are without the pastes. Textual's parser typed what followed an
+    Escape inside a paste as keys and pasted the rest last."""
+    stream = "".join(f"\x1b[200~{text}\x1b[201~" if kind == "paste" else text for kind, text in parts)
+    parser = AltKeyParser()
+    got, at = [], 0
+    for cut in cuts:
+        got += list(parser.feed(stream[at:at + cut])) if stream[at:at + cut] else []
+        at += cut
+    got += (list(parser.feed(stream[at:])) if stream[at:] else []) + list(parser.feed(""))
+    pastes = [text.replace("\x00", "") for kind, text in parts if kind == "paste"]
+    assert [event.text for event in got if isinstance(event, events.Paste)] == pastes
+    keys_alone = parse(AltKeyParser(), "".join(text for kind, text in parts if kind == "key"))
+    assert [(e.key, e.character) for e in got if isinstance(e, events.Key)] == [(e.key, e.character)
+                                                                              for e in keys_alone]
+    order, at_key = [], 0
+    for kind, text in parts:  # where each paste comes: after the keys typed before it
+        if kind == "key":
+            at_key += len(parse(AltKeyParser(), text))
+        else:
+            order.append(at_key)
+    seen, keys = [], 0
+    for event in got:
+        if isinstance(event, events.Paste):
+            seen.append(keys)
+        else:
+            keys += 1
+    assert seen == order
+
+
 def test_textual_builds_its_parser_from_the_name_the_driver_replaces() -> None:
     """HangupSafeDriver swaps ``linux_driver.XTermParser``: a Textual whose input loop builds its parser another
     way must fail here, not silently type Escape+Enter as Enter again."""

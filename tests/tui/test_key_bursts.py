@@ -203,6 +203,27 @@ async def test_a_bracketed_paste_between_keys_keeps_its_place(draft: Path) -> No
         assert field.value == "+12x99"
 
 
+async def test_a_paste_holding_escape_sequences_lands_whole_in_its_place(draft: Path) -> None:
+    """The bytes a terminal sends for Backspace, a bracketed paste of ``P ESC [31mQ BEL R`` and a letter, through
+    the editor's terminal parser (tui/alt_keys.py) into a field: the paste lands whole, between the keys. With
+    Textual's parser the paste's characters after the Escape were typed first as keys and the paste came last,
+    without them (a docs-only trial saw ``Alerts31mQP``)."""
+    from tenantdeck.tui.alt_keys import AltKeyParser
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        field = await sms_field(pilot)
+        field.focus()
+        field.value = "+1234"
+        field.cursor_position = 5
+        await settle(pilot)
+        parser = AltKeyParser()
+        for message in parser.feed("\x7f\x1b[200~P\x1b[31mQ\x07R\x1b[201~z"):
+            app.post_message(message)
+        await settle(pilot)
+        assert field.value == "+123P\x1b[31mQ\x07Rz"
+
+
 #: every key that pushes, switches or pops a screen (issue 36's list), and the keys that may follow it in a burst:
 #: a tab, a toggle or a mark, a move, another screen, back
 OPENERS = ("enter", "f1", "f3", "f5", "f6", "f7", "f8", "P", "p", "b", "ctrl+p", "escape")
