@@ -82,6 +82,11 @@ class TenantdeckApp(App[None]):
         self._last_input = time.monotonic()
         self._gc_thresholds: tuple[int, int, int] | None = None
 
+    def quiet_for(self) -> float:
+        """Seconds since the last key, paste or click reached the editor (0 while keys wait to be handed on): work
+        that can wait is done when this is long enough (the hidden tabs an App screen composes ahead)."""
+        return 0.0 if self.key_gate.held else time.monotonic() - self._last_input
+
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every notification of every screen comes here: its text quotes names, paths and the service's words, so

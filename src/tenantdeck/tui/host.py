@@ -39,6 +39,9 @@ class EditorHost(Protocol):
     def refresh_states(self, change: Change) -> Any:
         """Recompute each app's change state in a worker (after a pull or a push moved the base)."""
 
+    def quiet_for(self) -> float:
+        """Seconds since the last key, paste or click (0 while keys wait to be handed on)."""
+
     # the app-wide acts (its keys; the palette offers them too)
     def action_save(self, force: bool = False) -> None: ...
 

@@ -8,7 +8,7 @@ Each tab is its own widget module. They all read and edit the draft through the 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -114,6 +114,10 @@ The tabs edit one app of the draft; every change is validated at once and shown 
           for i, tab in enumerate(TABS, 1)],
     ]
 
+    #: seconds nobody has typed before a tab not shown yet is composed, hidden (:meth:`_compose_ahead`); None: each
+    #: tab is composed when first shown (the editor's tests, so that what a test sees does not depend on its pace)
+    PRECOMPOSE_AFTER: ClassVar[float | None] = 0.05
+
     def __init__(self, app_index: int, tab: str = TABS[0][0]) -> None:
         super().__init__()
         self.app_index = app_index
@@ -152,6 +156,26 @@ The tabs edit one app of the draft; every change is validated at once and shown 
     def on_mount(self) -> None:
         self._retitle()
         self._many_widgets = self.check_action("next_widget", ())
+        if self.PRECOMPOSE_AFTER is not None:
+            self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
+
+    async def _compose_ahead(self) -> None:
+        """Compose the next tab not shown yet, hidden, once nobody has typed for :attr:`PRECOMPOSE_AFTER`; then the
+        one after, until every tab is. A digit then shows a tab already built: its first showing drew its first
+        frame 50-120 ms after the key when it was composed then, 20-50 ms composed ahead (bench/tui_navigation.py).
+        One tab a step (the largest ~40 ms), so a key typed meanwhile waits at most that; keys typed in a burst
+        right after opening an app (``Enter 3``) find the tab composed when shown, as before."""
+        assert self.PRECOMPOSE_AFTER is not None
+        if not self.is_attached:
+            return
+        if self.app.screen is not self or self.host.quiet_for() < self.PRECOMPOSE_AFTER:
+            self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
+            return
+        pending = [tab for tab, *_ in TABS if not self.query_one(f"#{tab}", TabPane).children]
+        if pending:
+            await self.compose_tab(pending[0])
+        if len(pending) > 1:
+            self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
 
     def _retitle(self) -> None:
         app = self.editor.get(self.prefix, {}) or {}
