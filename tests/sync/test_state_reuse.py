@@ -30,6 +30,7 @@ from tenantdeck.sync.compare import compare_app
 from tenantdeck.sync.kinds import KINDS, canonical_app_from_draft
 from tenantdeck.sync.kinds.base import flatten
 from tenantdeck.sync.types import UNKNOWN
+from tenantdeck.sync.workspace.local import load_local
 from tenantdeck.sync.workspace.offline import AppStates
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.tui.editor import Editor
@@ -47,7 +48,7 @@ def full_app(i: int) -> dict[str, Any]:
         "extensions": {"enabled": ["stickers", "polls", "profanity-filter", "push-notification"],
                        "disabled": ["e2ee"]},
         "widgets": [{"name": f"Support {i}", "version": "v2", "style": copy.deepcopy(catalog.STYLE_DEFAULTS),
-                     "sidebar": copy.deepcopy(catalog.SIDEBAR_DEFAULTS),
+                     "sidebar": {**copy.deepcopy(catalog.SIDEBAR_DEFAULTS), "calls": True, "user_settings": True},
                      "main": {t.key: bool(t.default) for t in catalog.MAIN_TOGGLES}}],
         "sms": {"fromMobileNo": "+12345678", "messageDelay": 60, "twilioAccountSid": f"AC{i:032d}",
                 "twilioAuthToken": "${TWILIO_AUTH_TOKEN}", "websiteURL": "www.example.com"},
@@ -125,6 +126,13 @@ def check_against_slow_path(editor: Editor, tmp_path: Path) -> None:
     assert (loaded.ok, loaded.draft) == (fresh.ok, fresh.draft)
     assert sorted((p.path, p.message) for p in loaded.problems if p.is_error) == \
         sorted((p.path, p.message) for p in fresh.problems if p.is_error)
+    # and the canonical apps it plans with, from the change states' kept parts: those of the text loaded afresh
+    if loaded.ok:
+        assert loaded.draft is not None
+        key = Workspace(editor.path).secret_key()
+        assert editor.kept_states().parts_made_with(loaded.draft.presets, key, os.environ), "parts to reuse"
+        reused = load_local(editor.path, os.environ, text=session.text, loaded=loaded, reuse=editor.kept_states())
+        assert reused.apps == load_local(editor.path, os.environ, text=session.text).apps
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -243,6 +243,11 @@ class Editor:
             self._states = AppStates(self.path)
         return self._states.last_read(app_id)
 
+    def kept_states(self) -> Any:
+        """The change states kept so far (an ``AppStates``), or None before the first: a plan of this session's
+        models reuses their canonical parts (``plan_draft(reuse=...)``)."""
+        return self._states
+
     def compute_app_states(self) -> dict[str, str]:
         """Each app's state against the base snapshot: new (no id), no base, in sync or modified.
 

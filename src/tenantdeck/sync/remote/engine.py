@@ -67,6 +67,7 @@ from tenantdeck.sync.workspace.state import unwritable
 if TYPE_CHECKING:
     from tenantdeck.draft.load import LoadResult
     from tenantdeck.sync.types import Note
+    from tenantdeck.sync.workspace.offline import AppStates
     from tenantdeck.targets import Target
 
 __all__ = ["Gate", "OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
@@ -386,18 +387,19 @@ async def plan_draft(path: Path, env: Mapping[str, str], *, text: str | None = N
                      allow_delete: bool = False, concurrency: int = 16,
                      client_options: Mapping[str, Any] | None = None,
                      profile: str | None = None, gate: Gate | None = None,
-                     loaded: LoadResult | None = None) -> Plan | PushRefused:
+                     loaded: LoadResult | None = None, reuse: AppStates | None = None) -> Plan | PushRefused:
     """The plan of a draft as an editor holds it (``text``, unsaved edits included; the file is not re-read):
     offline against the base snapshot when ``target`` is None, else three ways against the live service.
 
     Read-only: nothing is written, not even the base (a push records what both sides agree on). The draft is read
     as the target's profile sees it (``profile`` offline): its section of the targets file, if any. ``gate``: the
     fleet policies whose notes the plan carries (:func:`tenantdeck.policies.gate.gate_for`). ``loaded``: ``text``
-    as the editor's session validated it (:func:`~tenantdeck.sync.workspace.local.load_local`).
+    as the editor's session validated it, ``reuse`` that session's change states (their canonical parts:
+    :func:`~tenantdeck.sync.workspace.local.load_local`).
     """
     try:
         local = load_local(path, env, text=text, key=target.fingerprint_key() if target is not None else None,
-                           profile=target.name if target is not None else profile, loaded=loaded)
+                           profile=target.name if target is not None else profile, loaded=loaded, reuse=reuse)
     except DraftInvalid as exc:
         return PushRefused("invalid_draft", f"{path} is not valid", problems=exc.problems)
     if target is None:  # offline: the base snapshot stands in for the service, for the rules as for the comparison

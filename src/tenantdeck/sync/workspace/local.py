@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tenantdeck.models import Draft
     from tenantdeck.sync.settle import Choice, Settled
     from tenantdeck.sync.types import Conflict
+    from tenantdeck.sync.workspace.offline import AppStates
     from tenantdeck.sync.workspace.state import Workspace
 
 
@@ -89,7 +90,7 @@ class Local:
 def load_local(
     path: str | os.PathLike[str], env: Mapping[str, str] | None = None, *, reuse_in_sync: bool = False,
     text: str | None = None, key: bytes | None = None, profile: str | None = None,
-    loaded: LoadResult | None = None,
+    loaded: LoadResult | None = None, reuse: AppStates | None = None,
 ) -> Local:
     """Load and validate the draft (raises :class:`DraftInvalid`), then canonicalise it and read the base.
 
@@ -102,6 +103,8 @@ def load_local(
     ``key``: the target's fingerprint key, the workspace's if it has none yet (see ``Workspace.secret_key``).
     ``profile``: the target's profile; when the draft's targets file has a section for it, the draft is loaded as
     that target sees it (its ids and overrides, its own workspace: :func:`load_view`).
+    ``reuse``: the editor's change states of the session ``loaded`` comes from; each app's canonical parts they
+    kept are reused where made from the same models, key and environment (:meth:`AppStates.parts_made_with`).
     """
     from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section
 
@@ -141,8 +144,9 @@ def load_local(
             if app.id and isinstance(app_data, dict):
                 digests[app.id] = app_digest(app_data, presets, env, key, Path(path).parent)
         hits = InSyncCache(workspace).hits(digests)
+    kept = reuse.parts_made_with(draft.presets, key, env) if reuse is not None and loaded is not None else {}
     apps = [
-        canonical_app_from_draft(draft, i, secret_key=key, env=env)
+        canonical_app_from_draft(draft, i, secret_key=key, env=env, parts=kept.get(i))
         for i, app in enumerate(draft.apps)
         if app.id not in hits
     ]

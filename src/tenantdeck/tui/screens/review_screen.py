@@ -262,7 +262,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             loaded = self.editor.session.load_result()
             text = loaded.doc.text if loaded is not None else self.editor.session.text
             result = asyncio.run(plan_draft(self.editor.path, os.environ, text=text, loaded=loaded,
-                                            target=target, allow_delete=self.allow_delete,
+                                            reuse=self.editor.kept_states(), target=target,
+                                            allow_delete=self.allow_delete,
                                             client_options=self.client_options(), profile=self.editor.profile,
                                             gate=gate_for(self.editor.path)))
         except Exception as exc:  # ApiError, ProfileError, OSError: one notification each
