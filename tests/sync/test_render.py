@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
@@ -16,6 +18,7 @@ from tenantdeck.sync.compare import compare_all
 from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_json, render_markdown, render_text
+from tenantdeck.textsafe import unsafe
 from tests.models import factories
 from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
 
@@ -122,3 +125,23 @@ def test_a_note_about_no_app_names_no_app() -> None:
     assert "  * policies file: d.policies.yaml:4:18" in text and '  * app "Acme": policy y' in text
     assert "- policies file: d.policies.yaml:4:18" in md and '- app "Acme": policy y' in md
     assert 'app ""' not in text + md
+
+
+@given(st.text(max_size=30))
+def test_a_value_spells_a_control_character_as_every_screen_does(text: str) -> None:
+    """A changed value is shown as JSON, whose own escape for a control character (``\\u001b``) differs from the one
+    every other screen shows (``\\x1b``, textsafe.shown): a trial saw the same webhook name both ways on one review.
+    Now each control is spelled as ``shown`` spells it, and a value's own ``\\u001b`` text (a backslash and five
+    letters) is still shown as that text."""
+    from tenantdeck.sync.render import value_text
+    from tenantdeck.textsafe import shown
+
+    out = value_text(text)
+    assert not unsafe(out)
+    if "…" in out:  # cut short: what is shown of it is checked by the fitted-rows tests
+        return
+    for char in set(text):
+        if ord(char) < 0x20 and char not in "\b\f\n\r\t":  # JSON's own short escapes are kept as JSON writes them
+            assert shown(char) in out, (text, out)
+    if "\\u001b" in text:
+        assert "\\\\u001b" in out, (text, out)

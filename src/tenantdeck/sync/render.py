@@ -11,6 +11,7 @@ Names, ids, labels, values and messages come from the draft and the service: eac
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,7 +53,13 @@ def value_text(value: Any) -> str:
         return "(none)"
     if isinstance(value, dict) and value.get("unknown") is True:
         return "(not reported by the service)"  # a write-only field tenantdeck never pushed
-    return shown(shortened(json.dumps(value, ensure_ascii=False)))  # the JSON output keeps the whole value
+    return shown(shortened(_JSON_CONTROL.sub(r"\1\\x\2", json.dumps(value, ensure_ascii=False))))  # JSON keeps it whole
+
+
+#: a control character JSON wrote as ``\u001b``: shown as every other screen shows it (``\x1b``, textsafe.shown), so
+#: one value is not spelled two ways on one screen (a webhook's title and its name's change); an escaped backslash
+#: before the ``u`` (``\\u001b``, the value's own text) is left alone
+_JSON_CONTROL = re.compile(r"(?<!\\)((?:\\\\)*)\\u00([01][0-9a-f])")
 
 
 def change_text(change: FieldChange) -> str:
