@@ -530,10 +530,11 @@ holds outside them stays until you choose another.
 """
     DEFAULT_CSS = """
     ChoiceRow Select { width: 1fr; }
-    ChoiceRow.-narrow > .line { height: auto; }
-    ChoiceRow.-narrow .field-label { width: 20; height: auto; }
+    ChoiceRow.-narrow > .line { layout: grid; grid-size: 2; grid-columns: 1fr 10; grid-rows: 1; height: 2; }
+    ChoiceRow.-narrow .field-label { column-span: 2; width: 1fr; }
     """
-    #: below this width the label wraps, so the longest value (36 characters) stays readable
+    #: below this width the label has a line of its own above the value, so the longest value (36 characters)
+    #: stays readable: a label wrapped beside it read around it ("Chats in the recent  all_chats ▼ / chat section")
     NARROW: ClassVar[int] = 90
 
     def __init__(self, section: str, key: str) -> None:
