@@ -187,15 +187,21 @@ async def test_backspace_then_letters_in_one_burst_is_the_issue_s_case(draft: Pa
         assert key_order.installed()
 
 
+async def sms_field_holding(pilot: Pilot[None], value: str) -> Input:
+    """The SMS number field, focused, holding ``value`` with the cursor at its end, the screen quiet."""
+    field = await sms_field(pilot)
+    field.focus()
+    field.value = value
+    field.cursor_position = len(value)
+    await settle(pilot)
+    return field
+
+
 async def test_a_bracketed_paste_between_keys_keeps_its_place(draft: Path) -> None:
     """A paste (one event with the text) between bound keys and letters, all in one burst."""
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        field = await sms_field(pilot)
-        field.focus()
-        field.value = "+1234"
-        field.cursor_position = 5
-        await settle(pilot)
+        field = await sms_field_holding(pilot, "+1234")
         burst(app, ["backspace"])
         app.post_message(events.Paste("99"))
         burst(app, ["left", "left", "backspace", "x"])
@@ -212,11 +218,7 @@ async def test_a_paste_holding_escape_sequences_lands_whole_in_its_place(draft: 
 
     app = make_app(draft)
     async with app.run_test(size=(80, 24)) as pilot:
-        field = await sms_field(pilot)
-        field.focus()
-        field.value = "+1234"
-        field.cursor_position = 5
-        await settle(pilot)
+        field = await sms_field_holding(pilot, "+1234")
         parser = AltKeyParser()
         for message in parser.feed("\x7f\x1b[200~P\x1b[31mQ\x07R\x1b[201~z"):
             app.post_message(message)
