@@ -73,7 +73,7 @@ def test_pull_validate_push_history_doctor_as_json(env: dict[str, str], tmp_path
     assert code == 0, err
     check_head(pushed, "push", 0)
     assert "Push complete" in err and pushed["ok"] is True and pushed["refusal"] is None
-    assert pushed["result"]["counts"] == {"applied": 1, "failed": 0, "not_attempted": 0}
+    assert pushed["result"]["counts"] == {"applied": 1, "failed": 0, "not_attempted": 0, "already": 0}
     (operation,) = pushed["result"]["operations"]
     assert operation["status"] == "applied" and operation["kind"] == "update_widget"
     assert pushed["plan"]["format_version"] == 1 and len(pushed["plan"]["operations"]) == 1

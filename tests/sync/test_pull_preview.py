@@ -169,3 +169,77 @@ def test_settings_kept_verbatim_by_the_editors_pull_are_not_deletes(draft: Path,
     diff = CliRunner().invoke(cli, ["diff", "--draft", str(draft)], env=env)
     assert diff.exit_code == 0, diff.output
     assert "No changes" in diff.output and "created remotely" not in diff.output, diff.output
+
+
+def _push_hook_without_defaults(draft: Path) -> None:
+    """The tutorial's webhook from the editor's form: Enabled, Retry and Basic Auth left unset."""
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    text = draft.read_text(encoding="utf-8")
+    hook = ("    webhooks:\n      - id: fresh\n        name: Fresh\n        webhookURL: https://fresh.example/hook\n"
+            "        triggers: [message_sent]\n")
+    marker = "    webhooks:\n"
+    at = text.index(marker, text.index("name: Globex Community"))
+    draft.write_text(text[:at] + hook + text[at + len(marker):], encoding="utf-8")
+    pushed = CliRunner().invoke(cli, ["push", "--yes", "--draft", str(draft)])
+    assert pushed.exit_code == 0, pushed.output
+
+
+def _pulled_changes(draft: Path) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the preview's field changes, the values the CLI's pull then changed in the draft), both as (app, path)."""
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+    from tenantdeck.sync.pull_preview import _diff_edits
+
+    session = DraftSession.open(draft)
+    before = session.data
+    result = asyncio.run(preview_pull_target(local_target(), draft, before, {}))
+    listed = sorted((a.name, c.path) for a in result.preview.apps for c in a.changes)
+    pulled = CliRunner().invoke(cli, ["pull", "--draft", str(draft)])
+    assert pulled.exit_code == 0, pulled.output
+    after = DraftSession.open(draft).data
+    edits: list = []
+    _diff_edits((), before, after, edits)
+    names = [a["name"] for a in before["apps"]]
+    written = sorted((names[path[1]], str(path[-1])) for _, path, _ in edits)
+    return listed, written
+
+
+def test_a_pull_writes_only_what_its_preview_lists(draft: Path) -> None:
+    """Trial: the preview listed one colour, the pull also wrote `useBasicAuth: false`, `enabled: true` and
+    `retryOnFailure: false` into a webhook that left them out. Defaults of left-out keys are no difference."""
+    _push_hook_without_defaults(draft)
+
+    async def recolour() -> None:
+        async with local_target().client() as c:
+            app = next(a for a in await c.list_apps() if a.name == "Acme Support")
+            widget = (await c.list_widgets(app.id))[0]
+            style = widget.settings["style"]
+            await c.update_widget(app.id, widget.widget_id,
+                                  {**widget.settings, "style": {**style, "primary_color": "#FF0000"}})
+
+    asyncio.run(recolour())
+    listed, written = _pulled_changes(draft)
+    assert listed == [("Acme Support", "style.primary_color")]
+    assert written == [("Acme Support", "primary_color")]
+    assert "enabled" not in draft.read_text(encoding="utf-8").split("id: fresh")[1].split("- id:")[0]
+
+
+def test_a_left_out_key_the_service_holds_other_than_its_default_is_listed_and_written(draft: Path) -> None:
+    _push_hook_without_defaults(draft)
+
+    async def disable() -> None:
+        async with local_target().client() as c:
+            app = next(a for a in await c.list_apps() if a.name == "Globex Community")
+            hook = await c.get_webhook(app.id, "fresh")
+            assert hook is not None
+            body = {k: v for k, v in hook.items() if k not in ("createdAt", "updatedAt")}
+            await c.update_webhook(app.id, "fresh", {**body, "enabled": False})
+
+    asyncio.run(disable())
+    listed, written = _pulled_changes(draft)
+    assert listed == [("Globex Community", "enabled")]
+    assert written == listed

@@ -520,3 +520,32 @@ def test_a_conflict_is_settled_field_by_field_from_the_command_line(server: str,
         assert (live["primary_color"], live["background_color"]) == ("#111111", "#ABCDEF")
         assert "#111111" in text
     assert cli(server, "diff", "--draft", str(draft)).returncode == exitcodes.OK
+
+
+def test_pushing_an_applied_saved_plan_again_is_told_apart_from_the_push_in_the_history(tmp_path: Path) -> None:
+    """Trial: the second push of a saved plan recorded "complete, applied=1", like the push that applied it."""
+    from tenantdeck.sync.workspace.history import read_history, render_history_text
+    from tests.sync.test_push import live_plan
+
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    text = draft.read_text(encoding="utf-8")
+    at = text.index("primary_color:")
+    end = text.index("\n", at)
+    draft.write_text(text[:at] + 'primary_color: "#FF0000"' + text[end:], encoding="utf-8")  # one operation
+    plan_file = tmp_path / "change.json"
+    plan_file.write_text(json.dumps(live_plan(sandbox, draft, ENV).to_json()))
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.OK, err
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.OK, err
+    first, again = read_history(Workspace(draft).history_path)[-2:]
+    n = first["counts"]["applied"]
+    assert n >= 1 and first["counts"]["already"] == 0
+    assert f"{n} of its operations {'was' if n == 1 else 'were'} applied by an earlier run" in err
+    assert again["counts"]["applied"] == n and again["counts"]["already"] == n  # `applied` keeps its meaning
+    text = render_history_text([first, again]).splitlines()
+    rows = [line for line in text if not line.startswith(" ")]
+    assert f"applied={n} failed" in rows[0] and "already" not in rows[0]
+    assert f"applied=0 already={n} failed" in rows[1]

@@ -82,20 +82,42 @@ def _skew_check(ping: Ping) -> Check:
     return Check(name, "ok", f"{abs(skew):.0f} s")
 
 
-def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None = None) -> list[Check]:
-    """All doctor checks, as data (the command prints them; tests read them)."""
+def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rps: float | None = None,
+               draft_path: Path | None = None) -> list[Check]:
+    """All doctor checks, as data (the command prints them; tests read them).
+
+    With a draft present, the target is resolved as diff, push and audit resolve it
+    (:func:`~tenantdeck.sync.workspace.binding.resolve_for_draft`: the one named, else the one the draft records),
+    and the first check says which and why: a doctor of another target than the commands use misleads."""
+    import os
+
     from tenantdeck.api.errors import ApiError, TransportError
     from tenantdeck.api.redact import Redactor
-    from tenantdeck.targets import ProfileError, resolve_target
+    from tenantdeck.sync.workspace.binding import recorded_choice, resolve_for_draft
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
+    from tenantdeck.targets import ENV_BASE_URL, ENV_PROFILE, ProfileError, resolve_target
 
+    why = "named" if profile or base_url else "the default"
+    if not (profile or base_url) and (os.environ.get(ENV_BASE_URL) or os.environ.get(ENV_PROFILE)):
+        why = "named by the environment"
     try:
-        target = resolve_target(profile=profile, base_url=base_url, insecure=insecure)
+        if draft_path is not None and draft_path.is_file():
+            target = resolve_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure)
+            if why == "the default":
+                try:
+                    recorded = recorded_choice(Workspace(draft_path)) is not None
+                except (WorkspaceError, OSError):
+                    recorded = False
+                if recorded:
+                    why = f"the one {draft_path} records"
+        else:
+            target = resolve_target(profile=profile, base_url=base_url, insecure=insecure)
     except ProfileError as exc:
         return [
             Check("target resolved", "FAIL", str(exc)),
             *(Check(n, "skip", "no target") for n in ("reachable", "credentials accepted", "TLS", "clock skew")),
         ]
-    checks = [Check("target resolved", "ok", target.describe())]
+    checks = [Check("target resolved", "ok", f"{target.describe()} ({why})")]
     redact = Redactor((target.key, target.secret))
     started = time.perf_counter()
     ping: Ping | None = None
@@ -199,7 +221,7 @@ def command(ctx: click.Context, profile: str | None, base_url: str | None, insec
     every path the tool uses."""
     from tenantdeck.cli.output import write
 
-    checks = [*run_checks(profile, base_url, insecure, max_rps), MODERATION]
+    checks = [*run_checks(profile, base_url, insecure, max_rps, draft_path), MODERATION]
     paths = used_paths(draft_path)
     code = exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK
     if fmt == "json":

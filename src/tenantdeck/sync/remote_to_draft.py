@@ -224,11 +224,17 @@ def webhook_from_canonical(
     never reports, what tenantdeck last pushed (``state`` comes from :func:`~.canonical.with_last_pushed`).
 
     A field nobody knows is left out, never filled with a default: left out, a field is left as it is on the
-    service (:func:`write_only_note` says so in the draft). ``existing`` only lends its secret reference name.
+    service (:func:`write_only_note` says so in the draft). ``existing`` lends its secret reference name, and the
+    keys it leaves out: one whose service value is the documented default
+    (:data:`~tenantdeck.models.catalog.WEBHOOK_CREATE_DEFAULTS`, what a create without it gives) stays left out,
+    as it is no difference; the pull preview diffs this result, so what it lists is what a pull writes.
     """
     data: dict[str, Any] = {"id": hook_id}
+    defaults = catalog.WEBHOOK_CREATE_DEFAULTS
     for key in WEBHOOK_FIELDS:
         value = state.get(key)
+        if existing is not None and getattr(existing, key) is None and key in defaults and value == defaults[key]:
+            continue
         if value is not None and not is_unknown(value):  # every known value explicit: reviewed is what is pushed
             data[key] = value
     basic_auth = data.get("useBasicAuth", False)

@@ -321,7 +321,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 warnings.append(f"{local.path} changed since the plan was made; the plan's operations are pushed as "
                                 "planned (secrets are read from the current draft)")
             if already:
-                notices.append(f"Resuming the plan: {len(already)} of its operations were applied by an earlier run.")
+                notices.append(f"Resuming the plan: {len(already)} of its operations "
+                               f"{'was' if len(already) == 1 else 'were'} applied by an earlier run.")
             touched = {op.app_id for op in plan.operations if op.app_id}
             live = await fetch_live(client, touched, secret_key=local.secret_key,
                                     concurrency=request.concurrency * 4, listing=listing,

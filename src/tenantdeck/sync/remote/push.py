@@ -108,7 +108,10 @@ class PushResult:
         return [r for r in self.results if r.status == status]
 
     def counts(self) -> dict[str, int]:
-        return {s: len(self.of(s)) for s in ("applied", "failed", "not_attempted")}
+        """Per status; ``already`` (added later, so ``applied`` keeps its meaning) is how many of the applied an
+        earlier run of the same saved plan had applied: this run applied ``applied - already``."""
+        return {**{s: len(self.of(s)) for s in ("applied", "failed", "not_attempted")},
+                "already": sum(1 for r in self.results if r.earlier)}
 
     @property
     def complete(self) -> bool:

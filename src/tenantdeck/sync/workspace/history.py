@@ -125,12 +125,28 @@ def render_history_text(records: list[dict[str, Any]]) -> str:
         lines.append(
             f"{r.get('when', '?')}  {r.get('who', '?'):<12} {r.get('result', '?'):<8} "
             f"profile={r.get('profile') or '-'} plan={r.get('plan_hash', '-')} "
-            f"applied={c.get('applied', 0)} failed={c.get('failed', 0)} not_attempted={c.get('not_attempted', 0)}"
+            f"{applied_counts_text(c)} failed={c.get('failed', 0)} not_attempted={c.get('not_attempted', 0)}"
             f"  journal={r.get('journal', '-')}"
         )
         lines += allowed_rows(r)
         lines += [f"    {outcome:<13} {shown(app)}: {shown(label)}" for outcome, app, label in operation_rows(r) or []]
     return "\n".join(lines) + "\n"
+
+
+def applied_split(counts: dict[str, Any]) -> tuple[int, int]:
+    """(applied by the push itself, found already applied by an earlier run of the same saved plan): a re-run of
+    an applied plan is ``(0, n)``, never told apart from the real push by ``applied`` alone. Records written before
+    ``already`` was counted give ``(applied, 0)``."""
+    applied, already = counts.get("applied", 0), counts.get("already", 0)
+    if not isinstance(applied, int) or not isinstance(already, int):
+        return 0, 0
+    return applied - already, already
+
+
+def applied_counts_text(counts: dict[str, Any]) -> str:
+    """``applied=1`` or, for a re-run of a saved plan, ``applied=0 already=1`` (the CLI's history and the editor)."""
+    applied, already = applied_split(counts)
+    return f"applied={applied}" + (f" already={already}" if already else "")
 
 
 def allowed_rows(record: dict[str, Any]) -> list[str]:

@@ -127,7 +127,7 @@ reason).
             c = r.get("counts") or {}
             pushes.add_row(*_cells(_when(str(r.get("when", "?"))), str(r.get("who", "?")), str(r.get("result", "?")),
                                    str(r.get("profile") or "-"), str(r.get("plan_hash", "-"))[:PLAN_SHOWN],
-                                   str(c.get("applied", 0)), str(c.get("failed", 0)), str(c.get("not_attempted", 0))),
+                                   _applied_cell(c), str(c.get("failed", 0)), str(c.get("not_attempted", 0))),
                            key=str(i))
         self.query_one("#operations", DataTable).add_columns("Outcome", "App", "Operation")
         self.query_one("#empty", Static).update("" if self.records else "No pushes recorded yet (F6 reviews and "
@@ -177,3 +177,11 @@ reason).
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def _applied_cell(counts: dict[str, Any]) -> str:
+    """``1``, or ``0 +1 earlier`` for a re-run of a saved plan whose operations an earlier run applied."""
+    from tenantdeck.sync.workspace.history import applied_split
+
+    applied, already = applied_split(counts)
+    return str(applied) + (f" +{already} earlier" if already else "")
