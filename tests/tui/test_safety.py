@@ -183,6 +183,30 @@ def test_external_edit_is_reloaded_when_there_are_no_unsaved_edits(tmp_path: Pat
     run(app, body)
 
 
+def test_a_draft_broken_on_disk_is_said_on_reload_and_in_place_of_the_apps(tmp_path: Path) -> None:
+    """A reload that cannot parse the file said only "was reloaded", and the Apps screen showed "0 apps" and an
+    empty table: the notice and the screen say it cannot be read, with the located line, and point at F8."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.safety.check_disk()
+        lines = draft.read_text().splitlines(keepends=True)
+        lines[6] = "    version: [3\n"
+        draft.write_text("".join(lines))
+        app.safety.check_disk()
+        await settle(pilot)
+        assert app.editor.session.read_only
+        said = notices(app)
+        assert "could not be read" in said and "F8" in said and "line " in said, said
+        assert "was reloaded (you had no unsaved edits)" not in said
+        note = app.screen.query_one("#unreadable")
+        assert note.display and not app.screen.query_one("DataTable").display
+        assert "cannot be read as a draft" in str(note.render()) and "F8" in str(note.render())
+
+    run(app, body)
+
+
 def test_external_edit_with_unsaved_edits_asks_and_keep_mine_stops_asking(tmp_path: Path) -> None:
     draft = prepare(tmp_path)
     app = make_app(draft)

@@ -252,6 +252,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         from tenantdeck.sync.remote.engine import PushRefused, plan_draft
 
         target = None
+        if self.editor.unreadable():  # no plan, and no "Plan: 0", for a draft that was not read
+            self.app.call_from_thread(self._show_unreadable)
+            return
         try:
             if online:
                 from tenantdeck.sync.workspace.binding import resolve_for_draft
@@ -282,10 +285,21 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     def _show_status(self, text: str) -> None:
         self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
 
+    def _show_unreadable(self) -> None:
+        """The draft cannot be read (Editor.unreadable): the last plan's rows go, the status says why."""
+        self._rows = {}
+        self.query_one(DataTable).clear()
+        self.query_one("#detail", Static).update("")
+        self._show_status(self.editor.unreadable() or "The draft changed; plan again (r).")
+
     def show_plan(self, plan: Plan, online: bool, where: str) -> None:
         """Render the engine's review rows (:func:`tenantdeck.sync.review.review_rows`): the same symbols, labels
         and lines the CLI prints."""
         from tenantdeck.sync.review import review_rows, review_status
+
+        if self.editor.unreadable():  # the draft broke while this plan was made
+            self._show_unreadable()
+            return
 
         self.plan, self.online = plan, online
         table = self.query_one(DataTable)
