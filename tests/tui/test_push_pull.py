@@ -419,3 +419,28 @@ def test_a_pull_after_a_push_clears_the_push_line(pulled: Path) -> None:
             assert "Push complete" not in str(result.render()) and screen.last_result is None
 
     asyncio.run(flow())
+
+
+def test_a_failed_push_keeps_its_reason_on_the_status_line_in_the_editors_words(
+        batch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line said "see the notice" and the notice was gone 5 s later: the status keeps the one-line
+    reason itself (escaped), and the hint of a 429 names the profile's max_rps, not --max-rps (no such flag here)."""
+    monkeypatch.setenv("TENANTDECK_SANDBOX_FAIL_RATE", "0.97")
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RNG_SEED", "4")  # the first failure a 429 (seed 1: a 503)
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RETRY_AFTER", "0")
+
+    async def body() -> None:
+        app = TenantdeckApp(batch)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            screen = await open_review(app, pilot, max_retries=0, retry_base_delay=0.0)
+            await pilot.press("p")
+            await pilot.pause()
+            await pilot.press("y")
+            await settle(pilot, 5)
+            status = str(screen.query_one("#status").render())
+            assert status.startswith("Not pushed: ") and "HTTP 429" in status and "see the notice" not in status, \
+                status
+            said = "\n".join(n.message for n in app._notifications)
+            assert "HTTP 429" in said and "--max-rps" not in said and "max_rps" in said, said
+
+    asyncio.run(body())

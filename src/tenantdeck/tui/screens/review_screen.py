@@ -604,8 +604,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         except asyncio.CancelledError:
             ui(self._finish, result)
         except Exception as exc:  # the typed ApiError family, ProfileError, OSError
-            ui(self._show_status, "Not pushed: the service could not be read or written (see the notice); p tries "
-               "again.")
+            # the reason stays on the status line (the notice goes after a few seconds); _show_status escapes it
+            ui(self._show_status, f"Not pushed: {problem_text(exc, hint=False).rstrip('.')}. p tries again.")
             ui(self.notify, problem_text(exc), title="Push failed", severity="error", markup=False)
         else:
             if pushed:
