@@ -444,3 +444,25 @@ def test_a_failed_push_keeps_its_reason_on_the_status_line_in_the_editors_words(
             assert "HTTP 429" in said and "--max-rps" not in said and "max_rps" in said, said
 
     asyncio.run(body())
+
+
+def test_the_push_progress_line_fits_80_columns_with_a_space_after_the_percentage(batch: Path) -> None:
+    """At 80 columns the bar's ``0%`` ran into ``0/2 done`` and the ``running:`` part wrapped to a second row: a
+    space between them, and the line cut with "…" on its one row."""
+    from tenantdeck.tui.screens.review_screen import PushProgressed
+    from tests.tui.pilot import painted
+
+    async def body() -> None:
+        app = TenantdeckApp(batch)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_review(app, pilot)
+            screen.query_one("#progress-row").add_class("-running")
+            line = "0/2 done · rate — · ETA — · running: Acme: update webhook, Globex: update widget"
+            screen.post_message(PushProgressed(0, 2, line))
+            await settle(pilot)
+            rows = painted(pilot).splitlines()
+            at = next(i for i, row in enumerate(rows) if "0/2 done" in row)
+            assert "0% 0/2 done" in rows[at] and rows[at].rstrip().endswith("…"), rows[at]
+            assert "webhook" not in rows[at + 1] and "widget" not in rows[at + 1], rows[at + 1]
+
+    asyncio.run(body())

@@ -131,6 +131,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     ReviewScreen #result { height: auto; max-height: 7; padding: 0 1; color: $text-muted; }
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
+    ReviewScreen #running { width: 1fr; height: 1; padding-left: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReviewScreen DataTable { height: 1fr; }
     ReviewScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary; }
     """
@@ -695,6 +696,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
     def on_push_progressed(self, message: PushProgressed) -> None:
         self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
+        # one row beside the bar, a space after its percentage; what does not fit is cut with "…" (#running CSS)
         self.query_one("#running", Static).update(shown(message.line))
 
     def _finish(self, result: PushResult) -> None:
