@@ -347,3 +347,44 @@ def test_f6_copies_the_key_path(tmp_path: Path) -> None:
         assert "Copied apps[1]" in notices(app)
 
     run(app, body)
+
+
+LOCK_HOLDER = """
+import sys
+from tenantdeck.sync.workspace.lock import hold
+from tenantdeck.sync.workspace.state import Workspace
+with hold(Workspace(sys.argv[1]), "tenantdeck push"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_save_refused_by_a_cli_push_lock_says_what_to_do_in_the_editor(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal ended "wait longer with --lock-timeout SECONDS": the editor has no such flag. It says to press
+    F2 again, and the environment variable (which the editor's save honours; set short here) to wait longer."""
+    import subprocess
+    import sys
+
+    from tests import procs
+
+    draft = prepare(tmp_path)
+    monkeypatch.setenv("TENANTDECK_LOCK_TIMEOUT", "0.1")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set(GLOBEX_REGION, "in")
+        with procs.running([sys.executable, "-c", LOCK_HOLDER, str(draft)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True) as holder:
+            assert holder.stdout.readline().strip() == "held"
+            await pilot.press("f2")
+            await settle(pilot)
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            holder.wait(30)
+        said = notices(app)
+        assert f"pid {holder.pid} (tenantdeck push)" in said and "Nothing was changed" in said, said
+        assert "press F2 again once it has finished" in said and "TENANTDECK_LOCK_TIMEOUT" in said, said
+        assert "--lock-timeout" not in said and app.editor.session.dirty
+
+    run(app, body)
