@@ -63,12 +63,13 @@ def endpoint(kind: str, tmp: Path) -> Iterator[str]:
         yield url
 
 
-#: failure -> what its notification must say (the typed error's words, then its hint)
+#: failure -> what its notification must say (the typed error's words, then its hint in the editor's words: no
+#: command-line flags there, api/errors.py FLAG_SETTINGS)
 EXPECTED = {
-    "unreachable": ("could not connect to 127.0.0.1", "check --base-url and the network"),
+    "unreachable": ("could not connect to 127.0.0.1", "check the base URL (TENANTDECK_BASE_URL or the profile"),
     "401": ("401", "check TENANTDECK_KEY and TENANTDECK_SECRET (profile 'flaky')"),
     "429": ("429", "rate limited by the service"),
-    "timeout": ("did not answer within 0.5 s", "check --base-url and the network"),
+    "timeout": ("did not answer within 0.5 s", "check the base URL (TENANTDECK_BASE_URL or the profile"),
     "malformed": ("list apps", "the answer is not what the management API sends"),
 }
 

@@ -435,3 +435,29 @@ async def test_the_policies_screen_shows_each_rules_check(tmp_path: Path) -> Non
         await settle(pilot)
         detail = str(screen.query_one("#detail").render())
         assert detail.startswith("escaped (warning): webhooks[*].webhookURL matches \\x1b\n")
+
+
+@synchronous
+async def test_no_verdict_on_a_draft_that_cannot_be_read(tmp_path: Path) -> None:
+    """The draft broken on disk and reloaded: the Policies screen said "every app complies" over "0 of 0" and the
+    review "Plan: 0 to create"; both now say the draft cannot be read (Editor.unreadable), with no counts."""
+    draft = prepare(tmp_path, POLICIES)
+    app = make_app(draft)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.safety.check_disk()
+        draft.write_text(draft.read_text() + "apps: [\n")
+        app.safety.check_disk()
+        await settle(pilot)
+        assert app.editor.session.read_only
+        await pilot.press("P")
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "cannot be read as a draft" in summary and "complies" not in summary, summary
+        assert all(r[3] == "-" for r in _cells(app.screen.query_one("#rules", DataTable)))
+        await pilot.press("escape", "f6")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ReviewScreen"
+        status = str(app.screen.query_one("#status").render())
+        assert "cannot be read as a draft" in status and "Plan" not in status, status
+        assert app.screen.query_one(DataTable).row_count == 0

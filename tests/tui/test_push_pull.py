@@ -419,3 +419,50 @@ def test_a_pull_after_a_push_clears_the_push_line(pulled: Path) -> None:
             assert "Push complete" not in str(result.render()) and screen.last_result is None
 
     asyncio.run(flow())
+
+
+def test_a_failed_push_keeps_its_reason_on_the_status_line_in_the_editors_words(
+        batch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The status line said "see the notice" and the notice was gone 5 s later: the status keeps the one-line
+    reason itself (escaped), and the hint of a 429 names the profile's max_rps, not --max-rps (no such flag here)."""
+    monkeypatch.setenv("TENANTDECK_SANDBOX_FAIL_RATE", "0.97")
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RNG_SEED", "4")  # the first failure a 429 (seed 1: a 503)
+    monkeypatch.setenv("TENANTDECK_SANDBOX_RETRY_AFTER", "0")
+
+    async def body() -> None:
+        app = TenantdeckApp(batch)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            screen = await open_review(app, pilot, max_retries=0, retry_base_delay=0.0)
+            await pilot.press("p")
+            await pilot.pause()
+            await pilot.press("y")
+            await settle(pilot, 5)
+            status = str(screen.query_one("#status").render())
+            assert status.startswith("Not pushed: ") and "HTTP 429" in status and "see the notice" not in status, \
+                status
+            said = "\n".join(n.message for n in app._notifications)
+            assert "HTTP 429" in said and "--max-rps" not in said and "max_rps" in said, said
+
+    asyncio.run(body())
+
+
+def test_the_push_progress_line_fits_80_columns_with_a_space_after_the_percentage(batch: Path) -> None:
+    """At 80 columns the bar's ``0%`` ran into ``0/2 done`` and the ``running:`` part wrapped to a second row: a
+    space between them, and the line cut with "…" on its one row."""
+    from tenantdeck.tui.screens.review_screen import PushProgressed
+    from tests.tui.pilot import painted
+
+    async def body() -> None:
+        app = TenantdeckApp(batch)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_review(app, pilot)
+            screen.query_one("#progress-row").add_class("-running")
+            line = "0/2 done · rate — · ETA — · running: Acme: update webhook, Globex: update widget"
+            screen.post_message(PushProgressed(0, 2, line))
+            await settle(pilot)
+            rows = painted(pilot).splitlines()
+            at = next(i for i, row in enumerate(rows) if "0/2 done" in row)
+            assert "0% 0/2 done" in rows[at] and rows[at].rstrip().endswith("…"), rows[at]
+            assert "webhook" not in rows[at + 1] and "widget" not in rows[at + 1], rows[at + 1]
+
+    asyncio.run(body())

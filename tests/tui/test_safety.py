@@ -183,6 +183,30 @@ def test_external_edit_is_reloaded_when_there_are_no_unsaved_edits(tmp_path: Pat
     run(app, body)
 
 
+def test_a_draft_broken_on_disk_is_said_on_reload_and_in_place_of_the_apps(tmp_path: Path) -> None:
+    """A reload that cannot parse the file said only "was reloaded", and the Apps screen showed "0 apps" and an
+    empty table: the notice and the screen say it cannot be read, with the located line, and point at F8."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.safety.check_disk()
+        lines = draft.read_text().splitlines(keepends=True)
+        lines[6] = "    version: [3\n"
+        draft.write_text("".join(lines))
+        app.safety.check_disk()
+        await settle(pilot)
+        assert app.editor.session.read_only
+        said = notices(app)
+        assert "could not be read" in said and "F8" in said and "line " in said, said
+        assert "was reloaded (you had no unsaved edits)" not in said
+        note = app.screen.query_one("#unreadable")
+        assert note.display and not app.screen.query_one("DataTable").display
+        assert "cannot be read as a draft" in str(note.render()) and "F8" in str(note.render())
+
+    run(app, body)
+
+
 def test_external_edit_with_unsaved_edits_asks_and_keep_mine_stops_asking(tmp_path: Path) -> None:
     draft = prepare(tmp_path)
     app = make_app(draft)
@@ -321,5 +345,46 @@ def test_f6_copies_the_key_path(tmp_path: Path) -> None:
         await pilot.press("down", "f4")
         assert app.clipboard == "apps[1]"
         assert "Copied apps[1]" in notices(app)
+
+    run(app, body)
+
+
+LOCK_HOLDER = """
+import sys
+from tenantdeck.sync.workspace.lock import hold
+from tenantdeck.sync.workspace.state import Workspace
+with hold(Workspace(sys.argv[1]), "tenantdeck push"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_save_refused_by_a_cli_push_lock_says_what_to_do_in_the_editor(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal ended "wait longer with --lock-timeout SECONDS": the editor has no such flag. It says to press
+    F2 again, and the environment variable (which the editor's save honours; set short here) to wait longer."""
+    import subprocess
+    import sys
+
+    from tests import procs
+
+    draft = prepare(tmp_path)
+    monkeypatch.setenv("TENANTDECK_LOCK_TIMEOUT", "0.1")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set(GLOBEX_REGION, "in")
+        with procs.running([sys.executable, "-c", LOCK_HOLDER, str(draft)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True) as holder:
+            assert holder.stdout.readline().strip() == "held"
+            await pilot.press("f2")
+            await settle(pilot)
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            holder.wait(30)
+        said = notices(app)
+        assert f"pid {holder.pid} (tenantdeck push)" in said and "Nothing was changed" in said, said
+        assert "press F2 again once it has finished" in said and "TENANTDECK_LOCK_TIMEOUT" in said, said
+        assert "--lock-timeout" not in said and app.editor.session.dirty
 
     run(app, body)

@@ -87,6 +87,12 @@ class ApiError(Exception):
         super().__init__(self._render())
 
     def _render(self) -> str:
+        return self.text()
+
+    def text(self, *, hint: bool = True, flags: bool = True) -> str:
+        """The one line: what failed, the service's words, then the hint. ``hint=False`` leaves the hint out (a
+        status line that has no room for it); ``flags=False`` words a hint's command-line flags as the profile
+        settings that do the same (:data:`FLAG_SETTINGS`), for a renderer with no flags (the editor)."""
         head = f"{self.operation} failed"
         facts = []
         if self.status is not None:
@@ -98,8 +104,9 @@ class ApiError(Exception):
             text += f": {self.message}"
         if self.attempts > 1:
             text += f" (after {self.attempts} attempts)"
-        if self.hint:
-            text += (" " if text.endswith((".", "!", "?")) else ". ") + f"Hint: {self.hint}"
+        if self.hint and hint:
+            said = self.hint if flags else without_flags(self.hint)
+            text += (" " if text.endswith((".", "!", "?")) else ". ") + f"Hint: {said}"
         return shown(one_line(text, limit=1000))  # the service's words and our names of its objects are data
 
     def __str__(self) -> str:
@@ -163,6 +170,21 @@ def stated_limit(message: str | None) -> int:
     """The limit a 413's message names (the sandbox says "larger than 1048576 bytes"), else the documented one."""
     found = _STATED_LIMIT.search(message or "")
     return int(found.group(1).replace(",", "")) if found else BODY_MAX_BYTES
+
+
+#: the command-line flags a hint may name, and the profile setting (profiles.yaml) that does the same where there
+#: are no flags (the editor): the hints keep one wording, the renderer picks the words (:meth:`ApiError.text`)
+FLAG_SETTINGS = {
+    "--max-rps": "the profile's max_rps (profiles.yaml)",
+    "--base-url": "the base URL (TENANTDECK_BASE_URL or the profile's base_url)",
+}
+
+
+def without_flags(hint: str) -> str:
+    """``hint`` with each flag of :data:`FLAG_SETTINGS` said as its profile setting."""
+    for flag, setting in FLAG_SETTINGS.items():
+        hint = hint.replace(flag, setting)
+    return hint
 
 
 class RateLimited(ApiError):

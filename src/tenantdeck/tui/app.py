@@ -371,7 +371,10 @@ class TenantdeckApp(App[None]):
         except ChangedOnDisk:
             self.safety.save_refused()
             return
-        except (WorkspaceLocked, WorkspaceError) as exc:
+        except WorkspaceLocked as exc:  # in the editor's words: there is no --lock-timeout here
+            self.notify(exc.text(SAVE_AGAIN), title="Not saved", severity="error", timeout=15, markup=False)
+            return
+        except WorkspaceError as exc:
             self.notify(f"{exc}", title="Not saved", severity="error", timeout=15)
             return
         except (ProblemError, OSError) as exc:
@@ -413,6 +416,13 @@ class TenantdeckApp(App[None]):
                                        yes="Quit without saving"), answered)
 
 
+#: seconds a save waits for another process's lock when $TENANTDECK_LOCK_TIMEOUT is not set (README's exit 5 row)
+SAVE_LOCK_WAIT = 2.0
+#: what a save refused by another process's workspace lock tells to do (save_lock_timeout says why the env var)
+SAVE_AGAIN = ("press F2 again once it has finished, or start the editor with TENANTDECK_LOCK_TIMEOUT=SECONDS "
+              "to wait longer")
+
+
 def save_lock_timeout() -> float:
     """How long a save (F2) waits for another process's workspace lock: ``$TENANTDECK_LOCK_TIMEOUT`` when set, else
     a couple of seconds (the screen does not answer keys while it waits)."""
@@ -420,7 +430,7 @@ def save_lock_timeout() -> float:
 
     from tenantdeck.sync.workspace.lock import TIMEOUT_ENV, timeout_from
 
-    return timeout_from(None) if os.environ.get(TIMEOUT_ENV) else 2.0
+    return timeout_from(None) if os.environ.get(TIMEOUT_ENV) else SAVE_LOCK_WAIT
 
 
 def _current_thread_id() -> int:

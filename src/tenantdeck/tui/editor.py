@@ -140,6 +140,17 @@ class Editor:
         assert self._session is not None
         return self._session
 
+    def unreadable(self) -> str:
+        """Why the draft cannot be read as a draft (then it is read-only, and no screen may give a verdict on it:
+        "0 apps", "every app complies", "Plan: 0"), as one sentence with the located line; "" when it can. The one
+        rule every screen asks, so they say the same. Plain text (the problem may quote the file): escape it."""
+        if not self.loaded or not self.session.read_only:
+            return ""
+        first = next(iter(self.session.problems), None)
+        where = f" (line {first.line}: {first.message})" if first is not None and first.line else (
+            f" ({first.message})" if first is not None else "")
+        return f"{self.path.name} cannot be read as a draft{where}; F8 shows it, `e` fixes it in $EDITOR."
+
     def load(self) -> bool:
         """Read the whole draft; True when this call did it (False: it was already read)."""
         with self._load_lock:

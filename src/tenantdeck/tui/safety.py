@@ -284,6 +284,11 @@ class SafetyNet:
             return
         if not session.dirty:
             self.reload()
+            broken = self.editor.unreadable()
+            if broken:
+                self.app.notify(f"{name} changed on disk and could not be read: {broken}", title="Reloaded",
+                                severity="error", timeout=15, markup=False)
+                return
             self.app.notify(f"{name} changed on disk and was reloaded (you had no unsaved edits).",
                             title="Reloaded")
             return

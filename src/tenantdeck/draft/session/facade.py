@@ -111,6 +111,8 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self.text = text or ""
         self._fatal = sort_problems(problems)
         self._layout = None
+        # announced like a good read: a reload that finds the file broken must redraw what showed the old data
+        self._bump(ChangeKind.RELOAD, (), [])
 
     def _parse_all(self) -> None:
         """Data, layout and YAML-level problems of the whole text (on open, reload and after a ruamel merge)."""

@@ -70,15 +70,21 @@ class Holder:
 class WorkspaceLocked(Exception):
     """Another process held the workspace's lock for longer than we were willing to wait; nothing was changed."""
 
+    #: what a command's user can do (the message's end); a renderer with no command line passes its own words
+    AGAIN = f"run this again once it has finished, or wait longer with --lock-timeout SECONDS ({TIMEOUT_ENV})"
+
     def __init__(self, root: Path, holder: Holder | None, waited: float) -> None:
         self.root = root
         self.holder = holder
         self.waited = waited
+        super().__init__(self.text())
+
+    def text(self, again: str = AGAIN) -> str:
+        """The refusal, naming the holder and the wait, ending in ``again``: what to do (the CLI's words unless
+        the renderer, the editor, says its own: it has no ``--lock-timeout``)."""
+        holder = self.holder
         who = holder.describe() if holder is not None else "another tenantdeck process (it has not said which yet)"
-        super().__init__(
-            f"the workspace {root} is in use by {who}; waited {waited:g} s. Nothing was changed: run this again "
-            f"once it has finished, or wait longer with --lock-timeout SECONDS ({TIMEOUT_ENV})"
-        )
+        return f"the workspace {self.root} is in use by {who}; waited {self.waited:g} s. Nothing was changed: {again}"
 
 
 def timeout_from(value: float | None, env: Mapping[str, str] | None = None) -> float:

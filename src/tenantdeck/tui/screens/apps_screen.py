@@ -19,7 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 
 from tenantdeck.draft.session import AppRow, ChangeKind
 from tenantdeck.textsafe import fitted, shown
@@ -89,6 +89,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     DEFAULT_CSS = """
     AppsScreen #filter { margin: 0 1; }
     AppsScreen DataTable { height: 1fr; }
+    AppsScreen #unreadable { height: 1fr; margin: 1 2; }
     """
 
     def __init__(self) -> None:
@@ -109,6 +110,9 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         yield Input(placeholder="Filter apps: name, region or id  (/)", id="filter")
         table: DataTable[str] = RowTable(id="apps", cursor_type="row", zebra_stripes=True)
         yield table
+        unreadable = Static(id="unreadable", markup=False)
+        unreadable.display = False  # in place of an empty table when the draft cannot be read (Editor.unreadable)
+        yield unreadable
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -272,6 +276,14 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         if preview is None:
             self._keep_marks(rows)
         self._retitle(len(rows))
+        broken = self.editor.unreadable() if preview is None else ""
+        note = self.query_one("#unreadable", Static)
+        note.update(broken)
+        # the filter goes too: with the table hidden the focus would land in it and take the screen's keys (P, e)
+        note.display = bool(broken)
+        table.display = self.query_one("#filter", Input).display = not broken
+        if not broken and self.focused is None and self.is_current:
+            table.focus()  # readable again
         if self._pending:
             self.call_after_refresh(self._fill, self._fill_generation)
 

@@ -175,8 +175,9 @@ on an app) are listed below the rules, at their line; the other rules still run.
         if (check_width := self._check_width()) < CHECK_WIDTH:
             self._rules = fleet.rule_rows(check_width)
         room = self._message_room()
+        broken = self.editor.unreadable()  # no verdict ("0 of 0", "every app complies") on a draft not read
         for r in self._rules:
-            rules.add_row(_text(r.name), r.severity, _text(r.check_cell), r.apps_text,
+            rules.add_row(_text(r.name), r.severity, _text(r.check_cell), "-" if broken else r.apps_text,
                           Text(fitted(shown(r.message), room)), key=r.name)  # whole in the detail line
         if self._rules:
             rules.move_cursor(row=min(current, len(self._rules) - 1))
@@ -190,7 +191,7 @@ on an app) are listed below the rules, at their line; the other rules still run.
         for i, p in enumerate(self._problems):
             problems.add_row(_text(p.location), Text(fitted(shown(p.text), room)), key=str(i))
         problems.display = bool(self._problems)
-        self.query_one("#summary", Static).update(shown(fleet.summary()))
+        self.query_one("#summary", Static).update(shown(broken or fleet.summary()))
         self._show_detail()
 
     def _check_width(self) -> int:
@@ -295,7 +296,9 @@ Each app that breaks the rule: where (the field inside the app) and what it hold
         if self._rows:
             table.move_cursor(row=min(current, len(self._rows) - 1))
         rule = next((r for r in self.fleet.rule_rows() if r.name == self.rule), None)
-        if rule is None:
+        if broken := self.editor.unreadable():  # no verdict on a draft that was not read
+            text, rule = broken, None
+        elif rule is None:
             text = f"No rule {self.rule} in {self.fleet.path.name} now."
         else:
             text = (f"{rule.name} ({rule.severity}): {rule.violating} of {rule.selected} apps break it"

@@ -131,6 +131,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     ReviewScreen #result { height: auto; max-height: 7; padding: 0 1; color: $text-muted; }
     ReviewScreen #progress-row { height: auto; display: none; padding: 0 1; }
     ReviewScreen #progress-row.-running { display: block; }
+    ReviewScreen #running { width: 1fr; height: 1; padding-left: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     ReviewScreen DataTable { height: 1fr; }
     ReviewScreen #detail { height: auto; max-height: 6; padding: 0 1; border-top: solid $primary; }
     """
@@ -252,6 +253,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         from tenantdeck.sync.remote.engine import PushRefused, plan_draft
 
         target = None
+        if self.editor.unreadable():  # no plan, and no "Plan: 0", for a draft that was not read
+            self.app.call_from_thread(self._show_unreadable)
+            return
         try:
             if online:
                 from tenantdeck.sync.workspace.binding import resolve_for_draft
@@ -283,10 +287,21 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
     def _show_status(self, text: str) -> None:
         self.query_one("#status", Static).update(shown(text))  # quotes problems and the service's words
 
+    def _show_unreadable(self) -> None:
+        """The draft cannot be read (Editor.unreadable): the last plan's rows go, the status says why."""
+        self._rows = {}
+        self.query_one(DataTable).clear()
+        self.query_one("#detail", Static).update("")
+        self._show_status(self.editor.unreadable() or "The draft changed; plan again (r).")
+
     def show_plan(self, plan: Plan, online: bool, where: str) -> None:
         """Render the engine's review rows (:func:`tenantdeck.sync.review.review_rows`): the same symbols, labels
         and lines the CLI prints."""
         from tenantdeck.sync.review import review_rows, review_status
+
+        if self.editor.unreadable():  # the draft broke while this plan was made
+            self._show_unreadable()
+            return
 
         self.plan, self.online = plan, online
         table = self.query_one(DataTable)
@@ -591,8 +606,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         except asyncio.CancelledError:
             ui(self._finish, result)
         except Exception as exc:  # the typed ApiError family, ProfileError, OSError
-            ui(self._show_status, "Not pushed: the service could not be read or written (see the notice); p tries "
-               "again.")
+            # the reason stays on the status line (the notice goes after a few seconds); _show_status escapes it
+            ui(self._show_status, f"Not pushed: {problem_text(exc, hint=False).rstrip('.')}. p tries again.")
             ui(self.notify, problem_text(exc), title="Push failed", severity="error", markup=False)
         else:
             if pushed:
@@ -682,6 +697,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
 
     def on_push_progressed(self, message: PushProgressed) -> None:
         self.query_one("#progress", ProgressBar).update(total=message.total, progress=message.done)
+        # one row beside the bar, a space after its percentage; what does not fit is cut with "…" (#running CSS)
         self.query_one("#running", Static).update(shown(message.line))
 
     def _finish(self, result: PushResult) -> None:
