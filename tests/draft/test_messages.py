@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from tenantdeck.draft import load_draft, load_text, yamlsource
+from tenantdeck.draft import load_draft, load_text, pydantic_problems, yamlsource
 from tenantdeck.problems import Severity
 from tests.draft.conftest import MINIMAL, load, only
 
@@ -397,3 +399,46 @@ def test_number_where_a_text_choice_is_expected_says_it_was_read_as_a_number(tmp
     [problem] = load_draft(path).problems
     assert (problem.line, problem.column, problem.key_path) == (5, 14, "apps[0].version")
     assert "read as the number" in problem.message and "'3'" in problem.message
+
+
+@pytest.mark.parametrize(("written", "got"), [("1", "the number 1"), ("'yes'", "the text 'yes'"),
+                                              ("{a: 1}", "a mapping"), ("2.5", "the number 2.5")])
+def test_a_value_no_member_of_a_union_accepts_is_one_error_at_its_key(written: str, got: str) -> None:
+    result = load(f"""\
+        format: 1
+        apps:
+          - name: Acme
+            region: eu
+            settings:
+              core.conversations.updateOnReplies: {written}
+        """)
+    p = only(result)
+    assert (p.line, p.key_path) == (6, "apps[0].settings.core.conversations.updateOnReplies")
+    assert p.message == f"expected true or false, or a list of text (lines starting with `- `), got {got}"
+
+
+class _Inner(BaseModel):
+    a: int
+
+
+class _Unions(BaseModel):
+    model_config = ConfigDict(strict=True)
+    flag: bool | list[str] = False
+    level: Literal["low", "high"] | int = 0
+    inner: _Inner | str = ""
+    maybe: bool | list[str] | None = None
+
+
+@pytest.mark.parametrize("field", list(_Unions.model_fields))
+@pytest.mark.parametrize("value", [1.5, {"x": 1}, True, "text", 3])
+def test_no_union_member_tag_ever_reaches_a_key_path(field: str, value: object) -> None:
+    """Every union, not one field: a value refused by all members is one problem at the key's own path."""
+    try:
+        _Unions.model_validate({field: value})
+    except ValidationError as exc:
+        problems = pydantic_problems.convert(exc, root=_Unions, data={field: value})
+        if field == "inner" and isinstance(value, dict):  # the model member was meant: its own errors
+            assert [p.path for p in problems] == [("inner", "a")]
+        else:
+            assert [p.path for p in problems] == [(field,)]
+            assert problems[0].message.startswith("expected ")

@@ -246,14 +246,25 @@ _TEXT_WANTED = frozenset({"string_type", "str_type"})
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _clean_loc(loc: Sequence[PathPart], data: Any) -> tuple[tuple[PathPart, ...], bool]:
+#: the data under a path is not known (no data given, or the path left it): a trailing part may be a missing key
+_UNKNOWN = object()
+
+
+def _clean_loc(
+    loc: Sequence[PathPart], data: Any, is_key: Callable[[tuple[PathPart, ...]], bool] = lambda _: True
+) -> tuple[tuple[PathPart, ...], bool, bool]:
     """Drop the parts of a pydantic ``loc`` that are not keys of the data (union branches, validator names).
 
-    Returns the cleaned path and whether the error is about a dict *key* (pydantic's ``[key]`` marker).
+    Returns the cleaned path, whether the error is about a dict *key* (pydantic's ``[key]`` marker) and whether a
+    union member's tag was dropped at its end (``updateOnReplies.bool``: one arm of ``bool | list[str]`` refused a
+    scalar; :func:`convert` then merges the arms' errors into one). A text part after a scalar cannot be a key of
+    the draft, not even the last one; after a mapping it is a missing key only where the model has one
+    (``is_key`` of the path tells).
     """
     out: list[PathPart] = []
-    current: Any = data
+    current: Any = _UNKNOWN if data is None else data
     about_key = False
+    tagged = False
     for i, part in enumerate(loc):
         last = i == len(loc) - 1
         if part == "[key]":
@@ -264,11 +275,15 @@ def _clean_loc(loc: Sequence[PathPart], data: Any) -> tuple[tuple[PathPart, ...]
         ):
             out.append(part)
             current = current[part]
+        elif last and isinstance(part, str) and current is not _UNKNOWN and (
+            not isinstance(current, dict | list) or (isinstance(current, dict) and not is_key((*out, part)))
+        ):
+            tagged = True  # the member tag of a union after the scalar it refused
         elif last or (i + 1 < len(loc) and loc[i + 1] == "[key]"):
             out.append(part)
-            current = None
+            current = _UNKNOWN
         # else: a union-branch tag such as 'function-after[...]' or 'str': not part of the draft
-    return tuple(out), about_key
+    return tuple(out), about_key, tagged
 
 
 def convert(
@@ -293,11 +308,73 @@ def convert(
         except (KeyError, IndexError, TypeError):
             sub = None
             break
+    arms: dict[tuple[PathPart, ...], list[Any]] = {}  # path -> the errors of a union's members refusing its value
     for err in exc.errors(include_url=False):
-        loc, about_key = _clean_loc(err["loc"], sub)
+        loc, about_key, tagged = _clean_loc(err["loc"], sub, lambda at: _model_key(root, (*prefix, *at)))
         path = (*prefix, *loc)
+        if tagged and not about_key:
+            if path not in arms:
+                arms[path] = []
+                problems.append(Problem(Severity.ERROR, "", path))  # placeholder: keeps the errors' order
+            arms[path].append(err)
+            continue
         problems.append(_one(err, path, about_key, root, scalar))
-    return problems
+    # a member that got as far as the value's inside (a mapping for a model) was the one meant: its errors say it
+    deeper = {path for path in arms for p in problems if p.message and p.path[: len(path)] == path != p.path}
+    return [
+        (_union(arms[p.path], p.path, root, scalar) if not p.message else p)
+        for p in problems
+        if not (p.path in deeper and not p.message)
+    ]
+
+
+def _model_key(root: Any, path: tuple[PathPart, ...]) -> bool:
+    """Whether the last part of ``path`` may be a key there: the model has it, or the place is not one it knows."""
+    return type_at(root, path) is not None or type_at(root, path[:-1]) is None
+
+
+def _union(errs: list[Any], path: tuple[PathPart, ...], root: Any, scalar: ScalarLookup | None) -> Problem:
+    """One problem for a value that every member of a union refused: "expected true or false, or a list of text,
+    got the number 1" at the key's own path, rather than one error per member under pydantic's member tags."""
+    if len(errs) == 1:
+        return _one(errs[0], path, False, root, scalar)
+    expected: list[str] = []
+    for err in errs:
+        phrase = _expected_phrase(err, path, root)
+        if phrase is None:  # a member that refused for another reason (a pattern, a length): its own words
+            return _one(err, path, False, root, scalar)
+        if phrase not in expected:
+            expected.append(phrase)
+    value = errs[0].get("input")
+    got = "a value" if is_secret(root, path) else describe(value)
+    return Problem(Severity.ERROR, f"expected {', or '.join(expected)}, got {got}", path, code="union_type",
+                   extra={"at": "value"})
+
+
+def _expected_phrase(err: Any, path: tuple[PathPart, ...], root: Any) -> str | None:
+    """What one member of a union accepts, in the draft's words, or None when its error is not about the kind."""
+    kind = err["type"]
+    if kind == "literal_error":
+        return "one of " + _shown_choices(_parse_expected((err.get("ctx") or {}).get("expected", "")))
+    if kind in _LIST_TYPES:
+        item = _list_item(root, path)
+        if item:
+            return f"a list of {item} (lines starting with `- `)"
+    return _EXPECTED.get(kind)
+
+
+_LIST_TYPES = frozenset({"list_type", "tuple_type", "set_type"})
+_ITEM_WORDS = {str: "text", bool: "true/false", int: "whole numbers", float: "numbers"}
+
+
+def _list_item(root: Any, path: tuple[PathPart, ...]) -> str:
+    """ "text" for a ``list[str]`` member of the union at ``path`` ("" when not one list of a plain kind)."""
+    tp = type_at(root, path)
+    lists = [a for a in _arms(tp) if typing.get_origin(a) in (list, tuple, set, frozenset)] if tp is not None else []
+    if len(lists) != 1:
+        return ""
+    args = typing.get_args(lists[0])
+    return _ITEM_WORDS.get(_strip(args[0]), "") if args else ""
 
 
 def _one(err: Any, path: tuple[PathPart, ...], about_key: bool, root: Any, scalar: ScalarLookup | None) -> Problem:
