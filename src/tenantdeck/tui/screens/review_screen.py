@@ -230,7 +230,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if action == "cancel_push":
             return self.pushing
         if action == "settle":
-            return bool(self.plan and self.plan.conflicts)
+            return bool(self.plan and any(not c.invalid for c in self.plan.conflicts))  # a refused value: no t/m
         if action == "retry":
             return self.last_result is not None and not self.last_result.complete and not self.pushing
         if action == "summary":
