@@ -63,7 +63,7 @@ def test_creating_or_adding_values_outside_the_rules_is_refused(sandbox: Any, dr
     assert any("refused: group_member_removed: not documented" in m for m in messages), messages
     assert [op.kind for op in plan.operations] == []  # neither the create nor its triggers nor the bad trigger
     code, err = run_push(sandbox, draft, SECRETS)
-    assert code == exitcodes.CONFLICT, err
+    assert code == exitcodes.ERROR, err  # an invalid draft, not a conflict
     assert call(sandbox, "get_webhook", acme_id(draft), "new_hook") is None
 
 

@@ -128,10 +128,10 @@ def test_setting_another_value_outside_the_rules_is_refused(served: Any, pulled:
     assert checked.exit_code == exitcodes.OK, checked.output  # an existing widget: a warning, the plan decides
 
     diff = run(served, tmp_path, "diff")
-    assert diff.exit_code == exitcodes.CONFLICT, diff.output
+    assert diff.exit_code == exitcodes.ERROR, diff.output
     assert "refused: 'nobody' is not one of all_users, friends, none" in diff.output
     push = run(served, tmp_path, "push", "--yes")
-    assert push.exit_code == exitcodes.CONFLICT, push.output
+    assert push.exit_code == exitcodes.ERROR, push.output
     assert acme_widget(served[0]) == before
 
 

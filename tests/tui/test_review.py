@@ -231,3 +231,27 @@ def test_the_review_table_fits_the_terminal_again_after_a_resize(draft: Path, ke
             assert painted(pilot) == before
 
     asyncio.run(go())
+
+
+def test_a_refused_draft_value_is_a_refused_row_without_take_keys_or_push(draft: Path) -> None:
+    """A trial: a webhook name the draft sets over the 50 characters showed as CONFLICT with t/m and p offered."""
+    asyncio.run(_refused_row(draft))
+
+
+async def _refused_row(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot, 5)
+        prefix = acme_toggle(app).split(".widgets")[0]
+        assert app.editor.set_many([(f"{prefix}.webhooks[0].name", "L" * 60)]).ok
+        await pilot.press("f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.press("r")
+        await settle(pilot, 5)
+        assert screen.plan is not None and [c.invalid for c in screen.plan.conflicts] == [True]
+        assert all(ref.conflict is None for ref in screen._rows.values())
+        text = painted(pilot)
+        assert "REFUSED" in text and "CONFLICT" not in text
+        assert not screen.check_action("settle", ()) and screen.check_action("push", ()) is None

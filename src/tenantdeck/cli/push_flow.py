@@ -55,7 +55,7 @@ def render_refusal(refused: PushRefused, err: TextIO) -> int:
     """Print why nothing was pushed; returns the exit code."""
     for notice in refused.notices:
         _err(err, notice)
-    if refused.kind == "conflicts" and refused.plan is not None:
+    if refused.kind in ("conflicts", "refused_values") and refused.plan is not None:
         _err(err, render_plan(refused.plan))
     if refused.problems:
         _err(err, render_text(refused.problems).rstrip("\n"))

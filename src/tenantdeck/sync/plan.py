@@ -213,7 +213,7 @@ class _AppPlanner:
     def refuse(self, res: ResourceDiff | None, message: str) -> None:
         title = res.title if res is not None else f'app "{self.app.name}"'
         self.plan.conflicts.append(Conflict(self.app.name, self.app.app_id, title, "", title, "", "", "",
-                                            False, f"refused: {message}"))
+                                            False, f"refused: {message}", invalid=True))
 
     def build(self) -> None:
         app = self.app

@@ -149,9 +149,11 @@ def summary_line(plan: Plan) -> str:
     if plan.skipped_deletions:
         text += f" {plan.skipped_deletions} deletion{'s' if plan.skipped_deletions != 1 else ''} skipped " \
                 "(use --allow-delete)."
-    if plan.conflicts:
-        text += f" {len(plan.conflicts)} conflict{'s' if len(plan.conflicts) != 1 else ''}: push refuses until " \
-                "they are settled."
+    refused = sum(1 for c in plan.conflicts if c.invalid)
+    if refused:
+        text += f" {refused} refused value{'s' if refused != 1 else ''} of the draft: fix them in the draft."
+    if conflicts := len(plan.conflicts) - refused:
+        text += f" {conflicts} conflict{'s' if conflicts != 1 else ''}: push refuses until they are settled."
     return text
 
 
@@ -233,9 +235,12 @@ def render_text(plan: Plan, *, title: str = "") -> str:
     if plan.drift:
         lines += ["", "Changed on the service since the base (drift; kept as it is, not overwritten):"]
         lines += [f"  ~ {_drift_text(d)}" for d in plan.drift]
-    if plan.conflicts:
+    if invalid := [c for c in plan.conflicts if c.invalid]:
+        lines += ["", "Refused (values of the draft a push cannot send; fix them in the draft):"]
+        lines += [f"  ! {_conflict_text(c)}" for c in invalid]
+    if conflicts := [c for c in plan.conflicts if not c.invalid]:
         lines += ["", "Conflicts (the draft and the service changed these differently since the base):"]
-        lines += [f"  ! {_conflict_text(c)}" for c in plan.conflicts]
+        lines += [f"  ! {_conflict_text(c)}" for c in conflicts]
     if plan.notes:
         lines += ["", "Notes:"]
         lines += [shown(f"  * {_note_text(n.app, n.message)}") for n in plan.notes]

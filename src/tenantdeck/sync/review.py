@@ -92,8 +92,11 @@ def review_rows(plan: Plan) -> list[ReviewRow]:
         if folded:
             rows.append(ReviewRow(f"op{n}.folded", "", "", f"  {folded_text(op, folded)}", step=op))
     for k, c in enumerate(plan.conflicts):
-        rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {conflict_line(c)}",
-                              conflict=c))
+        if c.invalid:  # a draft error: nothing to take from either side (no t/m)
+            rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"REFUSED {c.resource}: {conflict_line(c)}"))
+        else:
+            rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {conflict_line(c)}",
+                                  conflict=c))
     for k, d in enumerate(plan.drift):
         rows.append(ReviewRow(f"drift{k}", d.app, "~", f"drift (kept) {d.resource}: {drift_line(d)}"))
     for k, note in enumerate(plan.notes):
@@ -169,6 +172,6 @@ def review_status(plan: Plan, *, online: bool, where: str, allow_delete: bool) -
     deletes = "deletes included" if allow_delete else (
         f"{plan.skipped_deletions} deletion(s) skipped (d includes them)" if plan.skipped_deletions else "")
     status = f"{summary_line(plan)} Planned {source}." + (f" {deletes}." if deletes else "")
-    if plan.conflicts:
-        status += f" {len(plan.conflicts)} conflict(s): settle them in the draft before pushing."
+    if conflicts := [c for c in plan.conflicts if not c.invalid]:  # a refused value is in the summary line
+        status += f" {len(conflicts)} conflict(s): settle them in the draft before pushing."
     return status

@@ -208,6 +208,9 @@ class Conflict:
     message: str = ""
     kind: str = ""  #: the resource kind (widget, webhook, sms, extensions, triggers), for resolving it
     rid: str = ""  #: the resource id within the app (widget id, webhook id)
+    #: a value the draft itself sets that a push refuses (over a service limit, undocumented): an invalid draft,
+    #: not a three-way conflict; nothing to take from either side, so it is fixed in the draft (exit 1)
+    invalid: bool = False
 
     @property
     def key(self) -> str:

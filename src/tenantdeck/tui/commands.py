@@ -85,13 +85,14 @@ class TenantdeckCommands(Provider):
             navigation.review_then, self.app, "push")
         yield "Pull from the service", "Show what the service's configuration would change in the draft, then "\
             "write it on y (F5)", app.action_pull
-        if review is not None and review.plan is not None and review.plan.conflicts:
+        settleable = [c for c in review.plan.conflicts if not c.invalid] if review and review.plan else []
+        if review is not None and settleable:
             if review.conflict_under_cursor() is not None:
                 yield "Take theirs (this conflict)", "Write the service's value into the draft (t)", partial(
                     review.action_settle, "theirs")
                 yield "Keep mine (this conflict)", "Push the draft's value over the service's (m)", partial(
                     review.action_settle, "mine")
-            count = len(review.plan.conflicts)
+            count = len(settleable)
             yield f"Take theirs (all {count} conflicts)", "Write every conflicting live value into the draft", partial(
                 review.action_settle, "theirs", True)
             yield f"Keep mine (all {count} conflicts)", "Push the draft's value of every conflict", partial(

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 __all__ = ["Gate", "OnEvent", "Prepared", "PushEvent", "PushRefused", "PushRequest", "PushResult", "op_identity",
            "prepare_push", "push", "retry_scope", "unfinished_ops"]
 
-RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "stale_plan",
+RefusalKind = Literal["invalid_plan_file", "invalid_draft", "unwritable", "conflicts", "refused_values", "stale_plan",
                       "missing_secrets", "refused_secrets", "wrong_target", "policies", "policy_violations",
                       "credentials_refused", "service_error"]
 
@@ -309,6 +309,10 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             if found and not request.allow_duplicate_names:
                 plan.conflicts.extend(clash_conflicts(found, local.view))
             plan.conflicts.extend(held_elsewhere)
+            if invalid := [c for c in plan.conflicts if c.invalid]:
+                return PushRefused("refused_values", f"{len(invalid)} value(s) of the draft a push cannot send; fix "
+                                   "them in the draft, then push again.", plan=plan, notices=notices,
+                                   lines=without_base(plan, local))
             if plan.conflicts:
                 return PushRefused("conflicts", f"{len(plan.conflicts)} conflict(s): the draft and the service "
                                    "changed the same settings differently. Settle them in the draft (or pull), then "

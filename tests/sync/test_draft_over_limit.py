@@ -1,0 +1,64 @@
+"""An over-limit value the draft itself sets (a user trial): an invalid draft, not a three-way conflict.
+
+The trial set webhook ``alerts``'s name to 60 characters in a draft in sync with the service. ``validate`` called it
+a warning "kept as the service holds it" (exit 0) and ``diff``/``push`` a conflict ("the draft and the service
+changed these differently", exit 3), sending the user to take-theirs or pull. The service changed nothing.
+
+These tests pin the behaviour the finding expects; they are ``xfail(strict=True)`` until the fix lands (what is
+left: see the commit message), so that the fix turns them into passes and cannot land silently half-done.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tenantdeck import exitcodes
+from tenantdeck.draft.load import load_draft
+from tests.sync.helpers_push import app_named, edit_draft, run_push
+from tests.sync.test_held_values import SECRETS, live_plan
+
+LONG = "L" * 60
+
+
+def rename_hook(draft: Path) -> None:
+    def change(d: Any) -> None:
+        app_named(d, "Acme Support").webhooks[0].name = LONG  # the sandbox's seed (the trial: the demo's alerts)
+
+    edit_draft(draft, change)
+
+
+def test_the_service_holding_an_over_limit_name_is_only_a_warning(sandbox: Any, tmp_path: Path) -> None:
+    """The half that is right today and must stay so: a value the draft did not change is kept with a warning."""
+    from tests.sync.helpers_push import call, run_pull
+
+    app_id = call(sandbox, "list_apps")[0].id
+    sandbox.state.store.create_webhook(app_id, {"id": "held1", "name": "n" * 60, "webhookURL": "https://e.example/t",
+                                                "enabled": True}, None, 25)
+    path = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, path)
+    result = load_draft(str(path))
+    held = [p for p in result.problems if p.code == "held_webhook_name"]
+    assert held and not held[0].is_error and "kept as the service holds it" in held[0].message
+    assert live_plan(sandbox, path).conflicts == []
+
+
+@pytest.mark.xfail(strict=True, reason="finding: validate cannot tell a draft-changed value from a held one yet")
+def test_validate_calls_a_draft_changed_over_limit_name_an_error(sandbox: Any, draft: Path) -> None:
+    rename_hook(draft)
+    result = load_draft(str(draft))
+    problems = [p for p in result.problems if "webhook name is 60 characters" in p.message]
+    assert problems and problems[0].is_error, [p.render() for p in problems]
+    assert "kept as the service holds it" not in problems[0].message
+
+
+
+def test_diff_and_push_call_a_draft_changed_over_limit_name_an_invalid_draft(sandbox: Any, draft: Path) -> None:
+    rename_hook(draft)
+    plan = live_plan(sandbox, draft)
+    assert plan.conflicts and all(c.invalid for c in plan.conflicts), plan.conflicts
+    code, err = run_push(sandbox, draft, SECRETS)
+    assert code == exitcodes.ERROR, err
+    assert "changed the same settings differently" not in err and "webhook name is 60 characters" in err
