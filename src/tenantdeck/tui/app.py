@@ -360,7 +360,7 @@ class TenantdeckApp(App[None]):
     def action_save(self, force: bool = False) -> None:
         from tenantdeck.draft.session import ChangedOnDisk
         from tenantdeck.problems import ProblemError
-        from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
+        from tenantdeck.sync.workspace.lock import TIMEOUT_ENV, WorkspaceLocked, hold
         from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
 
         session = self.editor.session
@@ -372,7 +372,9 @@ class TenantdeckApp(App[None]):
             self.safety.save_refused()
             return
         except WorkspaceLocked as exc:  # in the editor's words: there is no --lock-timeout here
-            self.notify(exc.text(SAVE_AGAIN), title="Not saved", severity="error", timeout=15, markup=False)
+            again = f"press F2 again once it has finished, or start the editor with {TIMEOUT_ENV}=SECONDS " \
+                    "to wait longer"
+            self.notify(exc.text(again), title="Not saved", severity="error", timeout=15, markup=False)
             return
         except WorkspaceError as exc:
             self.notify(f"{exc}", title="Not saved", severity="error", timeout=15)
@@ -418,9 +420,6 @@ class TenantdeckApp(App[None]):
 
 #: seconds a save waits for another process's lock when $TENANTDECK_LOCK_TIMEOUT is not set (README's exit 5 row)
 SAVE_LOCK_WAIT = 2.0
-#: what a save refused by another process's workspace lock tells to do (save_lock_timeout says why the env var)
-SAVE_AGAIN = ("press F2 again once it has finished, or start the editor with TENANTDECK_LOCK_TIMEOUT=SECONDS "
-              "to wait longer")
 
 
 def save_lock_timeout() -> float:

@@ -242,7 +242,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
             with self.app.batch_update():  # the tab bar, the pane and the footer change in one frame
                 tabs.active = tab
                 self._focus_first(tab)
-                await self.query_one(KeyFooter).show_keys_now()
+                self.query_one(KeyFooter).refresh()  # it reads the new focus's keys as it draws
             return
         tabs.active = tab
         tabs.query_one(Tabs).focus()

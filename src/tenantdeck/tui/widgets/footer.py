@@ -133,14 +133,14 @@ class KeyFooter(Widget, can_focus=False):
         if self.is_attached and screen is self.screen and self.entries != [entry for *_, entry in self._spans]:
             self.refresh()
 
-    async def show_keys_now(self) -> None:
-        """The keys of what has the focus now, in the next frame (kept for callers of the former footer, which
-        recomposed a refresh late)."""
-        self.refresh()
+    def _index_at(self, x: int) -> int | None:
+        """Which of the keys drawn is at column ``x`` of the footer, if any (the gaps between keys are none)."""
+        return next((i for i, (start, end, _entry) in enumerate(self._spans) if start <= x < end), None)
 
     def entry_at(self, x: int) -> FooterEntry | None:
-        """The key drawn at column ``x`` of the footer, if any (the gaps between keys are none)."""
-        return next((entry for start, end, entry in self._spans if start <= x < end), None)
+        """The key drawn at column ``x`` of the footer, if any."""
+        index = self._index_at(x)
+        return None if index is None else self._spans[index][2]
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         entry = self.entry_at(event.x)
@@ -152,11 +152,10 @@ class KeyFooter(Widget, can_focus=False):
             self.app.bell()
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        entry = self.entry_at(event.x)
-        hover = next((i for i, (_s, _e, e) in enumerate(self._spans) if e is entry), None)
+        hover = self._index_at(event.x)
         if hover != self._hover:
             self._hover = hover
-            self.tooltip = entry.tooltip or None if entry else None
+            self.tooltip = (self._spans[hover][2].tooltip or None) if hover is not None else None
             self.refresh()
 
     def on_leave(self, _event: events.Leave) -> None:
