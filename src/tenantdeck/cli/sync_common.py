@@ -81,7 +81,7 @@ def show_output(text: str, fmt: str) -> None:
 def plan_exit_code(plan: Any) -> int:
     """``diff``'s and ``plan``'s exit code for a plan: 1 a draft value a push refuses (an invalid draft), 3
     conflicts, 2 changes to push, else 0."""
-    if any(c.invalid for c in plan.conflicts):
+    if plan.refused:
         return exitcodes.ERROR
     if plan.conflicts:
         return exitcodes.CONFLICT

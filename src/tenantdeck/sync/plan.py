@@ -72,6 +72,18 @@ class Plan:
         and a note that is there after every pull would otherwise read as changes forever)."""
         return bool(self.operations)
 
+    @property
+    def refused(self) -> list[Conflict]:
+        """The draft's own values a push refuses to send (``Conflict.invalid``): an invalid draft, fixed in the draft,
+        with nothing to take from either side (exit 1)."""
+        return [c for c in self.conflicts if c.invalid]
+
+    @property
+    def settleable(self) -> list[Conflict]:
+        """The three-way conflicts: the draft and the service changed a value differently; taking one side settles
+        it (exit 3)."""
+        return [c for c in self.conflicts if not c.invalid]
+
     def counts(self) -> dict[str, int]:
         """How many operations create, update and delete (the summary line)."""
         out = {"create": 0, "update": 0, "delete": 0}

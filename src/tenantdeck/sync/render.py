@@ -149,7 +149,7 @@ def summary_line(plan: Plan) -> str:
     if plan.skipped_deletions:
         text += f" {plan.skipped_deletions} deletion{'s' if plan.skipped_deletions != 1 else ''} skipped " \
                 "(use --allow-delete)."
-    refused = sum(1 for c in plan.conflicts if c.invalid)
+    refused = len(plan.refused)
     if refused:
         text += f" {refused} refused value{'s' if refused != 1 else ''} of the draft: fix them in the draft."
     if conflicts := len(plan.conflicts) - refused:
@@ -235,10 +235,10 @@ def render_text(plan: Plan, *, title: str = "") -> str:
     if plan.drift:
         lines += ["", "Changed on the service since the base (drift; kept as it is, not overwritten):"]
         lines += [f"  ~ {_drift_text(d)}" for d in plan.drift]
-    if invalid := [c for c in plan.conflicts if c.invalid]:
+    if invalid := plan.refused:
         lines += ["", "Refused (values of the draft a push cannot send; fix them in the draft):"]
         lines += [f"  ! {_conflict_text(c)}" for c in invalid]
-    if conflicts := [c for c in plan.conflicts if not c.invalid]:
+    if conflicts := plan.settleable:
         lines += ["", "Conflicts (the draft and the service changed these differently since the base):"]
         lines += [f"  ! {_conflict_text(c)}" for c in conflicts]
     if plan.notes:

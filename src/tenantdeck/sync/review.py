@@ -172,6 +172,6 @@ def review_status(plan: Plan, *, online: bool, where: str, allow_delete: bool) -
     deletes = "deletes included" if allow_delete else (
         f"{plan.skipped_deletions} deletion(s) skipped (d includes them)" if plan.skipped_deletions else "")
     status = f"{summary_line(plan)} Planned {source}." + (f" {deletes}." if deletes else "")
-    if conflicts := [c for c in plan.conflicts if not c.invalid]:  # a refused value is in the summary line
+    if conflicts := plan.settleable:  # a refused value is in the summary line
         status += f" {len(conflicts)} conflict(s): settle them in the draft before pushing."
     return status

@@ -85,7 +85,7 @@ class TenantdeckCommands(Provider):
             navigation.review_then, self.app, "push")
         yield "Pull from the service", "Show what the service's configuration would change in the draft, then "\
             "write it on y (F5)", app.action_pull
-        settleable = [c for c in review.plan.conflicts if not c.invalid] if review and review.plan else []
+        settleable = review.plan.settleable if review and review.plan else []
         if review is not None and settleable:
             if review.conflict_under_cursor() is not None:
                 yield "Take theirs (this conflict)", "Write the service's value into the draft (t)", partial(

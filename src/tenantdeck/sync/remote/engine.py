@@ -309,7 +309,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             if found and not request.allow_duplicate_names:
                 plan.conflicts.extend(clash_conflicts(found, local.view))
             plan.conflicts.extend(held_elsewhere)
-            if invalid := [c for c in plan.conflicts if c.invalid]:
+            if invalid := plan.refused:
                 return PushRefused("refused_values", f"{len(invalid)} value(s) of the draft a push cannot send; fix "
                                    "them in the draft, then push again.", plan=plan, notices=notices,
                                    lines=without_base(plan, local))

@@ -231,14 +231,14 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if action == "cancel_push":
             return self.pushing
         if action == "settle":
-            return bool(self.plan and any(not c.invalid for c in self.plan.conflicts))  # a refused value: no t/m
+            return bool(self.plan and self.plan.settleable)  # a refused value: no t/m
         if action == "retry":
             return self.last_result is not None and not self.last_result.complete and not self.pushing
         if action == "summary":
             return self.last_result is not None
         if action == "switch_target":
             return len(self.targets) > 1 and not self.pushing
-        if action == "push" and self.plan and any(c.invalid for c in self.plan.conflicts) and not self.pushing:
+        if action == "push" and self.plan and self.plan.refused and not self.pushing:
             return None  # a refused draft value (REFUSED row): the push would be refused; fix the draft first
         if action == "push" and self.missing and not self.pushing:
             return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
