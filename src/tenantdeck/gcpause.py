@@ -51,18 +51,35 @@ def paused_gc() -> Iterator[None]:
                 gc.enable()
 
 
+#: whether the objects frozen now are frozen by :func:`keep_long_lived`, for :func:`let_go_long_lived` to undo
+_froze = False
+
+
 def keep_long_lived() -> None:
     """Every object alive now is left out of all later collections (``gc.freeze``): called once the draft has been
     read and validated, so a full collection walks what the screens made since, not the whole draft again. Frozen
     objects are still freed by their reference count; only a reference cycle among them that becomes garbage later
-    (none in the draft's data) stays in memory."""
-    gc.freeze()
+    (none in the draft's data) stays in memory.
+
+    A process that froze objects itself before (a test suite freezes what its collection imported; an embedding
+    program) manages the collector: nothing is frozen here, so that :func:`let_go_long_lived` does not unfreeze what
+    it froze (``gc.unfreeze`` has no "only mine": the suite's freeze was undone by the first editor that closed)."""
+    global _froze
+    with _lock:
+        if gc.get_freeze_count() and not _froze:
+            return
+        gc.freeze()
+        _froze = True
 
 
 def let_go_long_lived() -> None:
     """Undo :func:`keep_long_lived` when the editor closes (``gc.unfreeze``): in a process that goes on (a test
     suite, an embedding program) the editor's screens and draft are then collected like any garbage."""
-    gc.unfreeze()
+    global _froze
+    with _lock:
+        if _froze:
+            gc.unfreeze()
+            _froze = False
 
 
 #: young (second-generation) collections before Python starts a full one by itself; its default is 10. With the

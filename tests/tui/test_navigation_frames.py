@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gc
 import time
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +96,17 @@ async def test_help_is_built_once_per_place(draft: Path) -> None:
         assert isinstance(app.screen, HelpScreen) and app.screen is not first and "## App\n" in app.screen.text
 
 
-async def test_a_full_collection_does_not_walk_the_validated_draft_again(draft: Path) -> None:
+@pytest.fixture
+def nothing_frozen() -> Iterator[None]:
+    """A process that has frozen nothing itself (as ``tenantdeck edit``): the suite's own freeze after collection
+    (tests/conftest.py) is undone for the test and made again after it."""
+    gc.unfreeze()
+    yield
+    gc.collect()
+    gc.freeze()
+
+
+async def test_a_full_collection_does_not_walk_the_validated_draft_again(draft: Path, nothing_frozen: None) -> None:
     """Once the draft is read and validated it is left out of the cyclic collector's full collections (a tab's first
     showing set one off, and it walked every app: a tab took longer with more apps); the editor gives it back when
     it closes, so a process that goes on collects the editor's garbage."""
@@ -106,6 +118,38 @@ async def test_a_full_collection_does_not_walk_the_validated_draft_again(draft: 
         tracked = {id(obj) for obj in gc.get_objects()}
         assert id(app.editor.session) not in tracked
     assert gc.get_freeze_count() == 0
+
+
+async def test_the_editor_leaves_a_hosts_own_freeze_alone(draft: Path, nothing_frozen: None) -> None:
+    """A process that froze objects itself keeps them frozen, during the editor and after it: ``gc.unfreeze`` undoes
+    every freeze, so an editor that froze and unfroze would undo the host's too."""
+    gc.collect()
+    gc.freeze()
+    hosts = gc.get_freeze_count()
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert 0 < gc.get_freeze_count() <= hosts, "the editor froze more (its draft), or unfroze the host's"
+    assert 0 < gc.get_freeze_count() <= hosts, "the editor unfroze the host's objects as it closed"
+
+
+async def test_textuals_line_style_cache_keeps_no_widget_alive(draft: Path) -> None:
+    """Textual's cache of line styles held the last 1,024 widgets' style caches and every strip they drew
+    (Textualize/textual#6665): a closed screen's widgets stayed alive, and every full collection walked them. The
+    editor installs the cache keyed on the colours alone."""
+    from textual._styles_cache import StylesCache
+    from textual.color import Color
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    cache = StylesCache()
+    alive = weakref.ref(cache)
+    inner, outer = cache.get_inner_outer(Color(10, 20, 30), Color(200, 100, 0, 0.5))
+    assert (inner, outer) == StylesCache().get_inner_outer(Color(10, 20, 30), Color(200, 100, 0, 0.5))
+    del cache
+    gc.collect()
+    assert alive() is None
 
 
 async def test_a_palette_jump_then_escape_leaves_no_footer_behind(draft: Path) -> None:
