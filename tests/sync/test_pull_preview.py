@@ -243,3 +243,20 @@ def test_a_left_out_key_the_service_holds_other_than_its_default_is_listed_and_w
     listed, written = _pulled_changes(draft)
     assert listed == [("Globex Community", "enabled")]
     assert written == listed
+
+
+def test_the_preview_from_the_sessions_models_is_the_preview_from_its_data(draft: Path) -> None:
+    """F5 hands the editor's validated models to the preview instead of validating the draft again: the preview is
+    the same either way (changed, new and unchanged apps, their fields, notes and edits)."""
+    session = DraftSession.open(draft)
+    _, app_id = _acme(session)
+    asyncio.run(_flip_remote(app_id))
+    session.validate_all()
+    loaded = session.load_result()
+    assert loaded is not None and loaded.draft is not None
+    again = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}))
+    reused = asyncio.run(preview_pull_target(local_target(), draft, session.data, {}, draft=loaded.draft))
+    assert reused.preview.apps and reused.preview.edits
+    assert (reused.preview.apps, reused.preview.edits, reused.preview.notes, reused.preview.unchanged) == (
+        again.preview.apps, again.preview.edits, again.preview.notes, again.preview.unchanged)
+    assert reused.live == again.live

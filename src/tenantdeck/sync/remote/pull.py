@@ -243,8 +243,10 @@ class PullPreviewed:
 
 async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[str, Any], env: Mapping[str, str], *,
                               concurrency: int = DEFAULT_CONCURRENCY,
-                              client_options: Mapping[str, Any] | None = None) -> PullPreviewed:
-    """Read the service and say what pulling it would change in ``data`` (the editor's draft): nothing written.
+                              client_options: Mapping[str, Any] | None = None,
+                              draft: Draft | None = None) -> PullPreviewed:
+    """Read the service and say what pulling it would change in ``data`` (the editor's draft; ``draft``, its models
+    if they are at hand): nothing written.
 
     A draft whose base was taken from another account is refused first
     (:class:`~tenantdeck.sync.workspace.binding.WrongTarget`): its preview would remove every app."""
@@ -256,7 +258,8 @@ async def preview_pull_target(target: Target, draft_path: Path, data: Mapping[st
     async with target.client(concurrency=concurrency, **dict(client_options or {})) as client:
         canonicals = await fetch_pull(client, workspace, concurrency=concurrency)
     base = workspace.load_base()
-    preview = await asyncio.to_thread(preview_pull, data, canonicals, base, secret_key=workspace.secret_key(), env=env)
+    preview = await asyncio.to_thread(preview_pull, data, canonicals, base, secret_key=workspace.secret_key(), env=env,
+                                      draft=draft)
     return PullPreviewed(preview, {c["id"]: c for c in canonicals})
 
 

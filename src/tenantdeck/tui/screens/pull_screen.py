@@ -107,14 +107,17 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         from tenantdeck.sync.remote.pull import preview_pull_target
         from tenantdeck.sync.workspace.binding import resolve_for_draft
 
-        version, data = self.editor.session.snapshot()  # copied here, not before the screen's first frame
+        session = self.editor.session
+        version, data = session.snapshot()  # copied here, not before the screen's first frame
+        loaded = session.load_result()  # its models, unless an edit came between the two (then validated again)
         if version != self._version:  # changed since F5 or r asked: Apply would refuse the preview
             self.app.call_from_thread(self._status, "The draft changed meanwhile; r reads the service again.")
             return
+        draft = loaded.draft if loaded is not None and session.version == version else None
         try:
             target = resolve_for_draft(self.editor.path, self.editor.profile)
             result = asyncio.run(preview_pull_target(target, self.editor.path, data, os.environ,
-                                                     client_options=self.client_options))
+                                                     client_options=self.client_options, draft=draft))
         except Exception as exc:  # ApiError, ProfileError, OSError, a draft pydantic refuses: one notification
             self.app.call_from_thread(self._failed, exc)
             return
