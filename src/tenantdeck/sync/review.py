@@ -11,6 +11,7 @@ Pure: a plan in, rows out (no file, no network).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -168,15 +169,17 @@ def refused_problem(c: Conflict, app_index: int, problems: Iterable[Problem]) ->
 
     Validation warns of each value the service may hold but a push may not send (:func:`tenantdeck.rules.
     held_reason`), and the plan refuses it in the words of the same rule: the app's warning whose reason the
-    refusal quotes, else the one whose value (its quoted first word, a trigger id) it quotes. None when no
-    warning matches (a refusal validation does not foresee, such as an unreadable certificate file)."""
+    refusal quotes, else the one whose value (its quoted first word, a trigger id) the refusal names as a word.
+    None when no warning matches (a refusal validation does not foresee, such as an unreadable certificate file)."""
     from tenantdeck.rules import held_reason
 
     reason = c.message.removeprefix("refused: ")
     held = [(p, why) for p in problems if p.path[:2] == ("apps", app_index) and (why := held_reason(p))]
     found = next((p for p, why in held if why in reason), None)
     if found is None:
-        found = next((p for p, why in held if why.startswith("'") and why.split(" ", 1)[0] in reason), None)
+        values = [(p, why.split(" ", 1)[0][1:-1]) for p, why in held if re.match(r"'[^' ]+' ", why)]
+        found = next((p for p, value in values if re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])", reason)),
+                     None)
     return found
 
 
