@@ -93,6 +93,8 @@ def test_a_jump_from_problems_reuses_the_open_app_screen(long_name: Path) -> Non
             assert [type(s) for s in app.screen_stack] == [AppsScreen, AppScreen]
             assert first.query_one("#tabs").active == "sms"
             assert getattr(app.focused, "id", "") == "sms-messageDelay", app.focused
+            assert [a.binding.description for a in app.screen.active_bindings.values()
+                    if a.binding.id == "app.back"] == ["Apps"]  # what Escape leads to (nothing typed yet)
             await pilot.press("escape")  # out of the field: takes back nothing typed
             await settle(pilot)
             if isinstance(app.screen, AppScreen):

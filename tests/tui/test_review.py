@@ -302,6 +302,9 @@ async def _refused_says_and_leads(draft: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, AppScreen)
         assert app.editor.get(f"{prefix}.webhooks[0].name") == "Short name"
+        # Escape goes back to the review, and the footer says so (it said "esc Apps": trial F, F26)
+        assert [a.binding.description for a in app.screen.active_bindings.values()
+                if a.binding.id == "app.back"] == ["Back"]
         await pilot.press("escape")  # the App screen: back to the review, planned again
         await settle(pilot, 5)
         assert app.screen is screen
