@@ -389,6 +389,13 @@ _KNOWN_TRIGGERS = frozenset(catalog.TRIGGER_IDS)
 _HELD = "kept as the service holds it, but a push refuses to create or set such a value"
 
 
+def held_reason(problem: Problem) -> str | None:
+    """The reason a warning about a held value gives (what a push's refusal of that value quotes: the same
+    ``*_breaks_rule`` text), or None for any other problem."""
+    head, sep, _ = problem.message.partition(f": {_HELD}")
+    return head if sep and problem.code.startswith("held_") else None
+
+
 #: what a :class:`Held` name is called in messages, by the model that holds it
 _NAMED = {"App": "app name", "WidgetDraft": "widget name", "WidgetSettings": "widget name"}
 

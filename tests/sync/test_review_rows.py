@@ -90,3 +90,46 @@ def test_a_name_cannot_add_a_line_to_the_conflict_detail() -> None:
     assert conflict is not None
     conflict.app = "Acme\n  live  forged"
     assert conflict_detail(conflict).count("\n") == 3 and "forged" in conflict_detail(conflict).split("\n")[0]
+
+
+def _refused(name: str = "Order events", triggers: list[str] | None = None) -> tuple[Any, list[Any]]:
+    """A plan that renames webhook hook1 (and sets its triggers) on an app the service holds, and the draft's own
+    problems."""
+    from tenantdeck.rules import check_draft
+
+    data = factories.draft(factories.app("Acme"))
+    data["apps"][0]["id"] = "a1"
+    data["apps"][0]["widgets"][0]["id"] = "w1"
+    base = canonical_app_from_draft(Draft.model_validate(data), 0, secret_key=KEY, env={"HOOK_PASSWORD": "Pw1"})
+    data["apps"][0]["webhooks"][0]["name"] = name
+    if triggers is not None:
+        data["apps"][0]["webhooks"][0]["triggers"] = triggers
+    draft = Draft.model_validate(data)
+    new = canonical_app_from_draft(draft, 0, secret_key=KEY, env={"HOOK_PASSWORD": "Pw1"})
+    plan = build_plan(compare_all([new], {"a1": base}, {"a1": copy.deepcopy(base)}), draft)
+    return plan, check_draft(draft)
+
+
+def test_a_refused_row_leads_to_the_draft_value_it_names() -> None:
+    """Enter on a REFUSED row goes where the draft's warning of the same value is (trial F, F5): the name whose
+    reason the refusal quotes; an undocumented trigger by its quoted id; nothing for a refusal no warning names."""
+    from tenantdeck.sync.review import refused_problem, refused_text
+    from tenantdeck.sync.types import Conflict
+
+    plan, problems = _refused(name="N" * 60)
+    [row] = [r for r in review_rows(plan) if r.refused is not None]
+    assert row.conflict is None and not row.settleable  # nothing to take from either side
+    found = refused_problem(row.refused, 0, problems)  # type: ignore[arg-type]
+    assert found is not None and found.key_path == "apps[0].webhooks[0].name"
+    assert refused_problem(row.refused, 1, problems) is None  # type: ignore[arg-type]  # another app's: not it
+    text = refused_text(plan)
+    assert "N" * 60 in text and "at most 50 may be sent" in text and "Enter on its REFUSED row" in text
+
+    plan, problems = _refused(triggers=["message_sent", "legacy_thing"])
+    [row] = [r for r in review_rows(plan) if r.refused is not None]
+    found = refused_problem(row.refused, 0, problems)  # type: ignore[arg-type]
+    assert found is not None and found.key_path == "apps[0].webhooks[0].triggers[1]", found
+
+    unreadable = Conflict("Acme", "a1", "certificate", "", "certificate", "", "", "", False,
+                          "refused: cannot read the certificate file: gone", invalid=True)
+    assert refused_problem(unreadable, 0, problems) is None

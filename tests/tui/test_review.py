@@ -255,3 +255,58 @@ async def _refused_row(draft: Path) -> None:
         text = painted(pilot)
         assert "REFUSED" in text and "CONFLICT" not in text
         assert not screen.check_action("settle", ()) and screen.check_action("push", ()) is None
+
+
+def test_p_on_a_refused_value_says_why_and_enter_on_its_row_goes_to_it(draft: Path) -> None:
+    """Trial F, F5: with a refused value (a 60-character webhook name) ``p`` is greyed out and said nothing, and
+    Enter on the REFUSED row did nothing. ``p`` names the value and the fix; Enter opens the webhook's form on the
+    name, and its F2 fixes the draft (the row goes)."""
+    asyncio.run(_refused_says_and_leads(draft))
+
+
+async def _refused_says_and_leads(draft: Path) -> None:
+    from textual.widgets import Input
+
+    from tenantdeck.tui.screens.app_screen import AppScreen
+    from tenantdeck.tui.tabs.webhook_form import WebhookForm
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, 5)
+        prefix = acme_toggle(app).split(".widgets")[0]
+        assert app.editor.set_many([(f"{prefix}.webhooks[0].name", "L" * 60)]).ok
+        await pilot.press("f2", "f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        assert screen.plan is not None and len(screen.plan.refused) == 1
+        app.clear_notifications()
+        await pilot.press("p")
+        await settle(pilot)
+        said = [str(n.message) for n in app._notifications]
+        assert any("L" * 60 in m and "at most 50 may be sent" in m and "Enter on its REFUSED row" in m
+                   for m in said), said
+        assert app.screen is screen  # no confirmation: nothing was pushed
+        keys = list(screen._rows)
+        row = next(k for k, r in screen._rows.items() if r.refused is not None)
+        screen.query_one("DataTable").move_cursor(row=keys.index(row))
+        await pilot.press("enter")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, WebhookForm), app.screen_stack
+        name = form.query_one("#wf-name", Input)
+        assert name.has_focus and name.value == "L" * 60
+        name.value = "Short name"
+        await pilot.pause()
+        await pilot.press("f2")  # the form's
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen)
+        assert app.editor.get(f"{prefix}.webhooks[0].name") == "Short name"
+        # Escape goes back to the review, and the footer says so (it said "esc Apps": trial F, F26)
+        assert [a.binding.description for a in app.screen.active_bindings.values()
+                if a.binding.id == "app.back"] == ["Back"]
+        await pilot.press("escape")  # the App screen: back to the review, planned again
+        await settle(pilot, 5)
+        assert app.screen is screen
+        assert screen.plan is not None and not screen.plan.refused
+        assert not any(r.refused for r in screen._rows.values())

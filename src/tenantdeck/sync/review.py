@@ -11,6 +11,7 @@ Pure: a plan in, rows out (no file, no network).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,9 @@ from tenantdeck.sync.render import (
 from tenantdeck.textsafe import cell_width, fitted, shown
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tenantdeck.problems import Problem
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.types import Conflict, FieldChange, Step
 
@@ -46,6 +50,8 @@ class ReviewRow:
     step: Step | None = None
     change: FieldChange | None = None
     conflict: Conflict | None = None
+    #: a value of the draft the push refuses (``Conflict.invalid``): not settled (no ``t``/``m``), fixed in the draft
+    refused: Conflict | None = None
 
     @property
     def settleable(self) -> bool:
@@ -93,7 +99,8 @@ def review_rows(plan: Plan) -> list[ReviewRow]:
             rows.append(ReviewRow(f"op{n}.folded", "", "", f"  {folded_text(op, folded)}", step=op))
     for k, c in enumerate(plan.conflicts):
         if c.invalid:  # a draft error: nothing to take from either side (no t/m)
-            rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"REFUSED {c.resource}: {conflict_line(c)}"))
+            rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"REFUSED {c.resource}: {conflict_line(c)}",
+                                  refused=c))
         else:
             rows.append(ReviewRow(f"conflict{k}", c.app, "!", f"CONFLICT {c.resource}: {conflict_line(c)}",
                                   conflict=c))
@@ -154,6 +161,37 @@ def where(row: ReviewRow) -> Where | None:
         head = row.change.path.split(".", 1)[0]
         section = head if head in SECTIONS and "." in row.change.path else None
     return Where(op.app_id, op.app_name, kind, section)
+
+
+def refused_problem(c: Conflict, app_index: int, problems: Iterable[Problem]) -> Problem | None:
+    """The draft's own problem about the value refusal ``c`` names, inside app ``app_index``: where Enter on its
+    REFUSED row leads (the field that holds the value), as Enter on that problem does on the Problems screen.
+
+    Validation warns of each value the service may hold but a push may not send (:func:`tenantdeck.rules.
+    held_reason`), and the plan refuses it in the words of the same rule: the app's warning whose reason the
+    refusal quotes, else the one whose value (its quoted first word, a trigger id) the refusal names as a word.
+    None when no warning matches (a refusal validation does not foresee, such as an unreadable certificate file)."""
+    from tenantdeck.rules import held_reason
+
+    reason = c.message.removeprefix("refused: ")
+    held = [(p, why) for p in problems if p.path[:2] == ("apps", app_index) and (why := held_reason(p))]
+    found = next((p for p, why in held if why in reason), None)
+    if found is None:
+        values = [(p, why.split(" ", 1)[0][1:-1]) for p, why in held if re.match(r"'[^' ]+' ", why)]
+        found = next((p for p, value in values if re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w.-])", reason)),
+                     None)
+    return found
+
+
+def refused_text(plan: Plan, most: int = 3) -> str:
+    """Why a push of ``plan`` is refused before it starts: each value of the draft it refuses (app, resource and
+    the rule, escaped: names are the draft's), at most ``most``, and how to fix them."""
+    refused = plan.refused
+    lines = [shown(f"{c.app}: {c.resource}: {c.message}") for c in refused[:most]]
+    if len(refused) > most:
+        lines.append(f"and {len(refused) - most} more")
+    lines.append("Fix the value in the draft (Enter on its REFUSED row goes to it), then save (F2).")
+    return "\n".join(lines)
 
 
 def conflict_detail(c: Conflict) -> str:

@@ -301,6 +301,10 @@ class TenantdeckApp(App[None]):
         """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
         navigation.open_app(self, index, tab, path)
 
+    def go_to_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
+        """Show app ``index`` on ``tab`` in place of the screen asking, reusing its App screen when open."""
+        navigation.jump(self, index, tab, path)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """F6 is not listed on the review screen itself (its footer needs the room at 80 columns)."""
         if action == "review":

@@ -31,7 +31,12 @@ class EditorHost(Protocol):
     event_lab: EventLab
 
     def open_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
-        """Open app ``index`` on ``tab`` with the focus in the field of key path ``path``."""
+        """Open app ``index`` on ``tab`` with the focus in the field of key path ``path``, over the screen asking
+        (Escape comes back to it: the policies' apps, the review)."""
+
+    def go_to_app(self, index: int, tab: str | None = None, path: str | None = None) -> None:
+        """Show app ``index`` on ``tab`` with the focus in the field of ``path`` in place of the screen asking (the
+        Problems list): its App screen reused when open, so Escape leads to the apps, as the App footer says."""
 
     def validate_in_background(self) -> Any:
         """Validate the whole draft in a worker and broadcast the result."""

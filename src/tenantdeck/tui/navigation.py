@@ -19,13 +19,18 @@ if TYPE_CHECKING:
 
 
 def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None = None) -> None:
-    """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it."""
+    """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it.
+
+    The tab is shown by the new screen itself (``screen.call_later``), not as a callback of whoever asked: Textual
+    runs an ``app.call_after_refresh`` callback as the message pump that scheduled it, and a form the tab opens on
+    the field (a webhook's, for a problem about its name) sends its result to that pump. The Problems screen that
+    asked had closed by then, so the form's F2 was dropped without a word (trial F, F6)."""
     from tenantdeck.tui.screens.app_screen import AppScreen
 
     screen = AppScreen(index, tab) if tab else AppScreen(index)
     app.push_screen(screen)
     if tab:
-        app.call_after_refresh(screen.action_show_tab, tab, path)
+        screen.call_later(screen.action_show_tab, tab, path)
 
 
 def show(app: App[Any], name: str) -> None:

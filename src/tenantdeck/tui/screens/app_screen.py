@@ -8,6 +8,7 @@ Each tab is its own widget module. They all read and edit the draft through the 
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
@@ -24,6 +25,8 @@ from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
 if TYPE_CHECKING:
+    from textual.binding import ActiveBinding
+
     from tenantdeck.tui.tabs.widget_fields import WidgetTab
 
 #: (tab id, title, module, class): the order of the tabs, and the digit that jumps to each
@@ -226,6 +229,21 @@ The tabs edit one app of the draft; every change is validated at once and shown 
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Escape is listed as "Back", not "Apps", when this screen is over another than the apps list (opened from
+        the policies' apps or the review, which Escape goes back to, as their help says): the footer and F1 read
+        these, and said "esc Apps" there (trial F, F26)."""
+        from tenantdeck.tui.screens.apps_screen import AppsScreen
+
+        bindings = super().active_bindings
+        stack = self.app.screen_stack
+        under = stack[stack.index(self) - 1] if self in stack and stack.index(self) > 0 else None
+        if under is None or isinstance(under, AppsScreen):
+            return bindings
+        return {key: active._replace(binding=replace(active.binding, description="Back"))
+                if active.binding.id == "app.back" else active for key, active in bindings.items()}
 
     async def action_show_tab(self, tab: str, path: str | None = None) -> None:
         """Show a tab and put the focus in it, so its keys work at once (arrows on the tab bar keep moving it);

@@ -179,9 +179,10 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
                 return
             self.notify(f"line {problem.line}: not inside an app; `e` opens the draft there.")
             return
-        self.app.pop_screen()
-        # the focus lands in the field itself, so what is typed next fixes the value (not the tab bar's digits)
-        self.host.open_app(target[0], target[1], problem.key_path)
+        # in place of this list, on the app's own App screen when it is open under it (not a second one over it,
+        # which Escape then left for the first, on its old tab: trial F, F26); the focus lands in the field itself,
+        # so what is typed next fixes the value (not the tab bar's digits)
+        self.host.go_to_app(target[0], target[1], problem.key_path)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

@@ -83,9 +83,10 @@ The list opens from the base snapshot (no network); `r` reads the live service a
 the service, kept) and **conflicts** (both sides changed a field differently: settle them in the draft).
 
 - `r`: refresh against the service
-- `p`: push (asks first; the draft must be saved). It is greyed out while a variable the push needs is unset: the
-  line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs the
-  editor, then start it again)
+- `p`: push (asks first; the draft must be saved). It is greyed out while a value of the draft is one the push
+  refuses (a REFUSED row; `p` then says which, and `Enter` on the row goes to it) or a variable the push needs is
+  unset: the line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs
+  the editor, then start it again)
 - `d`: include deletions of what is gone from the draft
 - fleet policies (`<draft>.policies.yaml`): the line under the status names each rule the account would break after
   the push; while an `error` rule is broken the push is refused. `v` lets error rules through this push with a
@@ -98,7 +99,7 @@ the service, kept) and **conflicts** (both sides changed a field differently: se
 - `s`: the last push's summary: applied, failed (the service's reason and a hint), not attempted
 - on a conflict: `t` takes the service's value into the draft (an edit you can undo), `m` keeps yours (the push
   sends it over the live one); the palette (ctrl+p) settles all of them one way
-- `Enter`: go to the field in the editor
+- `Enter`: go to the field in the editor (on a REFUSED row, the field holding the value to fix)
 
 While a push runs, the line above the list shows operations done of total, the rate, the time left and the
 operations running; when it ends, each operation it sent with its outcome (`s` lists them all, with reasons).
@@ -110,6 +111,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         Binding("escape", "back", "Back", id="review.back"),
         Binding("r", "refresh", "Refresh", id="review.refresh"),
         Binding("p", "push", "Push", id="review.push"),
+        # the same key while Push is greyed out: Textual runs no action of a greyed key (it tries the key's next
+        # binding), and the key said nothing (trial F, F5); this one says why (``action_push``'s checks)
+        Binding("p", "push_off", show=False),
         Binding("c", "cancel_push", "Cancel push", id="review.cancel"),
         Binding("t", "settle('theirs')", "Theirs", id="review.take_theirs"),
         Binding("m", "settle('mine')", "Mine", id="review.take_mine"),
@@ -242,6 +246,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             return None  # a refused draft value (REFUSED row): the push would be refused; fix the draft first
         if action == "push" and self.missing and not self.pushing:
             return None  # shown greyed with the reason beside it (#needs), not refused after the confirmation
+        if action == "push_off":
+            return self.check_action("push", ()) is None
         if action == "allow":
             gate = self.gate
             return bool(self.allowance or (gate and gate.pushes and gate.errors)) and not self.pushing
@@ -450,6 +456,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         from tenantdeck.sync.review import where
 
         row = self._rows.get(str(event.row_key.value))
+        if row is not None and row.refused is not None:
+            self._go_to_refused(row.refused)
+            return
         target = where(row) if row is not None else None
         if target is None:
             return
@@ -459,6 +468,28 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             self.notify(f"app {target.app_name!r} is not in the draft (a delete).", markup=False)
             return
         self.host.open_app(index, target.tab)
+
+    def _go_to_refused(self, refused: Conflict) -> None:
+        """Enter on a REFUSED row: the field holding the value, with the focus in it (a webhook's name opens its
+        form there), as Enter on the same value's warning does in Problems (F8); the app alone when no warning
+        names it."""
+        from tenantdeck.draft.app_tabs import tab_of_draft_path
+        from tenantdeck.sync.review import Where, refused_problem
+
+        app = Where(refused.app_id, refused.app, "")
+        apps = self.editor.get("apps", []) or []
+        index = next((i for i, a in enumerate(apps) if app.is_app(a)), None)
+        if index is None:
+            self.notify(f"app {refused.app!r} is not in the draft.", markup=False)
+            return
+        problem = refused_problem(refused, index, self.editor.session.problems)
+        target = tab_of_draft_path(problem.path) if problem is not None else None
+        if problem is None or target is None:
+            self.host.open_app(index)
+            self.notify(shown(f"{refused.resource}: {refused.message}"), title="Fix it in the draft", timeout=15,
+                        markup=False)
+            return
+        self.host.open_app(index, target[1], problem.key_path)
 
     # -- actions -------------------------------------------------------------------------------------------------
 
@@ -512,6 +543,10 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self.allow_delete = not self.allow_delete
         self.make_plan(online=self.online)
 
+    def action_push_off(self) -> None:
+        """``p`` while Push is greyed out: why (a refused value, an unset variable)."""
+        self.action_push()
+
     def action_push(self) -> None:
         from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
@@ -520,6 +555,12 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
             return
         if self.editor.session.read_only or not self.editor.session.validated:
             self.notify("The draft is not checked yet, or cannot be read (F8).", severity="warning", markup=False)
+            return
+        if self.plan is not None and self.plan.refused:  # the key is greyed out: p comes here through push_off
+            from tenantdeck.sync.review import refused_text
+
+            self.notify(refused_text(self.plan), title="Not pushed: a value the push refuses", severity="warning",
+                        timeout=15, markup=False)
             return
         if self.editor.session.dirty:
             self.notify("Save the draft first (F2): a push sends the saved draft and writes new ids into it.",
