@@ -251,3 +251,92 @@ def test_a_draft_opened_through_a_link_is_still_saved_through_it(tmp_path: Path)
         assert draft.is_symlink() and "region: eu" in real.read_text().split("- id:")[1]
 
     run(app, body)
+
+
+# -- F7 / F18: what the screens say while the file on disk cannot be read ------------------------------------
+
+
+def test_problems_screen_does_not_claim_validate_s_count_while_the_file_is_broken(tmp_path: Path) -> None:
+    """Edits kept over a draft broken on disk: F8 said "(the count `tenantdeck validate` gives)" while validate
+    failed on the file. It says the file cannot be read, located, and that validate fails until F2."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set("apps[0].region", "eu")
+        draft.write_text(BROKEN)
+        app.safety.check_disk()
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("f8")
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "the count `tenantdeck validate` gives" not in summary, summary
+        assert f"{draft.name}:3:1: error:" in summary and "`tenantdeck validate` fails until F2" in summary, summary
+
+    run(app, body)
+
+
+def test_problems_screen_with_unsaved_edits_says_validate_counts_the_saved_file(tmp_path: Path) -> None:
+    draft = prepare(tmp_path, "safety-problems")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("f8")
+        await settle(pilot)
+        assert "(the count `tenantdeck validate` gives)" in str(app.screen.query_one("#summary").render())
+        app.editor.set("apps[0].name", "Renamed")
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "in your unsaved edits" in summary and "once F2 saves them" in summary, summary
+
+    run(app, body)
+
+
+def test_new_app_and_bulk_edit_are_greyed_on_a_draft_that_cannot_be_read(tmp_path: Path) -> None:
+    """A read-only draft offered `n New app` and `b Bulk edit`; `n` took a name and then refused. Both are greyed
+    (the text in place of the table says why) and do nothing; the palette's bulk edit says why at once."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        screen = app.screen
+        assert screen.check_action("new_app", ()) and screen.check_action("bulk_edit", ())
+        draft.write_text(BROKEN)
+        app.safety.check_disk()
+        await settle(pilot)
+        assert screen.check_action("new_app", ()) is None and screen.check_action("bulk_edit", ()) is None
+        assert "n New app and b Bulk edit wait" in str(screen.query_one("#unreadable").render())
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen, "no New app dialog"
+        app.action_bulk_edit()
+        await settle(pilot)
+        assert app.screen is screen
+        assert "the draft cannot be edited until it can be read" in notices(app)
+
+    run(app, body)
+
+
+def test_policies_screen_says_the_rules_file_cannot_be_read(tmp_path: Path) -> None:
+    """An unreadable rules file: the Policies screen said "0 rules · every app complies · 1 problem in the file"
+    while validate, audit and policy list exit 1. It says the file cannot be read, located, and judges nothing."""
+    from tests.tui.policies_fixtures import POLICIES
+
+    draft = prepare(tmp_path, POLICIES)
+    rules = draft.with_name(f"{draft.stem}.policies.yaml")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("P")
+        await settle(pilot)
+        rules.write_text("format: 1\npolicies: [\n")
+        app.safety.check_disk()
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "complies" not in summary, summary
+        assert f"{rules.name} cannot be read: " in summary and f"{rules.name}:3:1: error:" in summary, summary
+        assert "no rule ran" in summary
+
+    run(app, body, size=(100, 30))
