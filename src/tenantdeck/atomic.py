@@ -79,8 +79,7 @@ class Redirected(OSError):
 
     def __str__(self) -> str:
         link = "is now a symbolic link to" if self.path.is_symlink() else "now leads (through a symbolic link) to"
-        return (f"{self.path} {link} {self.now}, not the file that was opened ({self.was}); nothing was written "
-                "through it")
+        return f"{self.path} {link} {self.now}, not the file that was opened ({self.was}); no save writes through it"
 
 
 def leads_to(path: str | os.PathLike[str]) -> Path:

@@ -188,14 +188,14 @@ def test_a_save_never_writes_through_a_link_swapped_in_for_the_draft(tmp_path: P
         await pilot.pause()
         assert not isinstance(app.screen, ConfirmScreen), "nothing to choose: it is not a draft, and not the draft"
         said = notices(app)
-        assert f"{draft} is now a symbolic link to {victim}" in said and "F2 refuses" in said, said
+        assert f"{draft} is now a symbolic link to {victim}" in said and "move the link aside" in said, said
         await pilot.press("f2")
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmScreen), "no offer to overwrite a file that is not the draft"
         assert victim.read_text() == "victim content\n"
         assert draft.is_symlink() and not draft.with_name(draft.name + ".bak").exists()
         said = notices(app)
-        assert f"{draft} is now a symbolic link to {victim}" in said and "nothing was written" in said, said
+        assert f"{draft} is now a symbolic link to {victim}" in said and "no save writes through it" in said, said
         assert app.editor.session.dirty
         draft.unlink()  # the link moved aside: F2 writes the draft where it was (asking, as for any file gone)
         await pilot.press("f2")
@@ -340,3 +340,25 @@ def test_policies_screen_says_the_rules_file_cannot_be_read(tmp_path: Path) -> N
         assert "no rule ran" in summary
 
     run(app, body, size=(100, 30))
+
+
+def test_a_file_broken_while_the_reload_question_is_up_is_not_loaded_for_the_edits(tmp_path: Path) -> None:
+    """The question was asked of a readable change; the file broke before `y`: the edits are not dropped for it."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set("apps[0].region", "eu")
+        draft.write_text(draft.read_text() + "# theirs\n")
+        app.safety.check_disk()
+        await pilot.pause()
+        assert "Load it and drop your unsaved edits?" in question(app)
+        draft.write_text(BROKEN)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "cannot be read as a draft" in question(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.editor.session.dirty and app.editor.get("apps[0].region") == "eu"
+
+    run(app, body)

@@ -277,7 +277,7 @@ class SafetyNet:
         name = self.editor.path.name
         if found.raw is None:
             self._declined = marker
-            again = (f"{found.redirect}; F2 refuses to write through it." if found.redirect
+            again = (f"{found.redirect}: move the link aside first." if found.redirect
                      else "F2 writes your version there again.")
             self.app.notify(f"{name} was deleted or moved on disk. {again}", title="Draft gone",
                             severity="warning", timeout=15, markup=False)
@@ -333,6 +333,10 @@ class SafetyNet:
         def answered(yes: bool | None) -> None:
             self._asking = False
             if yes:
+                now = self.session.on_disk()  # it may have changed again while the question was up
+                if now.raw is not None and now.problems:
+                    self.ask_unreadable(marker, now)
+                    return
                 self.reload()
                 self.app.notify(f"Reloaded {name}; your unsaved edits were dropped.")
             else:
@@ -358,7 +362,7 @@ class SafetyNet:
         said = f"{name} changed on disk and cannot be read as a draft: {where}{more}. Your unsaved edits are kept"
         if found.redirect:  # nothing to offer: a save is refused too
             self._declined = marker
-            self.app.notify(f"{said}; {found.redirect}, so F2 refuses to save there: move the link aside first.",
+            self.app.notify(f"{said}; {found.redirect}: move the link aside first.",
                             title="Kept your edits", severity="error", timeout=20)
             return
         self._asking = True
