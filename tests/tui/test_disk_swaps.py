@@ -278,6 +278,25 @@ def test_problems_screen_does_not_claim_validate_s_count_while_the_file_is_broke
     run(app, body)
 
 
+def test_problems_screen_open_when_the_file_breaks_says_so_after_the_question(tmp_path: Path) -> None:
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set("apps[0].region", "eu")
+        await pilot.press("f8")
+        await settle(pilot)
+        draft.write_text(BROKEN)
+        app.safety.check_disk()
+        await pilot.pause()
+        await pilot.press("n")
+        await settle(pilot)
+        summary = str(app.screen.query_one("#summary").render())
+        assert "cannot be read" in summary and "`tenantdeck validate` fails until F2" in summary, summary
+
+    run(app, body)
+
+
 def test_problems_screen_with_unsaved_edits_says_validate_counts_the_saved_file(tmp_path: Path) -> None:
     draft = prepare(tmp_path, "safety-problems")
     app = make_app(draft)

@@ -108,9 +108,6 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
             self._show(self._problems, self._checking)
 
     def _show(self, problems: list[Problem], checking: bool = False) -> None:
-        from tenantdeck.policies.draft_problems import counted
-
-        session = self.editor.session
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear(columns=True)  # a column only ever widens: cut for a narrower screen, rows ran past its edge
@@ -128,6 +125,14 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         self._problems = problems
+        self._summarise()
+
+    def _summarise(self) -> None:
+        """The line above the table, from the problems shown and what is known of the file on disk."""
+        from tenantdeck.policies.draft_problems import counted
+
+        session = self.editor.session
+        problems, checking = self._problems, self._checking
         if session.read_only:
             text = (f"{self.editor.path.name} cannot be read as a draft, so it is read-only here. Fix it with `e` "
                     "($EDITOR); it is reloaded when the editor exits.")
@@ -168,6 +173,8 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):
             self.refresh_rows()
+        elif hasattr(self, "_problems"):  # a dialog over it may have learnt that the file on disk cannot be read
+            self._summarise()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted problem in full, wrapped: at 80 columns the table cuts the message ("must be a colour
