@@ -381,3 +381,24 @@ def test_a_file_broken_while_the_reload_question_is_up_is_not_loaded_for_the_edi
         assert app.editor.session.dirty and app.editor.get("apps[0].region") == "eu"
 
     run(app, body)
+
+
+def test_a_fifo_put_in_the_draft_s_place_is_said_and_the_edits_are_kept(tmp_path: Path) -> None:
+    """Not a regular file (a FIFO): the watch used to say nothing at all. It is said, located, nothing is offered
+    that would fail (a save refuses it too), and the edits stay."""
+    draft = prepare(tmp_path)
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.editor.set("apps[0].region", "eu")
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        os.replace(fifo, draft)
+        app.safety.check_disk()
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        said = notices(app)
+        assert "cannot be read as a draft" in said and "named pipe" in said and "move it aside" in said, said
+        assert app.editor.session.dirty and app.editor.get("apps[0].region") == "eu"
+
+    run(app, body)

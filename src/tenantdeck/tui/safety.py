@@ -271,11 +271,12 @@ class SafetyNet:
         if not session.changed_on_disk():
             return
         found = session.on_disk()
-        marker = hashlib.sha256(found.raw).hexdigest() if found.raw is not None else "missing"
+        marker = (hashlib.sha256(found.raw).hexdigest() if found.raw is not None
+                  else found.problems[0].render() if found.problems else "missing")
         if marker == self._declined:
             return
         name = self.editor.path.name
-        if found.raw is None:
+        if found.raw is None and not found.problems:
             self._declined = marker
             again = (f"{found.redirect}: move the link aside first." if found.redirect
                      else "F2 writes your version there again.")
@@ -325,7 +326,7 @@ class SafetyNet:
             return
         if found is None:
             found = self.session.on_disk()
-        if found.raw is not None and found.problems:
+        if found.problems:
             self.ask_unreadable(marker, found)
             return
         self._asking = True
@@ -334,7 +335,7 @@ class SafetyNet:
             self._asking = False
             if yes:
                 now = self.session.on_disk()  # it may have changed again while the question was up
-                if now.raw is not None and now.problems:
+                if now.problems:
                     self.ask_unreadable(marker, now)
                     return
                 self.reload()
@@ -360,10 +361,11 @@ class SafetyNet:
         where = found.problems[0].render()
         more = f" (and {len(found.problems) - 1} more problem(s))" if len(found.problems) > 1 else ""
         said = f"{name} changed on disk and cannot be read as a draft: {where}{more}. Your unsaved edits are kept"
-        if found.redirect:  # nothing to offer: a save is refused too
+        if found.redirect or found.raw is None:  # nothing to offer: a save is refused too
             self._declined = marker
-            self.app.notify(f"{said}; {found.redirect}: move the link aside first.",
-                            title="Kept your edits", severity="error", timeout=20)
+            why = (f"{found.redirect}: move the link aside" if found.redirect
+                   else "F2 cannot write over it: move it aside")
+            self.app.notify(f"{said}; {why} first.", title="Kept your edits", severity="error", timeout=20)
             return
         self._asking = True
 

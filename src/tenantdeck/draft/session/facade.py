@@ -390,10 +390,10 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
 
     def on_disk(self) -> OnDisk:
         """What the file holds now, for a UI choosing what to offer once :meth:`changed_on_disk` said it changed:
-        its bytes (None: gone), why they cannot be read as a draft (the problems a reload would open read-only
-        with, located; empty when they can) and, when a symbolic link was put in the draft's place since it was
-        opened, where it leads (a save refuses to write there). The problems are also kept as
-        :attr:`disk_problems` until the next read or save."""
+        its bytes (None: gone, or not read: a FIFO, a device), why they cannot be read as a draft (the problems a
+        reload would open read-only with, located; empty when they can) and, when a symbolic link was put in the
+        draft's place since it was opened, where it leads (a save refuses to write there). The problems are also
+        kept as :attr:`disk_problems` until the next read or save."""
         with self._lock:
             redirect = self._disk.redirected()
             raw, problems = read_bytes(self.path, self.file, yamlsource.MAX_BYTES)
