@@ -211,9 +211,8 @@ The tabs edit one app of the draft; every change is validated at once and shown 
             return
         name = self.sub_title.split(" · ")[0] or f"app {self.app_index + 1}"
         broken = self.editor.unreadable()
-        why = broken if broken else "the draft was reloaded without it."
-        self.app.notify(f"{name} is no longer in the draft: {why}", title="Back to the apps", severity="warning",
-                        timeout=15)
+        self.app.notify(f"{name} is no longer in the draft" + (f": {broken}" if broken else "."),
+                        title="Back to the apps", severity="warning", timeout=15)
         self.app.pop_screen()
 
     def on_screen_resume(self) -> None:
