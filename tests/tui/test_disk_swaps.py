@@ -326,7 +326,13 @@ def test_new_app_and_bulk_edit_are_greyed_on_a_draft_that_cannot_be_read(tmp_pat
         app.safety.check_disk()
         await settle(pilot)
         assert screen.check_action("new_app", ()) is None and screen.check_action("bulk_edit", ()) is None
-        assert "n New app and b Bulk edit wait" in str(screen.query_one("#unreadable").render())
+        assert screen.check_action("filter", ()) is None
+        assert "n New app, b Bulk edit and / Filter wait" in str(screen.query_one("#unreadable").render())
+        await pilot.press("slash", "P")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "PoliciesScreen", "P is the screen's key, not typed into a hidden field"
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("n")
         await settle(pilot)
         assert app.screen is screen, "no New app dialog"

@@ -278,7 +278,7 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._retitle(len(rows))
         broken = self.editor.unreadable() if preview is None else ""
         note = self.query_one("#unreadable", Static)
-        note.update(f"{broken}\n\nn New app and b Bulk edit wait until it can be read." if broken else "")
+        note.update(f"{broken}\n\nn New app, b Bulk edit and / Filter wait until it can be read." if broken else "")
         if bool(broken) != getattr(self, "_was_broken", False):  # n and b greyed, or back
             self._was_broken = bool(broken)
             self.refresh_bindings()
@@ -418,6 +418,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         return self._filter
 
     def action_filter(self) -> None:
+        if self.editor.unreadable():  # the palette: the field is hidden, and focused it would take the keys
+            return
         self.query_one("#filter", Input).focus()
 
     def action_clear_filter(self) -> None:
@@ -483,8 +485,11 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``n`` and ``b`` are greyed while the draft cannot be edited (it cannot be read): `n` took a name and only
-        then said no (trial F7). The reason is the text shown in place of the table."""
+        then said no (trial F7). ``/`` too: there are no rows to filter, and it focused the hidden filter field,
+        which then took the screen's keys. The reason is the text shown in place of the table."""
         if action in ("new_app", "bulk_edit") and self.editor.edit_refusal():
+            return None
+        if action == "filter" and self.editor.unreadable():
             return None
         return True
 
