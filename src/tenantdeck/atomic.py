@@ -6,6 +6,10 @@ target with ``os.replace``; the directory is then fsync'd so the rename itself s
 
 A path that is a symbolic link is resolved first and its target is replaced (in the target's directory): a draft
 the user keeps elsewhere and links into a project stays a link (its ``.bak``, beside the link, is a regular file).
+``leads_to`` says which file the caller read: a link put in the path's place since then (or re-aimed), leading
+anywhere else, is :class:`Redirected` and nothing is written. Without it, anyone who can write the draft's folder
+could aim an open editor's save at any file its user can write (a trial swapped in ``tenantdeck.yaml ->
+/tmp/victim``: the save overwrote the victim).
 
 ``expect`` makes a write a compare-and-swap: it is called with the file's current content and the write happens
 only when it says the file still holds what the caller read (:class:`ChangedSinceRead` otherwise). Within this
@@ -64,6 +68,34 @@ class ChangedSinceRead(Exception):
         self.path = Path(path)
 
 
+class Redirected(OSError):
+    """``path`` now leads to another file than the one the caller read (a symbolic link was put in its place, or
+    re-aimed): ``now`` is where it leads, ``was`` the file read. Nothing was written. ``str()`` names both."""
+
+    def __init__(self, path: str | os.PathLike[str], now: str | os.PathLike[str], was: str | os.PathLike[str]) -> None:
+        self.path, self.now, self.was = Path(path), Path(now), Path(was)
+        super().__init__(errno.EPERM, f"now leads to {self.now}, not to {self.was} (the file that was read): a "
+                         "symbolic link was put in its place; nothing was written", os.fspath(path))
+
+    def __str__(self) -> str:
+        link = "is now a symbolic link to" if self.path.is_symlink() else "now leads (through a symbolic link) to"
+        return f"{self.path} {link} {self.now}, not the file that was opened ({self.was}); no save writes through it"
+
+
+def leads_to(path: str | os.PathLike[str]) -> Path:
+    """The file ``path`` names after every symbolic link (of it and of the folders above it), for
+    ``atomic_write_bytes(leads_to=...)``: what a caller records when it reads a file it will write back."""
+    return Path(os.path.realpath(path))
+
+
+def redirected(path: str | os.PathLike[str], was: str | os.PathLike[str]) -> Redirected | None:
+    """The refusal of a write of ``path`` when it no longer leads to ``was`` (what :func:`leads_to` gave when the
+    caller read it; not resolved again, since it is the name itself a link swapped in now redirects); None when it
+    does. The one rule: :func:`atomic_write_bytes` raises it, a UI asks it first to say so before any question."""
+    now, then = leads_to(path), Path(was)
+    return None if now == then else Redirected(path, now, then)
+
+
 _FILE_LOCKS: dict[str, threading.Lock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
 
@@ -120,6 +152,7 @@ def atomic_write_bytes(
     make_parents: bool = False,
     backup_data: bytes | None = None,
     expect: Callable[[bytes | None], bool] | None = None,
+    leads_to: str | os.PathLike[str] | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (its target, when ``path`` is a symbolic link).
 
@@ -133,9 +166,15 @@ def atomic_write_bytes(
     anything is written: renaming over it would succeed in a writable directory and silently undo the protection.
     A path that is (or links to) anything but a regular file is refused with ``OSError`` the same way: a link to
     ``/dev/zero`` written as root replaced the device node with the file's content.
+
+    ``leads_to`` (from :func:`leads_to` when the caller read the file) refuses with :class:`Redirected` a path that
+    now leads elsewhere: the write goes to the file resolved here, so one check before anything is made is enough.
     """
     named = Path(path)
     target = resolve_link(named)
+    moved = redirected(named, leads_to) if leads_to is not None else None
+    if moved is not None:
+        raise moved
     directory = target.parent if str(target.parent) else Path(".")
     if make_parents:
         directory.mkdir(parents=True, exist_ok=True)

@@ -97,6 +97,35 @@ def test_a_linked_draft_stays_a_link_and_its_backup_is_a_file(tmp_path: Path) ->
     assert not session.changed_on_disk() or "eu" in target.read_text()
 
 
+@pytest.mark.parametrize("opened_as", ["file", "link"])
+def test_a_forced_save_never_writes_through_a_link_swapped_in_since_the_open(tmp_path: Path, opened_as: str) -> None:
+    """Trial F14: a link put in the draft's place (or a link re-aimed) while the session was open; a forced save
+    (the editor's "Overwrite") wrote through it into the file it named. Refused, naming the link and its target,
+    nothing written anywhere; the draft's folder untouched."""
+    from tenantdeck.draft.session.disk import Redirected
+
+    own = tmp_path / "own.yaml"
+    own.write_text(TEXT)
+    path = tmp_path / "tenantdeck.yaml"
+    if opened_as == "link":
+        path.symlink_to(own)
+    else:
+        path.write_text(TEXT)
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_text("victim content\n")
+    session = DraftSession.open(path, validate=False)
+    session.set("apps[0].region", "eu")
+    swap = tmp_path / "swap"
+    swap.symlink_to(victim)
+    os.replace(swap, path)
+    with pytest.raises(Redirected) as refused:
+        session.save(force=True)
+    assert f"{path} is now a symbolic link to {victim}" in refused.value.problem.message
+    assert victim.read_text() == "victim content\n" and own.read_text() == TEXT
+    assert not (tmp_path / "tenantdeck.yaml.bak").exists() and session.dirty
+
+
 def test_an_oversized_draft_gives_no_false_changed_on_disk(tmp_path: Path) -> None:
     """A draft over the size limit opens read-only; the disk watch must not call that a change every check."""
     path = tmp_path / "tenantdeck.yaml"

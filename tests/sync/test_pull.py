@@ -261,6 +261,33 @@ def test_pull_refuses_a_draft_that_does_not_parse(sandbox: Any, tmp_path: Path) 
 # --- conversion units --------------------------------------------------------------------------------------------
 
 
+def test_a_link_planted_while_a_pull_reads_the_service_is_not_written_through(sandbox: Any, tmp_path: Path) -> None:
+    """A pull into a new file (no text to compare) wrote through a symbolic link put at the draft's name while it
+    read the service, into the file the link named. Refused (atomic.Redirected, naming both); nothing written."""
+    from tenantdeck.atomic import Redirected
+
+    draft = tmp_path / "tenantdeck.yaml"
+    victim = tmp_path / "outside" / "victim.txt"
+    victim.parent.mkdir()
+    victim.write_text("victim content\n")
+
+    async def go() -> Any:
+        async with ManagementClient("http://sandbox", KEY, SECRET, transport=httpx.ASGITransport(app=sandbox)) as c:
+            listing = c.list_apps
+
+            async def planting(*args: Any, **kwargs: Any) -> Any:
+                draft.symlink_to(victim)  # someone who can write the draft's folder, mid-pull
+                return await listing(*args, **kwargs)
+
+            c.list_apps = planting  # type: ignore[method-assign]
+            return await pull(c, draft, profile="test", base_url="http://sandbox")
+
+    with pytest.raises(Redirected) as refused:
+        asyncio.run(go())
+    assert f"{draft} is now a symbolic link to {victim}" in str(refused.value)
+    assert victim.read_text() == "victim content\n" and draft.is_symlink()
+
+
 def test_widget_that_unsets_a_preset_value_is_written_complete() -> None:
     from tenantdeck.models import WidgetSettings
 

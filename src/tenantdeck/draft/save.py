@@ -47,15 +47,17 @@ IDENTITY_KEYS: tuple[str, ...] = ("id", "name", "extends")
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True,
-                 expected_text: str | None = None) -> None:
+                 expected_text: str | None = None, leads_to: str | os.PathLike[str] | None = None) -> None:
     """Replace the draft at ``path`` with ``text`` atomically, keeping its permissions and (with ``backup``) the
     previous version as ``<name>.bak``; see :mod:`tenantdeck.atomic`.
 
     ``expected_text`` makes it a compare-and-swap: the file must still hold that text (what the caller read and
-    merged into), else :class:`DraftChanged` and nothing is written.
+    merged into), else :class:`DraftChanged` and nothing is written. ``leads_to`` (``tenantdeck.atomic.leads_to``
+    of the path when it was read) refuses a symbolic link put in its place since (``atomic.Redirected``).
     """
     try:
-        atomic_write_text(path, text, backup=backup, expect=None if expected_text is None else still(expected_text))
+        atomic_write_text(path, text, backup=backup, expect=None if expected_text is None else still(expected_text),
+                          leads_to=leads_to)
     except ChangedSinceRead:
         raise DraftChanged(path) from None
 
@@ -307,7 +309,7 @@ def guess_indentation(text: str) -> tuple[int, int, int]:
 
 def save_draft(
     path: str | os.PathLike[str], draft: Draft, *, original_text: str | None = None, backup: bool = True,
-    notes: Notes | None = None,
+    notes: Notes | None = None, leads_to: str | os.PathLike[str] | None = None,
 ) -> str:
     """Write ``draft`` to ``path`` atomically and return the text written.
 
@@ -319,7 +321,9 @@ def save_draft(
     never overwrites an admin's own comment.
     Raises :class:`~tenantdeck.problems.ProblemError` rather than write a literal secret that the original text did
     not contain, and :class:`DraftChanged` (writing nothing) when the file no longer holds ``original_text``: the
-    merge is of that text, and replacing someone else's newer file with it would drop their change.
+    merge is of that text, and replacing someone else's newer file with it would drop their change. ``leads_to``:
+    see :func:`write_atomic` (a pull that read no file has no text to compare, but a link planted meanwhile is
+    still refused).
     """
     name = os.fspath(path)
     if original_text is None:
@@ -340,11 +344,11 @@ def save_draft(
             bak = redact_dropped(original_text, dropped)
             try:
                 atomic_write_text(path, text, backup=True, backup_data=bak.encode("utf-8"),
-                                  expect=still(original_text))
+                                  expect=still(original_text), leads_to=leads_to)
             except ChangedSinceRead:
                 raise DraftChanged(path) from None
             return text
-    write_atomic(path, text, backup=backup, expected_text=original_text)
+    write_atomic(path, text, backup=backup, expected_text=original_text, leads_to=leads_to)
     return text
 
 

@@ -374,6 +374,11 @@ class FleetPolicies:
         if not self.policies:
             return f"No rules: write them in {name} beside the draft (docs/policies.md)."
         rules = len(self.policies.rules)
+        if not rules:  # nothing ran, so nothing is judged: `validate`, `audit` and a push refuse it (exit 1)
+            first = self.policies.problems[0].render()
+            more = len(self.policies.problems) - 1
+            return (f"{name} cannot be read: {first}" + (f" (and {more} more problem(s))" if more else "")
+                    + "; no rule ran, so no app is judged (validate, audit and push refuse until it is fixed).")
         text = f"{rules} rule{'s' * (rules != 1)} in {name}"
         if self.evaluation is not None:
             apps = {v.app_index for v in self.evaluation.violations}
@@ -381,7 +386,7 @@ class FleetPolicies:
             if apps:
                 text += (f" · {len(apps)} app{'s' * (len(apps) != 1)} break{'s' * (len(apps) == 1)} them "
                          f"({len(errors)} with an error)")
-            elif self.evaluation.problems:  # a rule that did not run on an app has not found it compliant
+            elif self.evaluation.problems or self.policies.problems:  # a rule that did not run found nothing
                 text += " · no violation where the rules ran (some did not: see the problems)"
             else:
                 text += " · every app complies"

@@ -330,7 +330,12 @@ class TenantdeckApp(App[None]):
         navigation.show(self, "events")
 
     def action_bulk_edit(self) -> None:
-        """The bulk edit screen, with the apps marked (and the filter typed) on the Apps screen."""
+        """The bulk edit screen, with the apps marked (and the filter typed) on the Apps screen; refused at once,
+        saying why, when no edit can be made (the palette runs it even while the Apps screen greys its key)."""
+        refusal = self.editor.edit_refusal()
+        if refusal:
+            self.notify(refusal, title="No bulk edit", severity="error", timeout=15)
+            return
         navigation.show(self, "bulk_edit")
 
     def action_presets(self) -> None:

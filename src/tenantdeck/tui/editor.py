@@ -151,6 +151,11 @@ class Editor:
             f" ({first.message})" if first is not None else "")
         return f"{self.path.name} cannot be read as a draft{where}; F8 shows it, `e` fixes it in $EDITOR."
 
+    def edit_refusal(self) -> str:
+        """Why no edit can be made now (the session's refusal, located), "" when one can (or while a big draft is
+        still being read: its edits wait for it, they are not refused)."""
+        return self.session.edit_refusal() if self.loaded else ""
+
     def load(self) -> bool:
         """Read the whole draft; True when this call did it (False: it was already read)."""
         with self._load_lock:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import signal
 import threading
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from tenantdeck import safefile
 from tenantdeck.draft import recovery, yamlsource
 from tenantdeck.draft.session import Change, ChangeKind, DraftSessionError
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import host_of
 from tenantdeck.tui.watchdog import ExitWatchdog
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from tenantdeck.draft.recovery import Assessment, Recovered
+    from tenantdeck.draft.session.facade import OnDisk
 
 DISK_INTERVAL = 2.0
 SIGNALS = (signal.SIGHUP, signal.SIGTERM)
@@ -267,20 +270,18 @@ class SafetyNet:
         session = self.session
         if not session.changed_on_disk():
             return
-        try:
-            disk: str | None = safefile.read_text(self.editor.path, yamlsource.MAX_BYTES)
-        except FileNotFoundError:
-            disk = None
-        except (OSError, UnicodeDecodeError):
-            return
-        marker = recovery.text_hash(disk) if disk is not None else "missing"
+        found = session.on_disk()
+        marker = (hashlib.sha256(found.raw).hexdigest() if found.raw is not None
+                  else found.problems[0].render() if found.problems else "missing")
         if marker == self._declined:
             return
         name = self.editor.path.name
-        if disk is None:
+        if found.raw is None and not found.problems:
             self._declined = marker
-            self.app.notify(f"{name} was deleted or moved on disk. F2 writes your version there again.",
-                            title="Draft gone", severity="warning", timeout=15)
+            again = (f"{found.redirect}: move the link aside first." if found.redirect
+                     else "F2 writes your version there again.")
+            self.app.notify(f"{name} was deleted or moved on disk. {again}", title="Draft gone",
+                            severity="warning", timeout=15, markup=False)
             return
         if not session.dirty:
             self.reload()
@@ -292,7 +293,7 @@ class SafetyNet:
             self.app.notify(f"{name} changed on disk and was reloaded (you had no unsaved edits).",
                             title="Reloaded")
             return
-        self.ask_reload(marker)
+        self.ask_reload(marker, found)
 
     def check_policies(self) -> None:
         """The fleet policies file beside the draft was written, created or removed since it was read: read it
@@ -309,8 +310,13 @@ class SafetyNet:
         for screen in self.app.screen_stack:
             screen.post_message(PoliciesRead())
 
-    def ask_reload(self, marker: str | None = None) -> None:
-        """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload")."""
+    def ask_reload(self, marker: str | None = None, found: OnDisk | None = None) -> None:
+        """Ask before dropping unsaved edits for the file's new content (also the palette's "Reload").
+
+        ``found`` is what :meth:`check_disk` found on disk (read here when the palette asks). A file that cannot
+        be read as a draft is never offered in exchange for the edits: loading it dropped them (and their recovery
+        file) for a read-only draft and left the App screen on an app that was gone (a trial's finding).
+        """
         from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         name = self.editor.path.name
@@ -318,11 +324,20 @@ class SafetyNet:
             self.reload()
             self.app.notify(f"Reloaded {name} from disk.")
             return
+        if found is None:
+            found = self.session.on_disk()
+        if found.problems:
+            self.ask_unreadable(marker, found)
+            return
         self._asking = True
 
         def answered(yes: bool | None) -> None:
             self._asking = False
             if yes:
+                now = self.session.on_disk()  # it may have changed again while the question was up
+                if now.problems:
+                    self.ask_unreadable(marker, now)
+                    return
                 self.reload()
                 self.app.notify(f"Reloaded {name}; your unsaved edits were dropped.")
             else:
@@ -331,7 +346,43 @@ class SafetyNet:
 
         question = (f"{name} changed on disk (another editor or person). Load it and drop your unsaved edits?"
                     if marker else f"Reload {name} from disk and drop your unsaved edits?")
-        self.app.push_screen(ConfirmScreen(question, yes="Reload from disk", no="Keep mine"), answered)
+        if found.redirect:
+            question = f"{question} Note: {found.redirect}."
+        self.app.push_screen(ConfirmScreen(shown(question), yes="Reload from disk", no="Keep mine", markup=False),
+                             answered)
+
+    def ask_unreadable(self, marker: str | None, found: OnDisk) -> None:
+        """The file on disk changed into something that cannot be read as a draft while there are unsaved edits:
+        say so, located, and offer only to keep editing or to save the edits over it (saying what that does). The
+        edits and their recovery file stay either way."""
+        from tenantdeck.tui.widgets.confirm import ConfirmScreen
+
+        name = self.editor.path.name
+        where = found.problems[0].render()
+        more = f" (and {len(found.problems) - 1} more problem(s))" if len(found.problems) > 1 else ""
+        said = f"{name} changed on disk and cannot be read as a draft: {where}{more}. Your unsaved edits are kept"
+        if found.redirect or found.raw is None:  # nothing to offer: a save is refused too
+            self._declined = marker
+            why = (f"{found.redirect}: move the link aside" if found.redirect
+                   else "F2 cannot write over it: move it aside")
+            self.app.notify(f"{said}; {why} first.", title="Kept your edits", severity="error", timeout=20)
+            return
+        self._asking = True
+
+        def answered(save: bool | None) -> None:
+            self._asking = False
+            self._declined = marker
+            if save:
+                self.host.action_save(force=True)
+            else:
+                self.app.notify(f"Kept your edits; {name} on disk is untouched and cannot be read. F2 saves your "
+                                "version over it (asking first).", title="Kept your edits", severity="warning",
+                                timeout=15)
+
+        question = (f"{said} (and their recovery file) whichever you choose. Save writes your version over it (the "
+                    f"file as it is now is kept as {name}.bak); Keep editing leaves it as it is.")
+        self.app.push_screen(ConfirmScreen(shown(question), yes="Save mine over it", no="Keep editing", markup=False),
+                             answered)
 
     def save_refused(self) -> None:
         """A save found the file changed since the session read it (the compare-and-swap refused; nothing written):

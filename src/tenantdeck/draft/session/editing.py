@@ -35,10 +35,18 @@ class EditingMixin:
     _fatal: list[Problem]
     _history: History
 
+    def edit_refusal(self) -> str:
+        """Why every edit is refused now ("the draft cannot be edited until it can be read: FILE:LINE: ..."), ""
+        when edits can be made: a UI greys the keys that would only lead to this, and says it before asking."""
+        if not self.read_only:
+            return ""
+        first = self._fatal[0].render() if self._fatal else "the file cannot be read as a draft"
+        return f"the draft cannot be edited until it can be read: {first}"
+
     def _writable(self) -> None:
-        if self.read_only:
-            first = self._fatal[0].render() if self._fatal else "the file cannot be read as a draft"
-            raise ReadOnlyDraft(f"the draft cannot be edited until it can be read: {first}", (), self.file, "read-only")
+        refusal = self.edit_refusal()
+        if refusal:
+            raise ReadOnlyDraft(refusal, (), self.file, "read-only")
 
     def _edit(self, kind: str, parts: tuple[PathPart, ...], value: Any) -> list[Problem]:
         with self._lock:

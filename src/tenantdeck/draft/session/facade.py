@@ -12,10 +12,11 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from tenantdeck.draft import splice, yamlsource
-from tenantdeck.draft.session.disk import DiskWatch, SaveResult, read_bytes
+from tenantdeck.draft.session.disk import DiskWatch, Redirected, SaveResult, read_bytes
 from tenantdeck.draft.session.editing import EditingMixin
 from tenantdeck.draft.session.errors import CHANGED_ON_DISK, ChangedOnDisk, DraftSessionError, PathNotFound
 from tenantdeck.draft.session.history import Entry, History, Transaction, renumbered
@@ -28,6 +29,33 @@ from tenantdeck.draft.session.splicing import SplicingMixin, guess_indent
 from tenantdeck.draft.session.validation import Scope, ValidationMixin, edited_fields
 from tenantdeck.gcpause import paused_gc
 from tenantdeck.problems import Problem, Severity, format_path, sort_problems
+
+
+@dataclass(frozen=True, slots=True)
+class OnDisk:
+    """What :meth:`DraftSession.on_disk` found: the file's bytes now (None: it is gone), why they cannot be read as
+    a draft (empty: they can) and, when the path now leads elsewhere than the file opened, the sentence that says
+    where (else "")."""
+
+    raw: bytes | None
+    problems: tuple[Problem, ...]
+    redirect: str
+
+    @property
+    def readable(self) -> bool:
+        return self.raw is not None and not self.problems
+
+
+def unreadable(parsed: yamlsource.Parsed, file: str) -> list[Problem]:
+    """Why a parsed text cannot be read as a draft (a syntax error, aliases, empty, not a mapping), located; empty
+    when it can. The one rule of opening, reloading, restoring and looking at a changed file on disk."""
+    if parsed.fatal or parsed.empty:
+        return parsed.problems or [Problem(Severity.ERROR, "the file holds no draft", (), file, 1, 1, "draft-type")]
+    if not isinstance(parsed.data, dict):
+        got = "a list" if isinstance(parsed.data, list) else "a single value"
+        message = f"a draft is a mapping with the keys format, presets and apps; this file holds {got}"
+        return [Problem(Severity.ERROR, message, (), file, 1, 1, "draft-type")]
+    return []
 
 
 class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, EditingMixin):
@@ -60,6 +88,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self.use_parse_cache = True  #: read (and :meth:`remember_parse` writes) the cache of parsed big drafts
         self.parsed_from_cache = False  #: the data came from the parse cache, not from parsing the text
         self._parse_clean = False
+        #: why the file on disk, which the session no longer stands on, cannot be read as a draft (set by
+        #: :meth:`on_disk`, cleared by the next read or save): ``tenantdeck validate`` fails on it meanwhile
+        self.disk_problems: list[Problem] = []
 
     # -- opening -----------------------------------------------------------------------------------------------
 
@@ -90,6 +121,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._fatal = []
         self._history.clear()
         self._used_ruamel = False
+        self.disk_problems = []
         raw, problems = read_bytes(self.path, self.file, max_bytes)
         if raw is None:
             self._read_only(None, problems)
@@ -123,13 +155,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self.parsed_from_cache = cached is not None
         self._parse_clean = not (parsed.problems or parsed.surprises or parsed.duplicates or parsed.fatal
                                  or parsed.empty or parsed.aliases)
-        if parsed.fatal or parsed.empty:
-            self._read_only(self.text, parsed.problems)
-            return
-        if not isinstance(parsed.data, dict):
-            got = "a list" if isinstance(parsed.data, list) else "a single value"
-            message = f"a draft is a mapping with the keys format, presets and apps; this file holds {got}"
-            self._read_only(self.text, [Problem(Severity.ERROR, message, (), self.file, 1, 1, "draft-type")])
+        broken = unreadable(parsed, self.file)
+        if broken:
+            self._read_only(self.text, broken)
             return
         self.read_only = False
         self.data = parsed.data
@@ -360,6 +388,25 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         with self._lock:
             return self._disk.changed()
 
+    def on_disk(self) -> OnDisk:
+        """What the file holds now, for a UI choosing what to offer once :meth:`changed_on_disk` said it changed:
+        its bytes (None: gone, or not read: a FIFO, a device), why they cannot be read as a draft (the problems a
+        reload would open read-only with, located; empty when they can) and, when a symbolic link was put in the
+        draft's place since it was opened, where it leads (a save refuses to write there). The problems are also
+        kept as :attr:`disk_problems` until the next read or save."""
+        with self._lock:
+            redirect = self._disk.redirected()
+            raw, problems = read_bytes(self.path, self.file, yamlsource.MAX_BYTES)
+            if raw is None and any(p.code == "file-missing" for p in problems):
+                self.disk_problems = []
+                return OnDisk(None, (), redirect)
+            if raw is not None:
+                text, problems = yamlsource.decode(raw, self.file)
+                if text is not None:
+                    problems = unreadable(yamlsource.parse(text, self.file), self.file)
+            self.disk_problems = list(problems)
+            return OnDisk(raw, tuple(problems), redirect)
+
     def save(self, *, force: bool = False, backup: bool = True) -> SaveResult:
         """Write the text atomically (``<name>.bak`` keeps the previous version).
 
@@ -368,6 +415,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         """
         with self._lock:
             self._writable()
+            moved = self._disk.redirected()
+            if moved:  # before "changed on disk": no offer to overwrite a file that is not the draft
+                raise Redirected(moved, (), self.file, "redirected")
             if not force and self.changed_on_disk():
                 raise ChangedOnDisk(CHANGED_ON_DISK, (), self.file, "changed-on-disk")
             if not self.dirty and not force:
@@ -375,6 +425,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             written = self._disk.write(self.text, force=force, backup=backup, file=self.file)
             method = "ruamel" if self._used_ruamel else "splice"
             self._used_ruamel = False
+            self.disk_problems = []
             self._bump(ChangeKind.SAVE, (), [])
             return SaveResult(self.path, method, len(written))
 
@@ -388,9 +439,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         """
         with self._lock:
             self._writable()
-            parsed = yamlsource.parse(text, self.file)
-            if parsed.fatal or parsed.empty or not isinstance(parsed.data, dict):
-                first = parsed.problems[0].render() if parsed.problems else "it is not a mapping of format, apps"
+            broken = unreadable(yamlsource.parse(text, self.file), self.file)
+            if broken:
+                first = broken[0].render()
                 raise DraftSessionError(f"the recovered text cannot be read as a draft: {first}", (), self.file,
                                         "unrestorable")
             self._history.clear()

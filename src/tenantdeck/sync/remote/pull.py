@@ -119,6 +119,7 @@ async def pull(
     Raises the client's ``ApiError`` family for anything the service does, :class:`PullError` for a draft that
     cannot be read or an unknown app id, ``WorkspaceError``/``OSError`` for local files.
     """
+    from tenantdeck.atomic import leads_to
     from tenantdeck.draft import load_draft, save_draft
     from tenantdeck.sync.workspace.binding import check_identity, needs_rebind
 
@@ -128,6 +129,7 @@ async def pull(
     if identity is not None:
         check_identity(workspace, identity, rebind=rebind)
     set_aside = identity is not None and rebind and needs_rebind(workspace, identity)
+    opened = leads_to(path)  # the write goes there, never through a link planted while the service is read
     existing, original_text = _read_existing(path)
 
     remote_apps = await client.list_apps()
@@ -201,7 +203,7 @@ async def pull(
 
     # file work runs in a thread: an event loop (the TUI's) stays responsive while 1,000 apps are written
     notes = draft_notes(new_draft, {c["id"]: c for c in canonicals})  # what the service does not report
-    await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text, notes=notes)
+    await asyncio.to_thread(save_draft, path, new_draft, original_text=original_text, notes=notes, leads_to=opened)
     await asyncio.to_thread(workspace.write_base_apps, {c["id"]: c for c in canonicals})
     if wanted is None or set_aside:
         for stale in set(workspace.load_base()) - set(remote_ids):

@@ -192,11 +192,36 @@ The tabs edit one app of the draft; every change is validated at once and shown 
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix):
+            if self._app_gone():
+                self._leave()
+                return
             self._retitle()
             many = self.check_action("next_widget", ())
             if many != getattr(self, "_many_widgets", None):  # the footer recomposes every key on a refresh
                 self._many_widgets = many
                 self.refresh_bindings()
+
+    def _app_gone(self) -> bool:
+        """The app this screen edits is no longer in the draft (a reload found it gone, or the file unreadable)."""
+        return not isinstance(self.editor.get(self.prefix, None), dict)
+
+    def _leave(self) -> None:
+        """Back to the screen this one was opened from, saying why: its tabs would show an app that is not there
+        ("— ?", "This app has no widget", `a` refused), a trial's "ghost" after a reload. Under another screen it
+        leaves when it is shown again."""
+        if not self.is_current:
+            self._gone = True
+            return
+        name = self.sub_title.split(" · ")[0] or f"app {self.app_index + 1}"
+        broken = self.editor.unreadable()
+        self.app.notify(f"{name} is no longer in the draft" + (f": {broken}" if broken else "."),
+                        title="Back to the apps", severity="warning", timeout=15)
+        self.app.pop_screen()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_gone", False) and self._app_gone():
+            self._gone = False
+            self.call_later(self._leave)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``w`` (next widget) is listed only for an app with more than one widget: the footer has 80 columns.

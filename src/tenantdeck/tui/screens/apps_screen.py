@@ -278,7 +278,10 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._retitle(len(rows))
         broken = self.editor.unreadable() if preview is None else ""
         note = self.query_one("#unreadable", Static)
-        note.update(broken)
+        note.update(f"{broken}\n\nn New app, b Bulk edit and / Filter wait until it can be read." if broken else "")
+        if bool(broken) != getattr(self, "_was_broken", False):  # n and b greyed, or back
+            self._was_broken = bool(broken)
+            self.refresh_bindings()
         # the filter goes too: with the table hidden the focus would land in it and take the screen's keys (P, e)
         note.display = bool(broken)
         table.display = self.query_one("#filter", Input).display = not broken
@@ -415,6 +418,8 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         return self._filter
 
     def action_filter(self) -> None:
+        if self.editor.unreadable():  # the palette: the field is hidden, and focused it would take the keys
+            return
         self.query_one("#filter", Input).focus()
 
     def action_clear_filter(self) -> None:
@@ -478,8 +483,23 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
     def action_policies(self) -> None:
         self.host.action_policies()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``n`` and ``b`` are greyed while the draft cannot be edited (it cannot be read): `n` took a name and only
+        then said no (trial F7). ``/`` too: there are no rows to filter, and it focused the hidden filter field,
+        which then took the screen's keys. The reason is the text shown in place of the table."""
+        if action in ("new_app", "bulk_edit") and self.editor.edit_refusal():
+            return None
+        if action == "filter" and self.editor.unreadable():
+            return None
+        return True
+
     def action_new_app(self) -> None:
         from tenantdeck.tui.screens.new_app import NewAppScreen
+
+        refusal = self.editor.edit_refusal()
+        if refusal:  # the palette, or a key typed while the footer was not yet redrawn
+            self.notify(refusal, title="Not added", severity="error", timeout=15)
+            return
 
         taken = {str(r.name) for r in self.editor.session.app_rows() if r.name is not None and not r.id}
 

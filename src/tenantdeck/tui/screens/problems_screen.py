@@ -62,7 +62,7 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
 
     def compose(self) -> ComposeResult:
         yield TitleHeader()
-        yield Static("", id="summary")
+        yield Static("", id="summary", markup=False)  # it may quote the file (a path, a parse error)
         yield RowTable(id="problems", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail", markup=False)
         yield KeyFooter()
@@ -108,9 +108,6 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
             self._show(self._problems, self._checking)
 
     def _show(self, problems: list[Problem], checking: bool = False) -> None:
-        from tenantdeck.policies.draft_problems import counted
-
-        session = self.editor.session
         table = self.query_one(DataTable)
         row = table.cursor_row
         table.clear(columns=True)  # a column only ever widens: cut for a narrower screen, rows ran past its edge
@@ -128,6 +125,14 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         self._problems = problems
+        self._summarise()
+
+    def _summarise(self) -> None:
+        """The line above the table, from the problems shown and what is known of the file on disk."""
+        from tenantdeck.policies.draft_problems import counted
+
+        session = self.editor.session
+        problems, checking = self._problems, self._checking
         if session.read_only:
             text = (f"{self.editor.path.name} cannot be read as a draft, so it is read-only here. Fix it with `e` "
                     "($EDITOR); it is reloaded when the editor exits.")
@@ -136,10 +141,23 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         elif checking:
             text = f"{counted(problems)} in the draft; checking its targets file and policies ..."
         elif not problems:
-            text = "No problems."
+            text = f"No problems{self._as_validate()}."
         else:
-            text = f"{counted(problems)} (the count `tenantdeck validate` gives)."
-        self.query_one("#summary", Static).update(text)
+            text = f"{counted(problems)}{self._as_validate() or ' (the count `tenantdeck validate` gives)'}."
+        self.query_one("#summary", Static).update(shown(text))
+
+    def _as_validate(self) -> str:
+        """How the count relates to ``tenantdeck validate``'s, when it is not that count: validate reads the file,
+        and with unsaved edits the file is not what is counted here; with the file unreadable on disk (kept edits,
+        trial F7) validate fails outright. Plain text (it quotes the file's problem; the Static has no markup)."""
+        session = self.editor.session
+        name = self.editor.path.name
+        if session.disk_problems:
+            return (f" in your unsaved edits; {name} on disk cannot be read ({session.disk_problems[0].render()}), "
+                    "so `tenantdeck validate` fails until F2 saves your edits over it")
+        if session.dirty:
+            return " in your unsaved edits; `tenantdeck validate` counts the file once F2 saves them"
+        return ""
 
     def _in_draft(self, problem: Problem) -> bool:
         """The problem is the draft's (not its targets or policies file's)."""
@@ -155,6 +173,8 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
     def on_screen_resume(self) -> None:
         if getattr(self, "_stale", False):
             self.refresh_rows()
+        elif hasattr(self, "_problems"):  # a dialog over it may have learnt that the file on disk cannot be read
+            self._summarise()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The highlighted problem in full, wrapped: at 80 columns the table cuts the message ("must be a colour

@@ -31,9 +31,12 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("left,right", "app.focus_next", show=False),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No", markup: bool = True) -> None:
+        """``markup=False`` for a question that quotes a file or a service (a path, a parse error): shown as
+        written, never read as Rich markup."""
         super().__init__()
         self.question = question
+        self.markup = markup
         self.yes_label, self.no_label = yes, no
         self._name_keys_as_buttons({"confirm.yes": yes, "confirm.no": no})
 
@@ -46,7 +49,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Grid():
-            yield Label(self.question, id="question")
+            yield Label(self.question, id="question", markup=self.markup)
             yield Button(f"{self.yes_label} (y)", variant="warning", id="yes")
             yield Button(f"{self.no_label} (n)", variant="primary", id="no")
         yield KeyFooter()
