@@ -152,6 +152,37 @@ async def test_textuals_line_style_cache_keeps_no_widget_alive(draft: Path) -> N
     assert alive() is None
 
 
+async def test_an_opened_screen_is_laid_out_once_at_its_size_and_again_after_a_resize(
+        draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pushed screen's first layout posts the screen a Resize of the size it was just laid out at, and Textual
+    laid the whole screen out again for it (a third of opening an app's layout). Once per size now; a real resize
+    is laid out, and the screen then fills the new size."""
+    from textual.screen import Screen
+
+    sized: list[tuple[str, object]] = []
+    real = Screen._refresh_layout
+
+    def counted(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
+        if size is not None:
+            sized.append((type(self).__name__, size))
+        real(self, size, scroll)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        sized.clear()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AppScreen)
+        assert [name for name, _ in sized] == ["AppScreen"], sized
+        sized.clear()
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert ("AppScreen", (100, 30)) in sized
+        assert app.screen.query_one(TabbedContent).size.width == 100
+
+
 async def test_a_palette_jump_then_escape_leaves_no_footer_behind(draft: Path) -> None:
     """The footer of a screen a palette jump closed gets its recompose after it left the screen: it does nothing
     then (it raised NoScreen, the app stopped and Escape never came back to the apps)."""

@@ -146,11 +146,11 @@ class TenantdeckApp(App[None]):
         return AppsScreen()
 
     def on_mount(self) -> None:
-        from tenantdeck.tui import appearance, styles_cache, worker_pool
+        from tenantdeck.tui import appearance, textual_fixes, worker_pool
 
         self._ui_thread = _current_thread_id()
         worker_pool.install(asyncio.get_running_loop())  # a closed screen is not kept alive by a pool thread
-        styles_cache.install()  # nor by Textual's cache of line styles (tui/styles_cache.py)
+        textual_fixes.install()  # nor by Textual's cache of line styles; one layout per opened screen
         self._gc_thresholds = collect_rarely()  # full collections when idle, not inside a key (tenantdeck.gcpause)
         self.set_interval(IDLE_AFTER / 2, self._collect_when_idle, name="collect when idle")
         self._retitle()

@@ -1,0 +1,73 @@
+"""Two costs Textual puts on every screen this editor opens, undone once per process (each a private hook of
+Textual's, checked before it is replaced: a Textual that changed it is left as it is).
+
+**Line styles cached on the widget** (Textualize/textual#6665). ``StylesCache.get_inner_outer`` is an instance
+method under ``functools.lru_cache(1024)``, so the cache's keys are ``(styles_cache, base_background,
+background)``: it keeps the last 1,024 widgets' :class:`StylesCache` objects alive, each with every
+:class:`~textual.strip.Strip` it cached, and each strip with its own caches. In this editor that is about 10,000
+strips and 70,000 small cache objects alive after every screen that drew them has closed: half of what a full
+garbage collection walked between two tests (177,000 objects, 91,000 of them the ``FIFOCache`` objects of dead
+strips), and the same dead weight in every full collection the editor makes while the user types (issue 36's
+pauses). The answer depends on the two colours only, so it is cached on them alone, computed by Textual's own
+function.
+
+**A screen laid out twice as it opens.** A pushed screen lays itself out when it resumes; that first layout
+"shows" the screen itself, so it posts itself a ``Resize`` of the size it was just laid out at, and
+``Screen._on_resize`` lays the whole screen out again (and every screen under it). Opening an app: 46 then 32 ms of
+layout for the same 80x24 (issue 36's "Enter: open an app"). A screen already laid out at the size it is told is
+not laid out again; a real resize (another size) is, and layout a widget asked for is still done by the screen's
+update timer, as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from textual._styles_cache import StylesCache
+from textual.geometry import Size
+from textual.screen import Screen
+
+
+def install() -> None:
+    """Both fixes, once per process (the app calls it as it mounts)."""
+    _line_styles_on_colours()
+    _no_second_layout_at_the_same_size()
+
+
+def _line_styles_on_colours() -> bool:
+    """Replace ``StylesCache.get_inner_outer`` with one cached on its colours; True if it was replaced now."""
+    method = StylesCache.__dict__.get("get_inner_outer")
+    compute: Callable[..., Any] | None = getattr(method, "__wrapped__", None)
+    if compute is None or not hasattr(method, "cache_clear"):
+        return False  # already installed, or Textual changed: nothing of ours to fix
+
+    @lru_cache(1024)
+    def inner_outer(base_background: Any, background: Any) -> Any:
+        return compute(None, base_background, background)
+
+    def get_inner_outer(self: StylesCache, base_background: Any, background: Any) -> Any:
+        return inner_outer(base_background, background)
+
+    get_inner_outer.__doc__ = method.__doc__
+    method.cache_clear()  # let go of the widgets it holds already
+    StylesCache.get_inner_outer = get_inner_outer  # type: ignore[method-assign]
+    return True
+
+
+def _no_second_layout_at_the_same_size() -> bool:
+    """Wrap ``Screen._screen_resized``: nothing to do when the screen is laid out at that size already."""
+    original = Screen.__dict__.get("_screen_resized")
+    if original is None or getattr(original, "_tenantdeck", False):
+        return False
+
+    def _screen_resized(self: Screen[Any], size: Size) -> None:
+        compositor = getattr(self, "_compositor", None)
+        if compositor is not None and size and compositor.size == size:
+            return  # its own first layout's echo, or a resize to the size it has
+        original(self, size)
+
+    _screen_resized._tenantdeck = True  # type: ignore[attr-defined]
+    Screen._screen_resized = _screen_resized  # type: ignore[method-assign]
+    return True
