@@ -301,6 +301,36 @@ def test_user_keymap_is_applied_and_a_broken_entry_is_named(tmp_path: Path) -> N
     run(app, body)
 
 
+def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path: Path) -> None:
+    """``problems: ctrl+q`` (a docs-only trial, F17) took Quit's only key without a word: ctrl+q opened Problems
+    and nothing quit. The entry is left out and the notice names the file, the key and the action; an entry taking
+    one of two keys (``help: ctrl+s``, Save keeps f2) applies and is said."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("problems: ctrl+q\nhelp: f1,ctrl+s\n")
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        from tenantdeck.tui.screens.help_screen import HelpScreen
+        from tenantdeck.tui.widgets.footer import KeyFooter
+
+        text = notices(app)
+        assert "keymap.yaml" in text
+        assert "problems: ctrl+q is the only key of Quit (quit)" in text and "left out" in text
+        assert "help: ctrl+s is no longer a key of Save (save), which keeps f2" in text
+        assert "^q Quit" in app.screen.query_one(KeyFooter).text
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not isinstance(app.screen, ProblemsScreen)
+
+    run(app, body)
+
+
 def test_palette_jumps_to_an_app_a_webhook_and_a_toggle(tmp_path: Path) -> None:
     from tenantdeck.tui.commands import TenantdeckCommands
 

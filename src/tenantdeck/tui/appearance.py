@@ -93,6 +93,7 @@ def apply_keymap(app: App[object]) -> None:
     loaded = keymaps.load(config_dir())
     problems = list(loaded.problems)
     if loaded.bindings:
+        problems += keymaps.refuse_clashes(loaded, binding_scopes(app))
         app.set_keymap(loaded.bindings)
         unknown = keymaps.unknown_ids(loaded, known_binding_ids(app))
         if unknown:
@@ -104,21 +105,56 @@ def apply_keymap(app: App[object]) -> None:
         app.notify(f"{loaded.path}:\n" + "\n".join(problems), title="Keymap", severity="warning", timeout=15)
 
 
-def known_binding_ids(app: App[object]) -> set[str]:
-    """Every binding id of the app and of the classes in ``tenantdeck.tui`` (imported for that)."""
+def _bound_classes() -> list[type]:
+    """Every class of ``tenantdeck.tui`` and its subpackages that declares bindings (imported for that)."""
     import tenantdeck.tui as package
 
-    ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}  # type: ignore[union-attr]
-    for info in pkgutil.iter_modules(package.__path__):
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
         try:
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            module = importlib.import_module(info.name)
         except Exception:  # a tab that does not import is the tab's problem, not the keymap's
             continue
         for obj in vars(module).values():
-            for binding in getattr(obj, "BINDINGS", None) or () if isinstance(obj, type) else ():
-                if getattr(binding, "id", None):
-                    ids.add(binding.id)
+            if isinstance(obj, type) and obj.__module__ == module.__name__ and getattr(obj, "BINDINGS", None):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return list(found.values())
+
+
+def known_binding_ids(app: App[object]) -> set[str]:
+    """Every binding id of the app and of the classes in ``tenantdeck.tui``."""
+    ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}  # type: ignore[union-attr]
+    for cls in _bound_classes():
+        for binding in cls.BINDINGS:  # type: ignore[attr-defined]
+            if getattr(binding, "id", None):
+                ids.add(binding.id)
     return {i for i in ids if i}
+
+
+def binding_scopes(app: App[object]) -> list[list[keymaps.Bound]]:
+    """The bindings that work together, for :func:`tenantdeck.prefs.keymap.refuse_clashes`: the app's, and each
+    screen's or widget's (with what it inherits) together with the app's, which work on every screen. A binding
+    without an id (Textual's own: Tab moves the focus) is there under its action: no entry can move it, but an entry
+    can take its key."""
+    def bound(node: type) -> list[keymaps.Bound]:
+        return [keymaps.Bound(b.id or f"({b.action})", (key,), b.description, b.priority, node.__qualname__)
+                for key, bindings in node._merge_bindings().key_to_bindings.items()  # type: ignore[attr-defined]
+                for b in bindings]
+
+    everywhere = _merged(bound(type(app)))
+    return [everywhere, *(_merged(bound(cls) + everywhere) for cls in _bound_classes())]
+
+
+def _merged(bounds: list[keymaps.Bound]) -> list[keymaps.Bound]:
+    """One :class:`Bound` per binding id, with all its keys (Textual lists a binding once per key)."""
+    keys: dict[str, list[str]] = {}
+    first: dict[str, keymaps.Bound] = {}
+    for b in bounds:
+        first.setdefault(b.id, b)
+        keys.setdefault(b.id, [])
+        keys[b.id] += [k for k in b.keys if k not in keys[b.id]]
+    return [keymaps.Bound(i, tuple(keys[i]), first[i].description, first[i].priority, first[i].owner)
+            for i in first]
 
 
 def setup(app: App[object]) -> list[str]:
