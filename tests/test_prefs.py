@@ -135,3 +135,14 @@ def test_a_keymap_entry_that_would_leave_an_action_without_a_key_is_refused(tmp_
     assert bindings == {"help": "ctrl+s"} and said == ["help: ctrl+s is no longer a key of Save (save), which keeps f2"]
     bindings, said = refused("problems: ctrl+q\nquit: ctrl+x\n")
     assert bindings == {"problems": "ctrl+q", "quit": "ctrl+x"} and said == []
+
+
+def test_every_bad_settings_value_is_said_with_the_file_and_the_key(tmp_path: Path) -> None:
+    """settings.yaml with a bad theme and a bad port (a docs-only trial, F17): each is said, naming the file and the
+    key, and left out; before, a theme that was not text replaced the port's problem."""
+    (tmp_path / "settings.yaml").write_text("theme: 5\nevents_port: -5\n", encoding="utf-8")
+    loaded = settings.load(tmp_path)
+    assert loaded.theme is None and loaded.events_port is None
+    path = tmp_path / "settings.yaml"
+    assert loaded.problems == [f"{path}: theme: 5 is not a theme's name; using the default",
+                               f"{path}: events_port: -5 is not a port number from 0 to 65535; using 8788"]

@@ -270,6 +270,24 @@ def test_theme_is_remembered_and_a_broken_one_falls_back_with_a_notice(tmp_path:
     run(broken, fallback)
 
 
+def test_bad_settings_values_are_said_at_start_with_the_file_and_the_key(tmp_path: Path) -> None:
+    """settings.yaml with an unknown theme and ``events_port: -5`` (a docs-only trial, F17): one Settings notice
+    names the file and each key, and the editor starts with the default theme."""
+    draft = prepare(tmp_path)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "settings.yaml").write_text("theme: nope\nevents_port: -5\n")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.theme == "tenantdeck-dark"
+        (said,) = [n.message for n in app._notifications if n.title == "Settings"]
+        path = tmp_path / "config" / "settings.yaml"
+        assert f"{path}: events_port: -5 is not a port number from 0 to 65535; using 8788" in said
+        assert f"{path}: theme: Theme 'nope' cannot be used: no theme named 'nope'" in said
+
+    run(app, body)
+
+
 def test_no_color_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(prepare(tmp_path))

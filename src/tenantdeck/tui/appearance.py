@@ -61,19 +61,20 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> None:
     """Switch to the remembered theme (or the default), say what was wrong, and remember later choices."""
     config = config_dir()
     remembered = prefs_settings.load(config)
-    notices = [remembered.problem] if remembered.problem else []
+    said = list(remembered.problems)  # each names settings.yaml, the key and why
     wanted = remembered.theme or DEFAULT_THEME
     if wanted not in app.available_themes:
         failure = loaded.failure_for(wanted)
         why = failure.render() if failure else f"no theme named {wanted!r} (themes are in {config / 'themes'})"
-        notices.append(f"Theme {wanted!r} cannot be used: {why}. Using {DEFAULT_THEME}.")
+        where = f"{prefs_settings.settings_path(config)}: theme: " if remembered.theme else ""
+        said.append(f"{where}Theme {wanted!r} cannot be used: {why}. Using {DEFAULT_THEME}.")
         wanted = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
     app.theme = wanted
+    if said:
+        app.notify("\n".join(said), title="Settings", severity="warning", timeout=15)
     others = [f.render() for f in loaded.failures if f is not loaded.failure_for(remembered.theme or DEFAULT_THEME)]
     if others:
-        notices.append("Theme files left out:\n" + "\n".join(others))
-    for text in notices:
-        app.notify(text, title="Theme", severity="warning", timeout=15)
+        app.notify("Theme files left out:\n" + "\n".join(others), title="Theme", severity="warning", timeout=15)
 
     def remember(theme: Theme) -> None:
         current = prefs_settings.load(config)
