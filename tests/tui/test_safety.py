@@ -334,8 +334,8 @@ def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path
 
         text = notices(app)
         assert "keymap.yaml" in text
-        assert "problems: ctrl+q is the only key of Quit (quit)" in text and "left out" in text
-        assert "help: ctrl+s is no longer a key of Save (save), which keeps f2" in text
+        assert "problems: ctrl+q is the only key of Quit (quit); entry left out" in text
+        assert "help: ctrl+s taken from Save (save), which keeps f2" in text
         assert "^q Quit" in app.screen.query_one(KeyFooter).text
         await pilot.press("ctrl+s")
         await settle(pilot)

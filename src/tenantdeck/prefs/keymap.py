@@ -118,14 +118,12 @@ def refuse_clashes(keymap: Keymap, scopes: list[list[Bound]]) -> list[str]:
                     left = _keys(wanted, other) - set(wanted[entry.id].split(","))
                     keys = ", ".join(taken)
                     if other.priority and not entry.priority and other.owner != entry.owner:
-                        refused[entry.id] = (f"{entry.id}: {keys} is the key of {_name(other)}, which runs first on "
-                                             "every screen; this entry is left out")
+                        refused[entry.id] = (f"{entry.id}: {keys} is the key of {_name(other)}, which runs first; "
+                                             "entry left out")
                     elif not left:
-                        refused[entry.id] = (f"{entry.id}: {keys} is the only key of {_name(other)}, which would "
-                                             "have none; this entry is left out (give it another key in the same "
-                                             "file to move it)")
+                        refused[entry.id] = f"{entry.id}: {keys} is the only key of {_name(other)}; entry left out"
                     else:
-                        notes.append(f"{entry.id}: {keys} is no longer a key of {_name(other)}, which keeps "
+                        notes.append(f"{entry.id}: {keys} taken from {_name(other)}, which keeps "
                                      f"{', '.join(sorted(left))}")
                     if entry.id in refused:
                         break

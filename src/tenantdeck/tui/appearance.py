@@ -7,6 +7,7 @@ default theme, the default keys) and starts anyway.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
 from typing import TYPE_CHECKING
@@ -57,8 +58,9 @@ def register_themes(app: App[object]) -> ThemeSet:
     return loaded
 
 
-def apply_theme(app: App[object], loaded: ThemeSet) -> None:
-    """Switch to the remembered theme (or the default), say what was wrong, and remember later choices."""
+def apply_theme(app: App[object], loaded: ThemeSet) -> list[tuple[str, str]]:
+    """Switch to the remembered theme (or the default), and remember later choices; returns what was wrong (the
+    theme files left out, the settings' bad values), as (title, text) notices."""
     config = config_dir()
     remembered = prefs_settings.load(config)
     said = list(remembered.problems)  # each names settings.yaml, the key and why
@@ -70,11 +72,12 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> None:
         said.append(f"{where}Theme {wanted!r} cannot be used: {why}. Using {DEFAULT_THEME}.")
         wanted = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
     app.theme = wanted
-    if said:
-        app.notify("\n".join(said), title="Settings", severity="warning", timeout=15)
+    notices = []
     others = [f.render() for f in loaded.failures if f is not loaded.failure_for(remembered.theme or DEFAULT_THEME)]
     if others:
-        app.notify("Theme files left out:\n" + "\n".join(others), title="Theme", severity="warning", timeout=15)
+        notices.append(("Theme", "Theme files left out:\n" + "\n".join(others)))
+    if said:
+        notices.append(("Settings", "\n".join(said)))
 
     def remember(theme: Theme) -> None:
         current = prefs_settings.load(config)
@@ -87,10 +90,12 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> None:
             app.notify(f"The theme choice cannot be remembered: {exc}", severity="warning")
 
     app.theme_changed_signal.subscribe(app, remember)
+    return notices
 
 
-def apply_keymap(app: App[object]) -> None:
-    """``keymap.yaml``: good entries applied, problems (and ids no binding has) in one notice naming the file."""
+def apply_keymap(app: App[object]) -> list[tuple[str, str]]:
+    """``keymap.yaml``: good entries applied; returns its problems (and ids no binding has) as one notice naming
+    the file."""
     loaded = keymaps.load(config_dir())
     problems = list(loaded.problems)
     if loaded.bindings:
@@ -102,8 +107,19 @@ def apply_keymap(app: App[object]) -> None:
         risky = keymaps.risky_keys(loaded)
         if risky:
             problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
-    if problems:
-        app.notify(f"{loaded.path}:\n" + "\n".join(problems), title="Keymap", severity="warning", timeout=15)
+    return [("Keymap", f"{loaded.path}:\n" + "\n".join(problems))] if problems else []
+
+
+def _notify(app: App[object], title: str, text: str) -> None:
+    """A start-up notice of a config file, its directory written from ``~`` (at 80 columns a toast is 40 wide:
+    a temp home's full path took three lines per file, and the oldest of the notices went off the top of the
+    screen, unread)."""
+    from pathlib import Path
+
+    config = config_dir()
+    with contextlib.suppress(ValueError, RuntimeError):  # not under the home directory: written in full
+        text = text.replace(str(config), "~/" + str(config.relative_to(Path.home())))
+    app.notify(text, title=title, severity="warning", timeout=15)
 
 
 def _bound_classes() -> list[type]:
@@ -162,6 +178,13 @@ def setup(app: App[object]) -> list[str]:
     """Themes (registered, the remembered one applied) and the keymap; returns the names of the theme files'
     themes, which the command palette offers."""
     loaded = register_themes(app)
-    apply_theme(app, loaded)
-    apply_keymap(app)
+    notices = dict(apply_theme(app, loaded))
+    notices.update(apply_keymap(app))
+    # The newest toast is the bottom one; when they are more than the screen holds, the oldest go off the top,
+    # unread (a docs-only trial missed the settings notice under a keymap and a theme notice). So the theme files
+    # come first (one left out matters only once chosen, and the settings notice then says why), the settings
+    # and the keymap (a key that may be missing) last.
+    for title in ("Theme", "Settings", "Keymap"):
+        if title in notices:
+            _notify(app, title, notices[title])
     return sorted(loaded.themes)
