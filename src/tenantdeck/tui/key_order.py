@@ -169,7 +169,7 @@ class KeyGate:
                     break
             else:
                 break
-        if self._held and (preparing := _preparing(self._app, self._held[0])) is not None:
+        if monotonic() >= deadline and self._held and (preparing := _preparing(self._app, self._held[0])):
             self._give_up(self._held.popleft(), preparing[1])
         self._waiting = None
         if not self._app.call_later(self._release):  # the app is leaving: the keys typed after that go nowhere
@@ -210,7 +210,10 @@ def _busy(app: App[Any], handling: bool) -> list[MessagePump]:
 def _preparing(app: App[Any], event: events.Event) -> tuple[Worker[Any], str] | None:
     """The worker the screen on top is preparing with (one of its ``KEYS_WAIT_FOR`` groups, still running) and what
     it does, when ``event`` is a key that screen binds to an action it does not take now; else None."""
-    screen = app.screen
+    try:
+        screen = app.screen
+    except Exception:  # no screen (the app is starting or leaving): nothing prepares
+        return None
     groups: dict[str, str] = getattr(screen, "KEYS_WAIT_FOR", {})
     if not groups or not isinstance(event, events.Key):
         return None
