@@ -169,7 +169,7 @@ def test_events_port_in_settings_is_read_checked_and_kept(tmp_path: object) -> N
     assert settings.load(config).events_port == 9999
     (config / "settings.yaml").write_text("events_port: lots\n", encoding="utf-8")
     bad = settings.load(config)
-    assert bad.events_port is None and "events_port must be a port number" in bad.problem
+    assert bad.events_port is None and "events_port: 'lots' is not a port number" in bad.problem
     settings.save(config, bad)
     assert "events_port: lots" in (config / "settings.yaml").read_text(encoding="utf-8")  # the user's line kept
 

@@ -108,3 +108,41 @@ def test_prefs_modules_import_neither_textual_nor_pydantic() -> None:
             "print(any(m.split('.')[0] in ('textual', 'pydantic', 'httpx') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+def test_a_keymap_entry_that_would_leave_an_action_without_a_key_is_refused(tmp_path: Path) -> None:
+    """The rule without Textual: a key moves between bindings of one scope; an entry leaving another binding keyless
+    is left out, one taking a key a priority binding of another class keeps is left out, one taking one of several
+    keys applies and is said, and an entry that moves the other binding's key too is no clash."""
+    app = [keymap.Bound("quit", ("ctrl+q",), "Quit", True, "App"), keymap.Bound("problems", ("f8",), "Problems",
+                                                                                  False, "App"),
+           keymap.Bound("save", ("f2", "ctrl+s"), "Save", False, "App"), keymap.Bound("help", ("f1",), "Help",
+                                                                                         False, "App")]
+    screen = [keymap.Bound("apps.filter", ("slash",), "Filter", False, "Apps"), *app]
+
+    def refused(text: str) -> tuple[dict[str, str], list[str]]:
+        (tmp_path / "keymap.yaml").write_text(text, encoding="utf-8")
+        loaded = keymap.load(tmp_path)
+        said = keymap.refuse_clashes(loaded, [app, screen])
+        return loaded.bindings, said
+
+    bindings, said = refused("problems: ctrl+q\n")
+    assert bindings == {} and said == ["problems: ctrl+q is the only key of Quit (quit); entry left out"]
+    bindings, said = refused("apps.filter: ctrl+q\n")
+    assert bindings == {} and said == [
+        "apps.filter: ctrl+q is the key of Quit (quit), which runs first; entry left out"]
+    bindings, said = refused("help: ctrl+s\n")
+    assert bindings == {"help": "ctrl+s"} and said == ["help: ctrl+s taken from Save (save), which keeps f2"]
+    bindings, said = refused("problems: ctrl+q\nquit: ctrl+x\n")
+    assert bindings == {"problems": "ctrl+q", "quit": "ctrl+x"} and said == []
+
+
+def test_every_bad_settings_value_is_said_with_the_file_and_the_key(tmp_path: Path) -> None:
+    """settings.yaml with a bad theme and a bad port (a docs-only trial, F17): each is said, naming the file and the
+    key, and left out; before, a theme that was not text replaced the port's problem."""
+    (tmp_path / "settings.yaml").write_text("theme: 5\nevents_port: -5\n", encoding="utf-8")
+    loaded = settings.load(tmp_path)
+    assert loaded.theme is None and loaded.events_port is None
+    path = tmp_path / "settings.yaml"
+    assert loaded.problems == [f"{path}: theme: 5 is not a theme's name; using the default",
+                               f"{path}: events_port: -5 is not a port number from 0 to 65535; using 8788"]

@@ -149,6 +149,7 @@ def places() -> dict[str, Place]:
         "SaveDeliveryScreen": (scene["events"][0], {}, then(scene["events"][2], "w")),
         "SendTestEvent": scene["send-test-event"],
         "PushSummaryScreen": (push.setup, dict(push.env), push.run_before),
+        "Palette": (demo, {}, then(safety_fixtures.open_tab("webhooks"), "ctrl+p")),
     }
 
 
@@ -256,4 +257,27 @@ def test_a_click_on_a_key_presses_it(tmp_path: Path) -> None:
             await pilot.click(KeyFooter, offset=(help_at, 0))
             await settle(pilot)
             assert isinstance(app.screen, HelpScreen), app.screen
+    asyncio.run(main())
+
+
+def test_the_palette_lists_its_own_keys_not_the_tab_s_behind_it(tmp_path: Path) -> None:
+    """ctrl+p on the Webhooks tab (a docs-only trial, F9): the bottom line kept "a Add e Edit d Delete ...", keys that
+    type into the palette's search while it is open. It lists the palette's keys now, and Enter, listed as Run, still
+    runs the command found (here: Help)."""
+    from tests.tui import safety_fixtures
+
+    app = make_app(prepare(tmp_path, safety_fixtures.DEMO))
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await safety_fixtures.open_tab("webhooks")(pilot)
+            assert "a Add" in overflow(app)[0]
+            await pilot.press("ctrl+p")
+            await settle(pilot)
+            assert not footer_faults(app)
+            assert overflow(app)[0] == "↑↓ Move ⏎ Run esc Close"
+            await pilot.press(*"help", "down", "up", "enter")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "HelpScreen"
+
     asyncio.run(main())

@@ -296,3 +296,117 @@ async def test_enter_3_space_on_the_apps_list_is_the_tmux_case(draft: Path) -> N
         assert app.screen.query_one(TabbedContent).active == "main"
         assert not app.screen_stack[0].marked  # type: ignore[attr-defined]
         assert app.editor.session.dirty, "Space reached the focused setting on the Main tab"
+
+
+def test_f5_y_in_one_burst_writes_the_pull_once_the_service_is_read(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tmux send-keys F5 y`` (a docs-only trial, F30): the Pull screen was still reading the service when ``y``
+    reached it, its key not enabled yet, and the ``y`` was dropped without a word. It waits for the read now (a key
+    the screen on top binds and will take once its preparing worker is done: tui/key_order.py) and writes the pull,
+    as ``F6 p`` waits for the plan."""
+    from tests.tui.review_fixtures import pulled_draft
+
+    asyncio.run(_f5_y(pulled_draft(tmp_path, monkeypatch)))
+
+
+async def _f5_y(path: Path) -> None:
+    from tenantdeck.targets import local_target
+    from tenantdeck.tui.screens.pull_screen import PullScreen
+    from tests.tui.review_fixtures import acme_toggle
+
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        gifs = acme_toggle(app)
+        before = app.editor.get(gifs)
+        app_id = app.editor.get(gifs.split(".")[0])["id"]
+
+        async def changed_on_the_service() -> None:
+            async with local_target().client() as client:
+                (widget,) = await client.list_widgets(app_id)
+                main = {**widget.settings["main"], "send_gifs": not before}
+                await client.update_widget(app_id, widget.widget_id, {**widget.settings, "main": main})
+
+        await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(changed_on_the_service()))
+        burst(app, ["f5", "y"])
+        await settle(pilot, 5)
+        assert not isinstance(app.screen, PullScreen), "y was dropped: the Pull screen is still open"
+        assert app.editor.get(gifs) is (not before)
+        assert app.editor.session.dirty
+
+
+def test_a_key_waiting_for_a_read_that_does_not_end_is_dropped_with_a_notice_and_escape_is_not_held(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service does not answer (a loopback endpoint that holds every request until the test lets it go): ``F5
+    Escape`` leaves at once (Escape is not held for the read), and ``F5 y`` drops the ``y`` after :data:`PATIENCE`
+    with a notice naming it, rather than without a word or for ever."""
+    import threading
+
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from tenantdeck.sync.remote.pull import pull_target
+    from tenantdeck.targets import local_target
+    from tests.loopback import serve_on_loopback
+
+    monkeypatch.delenv("TENANTDECK_BASE_URL", raising=False)
+    monkeypatch.setenv("TENANTDECK_KEY", "a-key")
+    monkeypatch.setenv("TENANTDECK_SECRET", "a-secret")
+    path = tmp_path / "tenantdeck.yaml"
+    pull_target(local_target(), path)
+    # a draft of the silent account's, not of the local sandbox's (as in test_network_failures.py)
+    for kept in (tmp_path / ".tenantdeck", tmp_path / "tenantdeck.lock.json"):
+        if kept.is_dir():
+            import shutil
+
+            shutil.rmtree(kept)
+        else:
+            kept.unlink()
+    released = threading.Event()
+
+    async def held(request: Any) -> JSONResponse:
+        await asyncio.to_thread(released.wait, 60)
+        return JSONResponse({"data": []})
+
+    silent = Starlette(routes=[Route("/{path:path}", held, methods=["GET", "POST", "PUT", "DELETE"])])
+    monkeypatch.setattr(key_order, "PATIENCE", 0.3)
+    with serve_on_loopback(silent) as url:
+        (tmp_path / "config").mkdir(exist_ok=True)
+        (tmp_path / "config" / "profiles.yaml").write_text(
+            f"profiles:\n  silent:\n    base_url: {url}\n    timeout: 60\n", encoding="utf-8")
+        try:
+            asyncio.run(_held_read(path, released))
+        finally:
+            released.set()
+
+
+async def _until(pilot: Pilot[None], done: Callable[[], bool], what: str) -> None:
+    """Pause until ``done()``; a generous bound only turns a hang into a failure that says what did not happen."""
+    for _ in range(2000):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"not so: {what}")
+
+
+async def _held_read(path: Path, released: Any) -> None:
+    from tenantdeck.tui.screens.pull_screen import PullScreen
+
+    app = make_app(path, profile="silent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        text = app.editor.session.text
+        app.post_message(events.Key("f5", None))
+        app.post_message(events.Key("escape", None))
+        # left while the service still holds the read: Escape was not held for it
+        await _until(pilot, lambda: not app.key_gate.held and len(app.screen_stack) == 1, "Escape left the screen")
+        assert not app._notifications
+        burst(app, ["f5", "y"])
+        await _until(pilot, lambda: bool(app._notifications), "a notice says the y was not taken")
+        (notice,) = app._notifications
+        assert notice.message.startswith("y not taken: still reading the service after 0.3 s"), notice.message
+        assert isinstance(app.screen, PullScreen) and app.screen.result is None
+        assert app.editor.session.text == text and not app.editor.session.dirty
+        released.set()  # the reads end (their worker threads with them) before the app does
+        await settle(pilot)

@@ -270,6 +270,24 @@ def test_theme_is_remembered_and_a_broken_one_falls_back_with_a_notice(tmp_path:
     run(broken, fallback)
 
 
+def test_bad_settings_values_are_said_at_start_with_the_file_and_the_key(tmp_path: Path) -> None:
+    """settings.yaml with an unknown theme and ``events_port: -5`` (a docs-only trial, F17): one Settings notice
+    names the file and each key, and the editor starts with the default theme."""
+    draft = prepare(tmp_path)
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "settings.yaml").write_text("theme: nope\nevents_port: -5\n")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        assert app.theme == "tenantdeck-dark"
+        (said,) = [n.message for n in app._notifications if n.title == "Settings"]
+        path = tmp_path / "config" / "settings.yaml"
+        assert f"{path}: events_port: -5 is not a port number from 0 to 65535; using 8788" in said
+        assert f"{path}: theme: Theme 'nope' cannot be used: no theme named 'nope'" in said
+
+    run(app, body)
+
+
 def test_no_color_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = make_app(prepare(tmp_path))
@@ -297,6 +315,36 @@ def test_user_keymap_is_applied_and_a_broken_entry_is_named(tmp_path: Path) -> N
         await pilot.press("f9")
         await pilot.pause()
         assert isinstance(app.screen, ProblemsScreen)
+
+    run(app, body)
+
+
+def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path: Path) -> None:
+    """``problems: ctrl+q`` (a docs-only trial, F17) took Quit's only key without a word: ctrl+q opened Problems
+    and nothing quit. The entry is left out and the notice names the file, the key and the action; an entry taking
+    one of two keys (``help: ctrl+s``, Save keeps f2) applies and is said."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("problems: ctrl+q\nhelp: f1,ctrl+s\n")
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        from tenantdeck.tui.screens.help_screen import HelpScreen
+        from tenantdeck.tui.widgets.footer import KeyFooter
+
+        text = notices(app)
+        assert "keymap.yaml" in text
+        assert "problems: ctrl+q is the only key of Quit (quit); entry left out" in text
+        assert "help: ctrl+s taken from Save (save), which keeps f2" in text
+        assert "^q Quit" in app.screen.query_one(KeyFooter).text
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not isinstance(app.screen, ProblemsScreen)
 
     run(app, body)
 

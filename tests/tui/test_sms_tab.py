@@ -99,3 +99,34 @@ def test_sms_add_to_an_app_without_then_remove_with_confirm(draft_path: Path) ->
             assert tab.query_one("#sms-empty").display
 
     asyncio.run(flow())
+
+
+def test_the_footer_offers_add_only_without_sms_and_remove_only_with_it(draft_path: Path) -> None:
+    """A docs-only trial (F19): an app with SMS settings was offered "^n Add SMS" (and the footer ran past 80
+    columns in the token field, cutting "f6 Review"). ctrl+n is listed only without settings, ctrl+r only with."""
+    from tenantdeck.tui.widgets.footer import KeyFooter
+    from tests.tui.pilot import settle
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+
+            async def footer() -> str:
+                await settle(pilot)
+                return app.screen.query_one(KeyFooter).text
+
+            await open_tab(pilot, "sms", app_index=1)
+            assert "Add SMS" in await footer() and "Remove SMS" not in await footer()
+            await pilot.press("ctrl+n")
+            text = await footer()
+            assert "Add SMS" not in text and "Remove SMS" in text
+            app.screen.query_one("#sms-twilioAuthToken", Input).focus()
+            text = await footer()
+            assert "Add SMS" not in text and "f6 Review" in text and len(text) <= 80, text
+            await pilot.press("ctrl+z")
+            await settle(pilot)
+            app.screen.query_one("#sms-add").focus()  # the field that had the focus went with the settings
+            text = await footer()
+            assert "Add SMS" in text and "Remove SMS" not in text, text
+
+    asyncio.run(flow())

@@ -16,7 +16,7 @@ from tenantdeck.tui.tabs.widget_sidebar import SidebarTab
 from tenantdeck.tui.tabs.widget_style import StyleTab
 from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui import widget_fixtures
-from tests.tui.pilot import make_app
+from tests.tui.pilot import make_app, settle
 from tests.tui.widget_fixtures import ACME, GLOBEX, INITECH
 
 pytestmark = pytest.mark.anyio
@@ -137,6 +137,32 @@ async def test_enable_extension_key_adds_it_to_the_apps_extensions(draft: Path) 
         await pilot.pause()
         assert app.editor.get(f"apps[{ACME}].extensions.enabled") == ["polls", "reactions", "stickers",
                                                                       "profanity-filter"]
+
+
+async def test_the_footer_offers_e_only_where_it_enables_an_extension(draft: Path) -> None:
+    """A docs-only trial (F33): on "Enable polls", whose extension is on, the footer offered "e Enable ext" and ``e``
+    only said it was enabled already. Listed on a toggle whose extension is off, gone once ``e`` enabled it, back
+    after ctrl+z."""
+    from tenantdeck.tui.widgets.footer import KeyFooter
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_tab(app, pilot, ACME, "main")
+
+        async def footer() -> str:
+            await settle(pilot)
+            return app.screen.query_one(KeyFooter).text
+
+        polls = row(app, MainTab, "main", "allow_creating_polls")
+        assert "needs polls: enabled" in str(polls.render())
+        polls.focus()
+        assert "Enable ext" not in await footer()
+        row(app, MainTab, "main", "enable_message_translation").focus()
+        assert "e Enable ext" in await footer()
+        await pilot.press("e")
+        assert "Enable ext" not in await footer()
+        await pilot.press("ctrl+z")
+        assert "e Enable ext" in await footer()
 
 
 async def test_enable_extension_creates_the_block_and_takes_it_out_of_disabled(draft: Path) -> None:

@@ -2,10 +2,12 @@
 
 One line per check, in the order a user would debug by hand: target resolved -> reachable -> credentials
 accepted -> TLS -> clock skew. ``ok`` and ``warn`` pass; any ``FAIL`` makes the exit code 1. Checks that cannot
-run because an earlier one failed say ``skip``. Then every path the tool reads or writes (config, data, cache),
-so "where does it keep X" has one answer; ``--format json`` prints the same as one document. Nothing here prints
-a traceback or a secret: errors are the client's one-line messages (already redacted), and anything unexpected is
-redacted again before printing.
+run because an earlier one failed say ``skip``. Then each config file it lists below is read as the commands and
+the editor read it (:func:`config_checks`): a broken profiles.yaml fails (every command naming a profile fails on
+it), a bad value in settings.yaml, keymap.yaml or a theme file warns (the editor leaves it out). Then every path
+the tool reads or writes (config, data, cache), so "where does it keep X" has one answer; ``--format json``
+prints the same as one document. Nothing here prints a traceback or a secret: errors are the client's one-line
+messages (already redacted), and anything unexpected is redacted again before printing.
 """
 
 from __future__ import annotations
@@ -166,6 +168,53 @@ def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rp
     return checks
 
 
+def config_checks() -> list[Check]:
+    """Each config file :func:`used_paths` lists, read by its own loader, so doctor says what the commands and the
+    editor would say of it (a docs-only trial found ``doctor`` all ``ok`` with a profiles.yaml every command
+    naming a profile refused). Not there: ``ok`` (the defaults)."""
+    from tenantdeck.locations import config_dir
+    from tenantdeck.prefs import keymap, settings, themes
+    from tenantdeck.targets import ProfileError, load_profiles, profiles_path
+
+    config = config_dir()
+    checks = []
+    path = profiles_path()
+    if not path.exists():
+        checks.append(Check("profiles file", "ok", "none (only the built-in 'local' sandbox)"))
+    else:
+        try:
+            names = sorted(load_profiles(path).profiles)
+            checks.append(Check("profiles file", "ok", f"{len(names)} profile(s): {', '.join(names) or '-'}"))
+        except ProfileError as exc:
+            checks.append(Check("profiles file", "FAIL", str(exc)))
+    loaded = themes.load_themes(config, None)
+    remembered = settings.load(config)
+    said = list(remembered.problems)
+    if remembered.theme is not None and remembered.theme not in loaded.themes:
+        failure = loaded.failure_for(remembered.theme)
+        why = f"its file is left out: {failure.render()}" if failure else (
+            f"no theme file is named so (theme files: {', '.join(sorted(loaded.themes))}; "
+            f"yours go in {themes.user_dir(config)}); the editor uses tenantdeck's default unless Textual has a "
+            "theme of that name")
+        said.append(f"{settings.settings_path(config)}: theme: {remembered.theme!r}: {why}")
+    if said:
+        checks.append(Check("settings file", "warn", "; ".join(said)))
+    else:
+        there = settings.settings_path(config).exists()
+        checks.append(Check("settings file", "ok", "read" if there else "none (the defaults)"))
+    keys = keymap.load(config)
+    if keys.problems:
+        checks.append(Check("keymap file", "warn", f"{keys.path}: " + "; ".join(keys.problems)))
+    else:
+        checks.append(Check("keymap file", "ok", f"{len(keys.bindings)} key(s) remapped" if keys.bindings
+                            else "none (the default keys)"))
+    if loaded.failures:
+        checks.append(Check("theme files", "warn", "left out: " + "; ".join(f.render() for f in loaded.failures)))
+    else:
+        checks.append(Check("theme files", "ok", f"{len(loaded.themes)} theme(s)"))
+    return checks
+
+
 @dataclass(frozen=True, slots=True)
 class UsedPath:
     """A file or directory tenantdeck uses, what for, and which variable moves it."""
@@ -221,7 +270,7 @@ def command(ctx: click.Context, profile: str | None, base_url: str | None, insec
     every path the tool uses."""
     from tenantdeck.cli.output import write
 
-    checks = [*run_checks(profile, base_url, insecure, max_rps, draft_path), MODERATION]
+    checks = [*run_checks(profile, base_url, insecure, max_rps, draft_path), *config_checks(), MODERATION]
     paths = used_paths(draft_path)
     code = exitcodes.ERROR if any(c.failed for c in checks) else exitcodes.OK
     if fmt == "json":

@@ -7,7 +7,9 @@ Example::
     apps.filter: f           # ids are shown in F1 help and in the README
 
 A broken file, a wrong type or an unusable key is reported line by line and that entry is left out; the rest
-applies. Keys are Textual key names (``textual keys`` shows what a terminal sends).
+applies. So is an entry that takes a key another action needs (:func:`refuse_clashes`): ``problems: ctrl+q`` left
+Quit without a key, silently, since Textual moves a key given to one binding away from the others of its screen.
+Keys are Textual key names (``textual keys`` shows what a terminal sends).
 """
 
 from __future__ import annotations
@@ -67,6 +69,68 @@ def load(config: Path) -> Keymap:
             continue
         result.bindings[binding_id] = ",".join(parts)
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """One binding as the keymap rules see it (the TUI hands these over: the core never imports Textual)."""
+
+    id: str
+    keys: tuple[str, ...]
+    #: what its footer or help calls it ("Quit")
+    description: str
+    #: runs before the focused widget's and the screen's keys (Textual's priority binding)
+    priority: bool = False
+    #: the class that declares it: a key moves between bindings of one class; across classes, one shadows another
+    owner: str = ""
+
+
+def _keys(keymap: dict[str, str], bound: Bound) -> set[str]:
+    """The keys ``bound`` has once ``keymap`` is applied, before any clash is settled."""
+    return set(keymap[bound.id].split(",")) if bound.id in keymap else set(bound.keys)
+
+
+def _name(bound: Bound) -> str:
+    return f"{bound.description} ({bound.id})" if bound.description else bound.id
+
+
+def refuse_clashes(keymap: Keymap, scopes: list[list[Bound]]) -> list[str]:
+    """Leave out of ``keymap.bindings`` every entry that takes a key another binding of the same scope needs, and
+    say which; return what to tell the user. A scope is the bindings that work together (one screen's and the
+    app's, which work on every screen). Textual gives a keymap's key to the entry and takes it away from every
+    other binding of its screen, silently; so an entry is refused when that would leave another action with no key
+    at all (``problems: ctrl+q``: Quit had only ctrl+q), or when the other binding runs first whatever the entry
+    says (a priority binding of the app: the entry would never run). Taking one of several keys applies and is
+    said (``help: ctrl+s``: Save keeps f2)."""
+    said: list[str] = []
+    while True:
+        wanted = keymap.bindings
+        refused: dict[str, str] = {}
+        notes: list[str] = []
+        for scope in scopes:
+            for entry in (b for b in scope if b.id in wanted and b.id not in refused):
+                for other in scope:
+                    if other.id == entry.id:
+                        continue
+                    taken = sorted(set(wanted[entry.id].split(",")) & _keys(wanted, other))
+                    if not taken:
+                        continue
+                    left = _keys(wanted, other) - set(wanted[entry.id].split(","))
+                    keys = ", ".join(taken)
+                    if other.priority and not entry.priority and other.owner != entry.owner:
+                        refused[entry.id] = (f"{entry.id}: {keys} is the key of {_name(other)}, which runs first; "
+                                             "entry left out")
+                    elif not left:
+                        refused[entry.id] = f"{entry.id}: {keys} is the only key of {_name(other)}; entry left out"
+                    else:
+                        notes.append(f"{entry.id}: {keys} taken from {_name(other)}, which keeps "
+                                     f"{', '.join(sorted(left))}")
+                    if entry.id in refused:
+                        break
+        if not refused:
+            return said + list(dict.fromkeys(notes))
+        said.extend(refused[i] for i in sorted(refused))
+        keymap.bindings = {i: keys for i, keys in wanted.items() if i not in refused}
 
 
 def unknown_ids(keymap: Keymap, known: set[str]) -> list[str]:

@@ -87,6 +87,15 @@ class TenantdeckApp(App[None]):
         that can wait is done when this is long enough (the hidden tabs an App screen composes ahead)."""
         return 0.0 if self.key_gate.held else time.monotonic() - self._last_input
 
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's palette with a footer of its own keys (tui/screens/palette.py), not the one behind it."""
+        from textual.command import CommandPalette
+
+        from tenantdeck.tui.screens.palette import Palette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
+
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every notification of every screen comes here: its text quotes names, paths and the service's words, so

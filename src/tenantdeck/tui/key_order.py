@@ -28,6 +28,13 @@ that arrives earlier is held, with every key after it, and handed on in order on
 switches or pops a screen (Enter on an app, F1, F3, F5-F8, P, p, b, ctrl+p, Escape), the keys after it reach the
 screen that is then on top, and its focused widget.
 
+A screen that is quiet may still be preparing what its keys act on, in a worker (the Pull screen reading the
+service: its ``y`` writes what was read). A key that screen binds to an action it does not take yet (``y`` before
+the read is shown) would be dropped without a word (``tmux send-keys F5 y``); so it is held, with every key after it,
+until the worker is done, as long as it waits for a busy screen (:data:`PATIENCE`): a screen names those workers'
+groups and what they do in ``KEYS_WAIT_FOR`` (:func:`_preparing`). Its other keys (Escape, ``r``) are not held.
+A key that waited that long and is still not taken is dropped with a notice saying so.
+
 Escape and the key after it in one terminal read are one Alt key before they get here (:mod:`tenantdeck.tui.alt_keys`).
 """
 
@@ -44,6 +51,7 @@ from textual import events
 from textual.message_pump import MessagePump
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
+from textual.worker import Worker
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -136,7 +144,7 @@ class KeyGate:
         """Called by the app for each event its queue gives it, in place of Textual's ``App.on_event``."""
         if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded:
             await self._dispatch(event)
-        elif self._held or _busy(self._app, handling=True):
+        elif self._held or _busy(self._app, handling=True) or _preparing(self._app, event):
             self._held.append(event)
             self._none_held.clear()
             self._wait()
@@ -148,12 +156,21 @@ class KeyGate:
             self._waiting = asyncio.get_running_loop().create_task(self._until_quiet())
 
     async def _until_quiet(self) -> None:
-        """Wait for every busy message pump to work through what it holds, again until none is busy; then hand the
-        first held key on from the app's own queue (behind anything the app was sent meanwhile)."""
+        """Wait for every busy message pump to work through what it holds, and for the worker the screen on top
+        prepares the first held key's action with, again until none is busy; then hand the first held key on from
+        the app's own queue (behind anything the app was sent meanwhile)."""
         deadline = monotonic() + PATIENCE
-        while (busy := _busy(self._app, handling=False)) and monotonic() < deadline:
-            if not await _drained(busy, deadline - monotonic()):
-                break  # the app is closing
+        while monotonic() < deadline:
+            if busy := _busy(self._app, handling=False):
+                if not await _drained(busy, deadline - monotonic()):
+                    break  # the app is closing
+            elif self._held and (preparing := _preparing(self._app, self._held[0])) is not None:
+                if not await _finished(preparing[0], deadline - monotonic()):
+                    break
+            else:
+                break
+        if monotonic() >= deadline and self._held and (preparing := _preparing(self._app, self._held[0])):
+            self._give_up(self._held.popleft(), preparing[1])
         self._waiting = None
         if not self._app.call_later(self._release):  # the app is leaving: the keys typed after that go nowhere
             self._held.clear()
@@ -166,6 +183,12 @@ class KeyGate:
             self._wait()
         else:
             self._none_held.set()
+
+    def _give_up(self, event: events.Event, doing: str) -> None:
+        """A key still waiting for a screen's preparation after :data:`PATIENCE`: dropped, and said so."""
+        key = event.key if isinstance(event, events.Key) else "The key"
+        self._app.notify(f"{key} not taken: still {doing} after {PATIENCE:g} s; press it again once that is done.",
+                         severity="warning")
 
     async def handed_on(self) -> None:
         """Return once no key is held (at once when none is)."""
@@ -182,6 +205,35 @@ def _busy(app: App[Any], handling: bool) -> list[MessagePump]:
     busy = [node for node in nodes if not _idle(node)]
     app_busy = _queued(app) if handling else not _idle(app)
     return [app, *busy] if busy or app_busy else []
+
+
+def _preparing(app: App[Any], event: events.Event) -> tuple[Worker[Any], str] | None:
+    """The worker the screen on top is preparing with (one of its ``KEYS_WAIT_FOR`` groups, still running) and what
+    it does, when ``event`` is a key that screen binds to an action it does not take now; else None."""
+    try:
+        screen = app.screen
+    except Exception:  # no screen (the app is starting or leaving): nothing prepares
+        return None
+    groups: dict[str, str] = getattr(screen, "KEYS_WAIT_FOR", {})
+    if not groups or not isinstance(event, events.Key):
+        return None
+    running = [w for w in app.workers if w.node is screen and w.group in groups and w.is_running]
+    if not running:
+        return None
+    for binding in screen._bindings.key_to_bindings.get(event.key, ()):
+        with contextlib.suppress(Exception):  # an action the screen cannot parse: Textual says so when it runs
+            if not app._check_action_state(binding.action, screen):
+                return running[0], groups[running[0].group]
+    return None
+
+
+async def _finished(worker: Worker[Any], timeout: float) -> bool:
+    """Wait until ``worker`` is done, or ``timeout`` (False: it has no task to wait on)."""
+    task = getattr(worker, "_task", None)
+    if task is None:
+        return False
+    await asyncio.wait({task}, timeout=max(timeout, 0.0))  # not wait_for: that would cancel the worker on time-out
+    return True
 
 
 def _queued(pump: MessagePump) -> bool:

@@ -56,6 +56,8 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         Binding("y", "apply", "Write into draft", id="pull.apply"),
         Binding("r", "refresh", "Read again", id="pull.refresh"),
     ]
+    #: a key typed ahead of the read (``F5 y``) waits for it instead of being dropped (tui/key_order.py)
+    KEYS_WAIT_FOR: ClassVar[dict[str, str]] = {"pull": "reading the service"}
     #: client settings (max_retries, retry_base_delay) of every pull screen: tests of failing services keep them short
     CLIENT_OPTIONS: ClassVar[dict[str, Any]] = {}
     DEFAULT_CSS = """

@@ -12,7 +12,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import work
@@ -124,6 +124,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         Binding("v", "allow", "Allow rule", id="review.allow"),
         Binding("P", "policies", "Policies", show=False, id="review.policies"),
     ]
+    #: a key typed ahead of the plan that needs it (``r t``: take the service's value of a conflict the refresh
+    #: finds) waits for it instead of being dropped (tui/key_order.py)
+    KEYS_WAIT_FOR: ClassVar[dict[str, str]] = {"plan": "planning"}
     #: the clock of the progress line's rate and ETA (a snapshot test fixes it)
     clock: Callable[[], float] = staticmethod(time.monotonic)
     DEFAULT_CSS = """

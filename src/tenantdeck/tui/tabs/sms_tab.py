@@ -112,6 +112,9 @@ The app's SMS notification settings (the `sms-notification` extension). All five
                 "" if state == ev.ENABLED else " SMS are only sent while it is enabled (Extensions tab)."))
         self.query_one("#sms-empty").display = settings is None
         self.query_one("#sms-fields").display = settings is not None
+        if (settings is None) != getattr(self, "_had_none", None):  # what check_action answers for ctrl+n, ctrl+r
+            self._had_none = settings is None
+            self.refresh_bindings()
         if settings is None:
             return
         for key, _ in sv.sms_fields():
@@ -209,9 +212,14 @@ The app's SMS notification settings (the `sms-notification` extension). All five
                 and field.value != sv.show_value(settings.get(key)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape is "Undo typing" only while something is typed; otherwise the footer shows the screen's Escape."""
+        """Escape is "Undo typing" only while something is typed; otherwise the footer shows the screen's Escape.
+        ctrl+n (add) only for an app without SMS settings, ctrl+r (remove) only for one with them: the footer
+        offered "Add SMS" on an app that had them, where the key only says so (a docs-only trial, F19)."""
         if action == "revert":
             return self._pending()
+        if action in ("add", "remove"):
+            has = self.is_mounted and self._settings() is not None
+            return has if action == "remove" else not has
         return True
 
     def _pending_changed(self) -> None:

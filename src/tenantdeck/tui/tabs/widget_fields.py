@@ -786,11 +786,15 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         """Refresh the footer only when what :meth:`check_action` answers can have changed (a widget appeared or
         went away, it started or stopped extending a preset, preset mode): the footer recomposes all its keys on
         every refresh, which was most of the time of a toggle (bench/tui_latency.py)."""
-        state = (widget is None, isinstance(widget.get("extends"), str) if widget is not None else False,
-                 self.preset_mode)
+        state = self.bindings_state(widget)
         if state != getattr(self, "_bindings_state", None):
             self._bindings_state = state
             self.refresh_bindings()
+
+    def bindings_state(self, widget: dict[str, Any] | None) -> tuple[object, ...]:
+        """What :meth:`check_action` depends on besides the focus (a tab adds what its own keys depend on)."""
+        return (widget is None, isinstance(widget.get("extends"), str) if widget is not None else False,
+                self.preset_mode)
 
     def _paint_banner(self, widget: dict[str, Any] | None, presets: dict[str, Any]) -> None:
         banner = self.query_one("#banner", Static)

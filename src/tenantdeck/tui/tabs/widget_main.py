@@ -60,10 +60,22 @@ its value comes from; below, the spec's description and the extension it needs.
         return f"needs [b]{name}[/]: [$warning]not enabled[/] ([b]e[/] enables)"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "enable_extension":
-            row = self.focused_row() if self.is_mounted else None
-            return row is not None and row.key in catalog.TOGGLE_EXTENSIONS
+        if action == "enable_extension":  # only where it would enable something (the footer offered it on a
+            row = self.focused_row() if self.is_mounted else None  # toggle whose extension was on: trial F33)
+            extension = catalog.TOGGLE_EXTENSIONS.get(row.key) if row is not None else None
+            return extension is not None and bool(self._enable_edits(extension))
         return super().check_action(action, parameters)
+
+    def _enable_edits(self, extension: str) -> list[Any]:
+        """The edits ``e`` makes for ``extension``: none when it is enabled already (one rule for key and footer)."""
+        return wv.enable_extension_edits(self.editor.get(f"{self.prefix}.extensions", None), self.app_index,
+                                         extension)
+
+    def bindings_state(self, widget: dict[str, Any] | None) -> tuple[object, ...]:
+        """The footer's ``e`` follows the app's extensions too (enabled with ``e``, an undo, the Extensions tab)."""
+        extensions = self.editor.get(f"{self.prefix}.extensions", None)
+        block = extensions if isinstance(extensions, dict) else {}
+        return (*super().bindings_state(widget), repr(block.get("enabled")), repr(block.get("disabled")))
 
     def action_enable_extension(self) -> None:
         row = self.focused_row()
@@ -71,8 +83,7 @@ its value comes from; below, the spec's description and the extension it needs.
         if row is None or not extension:
             self.notify("The toggle with the cursor needs no extension.")
             return
-        edits = wv.enable_extension_edits(self.editor.get(f"{self.prefix}.extensions", None), self.app_index,
-                                          extension)
+        edits = self._enable_edits(extension)
         if not edits:
             self.notify(f"{extension!r} is already enabled in this app.")
             return
