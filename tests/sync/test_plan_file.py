@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tenantdeck import exitcodes
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.remote.planfile import PlanFileInvalid, disagreements, parse_plan
+from tests.models import factories
 from tests.sync.helpers_push import call, make_sandbox, run_pull, run_push
 from tests.sync.test_push import live_plan
 from tests.sync.test_push_trust import ENV
@@ -176,6 +177,30 @@ def test_a_placeholder_moved_to_a_field_that_is_no_secret_is_refused() -> None:
         parse_plan(Path("p.json"), json.dumps(_rehash(doc)).encode())
     assert "operations[0].payload: not what the plan shows: url: a secret placeholder where the plan shows" in \
         caught.value.lines[0]
+
+
+def test_a_placeholder_reading_another_variable_than_the_draft_names_is_refused(tmp_path: Path) -> None:
+    """A secret is shown only as "will be set": an edited ``var`` would send that variable (here the management
+    secret) as the webhook's password, unseen. Each placeholder must read what the draft's field names."""
+    from tests.sync.test_push_trust import add_app
+
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+    add_app(draft, "Plan C", webhooks=[factories.webhook("fresh", password="${NEW_HOOK_PW}")])
+    doc = live_plan(sandbox, draft, ENV).to_json()
+    (hook,) = [op for op in doc["operations"] if op["kind"] == "create_webhook"]
+    assert hook["payload"]["password"]["$secret"]["var"] == "NEW_HOOK_PW"
+    hook["payload"]["password"]["$secret"]["var"] = "TENANTDECK_SECRET"
+    plan_file = tmp_path / "p.json"
+    plan_file.write_text(json.dumps(_rehash(doc)), encoding="utf-8")
+    apps = {a.name for a in call(sandbox, "list_apps")}
+    code, err = run_push(sandbox, None, {**ENV, "TENANTDECK_SECRET": "TheManagementSecret42"}, plan_file=plan_file)
+    assert code == exitcodes.ERROR, err
+    n = doc["operations"].index(hook)
+    assert (f"{plan_file}: operations[{n}].payload.password: the plan reads this secret from ${{TENANTDECK_SECRET}}, "
+            "the draft from ${NEW_HOOK_PW}; make the plan again") in err
+    assert {a.name for a in call(sandbox, "list_apps")} == apps  # nothing created
 
 
 # -- properties: any field of a real saved plan changed to another value ---------------------------------------

@@ -37,7 +37,7 @@ from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
 from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push, fetch_rest, managed_extensions
-from tenantdeck.sync.remote.planfile import PlanFileInvalid, read_plan
+from tenantdeck.sync.remote.planfile import PlanFileInvalid, read_plan, secret_sources
 from tenantdeck.sync.remote.push import (
     DraftIds,
     Executor,
@@ -247,6 +247,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if request.strict and has_errors(strict(local.warnings)):
         return PushRefused("invalid_draft", f"{draft_path} is not valid under --strict (a secret is written as a "
                            "value); nothing was pushed", problems=strict(local.warnings))
+    if plan_in is not None and (sources := secret_sources(plan_in, local.draft)):
+        return PushRefused("invalid_plan_file", f"{request.plan_file} cannot be pushed; nothing was pushed",
+                           lines=[f"{request.plan_file}: {line}" for line in sources])
     local.prefer = request.prefer
     blocked = unwritable(local.path, local.workspace)
     if blocked:

@@ -36,13 +36,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tenantdeck import safefile
 from tenantdeck.jsonlimits import MAX_JSON_DEPTH, too_deep
-from tenantdeck.models import catalog
+from tenantdeck.models import Draft, catalog
 from tenantdeck.models.secrets import is_secret_state
-from tenantdeck.problems import format_path
+from tenantdeck.problems import PathSyntaxError, format_path, parse_path
 from tenantdeck.sync.kinds import STEPS
 from tenantdeck.sync.kinds.base import flatten, unflatten
 from tenantdeck.sync.placeholders import KEY as PLACEHOLDER_KEY
-from tenantdeck.sync.placeholders import is_placeholder
+from tenantdeck.sync.placeholders import is_placeholder, secret_placeholder
 from tenantdeck.sync.plan import FORMAT_VERSION, Plan, fingerprint_leaves, resource_key
 from tenantdeck.sync.types import app_key_for, is_unknown
 
@@ -429,4 +429,37 @@ def disagreements(plan: Plan) -> list[str]:
     return out
 
 
-__all__ = ["PlanFile", "PlanFileInvalid", "disagreements", "parse_plan", "read_plan"]
+def _source(spec: Mapping[str, Any]) -> str:
+    if spec.get("source") == "env":
+        return f"${{{spec.get('var')}}}"
+    return "the service's current value" if spec.get("source") == "live" else "the value written in the draft"
+
+
+def secret_sources(plan: Plan, draft: Draft) -> list[str]:
+    """Where a secret placeholder of ``plan`` would read its value from elsewhere than ``draft`` says now: a plan
+    shows a secret only as "will rotate", so the variable it reads is not shown either, and an edited ``var``
+    (``TENANTDECK_SECRET``) would send that variable's value. Each placeholder must read what the draft's field
+    names (its ``${VAR}``, its literal, or the service's value), and name a place in the draft as ``apps[N]...``."""
+    out: list[str] = []
+    for index, op in enumerate(plan.operations):
+        for path, holder in _placeholder_leaves(op.payload).items():
+            spec = holder[PLACEHOLDER_KEY]
+            source = "live" if spec.get("source") == "live" else "draft"
+            want = secret_placeholder(draft, op.app_name, str(spec.get("field")), source=source,
+                                      app_id=op.app_id)[PLACEHOLDER_KEY]
+            at = f"operations[{index}].payload.{path}"
+            if (spec.get("source"), spec.get("var")) != (want.get("source"), want.get("var")):
+                out.append(f"{at}: the plan reads this secret from {_source(spec)}, the draft from "
+                           f"{_source(want)}; make the plan again")
+                continue
+            where = spec.get("path")
+            try:
+                parse_path(where) if isinstance(where, str) else None
+            except PathSyntaxError:
+                where = None
+            if not isinstance(where, str):
+                out.append(f"{at}: the placeholder's path is not a key path of the draft")
+    return out
+
+
+__all__ = ["PlanFile", "PlanFileInvalid", "disagreements", "parse_plan", "read_plan", "secret_sources"]
