@@ -157,6 +157,15 @@ def test_a_malformed_plan_file_is_named_where_it_is_wrong(template: Path, tmp_pa
     _no_python(err)
 
 
+def test_every_step_kind_has_a_payload_rule() -> None:
+    """A saved step whose payload this version cannot derive is refused, never pushed unchecked: so every step
+    kind of the registry has its rule (a new kind's steps fail here first)."""
+    from tenantdeck.sync.kinds import STEPS
+    from tenantdeck.sync.remote.planfile import DERIVED
+
+    assert set(STEPS) == DERIVED
+
+
 def test_truncated_json_is_placed_at_its_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(PlanFileInvalid) as caught:
         parse_plan(tmp_path / "p.json", b'{"format_version": 1, "operations": [')

@@ -219,6 +219,8 @@ def _read_plan(path: Path) -> Plan | PushRefused:
     try:
         return read_plan(path)
     except PlanFileInvalid as exc:
+        if exc.unreadable:
+            return PushRefused("invalid_plan_file", exc.lines[0])
         return PushRefused("invalid_plan_file", f"{path} cannot be pushed; nothing was pushed (make the plan "
                            "again with `tenantdeck plan -o FILE`)", lines=exc.lines)
 
