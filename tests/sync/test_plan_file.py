@@ -98,7 +98,9 @@ def test_a_payload_edited_alone_is_refused_with_both_hashes_and_nothing_is_sent(
     code, err = run_push(sandbox, draft, ENV, plan_file=plan_file)
     assert code == exitcodes.ERROR, err
     assert f"{plan_file}: plan_hash: the operations are not the ones `tenantdeck plan` wrote" in err
-    assert f"plan {doc['plan_hash']} recorded" in err and "Make the plan again" in err
+    assert f"plan {doc['plan_hash']} recorded" in err and "it was changed after it was written" in err
+    assert f"error: {plan_file} cannot be pushed; nothing was pushed (make the plan again with `tenantdeck plan -o" \
+        in err
     assert HIDDEN not in _colours(sandbox) and SHOWN not in _colours(sandbox)  # nothing pushed
     _no_python(err)
 

@@ -218,8 +218,7 @@ def parse_plan(path: Path, raw: bytes) -> Plan:
     if plan.plan_hash() != recorded:
         raise PlanFileInvalid(path, [
             f"{path}: plan_hash: the operations are not the ones `tenantdeck plan` wrote (plan {recorded} recorded, "
-            f"plan {plan.plan_hash()} in the file): it was changed after it was written. Make the plan again "
-            "(`tenantdeck plan -o FILE`) and review that one"])
+            f"plan {plan.plan_hash()} in the file): it was changed after it was written"])
     found = disagreements(plan)
     if found:
         raise PlanFileInvalid(path, _trimmed([f"{path}: {line}" for line in found]))
