@@ -168,6 +168,18 @@ def test_every_step_kind_has_a_payload_rule() -> None:
     assert set(STEPS) == DERIVED
 
 
+def test_a_plan_file_nested_too_deep_is_one_line_not_a_recursion_error(tmp_path: Path) -> None:
+    """Seen running the CLI: ``push deep.json`` (200,000 ``[``) ended in a RecursionError traceback while the push
+    looked for the draft the plan names, before the plan was read."""
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    plan_file = tmp_path / "deep.json"
+    plan_file.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.ERROR, err
+    assert f"error: {plan_file}: nested more than 100 levels deep; not a saved plan" in err
+    _no_python(err)
+
+
 def test_truncated_json_is_placed_at_its_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(PlanFileInvalid) as caught:
         parse_plan(tmp_path / "p.json", b'{"format_version": 1, "operations": [')
