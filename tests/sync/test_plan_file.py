@@ -296,7 +296,7 @@ def test_a_mutated_plan_file_is_refused_in_words_or_shows_what_it_sends(template
                     assert style.get("primary_color") == change.after
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_mutated_plan_file_never_pushes_a_value_it_does_not_show(template: Path, tmp_path_factory: Any,
                                                                    data: st.DataObject) -> None:
@@ -307,6 +307,8 @@ def test_a_mutated_plan_file_never_pushes_a_value_it_does_not_show(template: Pat
     # the interesting places: the widget step's payload and changes
     op = doc["operations"][0]
     places = [("operations", 0, *p) for p in _places(op) if p[0] in ("payload", "changes")]
+    if data.draw(st.booleans(), label="anywhere in the file"):
+        places = _places(doc)
     if data.draw(st.booleans(), label="the shown change and its payload alike"):
         value = data.draw(st.sampled_from([HIDDEN, OLD, "#abc", "x", "\x1b[2J"]), label="colour")
         op["payload"]["settings"]["style"]["primary_color"] = value
