@@ -8,9 +8,11 @@ engine to an in-process sandbox over HTTP, as the other push tests do; the prope
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +71,25 @@ def _no_python(text: str) -> None:
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A pulled account with its saved plan, never written again: each test copies it (:func:`_copy`); the
+    service's colours before any push are kept beside it (``colours.json``), so no test opens its database."""
     root = tmp_path_factory.mktemp("plan-file")
-    _colour_plan(root)
+    sandbox, _, _ = _colour_plan(root)
+    (root / "colours.json").write_text(json.dumps(sorted(_colours(sandbox))), encoding="utf-8")
     return root
 
 
+def _before(template: Path) -> set[str]:
+    return set(json.loads((template / "colours.json").read_text(encoding="utf-8")))
+
+
 def _copy(template: Path, to: Path) -> tuple[Any, Path, Path]:
-    """A fresh account and workspace, copied from the template (a pull per example would take seconds)."""
-    shutil.copytree(template, to, dirs_exist_ok=True)
+    """A fresh account and workspace, copied from the template (a pull per example would take seconds). The
+    database is copied through SQLite's backup (its WAL files come and go with the template's connections)."""
+    shutil.copytree(template, to, dirs_exist_ok=True, ignore=shutil.ignore_patterns("db.sqlite3*"))
+    with contextlib.closing(sqlite3.connect(template / "db.sqlite3")) as src, \
+            contextlib.closing(sqlite3.connect(to / "db.sqlite3")) as dst:
+        src.backup(dst)
     return make_sandbox(to / "db.sqlite3", seed=False), to / "tenantdeck.yaml", to / "p.json"
 
 
@@ -157,6 +170,24 @@ def test_a_malformed_plan_file_is_named_where_it_is_wrong(template: Path, tmp_pa
     assert f"error: {plan_file}: {line}" in err
     assert "nothing was pushed" in err
     _no_python(err)
+
+
+def test_a_shown_value_the_plan_builder_refuses_is_refused_from_a_saved_plan_too(template: Path,
+                                                                                   tmp_path: Path) -> None:
+    """``diff``/``plan`` refuse a widget name over 100 characters (a refused value); a saved plan edited to show
+    and send one (its hash made again) is not a way around that rule."""
+    sandbox, draft, plan_file = _copy(template, tmp_path / "w")
+    doc = json.loads(plan_file.read_text(encoding="utf-8"))
+    op = doc["operations"][0]
+    before = op["payload"]["settings"]["name"]
+    op["payload"]["settings"]["name"] = "N" * 101
+    op["changes"].append({"path": "name", "label": "Name", "before": before, "after": "N" * 101,
+                          "origin": "local", "secret": False, "app": "", "resource": ""})
+    plan_file.write_text(json.dumps(_rehash(doc)), encoding="utf-8")
+    code, err = run_push(sandbox, draft, ENV, plan_file=plan_file)
+    assert code == exitcodes.ERROR, err
+    assert (f"{plan_file}: operations[0].changes: widget name is 101 characters; at most 100 may be sent; a push "
+            "does not send it") in err
 
 
 def test_every_step_kind_has_a_payload_rule() -> None:
@@ -323,11 +354,11 @@ def test_a_mutated_plan_file_never_pushes_a_value_it_does_not_show(template: Pat
     _no_python(err)
     colours = _colours(sandbox)
     if code == exitcodes.PARTIAL:  # shown and sent alike, and the service refused it (a colour it cannot hold)
-        assert "failed" in err and colours == _colours(make_sandbox(template / "db.sqlite3", seed=False)), err
+        assert "failed" in err and colours == _before(template), err
         return
     if code != exitcodes.OK:
         assert code in (exitcodes.ERROR, exitcodes.CONFLICT), err
-        assert colours == _colours(make_sandbox(template / "db.sqlite3", seed=False)), err
+        assert colours == _before(template), err
         return
     shown = [c for c in doc["operations"][0]["changes"] if c.get("path") == "style.primary_color"]
     if shown:

@@ -18,7 +18,9 @@ together: an edit of ``payload`` alone was sent while the push printed and recor
    snapshot of the resource (what an update lays the changes on) and must be exactly that. The only values a plan
    does not show are secrets: a payload holds each as a placeholder, allowed only at a secret field of that same
    resource of that same app, never elsewhere. Identity fields (the key, ``destructive``, the dependencies, each
-   snapshot's fingerprint) are checked the same way.
+   snapshot's fingerprint) are checked the same way, and so are the rules the plan builder refuses a value by
+   (:mod:`tenantdeck.rules`: a widget name over 100 characters, an undocumented trigger), which a saved plan
+   must not get around.
 
 Any of these is an ``invalid_plan_file`` refusal (exit 1, README "Exit codes"): make the plan again. The
 derivation mirrors how the kinds build payloads (:mod:`tenantdeck.sync.kinds`); ``tests/sync/test_plan_file.py``
@@ -39,12 +41,19 @@ from tenantdeck.jsonlimits import MAX_JSON_DEPTH, too_deep
 from tenantdeck.models import Draft, catalog
 from tenantdeck.models.secrets import is_secret_state
 from tenantdeck.problems import PathSyntaxError, format_path, parse_path
+from tenantdeck.rules import (
+    app_name_breaks_rule,
+    unknown_triggers,
+    webhook_id_breaks_rule,
+    webhook_name_breaks_rule,
+    widget_value_breaks_rule,
+)
 from tenantdeck.sync.kinds import STEPS
 from tenantdeck.sync.kinds.base import flatten, unflatten
 from tenantdeck.sync.placeholders import KEY as PLACEHOLDER_KEY
 from tenantdeck.sync.placeholders import is_placeholder, secret_placeholder
 from tenantdeck.sync.plan import FORMAT_VERSION, Plan, fingerprint_leaves, resource_key
-from tenantdeck.sync.types import app_key_for, is_unknown
+from tenantdeck.sync.types import Step, app_key_for, is_unknown
 
 #: at most this many problems are listed (a file that is wrong everywhere says so in one screen)
 _MAX_LISTED = 12
@@ -399,6 +408,23 @@ def _placeholder_leaves(value: Any, prefix: str = "") -> dict[str, Mapping[str, 
     return out
 
 
+def _breaks_rule(op: Step, shown: Mapping[str, Any]) -> str | None:
+    """Why the plan builder would have refused a value this step shows (the same rules, :mod:`tenantdeck.rules`,
+    that ``diff``/``plan`` report as refused values): a saved plan is not a way around them."""
+    if op.kind in ("create_widget", "update_widget"):
+        return next((why for path, value in shown.items()
+                     if value is not None and (why := widget_value_breaks_rule(path, value))), None)
+    if op.kind == "create_app":
+        return app_name_breaks_rule(str(shown.get("name", "")))
+    if op.kind == "create_webhook":
+        return webhook_id_breaks_rule(op.rid) or webhook_name_breaks_rule(str(shown.get("name", "")))
+    if op.kind == "update_webhook" and "name" in shown:
+        return webhook_name_breaks_rule(str(shown["name"]))
+    if op.kind == "add_triggers" and (unknown := unknown_triggers(c.path for c in op.changes)):
+        return f"{', '.join(unknown)}: not documented trigger id(s)"
+    return None
+
+
 def disagreements(plan: Plan) -> list[str]:
     """Where a (shape-checked) plan would send or record something it does not show: one line per place."""
     out: list[str] = []
@@ -439,6 +465,8 @@ def disagreements(plan: Plan) -> list[str]:
             continue
         if op.kind == "create_app" and not all(isinstance(expected.get(k), str) for k in ("name", "region")):
             out.append(f"{at}.changes: a new app's name and region are not shown")
+        if (why := _breaks_rule(op, derive.shown)) is not None:
+            out.append(f"{at}.changes: {why}; a push does not send it (fix the draft, then make the plan again)")
         if op.payload != expected:
             out.append(f"{at}.payload: not what the plan shows: "
                        f"{_first_difference(op.payload, expected, '')}")
