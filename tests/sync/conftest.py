@@ -25,24 +25,24 @@ def draft(sandbox: Any, tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def every_plan_sends_what_it_shows() -> Iterator[None]:
-    """Every plan a sync test builds (through ``plan_local``: diff, plan, push, promote) is checked the way
-    ``push FILE`` checks a saved one (:func:`tenantdeck.sync.remote.planfile.disagreements`, after a JSON round
-    trip): the rules that derive a payload from the changes must agree with how each kind builds it, or a good
-    saved plan would be refused. Session-scoped, so hypothesis tests here take no function-scoped fixture."""
+    """Every app's steps a sync test plans (``build_plan``, directly or through diff, plan, push and promote) are
+    checked the way ``push FILE`` checks a saved plan (:func:`tenantdeck.sync.remote.planfile.disagreements`,
+    after a JSON round trip): the rules that derive a payload from its changes must agree with how each kind builds
+    it, or a good saved plan would be refused. Session-scoped, so hypothesis tests take no function-scoped
+    fixture."""
     import json
 
-    from tenantdeck.sync.plan import Plan
+    from tenantdeck.sync import plan as plan_module
     from tenantdeck.sync.remote.planfile import disagreements
-    from tenantdeck.sync.workspace import local as local_module
 
-    real = local_module.build_plan
-
-    def checked(*args: Any, **kwargs: Any) -> Plan:
-        plan = real(*args, **kwargs)
-        found = disagreements(Plan.from_json(json.loads(json.dumps(plan.to_json()))))
-        assert not found, found
-        return plan
+    class Checked(plan_module._AppPlanner):
+        def build(self) -> None:
+            super().build()
+            steps = plan_module.Plan(operations=self.destructive + self.ops, snapshots=self.plan.snapshots,
+                                     fingerprints=self.plan.fingerprints, allow_delete=self.allow_delete)
+            found = disagreements(plan_module.Plan.from_json(json.loads(json.dumps(steps.to_json()))))
+            assert not found, found
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(local_module, "build_plan", checked)
+        patch.setattr(plan_module, "_AppPlanner", Checked)
         yield

@@ -23,8 +23,9 @@ together: an edit of ``payload`` alone was sent while the push printed and recor
    must not get around.
 
 Any of these is an ``invalid_plan_file`` refusal (exit 1, README "Exit codes"): make the plan again. The
-derivation mirrors how the kinds build payloads (:mod:`tenantdeck.sync.kinds`); ``tests/sync/test_plan_file.py``
-holds that every plan the kinds build passes it, so a kind that changes its payload fails there first.
+derivation mirrors how the kinds build payloads (:mod:`tenantdeck.sync.kinds`): ``tests/sync/conftest.py`` checks
+every app's steps the sync tests plan against it, so a kind that changes its payload fails the suite first, not a
+user's ``push FILE``.
 """
 
 from __future__ import annotations
