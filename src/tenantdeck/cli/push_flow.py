@@ -210,9 +210,11 @@ def draft_of_plan(plan_file: Path | None) -> Path:
     import json
 
     from tenantdeck import safefile
+    from tenantdeck.jsonlimits import too_deep
 
     try:
-        doc = json.loads(safefile.read_bytes(plan_file, safefile.STATE_MAX_BYTES)) if plan_file else {}
+        raw = safefile.read_bytes(plan_file, safefile.STATE_MAX_BYTES) if plan_file else b"{}"
+        doc = {} if too_deep(raw) else json.loads(raw)  # nested deeper than Python's parser recurses: no plan
         named = doc.get("draft_path") if isinstance(doc, dict) else None
     except (OSError, ValueError):
         named = None  # prepare_push says why the plan cannot be read

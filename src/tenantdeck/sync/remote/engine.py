@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from tenantdeck import safefile
 from tenantdeck.problems import Problem, ProblemError, error, has_errors, strict
 from tenantdeck.sync.advance import advance_app, advanced_bases
 from tenantdeck.sync.events import OnEvent, PushEvent
@@ -39,6 +37,7 @@ from tenantdeck.sync.placeholders import placeholders_in
 from tenantdeck.sync.plan import Plan, resource_key
 from tenantdeck.sync.preflight import secret_value_problems
 from tenantdeck.sync.remote.fetch import fetch_live, fetch_live_for_push, fetch_rest, managed_extensions
+from tenantdeck.sync.remote.planfile import PlanFileInvalid, read_plan, secret_sources
 from tenantdeck.sync.remote.push import (
     DraftIds,
     Executor,
@@ -215,10 +214,15 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
 
 
 def _read_plan(path: Path) -> Plan | PushRefused:
+    """The saved plan at ``path``, or why it cannot be pushed (:mod:`.planfile`: its shape, its hash, and each
+    payload against what the plan shows)."""
     try:
-        return Plan.from_json(json.loads(safefile.read_bytes(path, safefile.STATE_MAX_BYTES)))
-    except (OSError, ValueError, TypeError, KeyError) as exc:
-        return PushRefused("invalid_plan_file", f"cannot read plan {path}: {exc}")
+        return read_plan(path)
+    except PlanFileInvalid as exc:
+        if exc.unreadable:
+            return PushRefused("invalid_plan_file", exc.lines[0])
+        return PushRefused("invalid_plan_file", f"{path} cannot be pushed; nothing was pushed (make the plan "
+                           "again with `tenantdeck plan -o FILE`)", lines=exc.lines)
 
 
 async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, str], *,
@@ -245,6 +249,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if request.strict and has_errors(strict(local.warnings)):
         return PushRefused("invalid_draft", f"{draft_path} is not valid under --strict (a secret is written as a "
                            "value); nothing was pushed", problems=strict(local.warnings))
+    if plan_in is not None and (sources := secret_sources(plan_in, local.draft)):
+        return PushRefused("invalid_plan_file", f"{request.plan_file} cannot be pushed; nothing was pushed",
+                           lines=[f"{request.plan_file}: {line}" for line in sources])
     local.prefer = request.prefer
     blocked = unwritable(local.path, local.workspace)
     if blocked:
