@@ -165,8 +165,10 @@ def test_doctor_over_loopback(live_server: str, isolated_env: dict[str, str]) ->
     result = CliRunner().invoke(cli, ["doctor"], env=env)
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if not line.startswith("path  ")]
-    assert [line.split()[0] for line in lines] == ["ok"] * 5 + ["info"]
-    assert lines[5].startswith("info  moderation            not managed by tenantdeck") and "deprecated" in lines[5]
+    assert [line.split()[0] for line in lines] == ["ok"] * 9 + ["info"]  # 5 of the service, 4 of config files
+    assert [line[6:27].strip() for line in lines[5:9]] == ["profiles file", "settings file", "keymap file",
+                                                         "theme files"]
+    assert lines[9].startswith("info  moderation            not managed by tenantdeck") and "deprecated" in lines[9]
     assert f"-> {live_server}" in lines[0] and "HTTP 200 in" in lines[1]
     assert "loopback http to 127.0.0.1" in lines[3]
     assert lines[4].startswith("ok    clock skew") and lines[4].endswith(" s")
@@ -225,7 +227,7 @@ def test_doctor_lists_every_path_where_the_overrides_put_it(isolated_env: dict[s
     doc = json.loads(CliRunner().invoke(cli, ["doctor", "--draft", "team.yaml", "--format", "json"], env=env).stdout)
     assert (doc["format_version"], doc["command"], doc["exit_code"], doc["ok"]) == (1, "doctor", 0, True)
     assert {p["what"]: p["path"] for p in doc["paths"]} == paths
-    assert [c["status"] for c in doc["checks"]] == ["ok"] * 5 + ["info"]
+    assert [c["status"] for c in doc["checks"]] == ["ok"] * 9 + ["info"]
     assert next(p for p in doc["paths"] if p["what"] == "sandbox database")["exists"] is True
 
 
