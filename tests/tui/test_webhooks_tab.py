@@ -211,3 +211,31 @@ def test_a_flag_written_as_neither_yes_nor_no_is_shown_as_written_and_kept(draft
             assert hook["name"] == "Orders" and hook["enabled"] is True
 
     run(flow())
+
+
+def test_quit_asks_before_it_drops_what_the_webhook_form_holds(draft_path: Path) -> None:
+    """ctrl+q in the webhook form quit at once and lost what was typed there (trial G): with typed fields it asks;
+    No goes back to the form as it was. An untouched form quits at once, as the editor with nothing unsaved does."""
+    from tenantdeck.tui.widgets.confirm import ConfirmScreen
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            await type_text(pilot, "crm1")
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen) and app.is_running
+            assert "webhook form" in app.screen.question
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is form and form.query_one("#wf-id", Input).value == "crm1"
+            form.query_one("#wf-id", Input).value = ""
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            assert not app.is_running
+
+    run(flow())

@@ -421,7 +421,12 @@ class TenantdeckApp(App[None]):
         self.notify(f"Copied {path} (OSC 52: in tmux, `set -g set-clipboard on`).")
 
     async def action_quit(self) -> None:
-        if not self.editor.session.dirty:
+        """Quit at once, or ask first when it would lose something: the draft's unsaved edits, or what a form on the
+        stack holds that is not in the draft yet (a screen's ``unsaved_input()``: ctrl+q in the webhook form quit
+        and dropped what was typed there)."""
+        typed = [what for screen in self.screen_stack
+                 if (what := getattr(screen, "unsaved_input", lambda: None)()) is not None]
+        if not self.editor.session.dirty and not typed:
             self.safety.clean_exit()
             self.exit()
             return
@@ -432,9 +437,10 @@ class TenantdeckApp(App[None]):
                 self.safety.clean_exit()
                 self.exit()
 
+        lost = [*(["the draft's unsaved changes"] if self.editor.session.dirty else []), *typed]
         # no key of the screen behind is named: it does nothing in the dialog (F2 saves once No went back)
-        self.push_screen(ConfirmScreen("The draft has unsaved changes. Quit and lose them? No goes back to save them.",
-                                       yes="Quit without saving"), answered)
+        self.push_screen(ConfirmScreen(f"Quit and lose {' and '.join(lost)}? No goes back to save them.",
+                                       yes="Quit without saving", markup=False), answered)
 
 
 #: seconds a save waits for another process's lock when $TENANTDECK_LOCK_TIMEOUT is not set (README's exit 5 row)

@@ -226,6 +226,7 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         self.set_class(self.app.size.height < self.SHORT, "-short")
         self._fill_triggers()
         self.check()
+        self._opened_with = self.values()
         keys = (*TEXT_FIELDS, *wv.FLAGS)
         if self.focus_key == "triggers":
             self.query_one(TriggerList).focus()
@@ -349,3 +350,8 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def unsaved_input(self) -> str | None:
+        """What quitting now would lose that the draft does not hold yet (the app asks before it quits)."""
+        opened = getattr(self, "_opened_with", None)
+        return "the webhook form's fields" if opened is not None and self.values() != opened else None
