@@ -6,13 +6,16 @@ Deterministic: no clocks (the safety timers are off; tests call ``checkpoint``/`
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from tenantdeck.draft import recovery
+from tenantdeck.tui.app import TenantdeckApp
 from tests.tui.pilot import settle
 
 DRAFTS = Path(__file__).parent / "drafts"
@@ -89,3 +92,25 @@ def scenes() -> dict[str, tuple[str, bool, Callable[[Pilot[None]], Awaitable[Non
     found.update(policies_fixtures.scenes())
     found.update(ext_settings_fixtures.scenes())
     return found
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test module that imports this runs every test with its own config, data and cache (:func:`env`)."""
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def run(app: TenantdeckApp, body: Callable[..., Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
+    """``body(pilot)`` on ``app`` once it has settled, notifications on."""
+    async def main() -> None:
+        async with app.run_test(size=size, notifications=True) as pilot:
+            await settle(pilot)
+            await body(pilot)
+
+    asyncio.run(main())
+
+
+def notices(app: TenantdeckApp) -> str:
+    return "\n".join(n.message for n in app._notifications)

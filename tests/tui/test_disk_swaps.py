@@ -5,12 +5,8 @@ and what the screens say meanwhile. Each drives the real app and asserts on the 
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-
-import pytest
 
 from tenantdeck.draft import recovery
 from tenantdeck.tui.app import TenantdeckApp
@@ -18,29 +14,11 @@ from tenantdeck.tui.screens.app_screen import AppScreen
 from tenantdeck.tui.screens.apps_screen import AppsScreen
 from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui.pilot import make_app, settle
-from tests.tui.safety_fixtures import env, prepare
+from tests.tui.safety_fixtures import isolated, notices, prepare, run
 
 BROKEN = "format: 1\napps: [\n"  # the trial's: a flow list never closed
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in env(tmp_path).items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
-def run(app: TenantdeckApp, body: Callable[..., Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
-    async def main() -> None:
-        async with app.run_test(size=size, notifications=True) as pilot:
-            await settle(pilot)
-            await body(pilot)
-
-    asyncio.run(main())
-
-
-def notices(app: TenantdeckApp) -> str:
-    return "\n".join(n.message for n in app._notifications)
+__all__ = ["isolated"]  # the autouse fixture, imported
 
 
 def question(app: TenantdeckApp) -> str:

@@ -3,45 +3,24 @@ changes on disk, themes, keymap, palette, copy. Each asserts on the session and 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from tenantdeck.draft import recovery
-from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.app_screen import AppScreen
 from tenantdeck.tui.screens.apps_screen import AppsScreen
 from tenantdeck.tui.screens.problems_screen import ProblemsScreen
 from tenantdeck.tui.screens.restore import RestoreScreen
 from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tests.tui.pilot import make_app, settle
-from tests.tui.safety_fixtures import env, leave_recovery, prepare, recovered_edit
+from tests.tui.safety_fixtures import isolated, leave_recovery, notices, prepare, recovered_edit, run
 
 GLOBEX_REGION = "apps[1].region"
 
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in env(tmp_path).items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
-def run(app: TenantdeckApp, body: Callable[..., Awaitable[None]], size: tuple[int, int] = (80, 24)) -> None:
-    async def main() -> None:
-        async with app.run_test(size=size, notifications=True) as pilot:
-            await settle(pilot)
-            await body(pilot)
-
-    asyncio.run(main())
-
-
-def notices(app: TenantdeckApp) -> str:
-    return "\n".join(n.message for n in app._notifications)
+__all__ = ["isolated"]  # the autouse fixture, imported
 
 
 # -- quitting --------------------------------------------------------------------------------------------------
