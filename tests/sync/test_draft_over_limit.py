@@ -62,3 +62,23 @@ def test_diff_and_push_call_a_draft_changed_over_limit_name_an_invalid_draft(san
     code, err = run_push(sandbox, draft, SECRETS)
     assert code == exitcodes.ERROR, err
     assert "changed the same settings differently" not in err and "webhook name is 60 characters" in err
+
+
+def test_plan_names_a_draft_changed_over_limit_name_a_refused_value_and_exits_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`plan` said "1 conflict(s)" and exited 3 for it (trial G) while `diff` said refused, exit 1: the same code and
+    the same word now (the local sandbox, through the command line)."""
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(cli, ["pull", "tenantdeck.yaml"]).exit_code == 0
+    rename_hook(tmp_path / "tenantdeck.yaml")
+    diff = CliRunner().invoke(cli, ["diff", "tenantdeck.yaml"])
+    plan = CliRunner().invoke(cli, ["plan", "tenantdeck.yaml", "-o", "p.json"])
+    assert diff.exit_code == plan.exit_code == exitcodes.ERROR, (diff.output, plan.output)
+    assert "1 refused value(s) of the draft" in plan.stderr and "conflict" not in plan.stderr
+    assert not (tmp_path / "p.json").exists()

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 
-from tenantdeck import exitcodes
 from tenantdeck.cli.machine import format_option
 from tenantdeck.cli.options import strict_option
 from tenantdeck.cli.sync_common import (
@@ -51,7 +50,8 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
       0  nothing to push, notes and skipped deletes alone included (a file given with -o is still written)
       2  changes to push (the plan is shown, and written with -o)
       3  conflicts: the draft and the service changed the same field (no file written)
-      1  error (invalid draft, the service unreachable, the file not writable)
+      1  error (invalid draft, a value of the draft the service refuses, the service unreachable, the file not
+         writable; no file written)
       8  the draft was pulled from another account than the one named (see --rebind)
       64 bad command line
     """
@@ -62,9 +62,11 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
                         target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
                                      "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
     code = show_plan(plan, fmt)
-    if plan.conflicts:
-        click.echo(f"error: {len(plan.conflicts)} conflict(s); no plan written", err=True)
-        sys.exit(exitcodes.CONFLICT)
+    if plan.conflicts:  # the exit code diff gives (plan_exit_code): 1 for a refused value, 3 for conflicts alone
+        what = [f"{n} refused value(s) of the draft (fix them in the draft)" for n in [len(plan.refused)] if n]
+        what += [f"{n} conflict(s)" for n in [len(plan.settleable)] if n]
+        click.echo(f"error: {'; '.join(what)}; no plan written", err=True)
+        sys.exit(code)
     if out is not None:
         text = json_text(plan.to_json(), indent=2) + "\n"
         try:
