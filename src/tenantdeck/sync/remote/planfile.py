@@ -224,11 +224,11 @@ def parse_plan(path: Path, raw: bytes) -> Plan:
     except ValidationError as exc:
         raise PlanFileInvalid(path, _trimmed(_shape_lines(path, exc))) from None
     plan = Plan.from_json(data)
-    recorded = data["plan_hash"]
-    if plan.plan_hash() != recorded:
+    recorded, in_file = data["plan_hash"], plan.plan_hash()
+    if in_file != recorded:
         raise PlanFileInvalid(path, [
             f"{path}: plan_hash: the operations are not the ones `tenantdeck plan` wrote (plan {recorded} recorded, "
-            f"plan {plan.plan_hash()} in the file): it was changed after it was written"])
+            f"plan {in_file} in the file): it was changed after it was written"])
     found = disagreements(plan)
     if found:
         raise PlanFileInvalid(path, _trimmed([f"{path}: {line}" for line in found]))

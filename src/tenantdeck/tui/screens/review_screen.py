@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from tenantdeck.sync.plan import Plan
     from tenantdeck.sync.progress import PushProgress
     from tenantdeck.sync.remote.push import PushResult
-    from tenantdeck.sync.review import ReviewRow
+    from tenantdeck.sync.review import ReviewRow, Where
     from tenantdeck.sync.types import Conflict
 
 #: how many operations the result area under the status lists after a push (``s`` lists every one)
@@ -465,12 +465,17 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         target = where(row) if row is not None else None
         if target is None:
             return
+        index = self._index_of(target, gone=" (a delete)")
+        if index is not None:
+            self.host.open_app(index, target.tab)
+
+    def _index_of(self, target: Where, *, gone: str = "") -> int | None:
+        """The draft's index of the app ``target`` names; None, said (with ``gone`` saying why), when it has none."""
         apps = self.editor.get("apps", []) or []
         index = next((i for i, a in enumerate(apps) if target.is_app(a)), None)
         if index is None:
-            self.notify(f"app {target.app_name!r} is not in the draft (a delete).", markup=False)
-            return
-        self.host.open_app(index, target.tab)
+            self.notify(f"app {target.app_name!r} is not in the draft{gone}.", markup=False)
+        return index
 
     def _go_to_refused(self, refused: Conflict) -> None:
         """Enter on a REFUSED row: the field holding the value, with the focus in it (a webhook's name opens its
@@ -479,11 +484,8 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         from tenantdeck.draft.app_tabs import tab_of_draft_path
         from tenantdeck.sync.review import Where, refused_problem
 
-        app = Where(refused.app_id, refused.app, "")
-        apps = self.editor.get("apps", []) or []
-        index = next((i for i, a in enumerate(apps) if app.is_app(a)), None)
+        index = self._index_of(Where(refused.app_id, refused.app, ""))
         if index is None:
-            self.notify(f"app {refused.app!r} is not in the draft.", markup=False)
             return
         problem = refused_problem(refused, index, self.editor.session.problems)
         target = tab_of_draft_path(problem.path) if problem is not None else None
