@@ -21,6 +21,12 @@ BROKEN = "format: 1\napps: [\n"  # the trial's: a flow list never closed
 __all__ = ["isolated"]  # the autouse fixture, imported
 
 
+def break_on_disk(app: TenantdeckApp, draft: Path) -> None:
+    """The trial's step: the draft on disk replaced by YAML that cannot be read, then the editor's disk check."""
+    draft.write_text(BROKEN)
+    app.safety.check_disk()
+
+
 def question(app: TenantdeckApp) -> str:
     assert isinstance(app.screen, ConfirmScreen), type(app.screen)
     return app.screen.question
@@ -41,8 +47,7 @@ def test_a_draft_broken_on_disk_under_unsaved_edits_is_said_and_the_edits_are_ke
         assert app.safety.checkpoint()
         saved = recovery.recovery_path(draft)
         assert saved.exists()
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await pilot.pause()
         asked = question(app)
         assert "cannot be read as a draft" in asked and f"{draft.name}:3:1: error:" in asked, asked
@@ -66,8 +71,7 @@ def test_save_mine_over_a_broken_draft_writes_the_edits_and_keeps_the_broken_fil
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         app.editor.set("apps[0].region", "eu")
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await pilot.pause()
         assert "Save writes your version over it" in question(app)
         await pilot.press("y")
@@ -89,8 +93,7 @@ def test_the_located_problem_in_the_question_is_not_markup(tmp_path: Path) -> No
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         app.editor.set("apps[0].region", "eu")
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await pilot.pause()
         assert "[bold red]team" in question(app)
         label = str(app.screen.query_one("#question").render())
@@ -109,8 +112,7 @@ def test_an_app_screen_whose_app_is_gone_after_a_reload_goes_back_to_the_apps(tm
         app.open_app(0, "main")
         await settle(pilot)
         assert isinstance(app.screen, AppScreen)
-        draft.write_text(BROKEN)  # no unsaved edits: reloaded at once
-        app.safety.check_disk()
+        break_on_disk(app, draft)  # no unsaved edits: reloaded at once
         await settle(pilot)
         assert app.editor.session.read_only
         assert isinstance(app.screen, AppsScreen), type(app.screen)
@@ -129,8 +131,7 @@ def test_an_app_screen_under_another_screen_leaves_when_shown_again(tmp_path: Pa
         await settle(pilot)
         await pilot.press("f8")
         await settle(pilot)
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
@@ -242,8 +243,7 @@ def test_problems_screen_does_not_claim_validate_s_count_while_the_file_is_broke
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         app.editor.set("apps[0].region", "eu")
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot)
@@ -264,8 +264,7 @@ def test_problems_screen_open_when_the_file_breaks_says_so_after_the_question(tm
         app.editor.set("apps[0].region", "eu")
         await pilot.press("f8")
         await settle(pilot)
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await pilot.pause()
         await pilot.press("n")
         await settle(pilot)
@@ -300,8 +299,7 @@ def test_new_app_and_bulk_edit_are_greyed_on_a_draft_that_cannot_be_read(tmp_pat
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         screen = app.screen
         assert screen.check_action("new_app", ()) and screen.check_action("bulk_edit", ())
-        draft.write_text(BROKEN)
-        app.safety.check_disk()
+        break_on_disk(app, draft)
         await settle(pilot)
         assert screen.check_action("new_app", ()) is None and screen.check_action("bulk_edit", ()) is None
         assert screen.check_action("filter", ()) is None
