@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
@@ -204,6 +204,8 @@ def test_a_problem_quoting_a_long_value_is_shortened_in_text_and_whole_in_json(
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=40),
                     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
                     max_leaves=30), st.integers(1, 200))
+@example([None], 4).via("null is four bytes: not over a limit of 4 (it was taken as five)")
+@example([True, False], 4).via("true four bytes, false five")
 def test_the_part_found_is_over_the_limit_and_none_of_its_children_is(value: Any, limit: int) -> None:
     """largest_part skips what cannot be over without encoding it; it must find what encoding would."""
     path = largest_part(value, limit)

@@ -62,7 +62,7 @@ def _over(value: Any, limit: int) -> bool:
         if len(value) + 2 > limit:  # at least one byte a character
             return True
     elif value is None or isinstance(value, bool):
-        return limit < 5  # null, true, false
+        return (5 if value is False else 4) > limit  # null and true are four bytes, false five
     return json_size(value) > limit
 
 
