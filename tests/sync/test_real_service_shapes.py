@@ -20,15 +20,18 @@ import yaml
 from click.testing import CliRunner, Result
 
 from tenantdeck import exitcodes
+from tenantdeck.api.resources import apps as apps_resource
 from tenantdeck.cli import cli
 from tests.loopback import serve_on_loopback
 from tests.sync.openapi_fixture import HIDDEN, WIDGETS_EXAMPLE, FixtureService, apps, create_fixture_app
 
-#: the pagination account: two pages of the client's 100 (100, 1): a full page is followed, a short one ends the
-#: listing. It was 250, then 201 (three pages): a pull of them (29 requests an app) and the diff after it were the
-#: suite's largest CPU item (37 s, then 26 s). Paging on past a second full page is the client's unit test's
+#: the pagination account: two pages (a full page is followed, a short one ends the listing) of a page size made
+#: small for the test (:data:`PAGE`; the client asks for 100 a page). It was 250, then 201 and 101 apps of pages of
+#: 100: a pull of them (29 requests an app) and the diff after it were among the suite's largest CPU items (37 s,
+#: 26 s, then 15 s). Paging on past a second full page is the client's unit test's
 #: (tests/api/test_api_client.py, test_list_without_meta_keeps_paging_while_pages_are_full).
-APPS = 101
+PAGE = 5
+APPS = PAGE + 1
 FEW = 3  # the shapes account: app0000 holds the example widget and webhook, app0001 is renamed; one more plain app
 WRITE_ONLY = {"useBasicAuth", "username", "password", "retryOnFailure"}
 
@@ -43,7 +46,7 @@ def serving(count: int) -> Iterator[tuple[FixtureService, str]]:
 
 @pytest.fixture
 def served_many() -> Iterator[tuple[FixtureService, str]]:
-    """101 apps: only the listing's pagination needs them (a pull of them is ~2,900 requests)."""
+    """Two pages of apps: only the listing's pagination needs them."""
     with serving(APPS) as served:
         yield served
 
@@ -85,12 +88,13 @@ def pulled(served: tuple[FixtureService, str], service: FixtureService, tmp_path
     return data
 
 
-@pytest.mark.slow
 def test_two_pages_of_apps_without_meta_all_arrive_and_a_diff_after_the_pull_exits_0(
-        served_many: tuple[FixtureService, str], tmp_path: Path) -> None:
+        served_many: tuple[FixtureService, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every app of both pages is pulled, and a diff over both pages right after finds nothing (a diff that missed a
-    page would plan the missing apps). One test, with its own server: the pull is ~6 s of CPU, and xdist hands
-    adjacent tests to different workers, each of which made a module-wide pull again."""
+    page would plan the missing apps). The client asks for :data:`PAGE` apps a page (it is told so, as the CLI runs
+    in this process), so two pages are six apps, not 101. One test, with its own server: xdist hands adjacent tests
+    to different workers, each of which made a module-wide pull again."""
+    monkeypatch.setattr(apps_resource, "APPS_PER_PAGE", PAGE)
     service = served_many[0]
     pulled = run(served_many, tmp_path, "pull")
     assert pulled.exit_code == 0, pulled.output
@@ -98,7 +102,9 @@ def test_two_pages_of_apps_without_meta_all_arrive_and_a_diff_after_the_pull_exi
     assert len(data["apps"]) == APPS
     assert {a["id"] for a in data["apps"]} == {a["id"] for a in service.apps}
     pages = [query.get("page") for method, path, query, _ in service.requests if method == "GET" and path == "/apps"]
-    assert pages == ["1", "2"]  # 100, 1: a short page ends the listing
+    assert pages == ["1", "2"]  # 5, 1: a short page ends the listing
+    sizes = {query.get("perPage") for method, path, query, _ in service.requests if method == "GET" and path == "/apps"}
+    assert sizes == {str(PAGE)}
     result = run(served_many, tmp_path, "diff")
     assert result.exit_code == exitcodes.OK, result.output
     assert "No changes" in result.stdout and "unknown" not in result.stdout
