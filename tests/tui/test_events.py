@@ -19,6 +19,7 @@ from tenantdeck.tui.event_lab import EventLab
 from tenantdeck.tui.screens.events_screen import EventsScreen
 from tenantdeck.tui.screens.help_screen import help_text
 from tenantdeck.tui.tabs.send_test_event import SendTestEvent
+from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tenantdeck.tui.widgets.payload_tree import PayloadTree, locate
 from tests.tui.events_fixtures import DRAFT, LOCAL_HOOK, PASSWORD, USER, broken_message
 from tests.tui.pilot import make_app, settle
@@ -375,6 +376,19 @@ def test_filters_by_trigger_and_validity_show_duplicates_and_save_a_delivery_as_
             assert saved["seq"] == 3 and saved["duplicate_of"] == 1 and saved["payload"] == ringing
             assert saved["idempotency_key"] == "<webhookId>|call_busy|43414|1744960250"
             assert f"Saved delivery #3 to {target}" in notices(app)
+            for answer, kept in (("n", True), ("y", False)):  # the same path again: asked, not replaced unseen
+                target.write_text("mine", encoding="utf-8")
+                await pilot.press("w")
+                await pilot.pause()
+                app.screen.query_one("#save-path").value = str(target)  # type: ignore[attr-defined]
+                await pilot.press("enter")
+                await pilot.pause()
+                assert isinstance(app.screen, ConfirmScreen), app.screen
+                await pilot.press(answer)
+                await pilot.pause()
+                assert (target.read_text(encoding="utf-8") == "mine") is kept
+                assert isinstance(app.screen, EventsScreen)
+            assert f"Not saved: {target} kept as it was." in notices(app)
             await pilot.press("f", "f", "f")  # message_sent, before_message, then all again
             assert screen.trigger_filter is None and table.row_count == 4
 

@@ -30,6 +30,7 @@ from tenantdeck.receiver import Delivery
 from tenantdeck.textsafe import fitted, fitted_end, json_text, shown
 from tenantdeck.tui.screens.save_delivery import SaveDeliveryScreen
 from tenantdeck.tui.widgets.columns import RefitOnResize
+from tenantdeck.tui.widgets.confirm import ConfirmScreen
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.payload_tree import PayloadTree
@@ -299,10 +300,7 @@ problems names the variant of the payload where the vendor publishes several, an
             self.notify("No delivery to save.", markup=False)
             return
 
-        def save(path: str | None) -> None:
-            if path is None:
-                return
-            target = Path(path).expanduser()
+        def write(target: Path) -> None:
             text = json_text(delivery.to_json(), indent=2) + "\n"
             try:
                 atomic_write_text(target, text)
@@ -310,6 +308,20 @@ problems names the variant of the payload where the vendor publishes several, an
                 self.notify(f"Not saved: {exc}", title="Save delivery", severity="error", markup=False)
                 return
             self.notify(f"Saved delivery #{delivery.seq} to {shown(str(target))}.", markup=False)
+
+        def save(path: str | None) -> None:
+            if path is None:
+                return
+            target = Path(path).expanduser()
+            if not target.exists():
+                write(target)
+                return
+            # a file the user may have saved before (an earlier delivery, by the same suggested name): asked, not
+            # replaced unseen
+            question = f"{shown(str(target))} exists. Replace it with delivery #{delivery.seq}?"
+            self.app.push_screen(ConfirmScreen(question, yes="Replace", no="Keep it", markup=False),
+                                 lambda replace: write(target) if replace else self.notify(
+                                     f"Not saved: {shown(str(target))} kept as it was.", markup=False))
 
         self.app.push_screen(SaveDeliveryScreen(f"delivery-{delivery.seq}.json"), save)
 
