@@ -26,32 +26,12 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.built_package import built
 from tests.loopback import Sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "ci.md"
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-#: the files a build of the package reads (the rest of the tree is not in it: docs/package.md, MANIFEST.in)
-BUILD_INPUTS = ("pyproject.toml", "LICENSE", "README.md", "MANIFEST.in", "docs", "screenshots", "src")
-
-
-def build(kind: str, tree: Path) -> Path:
-    """The sdist or wheel of a copy of this tree, built by the PEP 517 backend offline (setuptools is a test
-    dependency; `python -m build` does the same with the backend in an isolated environment)."""
-    import shutil
-
-    for name in BUILD_INPUTS:
-        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
-        copy(ROOT / name, tree / name, **({"ignore": shutil.ignore_patterns("__pycache__", "*.egg-info")}
-                                          if (ROOT / name).is_dir() else {}))
-    hook = "build_sdist" if kind == "sdist" else "build_wheel"
-    built = subprocess.run([sys.executable, "-c", f"from setuptools import build_meta; "
-                            f"print(build_meta.{hook}('dist'))"], cwd=tree, capture_output=True, text=True,
-                           timeout=300, check=False)
-    assert built.returncode == 0, built.stderr
-    return tree / "dist" / built.stdout.strip().splitlines()[-1]
-
 
 @pytest.fixture(scope="module", params=["wheel", "sdist"])
 def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -61,9 +41,8 @@ def installed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     import sysconfig
     import venv
 
-    pytest.importorskip("setuptools", minversion="77")
     kind = str(request.param)
-    package = build(kind, tmp_path_factory.mktemp(f"tree-{kind}"))
+    package = built(kind, tmp_path_factory)
     env_dir = tmp_path_factory.mktemp(f"venv-{kind}")
     venv.create(env_dir, with_pip=False)
     bin_dir = env_dir / "bin"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tenantdeck import exitcodes
+from tests.built_package import built
 
 ROOT = Path(__file__).resolve().parent.parent
 CODES = {value for name, value in vars(exitcodes).items() if name.isupper() and isinstance(value, int)}
@@ -45,20 +45,9 @@ def test_the_ci_page_names_every_exit_code() -> None:
 
 
 @pytest.mark.slow
-def test_the_sdist_holds_what_the_package_page_promises(tmp_path: Path) -> None:
+def test_the_sdist_holds_what_the_package_page_promises(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Built as docs/package.md says (the PEP 517 backend, offline here), from a copy of the tree."""
-    pytest.importorskip("setuptools", minversion="77")
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    for name in ("pyproject.toml", "LICENSE", "README.md", "MANIFEST.in"):
-        shutil.copy2(ROOT / name, tree / name)
-    for folder in ("docs", "screenshots", "src"):
-        shutil.copytree(ROOT / folder, tree / folder, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    built = subprocess.run([sys.executable, "-c", "from setuptools import build_meta; "
-                            "print(build_meta.build_sdist('dist'))"], cwd=tree, capture_output=True, text=True,
-                           timeout=300, check=False)
-    assert built.returncode == 0, built.stderr
-    with tarfile.open(tree / "dist" / built.stdout.strip().splitlines()[-1]) as sdist:
+    with tarfile.open(built("sdist", tmp_path_factory)) as sdist:
         names = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
         info = sdist.extractfile(next(n for n in sdist.getnames() if n.endswith("/PKG-INFO")))
         assert info is not None

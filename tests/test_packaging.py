@@ -1,16 +1,16 @@
 """The package a stranger installs: a wheel built from this tree, installed apart from it, runs and says one version.
 
-The wheel is built offline (``--no-build-isolation``: setuptools is a test dependency) from a copy of the files a
-build reads, so the source tree is never written to, and installed with ``--target`` into a scratch folder that
-is put first on the path of a child interpreter. That child refuses to run unless ``tenantdeck`` was imported from
-the wheel's files, so the editable install of the source tree cannot stand in for it.
+The wheel is built offline (the PEP 517 backend: setuptools is a test dependency) from a copy of the files a build
+reads, once for the whole run (``tests/built_package.py``), so the source tree is never written to, and installed
+with ``--target`` into a scratch folder that is put first on the path of a child interpreter. That child refuses
+to run unless ``tenantdeck`` was imported from the wheel's files, so the editable install of the source tree cannot
+stand in for it.
 """
 
 from __future__ import annotations
 
 import email
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -18,6 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.built_package import built
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,19 +39,7 @@ main()
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    pytest.importorskip("setuptools", minversion="77")
-    tree = tmp_path_factory.mktemp("tree")
-    for name in ("pyproject.toml", "LICENSE", "README.md"):
-        shutil.copy2(ROOT / name, tree / name)
-    (tree / "docs").mkdir()
-    shutil.copy2(ROOT / "docs" / "package.md", tree / "docs" / "package.md")
-    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    out = tmp_path_factory.mktemp("dist")
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                            "-q", "-w", str(out), str(tree)], capture_output=True, text=True, timeout=300, check=False)
-    assert built.returncode == 0, built.stderr
-    (path,) = out.glob("tenantdeck-*.whl")
-    return path
+    return built("wheel", tmp_path_factory)
 
 
 def metadata(wheel: Path) -> email.message.Message:
