@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import threading
 
 from tenantdeck.gcpause import paused_gc
@@ -70,3 +71,33 @@ def test_full_collections_are_put_off_and_made_when_due() -> None:
     finally:
         restore_thresholds(kept)
     assert gc.get_threshold() == before
+
+
+def test_a_host_s_freeze_is_left_to_the_host_and_asked_about_once() -> None:
+    """In a fresh interpreter each: a host that froze objects keeps its freeze through any number of editors, and
+    the frozen objects are counted once (``gc.get_freeze_count`` walks them all: 27 ms at every editor's start in
+    the suite); a process that froze nothing has the editor's freeze undone as the editor closes."""
+    import subprocess
+    import sys
+
+    code = """
+import gc, json, sys
+from tenantdeck import gcpause
+asked = []
+count = gc.get_freeze_count
+gc.get_freeze_count = lambda: asked.append(1) or count()
+if sys.argv[1] == "host":
+    gc.freeze()
+before = count()
+for _ in range(3):  # three editors, one after the other
+    gcpause.keep_long_lived()
+    during = count()
+    gcpause.let_go_long_lived()
+print(json.dumps([before > 0, during > 0, count() == before, len(asked)]))
+"""
+    def run(who: str) -> list[object]:
+        done = subprocess.run([sys.executable, "-c", code, who], capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    assert run("host") == [True, True, True, 1]
+    assert run("none") == [False, True, True, 1]
