@@ -9,6 +9,7 @@ app opened second: every cell of the screen with its style, what has the focus, 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +249,54 @@ async def test_nothing_typed_in_one_app_reaches_the_next(draft: Path) -> None:
                        for field in screen.query("*") if field is not app.focused)
 
 
+async def shown_again(draft: Path, monkeypatch: pytest.MonkeyPatch, rebind: bool) -> tuple[Any, ...]:
+    """Acme Support opened, Escape, opened again; Escape, another theme chosen on the apps list, opened again: how
+    many widgets of the App screen were styled as it was shown the second and the third time, and its picture then."""
+    from textual.css.stylesheet import Stylesheet
+
+    if not rebind:
+        monkeypatch.setattr(AppScreen, "can_rebind", lambda self, tab: False)
+    styled: list[Any] = []
+    real = Stylesheet.update_nodes
+
+    def update_nodes(self: Stylesheet, nodes: Any, animate: bool = False) -> None:
+        nodes = list(nodes)
+        styled.extend(node for node in nodes if any(isinstance(n, AppScreen) for n in node.ancestors_with_self))
+        real(self, nodes, animate)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", update_nodes)
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        first = app.screen
+        counts = []
+        assert app.theme != "textual-light"
+        for theme in (None, "textual-light"):
+            await pilot.press("escape")
+            await settle(pilot)
+            if theme is not None:
+                app.theme = theme
+                await settle(pilot)
+            styled.clear()
+            await pilot.press("enter")
+            await settle(pilot)
+            assert (app.screen is first) == rebind
+            counts.append(len(styled))
+        no_blink(pilot)
+        return counts, picture(pilot)
+
+
+async def test_a_kept_screen_is_styled_again_only_when_the_styles_changed(
+        draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shown again as it was put away, the kept screen is not styled anew (tui/textual_fixes.py: Textual restyled
+    every widget of a screen it pushed); after a theme change it is, and shows the new theme as a new screen does."""
+    with monkeypatch.context() as patched:
+        (_, composed_again), composed = await shown_again(draft, patched, rebind=False)
+    shutil.rmtree(draft.parent / "config")  # the theme chosen is remembered there
+    (again, after_theme), rebound = await shown_again(draft, monkeypatch, rebind=True)
+    assert composed_again > 50  # a new screen: every widget styled as it is shown (and as it is composed)
+    assert again == 0
+    assert after_theme > 50
+    assert rebound == composed
