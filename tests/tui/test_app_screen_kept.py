@@ -300,3 +300,26 @@ async def test_a_kept_screen_is_styled_again_only_when_the_styles_changed(
     assert again == 0
     assert after_theme > 50
     assert rebound == composed
+
+
+async def test_a_palette_command_is_painted_once_it_has_run_not_after_a_fixed_wait(draft: Path) -> None:
+    """Textual's palette holds the frames as it closes on an entry (``App.delay_update``) for a fixed 50 ms, the
+    floor of every palette jump's first frame; the editor holds them until the entry's command has run: no timer,
+    and the batch is over once the queue has turned."""
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timers: list[Any] = []
+        real = app.set_timer
+        app.set_timer = lambda *args, **kwargs: timers.append((args, kwargs)) or real(*args, **kwargs)  # type: ignore[method-assign]
+        ran: list[int] = []
+        app.delay_update()
+        app.call_later(lambda: ran.append(app._batch_count))  # queued as the palette queues the command
+        assert app._batch_count == 1
+        await pilot.pause()
+        assert ran == [1]  # the command ran with the frames held
+        assert app._batch_count == 0
+        assert not timers
+        await palette(app, pilot, "Initech", "App: Initech")
+        assert isinstance(app.screen, AppScreen) and app.screen.app_index == INITECH
+        assert app._batch_count == 0
