@@ -17,7 +17,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TabbedContent, Tabs, TextArea
 
-from tenantdeck.tui.screens.app_screen import KEPT, TABS, AppScreen
+from tenantdeck.tui.screens.app_screen import KEPT, TAB_IDS, TABS, AppScreen
 from tenantdeck.tui.screens.apps_screen import AppsScreen
 from tenantdeck.tui.tabs.widget_fields import BoolRow, CodeRow, SequenceList, TextRow
 from tests.tui import widget_fixtures
@@ -323,3 +323,39 @@ async def test_a_palette_command_is_painted_once_it_has_run_not_after_a_fixed_wa
         await palette(app, pilot, "Initech", "App: Initech")
         assert isinstance(app.screen, AppScreen) and app.screen.app_index == INITECH
         assert app._batch_count == 0
+
+
+async def test_the_kept_screen_composes_ahead_for_the_app_it_shows_and_only_while_shown(
+        draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Composing ahead (``AppScreen.PRECOMPOSE_AFTER``) stops while the kept screen is put away, and once it is
+    re-bound composes every tab again for the app it shows: no tab is left with the last app's content."""
+    monkeypatch.setattr(AppScreen, "PRECOMPOSE_AFTER", 1.0)  # nothing composed ahead while these keys come
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AppScreen)
+        await pilot.press("9")  # the settings tab composed for Acme; not every tab is yet
+        await settle(pilot)
+        assert getattr(screen._content("settings"), "app_index", None) == ACME
+        assert any(screen._content(t) is None for t in TAB_IDS)
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        monkeypatch.setattr(AppScreen, "PRECOMPOSE_AFTER", 0.05)
+        await pilot.pause(1.5)  # the step planned while shown has come, found the screen put away, and stopped
+        assert not screen._ahead_planned  # nothing polls while the apps list is shown
+        assert getattr(screen._content("settings"), "app_index", None) == ACME
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.app_index == INITECH
+        for _ in range(500):
+            if all(getattr(screen._content(t), "app_index", None) == INITECH for t in TAB_IDS):
+                break
+            await pilot.pause(0.02)
+        else:
+            raise AssertionError({t: getattr(screen._content(t), "app_index", None) for t in TAB_IDS})
+        assert not screen._ahead_planned

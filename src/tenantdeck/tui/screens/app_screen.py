@@ -266,8 +266,8 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         One tab a step (the largest ~40 ms), so a key typed meanwhile waits at most that; keys typed in a burst
         right after opening an app (``Enter 3``) find the tab composed when shown, as before."""
         assert self.PRECOMPOSE_AFTER is not None
-        if not self.is_attached:
-            self._ahead_planned = False
+        if not self.is_attached or self not in self.app.screen_stack:
+            self._ahead_planned = False  # closed, or put away until re-bound (which plans again): no polling meanwhile
             return
         if self.app.screen is not self or self.host.quiet_for() < self.PRECOMPOSE_AFTER:
             self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
