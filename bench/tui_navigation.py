@@ -9,7 +9,8 @@ In process, with Textual's Pilot (``app.run_test``, headless, 80x24), on the ben
 - **settled**: to the last ``App._display`` before the app's workers have finished and its message queue is drained
   (the screen stops changing): the worker wait and ``pilot.pause()`` are repeated until a round paints nothing new.
 
-Each round opens a different app (so a tab's first showing is what is timed, not a tab already composed), shows
+Each round opens a different app (so a tab's first showing for that app is what is timed: from the second round
+on, the App screen kept for the session re-binds its widget tabs and composes the others again), shows
 every tab ``2``-``9`` then ``1``, F1 and back, the palette and back, a palette jump to another app, Escape back to
 the apps; then from the Apps screen F3, F5, F6, F7, F8, P, p (presets), b (bulk edit), each followed by Escape.
 The figure is the median of the rounds (``--rounds``, 5). A bare Textual app's frame (a ``Static`` replaced on a
