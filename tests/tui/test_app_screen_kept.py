@@ -359,3 +359,48 @@ async def test_the_kept_screen_composes_ahead_for_the_app_it_shows_and_only_whil
         else:
             raise AssertionError({t: getattr(screen._content(t), "app_index", None) for t in TAB_IDS})
         assert not screen._ahead_planned
+
+
+async def test_a_problem_jump_to_another_app_shows_the_kept_screen_again(draft: Path) -> None:
+    """From Initech's App screen, F8 and Enter on a problem of Acme's colour: the Problems screen and the kept screen
+    are closed, and the kept screen, re-bound to Acme, is shown again on the field (closed and shown again in one
+    go: Textual's "put away" reaches it after its "shown"); Escape then leads to the apps list, and Enter opens the
+    next app on it as before."""
+    from tenantdeck.tui.screens.problems_screen import ProblemsScreen
+
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AppScreen)
+        colour = screen.query(TextRow).first()
+        colour.input.focus()
+        await settle(pilot)
+        await pilot.press("ctrl+u", *"#12", "enter")  # written as typed: a problem of the draft
+        await settle(pilot)
+        path = f"{ACME_WIDGET}.style.{colour.key}"
+        await back_to_the_apps(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.screen is screen and screen.app_index == INITECH
+        await pilot.press("f8")
+        await settle(pilot)
+        problems = app.screen
+        assert isinstance(problems, ProblemsScreen)
+        from textual.widgets import DataTable
+
+        problems.query_one(DataTable).move_cursor(row=[str(p.key_path) for p in problems._problems].index(path))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen_stack == [app.screen_stack[0], screen] and screen.app_index == ACME
+        assert app.focused is colour.input or app.focused is colour
+        assert colour.input.value == "#12"
+        await back_to_the_apps(pilot)
+        await pilot.press("up", "enter")  # the list's cursor is where Enter left it, on Initech
+        await settle(pilot)
+        assert app.screen is screen and screen.app_index == GLOBEX
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AppsScreen)
