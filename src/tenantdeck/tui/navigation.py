@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 def open_app(app: App[Any], index: int, tab: str | None = None, path: str | None = None) -> None:
     """Open app ``index`` on ``tab``, with the focus in the field of key path ``path`` when the tab has it.
 
-    The tab is shown by the new screen itself (``screen.call_later``), not as a callback of whoever asked: Textual
+    The tab is shown by the screen itself (``screen.call_later``), not as a callback of whoever asked: Textual
     runs an ``app.call_after_refresh`` callback as the message pump that scheduled it, and a form the tab opens on
     the field (a webhook's, for a problem about its name) sends its result to that pump. The Problems screen that
     asked had closed by then, so the form's F2 was dropped without a word (trial F, F6)."""
     from tenantdeck.tui.screens.app_screen import AppScreen
 
-    screen = AppScreen(index, tab) if tab else AppScreen(index)
+    screen = AppScreen.for_app(app, index, tab)  # the session's App screen re-bound, when it can be
     app.push_screen(screen)
     if tab:
         screen.call_later(screen.action_show_tab, tab, path)
@@ -130,10 +130,11 @@ def current_widget_index(app: App[Any], index: int) -> int:
 
 def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) -> None:
     """Show app ``index`` on ``tab`` (reusing its App screen when it is on top, or under a form or dialog opened from
-    it: rebuilding it cost a palette jump ~300 ms) with the focus in the field of
+    it: rebuilding it cost a palette jump ~300 ms; re-binding another app's App screen right over the apps list to
+    it) with the focus in the field of
     ``path``: the tab focuses it once it is laid out (``AppScreen._focus_into``), so nothing focuses the tab's first
     field after it."""
-    from tenantdeck.tui.screens.app_screen import AppScreen
+    from tenantdeck.tui.screens.app_screen import TAB_IDS, AppScreen
 
     below = [screen for screen in app.screen_stack if isinstance(screen, AppScreen) and screen.app_index == index]
     if below and app.screen is not below[-1]:  # a form or dialog over this app's screen: back to it, not a new one
@@ -141,6 +142,13 @@ def jump(app: App[Any], index: int, tab: str | None, path: str | None = None) ->
             app.pop_screen()
     top = app.screen
     if isinstance(top, AppScreen) and top.app_index == index:
+        if tab:
+            top.call_later(top.action_show_tab, tab, path)
+    elif isinstance(top, AppScreen) and len(app.screen_stack) == 2 and top.can_rebind(tab or TAB_IDS[0]):
+        # another app's screen right over the apps list: re-bound in place, as popping it and opening the app
+        # would re-bind it (AppScreen.for_app), without the two screen changes
+        with app.batch_update():
+            top.rebind(index, tab or TAB_IDS[0])
         if tab:
             top.call_later(top.action_show_tab, tab, path)
     else:

@@ -1,4 +1,4 @@
-"""Two costs Textual puts on every screen this editor opens, undone once per process (each a private hook of
+"""Three costs Textual puts on the screens this editor opens, undone once per process (each a private hook of
 Textual's, checked before it is replaced: a Textual that changed it is left as it is).
 
 **Line styles cached on the widget** (Textualize/textual#6665). ``StylesCache.get_inner_outer`` is an instance
@@ -17,6 +17,15 @@ function.
 layout for the same 80x24 (issue 36's "Enter: open an app"). A screen already laid out at the size it is told is
 not laid out again; a real resize (another size) is, and layout a widget asked for is still done by the screen's
 update timer, as always.
+
+**A screen shown again styled anew.** ``App.push_screen`` has the screen it shows re-apply the stylesheet to every
+one of its widgets (``ScreenResume(refresh_styles=True)``), even one that was on the screen before, styled, and kept
+(an installed screen: the App screen kept for the session, ``AppScreen.for_app``). Re-opening an app spent 50-90 ms
+of its first frame there (issue 36) on styles that had not changed: a widget whose classes or focus change is
+restyled by Textual as it changes, on a screen shown or not. What else the styles depend on is the app's: its
+stylesheet (a theme change counts it, ``App._css_update_count``), its classes and pseudo-classes (dark, focus,
+ANSI colour). A screen shown again with those as they were when it was put away is not restyled; any other is, as
+Textual does.
 """
 
 from __future__ import annotations
@@ -31,9 +40,10 @@ from textual.screen import Screen
 
 
 def install() -> None:
-    """Both fixes, once per process (the app calls it as it mounts)."""
+    """The fixes, once per process (the app calls it as it mounts)."""
     _line_styles_on_colours()
     _no_second_layout_at_the_same_size()
+    _no_restyle_of_a_screen_shown_again_unchanged()
 
 
 def _line_styles_on_colours() -> bool:
@@ -70,4 +80,35 @@ def _no_second_layout_at_the_same_size() -> bool:
 
     _screen_resized._tenantdeck = True  # type: ignore[attr-defined]
     Screen._screen_resized = _screen_resized  # type: ignore[method-assign]
+    return True
+
+
+def _styled_with(screen: Screen[Any]) -> tuple[object, ...]:
+    """What of the app a screen's styles depend on besides the screen's own widgets."""
+    app = screen.app
+    return app._css_update_count, frozenset(app.classes), frozenset(app.get_pseudo_classes())
+
+
+def _no_restyle_of_a_screen_shown_again_unchanged() -> bool:
+    """Wrap ``Screen._on_screen_suspend`` (note what the screen was styled with) and ``Screen._on_screen_resume``
+    (no restyle when that is unchanged)."""
+    suspend = Screen.__dict__.get("_on_screen_suspend")
+    resume = Screen.__dict__.get("_on_screen_resume")
+    if suspend is None or resume is None or getattr(resume, "_tenantdeck", False):
+        return False
+
+    def _on_screen_suspend(self: Screen[Any]) -> None:
+        suspend(self)
+        self._tenantdeck_styled_with = _styled_with(self)  # type: ignore[attr-defined]
+
+    def _on_screen_resume(self: Screen[Any], event: Any) -> None:
+        styled = getattr(self, "_tenantdeck_styled_with", None)
+        self._tenantdeck_styled_with = None  # type: ignore[attr-defined]  # noted again when put away
+        if event.refresh_styles and styled is not None and styled == _styled_with(self):
+            event.refresh_styles = False
+        resume(self, event)
+
+    _on_screen_resume._tenantdeck = True  # type: ignore[attr-defined]
+    Screen._on_screen_suspend = _on_screen_suspend  # type: ignore[method-assign]
+    Screen._on_screen_resume = _on_screen_resume  # type: ignore[method-assign]
     return True

@@ -1,5 +1,12 @@
 """One app, in tabs: its widget's style, sidebar and main toggles, a preview, extensions, SMS and webhooks.
 
+One App screen is kept for the session and shown again for the next app opened (:meth:`AppScreen.for_app`): composing
+the screen, its tab bar and first tab, and styling them was most of the time from Enter to the first frame (issue
+36: 140-190 ms). Shown again, it is re-bound to the new app (:meth:`AppScreen.rebind`): the widget tabs (Style,
+Sidebar, Main) repaint every row from the draft, as composed for that app; the other tabs are composed again for it
+when shown (or ahead). Nothing of the app shown before stays: text typed there is written to that app first, the
+focus goes back to the tab bar, each widget tab to the top and to the app's first widget.
+
 Each tab is its own widget module. They all read and edit the draft through the app's
 :class:`~tenantdeck.tui.editor.Editor` at ``apps[<index>]``; a widget tab works on the widget chosen here
 (``w`` cycles when the app has several), announced to the tabs with :class:`~tenantdeck.tui.messages.WidgetSwitched`.
@@ -7,9 +14,10 @@ Each tab is its own widget module. They all read and edit the draft through the 
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,6 +33,7 @@ from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.binding import ActiveBinding
 
     from tenantdeck.tui.tabs.widget_fields import WidgetTab
@@ -43,6 +52,9 @@ TABS = (
 )
 
 TAB_IDS = tuple(tab[0] for tab in TABS)
+
+#: the name the App screen kept for the session is installed under (:meth:`AppScreen.for_app`)
+KEPT = "app-screen"
 
 
 class AppTabs(TabbedContent):
@@ -84,9 +96,14 @@ class AppTabs(TabbedContent):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         """Hidden tabs skip repainting (:mod:`tenantdeck.tui.tabs.tab_refresh`): catch up before the pane is drawn,
         rather than on its Show event, which comes after a frame of the old values."""
+        self.catch_up(event.pane)
+
+    @staticmethod
+    def catch_up(pane: TabPane) -> None:
+        """Repaint what in ``pane`` skipped repainting while hidden (a tab about to be shown)."""
         from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
 
-        for widget in event.pane.walk_children():
+        for widget in pane.walk_children():
             if isinstance(widget, RefreshWhenShown):
                 widget.refresh_if_stale()
 
@@ -126,6 +143,77 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.app_index = app_index
         self.widget_index = 0
         self.first_tab = tab if tab in TAB_IDS else TABS[0][0]
+        self._gone = False
+        self._ahead_planned = False
+        self._composing = asyncio.Lock()
+
+    @classmethod
+    def for_app(cls, app: App[Any], index: int, tab: str | None = None) -> AppScreen:
+        """The App screen to push for app ``index`` on ``tab``: the one kept for the session, re-bound to that app,
+        when it is off every screen stack and its tab ``tab`` can be re-bound (:meth:`can_rebind`); else a new
+        one, kept if none is yet. Opening an app then costs repainting its rows, not composing and styling the
+        screen (bench/tui_navigation.py: "Enter: open an app")."""
+        first = tab if tab in TAB_IDS else TABS[0][0]
+        kept = app.get_screen(KEPT) if app.is_screen_installed(KEPT) else None
+        if isinstance(kept, AppScreen) and kept.is_attached and kept.can_rebind(first) and not any(
+                kept in stack for stack in app._screen_stacks.values()):
+            kept.rebind(index, first)
+            return kept
+        screen = cls(index, first)
+        if kept is None:
+            app.install_screen(screen, KEPT)
+        return screen
+
+    def can_rebind(self, tab: str) -> bool:
+        """Whether :meth:`rebind` can show ``tab`` at once: its content is composed and can show another app."""
+        if tab not in TAB_IDS:
+            return False
+        content = self._content(tab)
+        return content is not None and callable(getattr(content, "rebind", None))
+
+    def _content(self, tab: str) -> Widget | None:
+        try:
+            pane = self.query_one(f"#{tab}", TabPane)
+        except NoMatches:
+            return None
+        return next(iter(pane.children), None)
+
+    def _bound(self, content: Widget | None) -> bool:
+        """``content`` (a tab's) shows this screen's app: another app's is composed again when its tab is shown."""
+        return content is not None and getattr(content, "app_index", self.app_index) == self.app_index
+
+    def rebind(self, index: int, tab: str = TABS[0][0]) -> None:
+        """Show app ``index`` on ``tab`` (one :meth:`can_rebind` says yes to), as a screen composed for it would.
+
+        In this order: text typed in the widget tabs is written to the app shown so far (what leaving the field
+        does), and the focus goes to the tab bar (as when an app opens), so no late "left the field" writes to the
+        new app; then the index changes, the tab is made active, and each widget tab is re-bound (the one shown
+        repaints now, the others when shown: :mod:`tenantdeck.tui.tabs.tab_refresh`). The other tabs keep the app
+        shown before until :meth:`compose_tab` composes them again (when shown, or ahead)."""
+        from tenantdeck.tui.tabs.widget_fields import WidgetTab
+
+        widget_tabs = [c for t in TAB_IDS if isinstance(c := self._content(t), WidgetTab) and self._bound(c)]
+        for content in widget_tabs:
+            content.commit_pending()
+        tabs = self.query_one(AppTabs)
+        self.set_focus(tabs.query_one(Tabs), scroll_visible=False)
+        self.app_index = index
+        self.widget_index = 0
+        self.first_tab = tab
+        self._gone = False
+        tabs.active = tab
+        for content in widget_tabs:
+            content.rebind(index)
+        self._retitle()
+        self._many_widgets = self.check_action("next_widget", ())
+        self.refresh_bindings()
+        self.query_one(KeyFooter).refresh()
+        # laid out for the new app now, before anything asks where a widget is: a field the palette names is
+        # scrolled into view once its place is known (tui/widgets/focus.py), and the place kept from the app shown
+        # before said it was in view already (a callback "after the refresh" runs before the next layout while the
+        # frames are held, as the palette holds them). The layout the first frame needs anyway, done here.
+        self._refresh_layout(self.app.size)
+        self._plan_compose_ahead()
 
     @property
     def prefix(self) -> str:
@@ -152,14 +240,23 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         so the tab bar, the footer and the tab's content change in the same frame."""
         if tab not in TAB_IDS:
             return
-        pane = self.query_one(f"#{tab}", TabPane)
-        if not pane.children:
-            await pane.mount(self._tab_content(tab))
+        async with self._composing:  # the tab bar's handler and this screen's may ask at once: one at a time
+            pane = self.query_one(f"#{tab}", TabPane)
+            content = self._content(tab)
+            if content is not None and not self._bound(content):  # another app's, from before a rebind
+                await content.remove()
+            if not pane.children:
+                await pane.mount(self._tab_content(tab))
 
     def on_mount(self) -> None:
         self._retitle()
         self._many_widgets = self.check_action("next_widget", ())
-        if self.PRECOMPOSE_AFTER is not None:
+        self._plan_compose_ahead()
+
+    def _plan_compose_ahead(self) -> None:
+        """Start composing the tabs not composed (for this app) ahead, unless that is under way."""
+        if self.PRECOMPOSE_AFTER is not None and not self._ahead_planned:
+            self._ahead_planned = True
             self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
 
     async def _compose_ahead(self) -> None:
@@ -169,16 +266,19 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         One tab a step (the largest ~40 ms), so a key typed meanwhile waits at most that; keys typed in a burst
         right after opening an app (``Enter 3``) find the tab composed when shown, as before."""
         assert self.PRECOMPOSE_AFTER is not None
-        if not self.is_attached:
+        if not self.is_attached or self not in self.app.screen_stack:
+            self._ahead_planned = False  # closed, or put away until re-bound (which plans again): no polling meanwhile
             return
         if self.app.screen is not self or self.host.quiet_for() < self.PRECOMPOSE_AFTER:
             self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
             return
-        pending = [tab for tab, *_ in TABS if not self.query_one(f"#{tab}", TabPane).children]
+        pending = [tab for tab in TAB_IDS if not self._bound(self._content(tab))]
         if pending:
             await self.compose_tab(pending[0])
         if len(pending) > 1:
             self.set_timer(self.PRECOMPOSE_AFTER, self._compose_ahead)
+        else:
+            self._ahead_planned = False
 
     def _retitle(self) -> None:
         app = self.editor.get(self.prefix, {}) or {}
@@ -210,7 +310,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         ("— ?", "This app has no widget", `a` refused), a trial's "ghost" after a reload. Under another screen it
         leaves when it is shown again."""
         if not self.is_current:
-            self._gone = True
+            self._gone = True  # until shown again, or re-bound to another app
             return
         name = self.sub_title.split(" · ")[0] or f"app {self.app_index + 1}"
         broken = self.editor.unreadable()
@@ -219,7 +319,7 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         self.app.pop_screen()
 
     def on_screen_resume(self) -> None:
-        if getattr(self, "_gone", False) and self._app_gone():
+        if self._gone and self._app_gone():
             self._gone = False
             self.call_later(self._leave)
 
@@ -277,6 +377,9 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         The tab bar takes the focus at once, until the new pane is laid out and its first widget can take it: a
         focus left in the pane being hidden lets a late "this pane got focus" message switch straight back."""
         await self.compose_tab(tab)
+        # painted before the focus is chosen in it: a tab hidden since the screen was re-bound to another app
+        # still showed the last one's fields (an app without a widget: the focus went to its "Press a")
+        AppTabs.catch_up(self.query_one(f"#{tab}", TabPane))
         tabs = self.query_one(TabbedContent)
         if tabs.active == tab and path is not None:
             self.call_after_refresh(self._focus_into, tab, path)  # already shown: keep the focus, then move it

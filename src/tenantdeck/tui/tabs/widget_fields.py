@@ -157,6 +157,12 @@ class FieldRow(Widget):
             self.state = state
             self.show(state)
 
+    def forget(self) -> None:
+        """Drop what the row shows and holds of the app shown so far, so its next :meth:`apply` paints it as
+        composed anew (the tab is re-bound to another app: :meth:`WidgetTab.rebind`). Subclasses drop their own
+        widgets' state too (a cursor, an undo history, a highlighted item)."""
+        self.state = None
+
     def show(self, state: RowState) -> None:
         raise NotImplementedError
 
@@ -325,6 +331,7 @@ listed with F8).
         self.colour = colour
         self._shown: str = ""
         self._live: str = ""
+        self._forgotten = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
@@ -343,11 +350,19 @@ listed with F8).
         value = state.resolved.value
         text = "" if value is None else str(value)
         box = self.input
-        if not box.has_focus or box.value == self._shown:
+        if self._forgotten or not box.has_focus or box.value == self._shown:
             self._shown = text
             if box.value != text:
                 box.value = text
+            if self._forgotten:
+                box.cursor_position = len(text)  # where a new field's first value puts it
+                self._forgotten = False
         self._check(box.value)
+
+    def forget(self) -> None:
+        super().forget()
+        self._forgotten = True
+        row_blurred(self)  # not focusable itself, as composed (Enter in the field had made it so)
 
     def _check(self, text: str) -> None:
         """The swatch, and the live check of a colour being typed (before it is written to the draft)."""
@@ -467,6 +482,7 @@ Edit freely (`ctrl+z` undoes inside the text). It is written to the draft when y
     def __init__(self, section: str, key: str) -> None:
         super().__init__(section, key)
         self._shown: str = ""
+        self._forgotten = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="line"):
@@ -483,11 +499,16 @@ Edit freely (`ctrl+z` undoes inside the text). It is written to the draft when y
         value = state.resolved.value
         text = "" if value is None else str(value)
         area = self.area
-        if not area.has_focus or area.text == self._shown:
+        if self._forgotten or not area.has_focus or area.text == self._shown:
             self._shown = text
-            if area.text != text:
-                area.load_text(text)
+            if self._forgotten or area.text != text:
+                area.load_text(text)  # also drops the area's own undo history (the other app's edits)
+            self._forgotten = False
         self.paint_status(state)
+
+    def forget(self) -> None:
+        super().forget()
+        self._forgotten = True
 
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         self.commit()
@@ -618,6 +639,10 @@ can be added or repeated here.
         if items:
             listing.highlighted = min(highlighted or 0, len(items) - 1)
         self.paint_status(state)
+
+    def forget(self) -> None:
+        super().forget()
+        self.query_one(SequenceList).highlighted = None  # the first section, as composed
 
     def move(self, step: int) -> None:
         if self.state is None:
@@ -830,6 +855,19 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
         if own:
             lines.append(problems_markup(RowState(wv.Resolved(None, wv.UNSET), problems=own)))
         update_static(banner, "\n".join(lines))
+
+    def rebind(self, app_index: int) -> None:
+        """Show app ``app_index`` as a tab composed for it would (the App screen kept for the session shows another
+        app: ``AppScreen.rebind``, which wrote any typed text to the app shown so far first): its first widget, not
+        a preset, scrolled to the top, every row painted anew; now if the tab is shown, else when it is."""
+        self.app_index = app_index
+        self.widget_index = 0
+        self.preset_mode = None
+        for row in self._rows:
+            row.forget()
+        self.scroll_home(animate=False, immediate=True)
+        self._stale = False
+        self.refresh_or_defer()
 
     def on_draft_changed(self, message: DraftChanged) -> None:
         if message.touches(self.prefix) or any(p.startswith("presets") for p in message.change.paths):
