@@ -97,9 +97,13 @@ async def test_help_is_built_once_per_place(draft: Path) -> None:
 
 
 @pytest.fixture
-def nothing_frozen() -> Iterator[None]:
+def nothing_frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A process that has frozen nothing itself (as ``tenantdeck edit``): the suite's own freeze after collection
-    (tests/conftest.py) is undone for the test and made again after it."""
+    (tests/conftest.py) is undone for the test and made again after it, and the editor asks again whether its host
+    froze anything (``gcpause`` asks once per process)."""
+    from tenantdeck import gcpause
+
+    monkeypatch.setattr(gcpause, "_host_froze", None)
     gc.unfreeze()
     yield
     gc.collect()
@@ -230,8 +234,12 @@ async def test_a_closed_screen_is_let_go(draft: Path) -> None:
             while not isinstance(app.screen, AppsScreen):
                 await pilot.press("escape")
                 await settle(pilot)
-        gc.collect()
-        alive = sorted({type(s).__name__ for ref in closed if (s := ref()) is not None})
+        for _ in range(20):  # a closed screen's own timers and workers end a few turns of the loop after it left
+            gc.collect()
+            alive = sorted({type(s).__name__ for ref in closed if (s := ref()) is not None})
+            if not alive:
+                break
+            await pilot.pause(0.05)
         assert not alive, f"closed and still alive: {alive}"
         # a third keeper, until the title next changes: each closed screen's header in the app's title watchers
         watchers = getattr(app, "__watchers", {})
