@@ -15,7 +15,11 @@ the apps; then from the Apps screen F3, F5, F6, F7, F8, P, p (presets), b (bulk 
 The figure is the median of the rounds (``--rounds``, 5). A bare Textual app's frame (a ``Static`` replaced on a
 key, same pilot, same size) is measured in the same run: the ratio to it is what compares across loaded machines.
 
-    .venv/bin/python bench/tui_navigation.py [--apps 10 1000] [--rounds 5] [--only open tab2 ...]
+    .venv/bin/python bench/tui_navigation.py [--apps 10 1000] [--rounds 5] [--only app help f5 f6 b ...]
+
+``--only`` runs part of a round: ``app`` (opening an app, its tabs, F1 and the palette there, the jump, Escape
+back), ``help`` (F1 on the Apps screen) and the keys of the screens opened from the Apps screen (``f3 f5 f6 f7 f8
+P p b``); the figures of the other keys are then left out.
 
 The full (generation 2) garbage collections made during each size's run are counted and timed: one landing inside
 a key's interval is part of that key's figure.
@@ -114,9 +118,10 @@ async def _select_row(pilot: Any, index: int) -> None:
     await settle(pilot)
 
 
-async def one_round(pilot: Any, index: int, other: str, out: dict[str, list[tuple[float, float]]]) -> None:
+async def one_round(pilot: Any, index: int, other: str, out: dict[str, list[tuple[float, float]]],
+                    only: set[str] | None = None) -> None:
     """One round of every transition (see the module docstring), on app ``index``; ``other`` is another app's name
-    for the palette jump."""
+    for the palette jump; ``only``: the parts to run (``--only``), None for all."""
     from tenantdeck.tui.screens.app_screen import AppScreen
     from tenantdeck.tui.screens.apps_screen import AppsScreen
 
@@ -124,22 +129,27 @@ async def one_round(pilot: Any, index: int, other: str, out: dict[str, list[tupl
         out.setdefault(name, []).append(figures)
 
     await _select_row(pilot, index)
-    record("Enter: open an app", await timed(pilot, _press(pilot, "enter")))
-    assert isinstance(pilot.app.screen, AppScreen), pilot.app.screen
-    for digit in (*range(2, 10), 1):
-        record(f"{digit}: tab {TABS[digit - 1]}", await timed(pilot, _press(pilot, str(digit))))
-    record("F1 help (App screen)", await timed(pilot, _press(pilot, "f1")))
-    record("Escape: close help", await timed(pilot, _press(pilot, "escape")))
-    record("ctrl+p palette", await timed(pilot, _press(pilot, "ctrl+p")))
-    await pilot.press(*other)
-    await settle(pilot)
-    record("palette jump (Enter on an app)", await timed(pilot, _press(pilot, "enter")))
-    assert isinstance(pilot.app.screen, AppScreen), pilot.app.screen
-    record("Escape: back to the apps", await timed(pilot, _press(pilot, "escape")))
-    assert isinstance(pilot.app.screen, AppsScreen), pilot.app.screen
-    record("F1 help (Apps screen)", await timed(pilot, _press(pilot, "f1")))
-    await pilot.press("escape")
+    if only is None or "app" in only:
+        record("Enter: open an app", await timed(pilot, _press(pilot, "enter")))
+        assert isinstance(pilot.app.screen, AppScreen), pilot.app.screen
+        for digit in (*range(2, 10), 1):
+            record(f"{digit}: tab {TABS[digit - 1]}", await timed(pilot, _press(pilot, str(digit))))
+        record("F1 help (App screen)", await timed(pilot, _press(pilot, "f1")))
+        record("Escape: close help", await timed(pilot, _press(pilot, "escape")))
+        record("ctrl+p palette", await timed(pilot, _press(pilot, "ctrl+p")))
+        await pilot.press(*other)
+        await settle(pilot)
+        record("palette jump (Enter on an app)", await timed(pilot, _press(pilot, "enter")))
+        assert isinstance(pilot.app.screen, AppScreen), pilot.app.screen
+        record("Escape: back to the apps", await timed(pilot, _press(pilot, "escape")))
+        assert isinstance(pilot.app.screen, AppsScreen), pilot.app.screen
+    if only is None or "help" in only:
+        record("F1 help (Apps screen)", await timed(pilot, _press(pilot, "f1")))
+        await pilot.press("escape")
+        await settle(pilot)
     for key, name in SCREEN_KEYS:
+        if only is not None and key not in only:
+            continue
         record(name, await timed(pilot, _press(pilot, key)))
         record(f"Escape from {name.split()[0]}", await timed(pilot, _press(pilot, "escape")))
         while not isinstance(pilot.app.screen, AppsScreen):  # a screen that took Escape for itself
@@ -147,7 +157,8 @@ async def one_round(pilot: Any, index: int, other: str, out: dict[str, list[tupl
             await settle(pilot)
 
 
-async def measure(path: Path, apps: int, rounds: int) -> dict[str, list[tuple[float, float]]]:
+async def measure(path: Path, apps: int, rounds: int,
+                  only: set[str] | None = None) -> dict[str, list[tuple[float, float]]]:
     from tenantdeck.tui.app import TenantdeckApp
     from tenantdeck.tui.safety import SafetyNet
 
@@ -160,7 +171,7 @@ async def measure(path: Path, apps: int, rounds: int) -> dict[str, list[tuple[fl
         for r in range(rounds):
             index = (apps // 2 + r) if apps > 10 else r + 1
             other = f"Tenant {(index + 3) % apps:05d}"
-            await one_round(pilot, index, other, out)
+            await one_round(pilot, index, other, out, only)
     return out
 
 
@@ -215,6 +226,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--apps", type=int, nargs="+", default=[10, 1000])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--only", nargs="+", choices=["app", "help", *(key for key, _ in SCREEN_KEYS)],
+                        help="run these parts of a round only (see the module docstring)")
     args = parser.parse_args()
     results: dict[int, dict[str, list[tuple[float, float]]]] = {}
     collections: dict[int, FullCollections] = {}
@@ -232,7 +245,7 @@ def main() -> None:
             collections[n] = FullCollections()
             gc.callbacks.append(collections[n])
             try:
-                results[n] = asyncio.run(measure(path, n, args.rounds))
+                results[n] = asyncio.run(measure(path, n, args.rounds, set(args.only) if args.only else None))
             finally:
                 gc.callbacks.remove(collections[n])
     base = statistics.median(f for f, _ in floor)
