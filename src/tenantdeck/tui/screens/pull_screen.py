@@ -148,7 +148,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         def add_row(app: str, mark: str, text: str, key: str, change: Any = None) -> None:
             self._full[key] = " ".join(part for part in (shown(app), mark, shown(text).strip()) if part)
             cut = f"    {change_text_fitted(change, room - 4)}" if change is not None else fitted(shown(text), room)
-            table.add_row(Text(fitted(shown(app), APP_CELLS)), mark, Text(cut), key=key)  # the service's words
+            table.add_row(Text(fitted(shown(app), APP_CELLS)), Text(mark), Text(cut), key=key)  # the service's words
 
         for n, app in enumerate(preview.apps):
             what = {"new": "new on the service: added to the draft",

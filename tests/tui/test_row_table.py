@@ -1,0 +1,84 @@
+"""RowTable measures rows of Text as DataTable does (the same column widths and size), without Rich's general
+measure per cell (issue 36: 3,000 cells of F5's and F6's tables at 1,000 apps)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable
+from textual.widgets import _data_table as data_table_module
+
+from tenantdeck.tui.widgets.row_table import RowTable
+
+ROWS: list[tuple[Any, ...]] = [
+    (Text("Acme"), Text("+"), Text("new on the service")),
+    (Text("表示名 wide"), Text(""), Text("two\nlines, the second longer")),
+    (None, Text("~"), Text("  tabs\tand a form feed\x0cinside")),
+    (Text("x" * 40), Text("-"), Text("")),
+]
+#: rows DataTable measures itself: markup text, a number, a label
+OTHERS: list[tuple[Any, ...]] = [("[b]bold[/b]", 12.5, "plain str")]
+
+
+class Tables(App[None]):
+    def compose(self) -> ComposeResult:
+        yield RowTable(id="ours", cursor_type="row")
+        yield DataTable(id="textuals", cursor_type="row")
+
+
+def _filled(others: bool) -> dict[str, tuple[list[int], Any]]:
+    out: dict[str, tuple[list[int], Any]] = {}
+
+    async def flow() -> None:
+        app = Tables()
+        async with app.run_test(size=(80, 24)) as pilot:
+            for table in app.query(DataTable):
+                table.add_columns("App", "", "What")
+                for n, row in enumerate(ROWS):
+                    table.add_row(*row, key=f"r{n}")
+                if others:
+                    table.add_row(*OTHERS[0], key="other", label="L")
+            await pilot.pause()
+            for table in app.query(DataTable):
+                out[str(table.id)] = ([c.content_width for c in table.ordered_columns], table.virtual_size)
+
+    asyncio.run(flow())
+    return out
+
+
+@pytest.mark.parametrize("others", [False, True], ids=["text rows", "with rows DataTable measures"])
+def test_the_columns_are_as_wide_as_datatable_makes_them(others: bool) -> None:
+    widths = _filled(others)
+    assert widths["ours"] == widths["textuals"]
+    assert widths["ours"][0][0] == 40
+
+
+def test_rows_of_text_are_not_measured_through_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without RowTable's measure, DataTable calls ``measure`` once per cell (12 here)."""
+    calls: list[object] = []
+    real = data_table_module.measure
+
+    def counted(console: Any, renderable: Any, default: int, **kwargs: Any) -> int:
+        calls.append(renderable)
+        return real(console, renderable, default, **kwargs)
+
+    monkeypatch.setattr(data_table_module, "measure", counted)
+
+    async def flow() -> None:
+        app = Tables()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.query_one("#textuals", DataTable).remove()
+            table = app.query_one(RowTable)
+            table.add_columns("App", "", "What")
+            for n, row in enumerate(ROWS):
+                table.add_row(*row, key=f"r{n}")
+            calls.clear()
+            await pilot.pause()
+            assert table.ordered_columns[0].content_width == 40
+
+    asyncio.run(flow())
+    assert calls == []
