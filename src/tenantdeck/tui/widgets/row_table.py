@@ -38,6 +38,14 @@ class RowTable(DataTable[str]):
         else:
             super().action_scroll_end()
 
+    def measure_now(self) -> None:
+        """EXPERIMENT"""
+        if self._require_update_dimensions:
+            self._require_update_dimensions = False
+            new_rows = self._new_rows.copy()
+            self._new_rows.clear()
+            self._update_dimensions(new_rows)
+
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """Widen the columns for the new rows of plain text here (see the module docstring); the rest, and the
         table's virtual size, are DataTable's."""
@@ -69,3 +77,5 @@ def _text_width(cell: object) -> int | None:
         return None
     lines = cell.plain.splitlines()
     return max(map(cell_len, lines)) if lines else 0
+
+
