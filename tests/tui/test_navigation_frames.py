@@ -259,3 +259,46 @@ async def test_full_collections_wait_for_the_user_to_be_idle(draft: Path, monkey
             await pilot.pause(0.1)
     assert since_input and min(since_input) >= 0.2  # asked, and never sooner than IDLE_AFTER after a key
     assert gc.get_threshold() == before
+
+
+async def test_help_shown_again_is_not_styled_again_unless_the_css_changed(draft: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual restyles every node of a resumed screen; the installed help's styles stand until the app's CSS
+    changes (F1's first frame, issue 36). A theme chosen between two F1s still reaches the help."""
+    from textual.containers import VerticalScroll
+
+    styled: list[object] = []
+    real = HelpScreen.update_node_styles
+
+    def counted(self: HelpScreen, animate: bool = True) -> None:
+        styled.append(self)
+        real(self, animate)
+
+    monkeypatch.setattr(HelpScreen, "update_node_styles", counted)
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        box = help_screen.query_one(VerticalScroll)
+        before = (box.styles.background, box.styles.border_top)
+        await pilot.press("escape")
+        await settle(pilot)
+        styled.clear()
+        await pilot.press("f1")
+        await settle(pilot)
+        assert app.screen is help_screen and styled == []
+        assert (box.styles.background, box.styles.border_top) == before
+        await pilot.press("escape")
+        await settle(pilot)
+        other = next(name for name in app.available_themes if name != app.theme and
+                     app.available_themes[name].dark == app.current_theme.dark and
+                     app.available_themes[name].primary != app.current_theme.primary)
+        app.theme = other
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert box.styles.border_top != before[1], "the new theme's primary colour on the help's border"
+        assert app.screen is help_screen and styled == [help_screen]

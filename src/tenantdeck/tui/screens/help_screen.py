@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -110,6 +111,8 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.content = content
         self.text = content.text
+        #: the app's CSS generation (``App._css_update_count``) this screen's styles were last worked out for
+        self._styled_for: int | None = None
 
     @classmethod
     def for_place(cls, app: App[Any], focused: Widget | None, screen: Screen[object]) -> HelpScreen:
@@ -124,6 +127,16 @@ class HelpScreen(ModalScreen[None]):
         help_screen = cls(content)
         app.install_screen(help_screen, name)
         return help_screen
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown again (an installed help, :meth:`for_place`): Textual works out the style of every node of a
+        resumed screen again (``Screen._on_screen_resume``), ~25 ms of F1's first frame for the help's Markdown,
+        though nothing it styles by has changed since it was last shown unless the app's CSS has (a theme, a CSS
+        reload: each counts in ``App._css_update_count``). Focus and hover restyle their own widgets as they move."""
+        generation = self.app._css_update_count
+        if self._styled_for == generation:
+            event.refresh_styles = False
+        self._styled_for = generation
 
     def on_screen_suspend(self) -> None:
         """Let go of the screen it was shown over, which an installed help screen otherwise kept alive for the
