@@ -1,4 +1,4 @@
-"""Two costs Textual puts on every screen this editor opens, undone once per process (each a private hook of
+"""Three costs Textual puts on every screen this editor opens, undone once per process (each a private hook of
 Textual's, checked before it is replaced: a Textual that changed it is left as it is).
 
 **Line styles cached on the widget** (Textualize/textual#6665). ``StylesCache.get_inner_outer`` is an instance
@@ -17,6 +17,15 @@ function.
 layout for the same 80x24 (issue 36's "Enter: open an app"). A screen already laid out at the size it is told is
 not laid out again; a real resize (another size) is, and layout a widget asked for is still done by the screen's
 update timer, as always.
+
+**A screen styled twice as it opens.** Every ``ScreenResume`` makes Textual work out the style of every node of
+the screen again (``Screen._on_screen_resume`` -> ``update_node_styles``), the screen just pushed included, whose
+nodes were styled as they mounted a moment before: 7-9 ms of bulk edit's first frame, 5-10 of the other screens'
+(issue 36). What a node is styled by changes between the two only if the app's CSS does (a theme, a CSS reload: each
+counts in ``App._css_update_count``) or the app's focus does (``App:blur``); a class or a focus moving restyles its
+own widgets as it happens. A screen's first resume is not restyled when neither changed since the screen was
+registered (:func:`styled_now`); a screen may record the same for a later resume (the installed help, as it closes:
+:meth:`~tenantdeck.tui.screens.help_screen.HelpScreen.on_screen_suspend`). Every other resume is Textual's.
 """
 
 from __future__ import annotations
@@ -28,12 +37,28 @@ from typing import Any
 from textual._styles_cache import StylesCache
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.widget import Widget
+
+#: the attribute a screen's styling state is recorded in (:func:`styled_now`)
+_STYLED_FOR = "_tenantdeck_styled_for"
 
 
 def install() -> None:
-    """Both fixes, once per process (the app calls it as it mounts)."""
+    """Every fix, once per process (the app calls it as it mounts)."""
     _line_styles_on_colours()
     _no_second_layout_at_the_same_size()
+    _no_restyle_of_a_screen_styled_already()
+
+
+def styling_state(app: Any) -> tuple[int, bool]:
+    """What a node's style can depend on beyond its own classes and focus: the app's CSS generation and focus."""
+    return (app._css_update_count, bool(app.app_focus))
+
+
+def styled_now(screen: Screen[Any]) -> None:
+    """Record that every node of ``screen`` is styled for the app as it is now: its next resume is not restyled
+    unless the app's CSS or focus changes first."""
+    setattr(screen, _STYLED_FOR, styling_state(screen.app))
 
 
 def _line_styles_on_colours() -> bool:
@@ -70,4 +95,27 @@ def _no_second_layout_at_the_same_size() -> bool:
 
     _screen_resized._tenantdeck = True  # type: ignore[attr-defined]
     Screen._screen_resized = _screen_resized  # type: ignore[method-assign]
+    return True
+
+
+def _no_restyle_of_a_screen_styled_already() -> bool:
+    """Wrap ``Screen._on_screen_resume`` (and record the state a screen is registered in, ``_post_register``):
+    a resume of a screen styled for the app as it is now leaves ``refresh_styles`` off."""
+    original = Screen.__dict__.get("_on_screen_resume")
+    if original is None or getattr(original, "_tenantdeck", False) or "_post_register" in Screen.__dict__:
+        return False
+
+    def _post_register(self: Screen[Any], app: Any) -> None:
+        Widget._post_register(self, app)
+        setattr(self, _STYLED_FOR, styling_state(app))
+
+    def _on_screen_resume(self: Screen[Any], event: Any) -> None:
+        if getattr(self, _STYLED_FOR, None) == styling_state(self.app):
+            event.refresh_styles = False
+        setattr(self, _STYLED_FOR, None)  # once: a later resume is Textual's unless recorded again
+        original(self, event)
+
+    _on_screen_resume._tenantdeck = True  # type: ignore[attr-defined]
+    Screen._post_register = _post_register  # type: ignore[method-assign]
+    Screen._on_screen_resume = _on_screen_resume  # type: ignore[method-assign]
     return True

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -17,6 +16,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
+from tenantdeck.tui.textual_fixes import styled_now
 from tenantdeck.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -111,8 +111,6 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.content = content
         self.text = content.text
-        #: the app's CSS generation (``App._css_update_count``) this screen's styles were last worked out for
-        self._styled_for: int | None = None
 
     @classmethod
     def for_place(cls, app: App[Any], focused: Widget | None, screen: Screen[object]) -> HelpScreen:
@@ -128,16 +126,6 @@ class HelpScreen(ModalScreen[None]):
         app.install_screen(help_screen, name)
         return help_screen
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """Shown again (an installed help, :meth:`for_place`): Textual works out the style of every node of a
-        resumed screen again (``Screen._on_screen_resume``), ~25 ms of F1's first frame for the help's Markdown,
-        though nothing it styles by has changed since it was last shown unless the app's CSS has (a theme, a CSS
-        reload: each counts in ``App._css_update_count``). Focus and hover restyle their own widgets as they move."""
-        generation = self.app._css_update_count
-        if self._styled_for == generation:
-            event.refresh_styles = False
-        self._styled_for = generation
-
     def on_screen_suspend(self) -> None:
         """Let go of the screen it was shown over, which an installed help screen otherwise kept alive for the
         rest of the session (a closed App screen, all its tabs composed) in two places: its drawing of that screen
@@ -149,6 +137,9 @@ class HelpScreen(ModalScreen[None]):
         if timer is not None:
             timer.stop()
             self._Screen__update_timer = None
+        # shown again, its styles stand unless the app's CSS or focus changes meanwhile: Textual would style every
+        # node of its Markdown again, the larger part of F1's first frame (issue 36; tui/textual_fixes.py)
+        styled_now(self)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
