@@ -25,6 +25,8 @@ OTHERS: list[tuple[Any, ...]] = [("[b]bold[/b]", 12.5, "plain str")]
 
 
 class Tables(App[None]):
+    CSS = "DataTable { height: 10; }"  # as the review's and the pull's: a fixed room, a scrollbar past it
+
     def compose(self) -> ComposeResult:
         yield RowTable(id="ours", cursor_type="row")
         yield DataTable(id="textuals", cursor_type="row")
@@ -82,3 +84,33 @@ def test_rows_of_text_are_not_measured_through_rich(monkeypatch: pytest.MonkeyPa
 
     asyncio.run(flow())
     assert calls == []
+
+
+def test_rows_added_measures_them_and_shows_the_scrollbar_at_once() -> None:
+    """``rows_added`` after a fill: the columns are as wide as the rows and the scrollbar they need is on before
+    the table is next idle and laid out (each of those a screen update later, F5 and F6 at 1,000 rows)."""
+    seen: dict[str, Any] = {}
+
+    async def flow() -> None:
+        app = Tables()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            table = app.query_one(RowTable)
+            table.add_columns("App", "", "What")
+            for n in range(200):
+                table.add_row(Text(f"app {n}"), Text("+"), Text("x" * (n % 37)), key=f"r{n}")
+            seen["before"] = (table.show_vertical_scrollbar, table.ordered_columns[2].content_width)
+            table.rows_added()
+            seen["after"] = (table.show_vertical_scrollbar, table.ordered_columns[2].content_width)
+            await pilot.pause()
+            textuals = app.query_one("#textuals", DataTable)
+            textuals.add_columns("App", "", "What")
+            for n in range(200):
+                textuals.add_row(Text(f"app {n}"), Text("+"), Text("x" * (n % 37)), key=f"r{n}")
+            await pilot.pause()
+            seen["textual's"] = [c.content_width for c in textuals.ordered_columns]
+            seen["ours"] = [c.content_width for c in table.ordered_columns]
+
+    asyncio.run(flow())
+    assert seen["before"] == (False, len("What")) and seen["after"] == (True, 36)
+    assert seen["ours"] == seen["textual's"]

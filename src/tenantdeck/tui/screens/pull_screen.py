@@ -139,7 +139,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
         self.result = result
         preview = result.preview
-        table = self.query_one(DataTable)
+        table = self.query_one(RowTable)
         table.clear()
 
         self._full: dict[str, str] = {}  #: each row's text whole, for the detail line (the table's is cut)
@@ -168,6 +168,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                 add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
         for k, note in enumerate(preview.notes):
             add_row("", "*", note, key=f"note{k}")
+        table.rows_added()  # measured and its scrollbar shown in the frame that shows the rows
         tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
         self._status(f"{preview.summary()} Read from {where}.{tail}")
         self.refresh_bindings()
