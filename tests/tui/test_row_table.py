@@ -114,3 +114,40 @@ def test_rows_added_measures_them_and_shows_the_scrollbar_at_once() -> None:
     asyncio.run(flow())
     assert seen["before"] == (False, len("What")) and seen["after"] == (True, 36)
     assert seen["ours"] == seen["textual's"]
+
+
+@pytest.mark.parametrize("first", [0, 3], ids=["into an empty table", "after rows"])
+def test_append_rows_leaves_the_table_as_add_row_does(first: int) -> None:
+    """``append_rows`` does ``add_row``'s bookkeeping once for many rows (F5, F6): the same rows, keys, data, order,
+    heights, cursor and highlighted row, the same messages, the same drawing."""
+    seen: dict[str, Any] = {}
+
+    class Watching(Tables):
+        def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+            seen.setdefault(f"{event.data_table.id} highlighted", []).append(event.row_key.value)
+
+    rows = [([Text(f"app {n}"), Text("+-~"[n % 3]), Text("x" * (n % 41))], f"r{n}") for n in range(60)]
+
+    async def flow() -> None:
+        app = Watching()
+        async with app.run_test(size=(80, 24)) as pilot:
+            ours, textuals = app.query_one(RowTable), app.query_one("#textuals", DataTable)
+            for table in (ours, textuals):
+                table.add_columns("App", "", "What")
+                for cells, key in rows[:first]:
+                    table.add_row(*cells, key=key)
+            await pilot.pause()
+            ours.append_rows(rows[first:])
+            for cells, key in rows[first:]:
+                textuals.add_row(*cells, key=key)
+            await pilot.pause()
+            for table in (ours, textuals):
+                seen[str(table.id)] = (
+                    [table.get_row_at(i) for i in range(table.row_count)],
+                    [(key.value, row.height, row.label) for key, row in table.rows.items()],
+                    table.cursor_coordinate, [c.content_width for c in table.ordered_columns], table.virtual_size,
+                    table._total_row_height, [line.text for line in table.render_lines(table.region.reset_offset)])
+
+    asyncio.run(flow())
+    assert seen["ours"] == seen["textuals"]
+    assert seen.get("ours highlighted") == seen.get("textuals highlighted") == ["r0"]  # once, by the first row
