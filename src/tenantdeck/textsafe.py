@@ -118,6 +118,8 @@ def fitted(text: str, width: int) -> str:
         return text
     if width <= 0:
         return ""
+    if _NARROW.fullmatch(text):  # one cell, one grapheme a character: what the loop below keeps, without it
+        return text[:width - 1] + "…"  # (F6's plan cuts 1,000 rows: splitting each into graphemes was 25 ms)
     spans, _ = split_graphemes(text)
     used = end = 0
     for _start, stop, cells in spans:
@@ -134,6 +136,8 @@ def fitted_end(text: str, width: int) -> str:
         return text
     if width <= 0:
         return ""
+    if _NARROW.fullmatch(text):  # as in fitted
+        return "…" + text[len(text) - (width - 1):] if width > 1 else "…"
     spans, _ = split_graphemes(text)
     used, start = 0, len(text)
     for begin, _stop, cells in reversed(spans):

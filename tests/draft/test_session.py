@@ -319,3 +319,37 @@ def test_factory_draft_round_trip(tmp_path: Path) -> None:
     assert any(p.code == "unknown_preset" for p in session.problems)
     session.undo()
     assert session.problems == []
+
+
+def test_a_snapshot_is_not_changed_by_later_edits_nor_by_undo(sample: Path) -> None:
+    """``snapshot`` hands a worker the data of one moment (F5's pull, F8's problems): no part of it is shared with
+    the session, whatever the user edits next."""
+    session = DraftSession.open(sample)
+    version, data = session.snapshot()
+    before = repr(data)
+    session.set("apps[0].name", "Renamed")
+    session.insert("apps[1].webhooks", webhook("second", triggers=["message_sent"]))
+    session.set("apps[0].extensions.disabled", ["e2ee"])
+    session.delete("apps[1].sms")
+    session.undo()
+    assert repr(data) == before and version != session.version
+    data["apps"][0]["name"] = "Changed in the worker"  # and the other way round
+    assert session.data["apps"][0]["name"] == "Renamed"
+
+
+def test_a_snapshot_keeps_values_the_fast_copy_does_not_take(tmp_path: Path) -> None:
+    """A YAML timestamp parses to a ``date``, which ``marshal`` refuses: the snapshot is still a full copy, with the
+    value's own type."""
+    import datetime as dt
+
+    path = write(tmp_path, """\
+        format: 1
+        presets: {}
+        apps:
+        - name: 2024-01-02
+          region: us
+        """)
+    session = DraftSession.open(path)
+    _, data = session.snapshot()
+    assert data == session.data and data["apps"][0]["name"] == dt.date(2024, 1, 2)
+    assert data["apps"][0] is not session.data["apps"][0]

@@ -4,6 +4,7 @@ control characters, JSON lists."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,3 +97,25 @@ def test_a_cut_through_emoji_sequences_fits_both_ways(text: str, width: int) -> 
     assert cell_width(start) <= width and cell_width(end) <= width, (start, end)
     assert start == text or (start.endswith("…") and text.startswith(start[:-1]))
     assert end == text or (end.startswith("…") and text.endswith(end[1:]))
+
+
+@given(text=st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=200), width=st.integers(1, 100))
+def test_printable_ascii_is_cut_as_the_grapheme_walk_cuts_it(text: str, width: int) -> None:
+    """Printable ASCII (one cell, one grapheme a character) is cut without splitting it into graphemes (F6's plan
+    cuts 1,000 rows); the same cut: the first ``width - 1`` characters and ``…``, or the last ones after it."""
+    from tenantdeck.textsafe import fitted_end
+
+    short = len(text) <= width
+    assert fitted(text, width) == (text if short else text[:width - 1] + "…")
+    assert fitted_end(text, width) == (text if short else "…" + text[len(text) - width + 1:])
+
+
+def test_printable_ascii_is_not_split_into_graphemes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tenantdeck.textsafe as textsafe
+
+    def refused(text: str) -> None:
+        raise AssertionError(f"split_graphemes({text!r})")
+
+    monkeypatch.setattr(textsafe, "split_graphemes", refused)
+    assert textsafe.fitted("create app Tenant 00500 in region eu", 20) == "create app Tenant 0…"
+    assert textsafe.fitted_end("apps[500].widgets[0].main.send_gifs", 20) == "…s[0].main.send_gifs"

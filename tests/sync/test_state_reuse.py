@@ -313,3 +313,44 @@ _nested = st.recursive(_scalars, lambda inner: st.one_of(
 @given(value=st.dictionaries(_keys, _nested, max_size=5))
 def test_flatten_by_type_gives_the_answer_of_the_abc_checks(value: dict[str, Any]) -> None:
     assert flatten(value) == _reference_flatten(value)
+
+
+def test_a_plan_keeps_its_parts_for_the_next_plan_of_apps_without_a_base(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The change states canonicalise only apps with a base; F6's plan made every part of 1,000 unbased apps again
+    each time. A plan hands its parts back (``AppStates.keep_parts``): the next plan of the same models makes none,
+    and after an edit only the kind whose fields changed, with the slow path's answer."""
+    for name, value in ENV.items():
+        monkeypatch.setenv(name, value)
+    path = tmp_path / "tenantdeck.yaml"
+    data = {"format": 1, "presets": {}, "apps": [full_app(i) for i in range(APPS)]}
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    editor = Editor(path)
+    editor.session.validate_all()
+    assert set(editor.compute_app_states().values()) == {"no base"}
+    made: list[str] = []  #: the kinds whose part was made (those without ``reads`` are made every time)
+    kept = {kind.name for kind in KINDS if kind.reads is not None}
+    for kind in KINDS:
+        real = kind.from_draft
+
+        def counted(*args: Any, _real: Any = real, _name: str = kind.name, **kwargs: Any) -> Any:
+            made.append(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(kind, "from_draft", counted)
+
+    def plan_apps() -> list[dict[str, Any]]:
+        loaded = editor.session.load_result()
+        assert loaded is not None
+        return load_local(path, os.environ, text=editor.session.text, loaded=loaded, reuse=editor.kept_states()).apps
+
+    first = plan_apps()
+    assert len([m for m in made if m in kept]) == APPS * len(kept)
+    made.clear()
+    assert plan_apps() == first and not [m for m in made if m in kept]
+    assert editor.set("apps[1].sms.messageDelay", 61).ok
+    made.clear()
+    again = plan_apps()
+    assert [m for m in made if m in kept] == ["sms"]
+    assert again == load_local(path, os.environ, text=editor.session.text).apps
+    assert again[1] != first[1] and again[0] == first[0]

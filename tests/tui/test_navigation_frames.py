@@ -271,3 +271,87 @@ async def test_full_collections_wait_for_the_user_to_be_idle(draft: Path, monkey
             await pilot.pause(0.1)
     assert since_input and min(since_input) >= 0.2  # asked, and never sooner than IDLE_AFTER after a key
     assert gc.get_threshold() == before
+
+
+async def test_help_shown_again_is_not_styled_again_unless_the_css_changed(draft: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual restyles every node of a resumed screen; the installed help's styles stand until the app's CSS
+    changes (F1's first frame, issue 36). A theme chosen between two F1s still reaches the help."""
+    from textual.containers import VerticalScroll
+
+    styled: list[object] = []
+    real = HelpScreen.update_node_styles
+
+    def counted(self: HelpScreen, animate: bool = True) -> None:
+        styled.append(self)
+        real(self, animate)
+
+    monkeypatch.setattr(HelpScreen, "update_node_styles", counted)
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        box = help_screen.query_one(VerticalScroll)
+        before = (box.styles.background, box.styles.border_top)
+        await pilot.press("escape")
+        await settle(pilot)
+        styled.clear()
+        await pilot.press("f1")
+        await settle(pilot)
+        assert app.screen is help_screen and styled == []
+        assert (box.styles.background, box.styles.border_top) == before
+        await pilot.press("escape")
+        await settle(pilot)
+        other = next(name for name in app.available_themes if name != app.theme and
+                     app.available_themes[name].dark == app.current_theme.dark and
+                     app.available_themes[name].primary != app.current_theme.primary)
+        app.theme = other
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert box.styles.border_top != before[1], "the new theme's primary colour on the help's border"
+        assert app.screen is help_screen and styled == [help_screen]
+
+
+async def test_a_screen_just_pushed_is_not_styled_again_as_it_resumes(draft: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its nodes were styled as they mounted: Textual's restyle of every node on the first ``ScreenResume`` was
+    7-9 ms of bulk edit's first frame (tui/textual_fixes.py). Bulk edit's filter takes the focus first, not the
+    form around it (whose focus restyled the whole form twice). Escape goes back to the Apps list, focused."""
+    from textual.screen import Screen
+
+    from tenantdeck.tui.screens.apps_screen import AppsScreen
+    from tenantdeck.tui.screens.bulk_edit import BulkEditScreen
+
+    styled: list[str] = []
+    real = Screen.update_node_styles
+
+    def counted(self: Screen[Any], animate: bool = True) -> None:
+        styled.append(type(self).__name__)
+        real(self, animate)
+
+    monkeypatch.setattr(Screen, "update_node_styles", counted)
+    focused: list[str] = []
+    real_focus = Screen.set_focus
+
+    def focus(self: Screen[Any], widget: Any, *args: Any, **kwargs: Any) -> Any:
+        focused.append(str(getattr(widget, "id", None) or type(widget).__name__))
+        return real_focus(self, widget, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "set_focus", focus)
+    app = make_app(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        styled.clear()
+        focused.clear()
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, BulkEditScreen)
+        assert "BulkEditScreen" not in styled and set(focused) == {"filter"}
+        assert app.focused is not None and app.focused.id == "filter"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AppsScreen) and app.focused is not None

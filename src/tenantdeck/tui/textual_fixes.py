@@ -1,4 +1,4 @@
-"""Three costs Textual puts on the screens this editor opens, undone once per process (each a private hook of
+"""Four costs Textual puts on the screens this editor opens, undone once per process (each a private hook of
 Textual's, checked before it is replaced: a Textual that changed it is left as it is).
 
 **Line styles cached on the widget** (Textualize/textual#6665). ``StylesCache.get_inner_outer`` is an instance
@@ -18,14 +18,15 @@ layout for the same 80x24 (issue 36's "Enter: open an app"). A screen already la
 not laid out again; a real resize (another size) is, and layout a widget asked for is still done by the screen's
 update timer, as always.
 
-**A screen shown again styled anew.** ``App.push_screen`` has the screen it shows re-apply the stylesheet to every
-one of its widgets (``ScreenResume(refresh_styles=True)``), even one that was on the screen before, styled, and kept
-(an installed screen: the App screen kept for the session, ``AppScreen.for_app``). Re-opening an app spent 50-90 ms
-of its first frame there (issue 36) on styles that had not changed: a widget whose classes or focus change is
-restyled by Textual as it changes, on a screen shown or not. What else the styles depend on is the app's: its
-stylesheet (a theme change counts it, ``App._css_update_count``), its classes and pseudo-classes (dark, focus,
-ANSI colour). A screen shown again with those as they were when it was put away is not restyled; any other is, as
-Textual does.
+**A screen styled again with nothing changed.** Every ``ScreenResume`` makes Textual work out the style of every
+node of the screen again (``Screen._on_screen_resume`` -> ``update_node_styles``): the screen just pushed, whose
+nodes were styled as they mounted a moment before (7-9 ms of bulk edit's first frame, 5-10 of the other screens'),
+and a screen shown again, styled and kept (an installed screen: the App screen kept for the session,
+``AppScreen.for_app``, 50-90 ms of re-opening an app; the installed help) (issue 36). A widget whose classes or
+focus change is restyled by Textual as it changes, on a screen shown or not; what else the styles depend on is the
+app's: its stylesheet (a theme or a CSS reload counts it, ``App._css_update_count``), its classes and pseudo-classes
+(dark, focus, ANSI colour). The state of those is recorded as a screen is registered (styled as it mounts) and as it
+is put away; a resume that finds them as recorded is not restyled, any other is, as Textual does.
 """
 
 from __future__ import annotations
@@ -37,13 +38,14 @@ from typing import Any
 from textual._styles_cache import StylesCache
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.widget import Widget
 
 
 def install() -> None:
     """The fixes, once per process (the app calls it as it mounts)."""
     _line_styles_on_colours()
     _no_second_layout_at_the_same_size()
-    _no_restyle_of_a_screen_shown_again_unchanged()
+    _no_restyle_of_a_screen_styled_already()
 
 
 def _line_styles_on_colours() -> bool:
@@ -89,13 +91,18 @@ def _styled_with(screen: Screen[Any]) -> tuple[object, ...]:
     return app._css_update_count, frozenset(app.classes), frozenset(app.get_pseudo_classes())
 
 
-def _no_restyle_of_a_screen_shown_again_unchanged() -> bool:
-    """Wrap ``Screen._on_screen_suspend`` (note what the screen was styled with) and ``Screen._on_screen_resume``
-    (no restyle when that is unchanged)."""
+def _no_restyle_of_a_screen_styled_already() -> bool:
+    """Wrap ``Screen._post_register`` and ``Screen._on_screen_suspend`` (note what the screen is styled with) and
+    ``Screen._on_screen_resume`` (no restyle when that is unchanged)."""
     suspend = Screen.__dict__.get("_on_screen_suspend")
     resume = Screen.__dict__.get("_on_screen_resume")
-    if suspend is None or resume is None or getattr(resume, "_tenantdeck", False):
+    if (suspend is None or resume is None or getattr(resume, "_tenantdeck", False)
+            or "_post_register" in Screen.__dict__):
         return False
+
+    def _post_register(self: Screen[Any], app: Any) -> None:
+        Widget._post_register(self, app)
+        self._tenantdeck_styled_with = _styled_with(self)  # type: ignore[attr-defined]
 
     def _on_screen_suspend(self: Screen[Any]) -> None:
         suspend(self)
@@ -109,6 +116,7 @@ def _no_restyle_of_a_screen_shown_again_unchanged() -> bool:
         resume(self, event)
 
     _on_screen_resume._tenantdeck = True  # type: ignore[attr-defined]
+    Screen._post_register = _post_register  # type: ignore[method-assign]
     Screen._on_screen_suspend = _on_screen_suspend  # type: ignore[method-assign]
     Screen._on_screen_resume = _on_screen_resume  # type: ignore[method-assign]
     return True

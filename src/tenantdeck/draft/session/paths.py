@@ -3,6 +3,8 @@ is followed through the plain data; shared by every part of the session."""
 
 from __future__ import annotations
 
+import copy
+import marshal
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,3 +38,14 @@ def walk(data: Any, parts: Sequence[PathPart]) -> Any:
         else:
             raise TypeError(part)
     return data
+
+
+def copied(data: Any) -> Any:
+    """A deep copy of plain data (what a draft parses to: dicts, lists, strings, numbers, booleans, None), made by
+    ``marshal`` in C: 1,000 apps in ~10 ms where ``copy.deepcopy`` took ~45 (F5's read of the draft, issue 36).
+    Anything ``marshal`` does not take (a YAML timestamp's ``datetime``, a subclass of ``str``) is copied by
+    ``copy.deepcopy`` as before, so every value comes back the same type and nothing is shared with ``data``."""
+    try:
+        return marshal.loads(marshal.dumps(data))
+    except ValueError:  # "unmarshallable object" (or nested too deep): the general copy
+        return copy.deepcopy(data)

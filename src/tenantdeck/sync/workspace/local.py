@@ -104,7 +104,8 @@ def load_local(
     ``profile``: the target's profile; when the draft's targets file has a section for it, the draft is loaded as
     that target sees it (its ids and overrides, its own workspace: :func:`load_view`).
     ``reuse``: the editor's change states of the session ``loaded`` comes from; each app's canonical parts they
-    kept are reused where made from the same models, key and environment (:meth:`AppStates.parts_made_with`).
+    kept are reused where made from the same models, key and environment (:meth:`AppStates.parts_made_with`), and
+    the parts made here are handed back to them for the next plan (:meth:`AppStates.keep_parts`).
     """
     from tenantdeck.draft.target_overrides import TargetOverridesInvalid, has_section
 
@@ -144,12 +145,16 @@ def load_local(
             if app.id and isinstance(app_data, dict):
                 digests[app.id] = app_digest(app_data, presets, env, key, Path(path).parent)
         hits = InSyncCache(workspace).hits(digests)
-    kept = reuse.parts_made_with(draft.presets, key, env) if reuse is not None and loaded is not None else {}
+    keeping = reuse is not None and loaded is not None
+    kept = reuse.parts_made_with(draft.presets, key, env) if reuse is not None and keeping else {}
     apps = [
-        canonical_app_from_draft(draft, i, secret_key=key, env=env, parts=kept.get(i))
+        canonical_app_from_draft(draft, i, secret_key=key, env=env,
+                                 parts=kept.setdefault(i, {}) if keeping else None)
         for i, app in enumerate(draft.apps)
         if app.id not in hits
     ]
+    if reuse is not None and keeping:
+        reuse.keep_parts(draft.presets, key, env, kept)  # the next plan of these models makes only what changed
     in_sync = {app.id: app.name for app in draft.apps if app.id in hits}
     return Local(Path(path), result, workspace, key, env, apps, workspace.load_base(skip=hits), in_sync, digests)
 

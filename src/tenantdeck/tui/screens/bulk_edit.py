@@ -54,6 +54,10 @@ The line below says how many apps will change before anything is written.
         Binding("f5", "apply", "Apply", id="bulk.apply"),
         Binding("escape", "close", "Back", id="bulk.close"),
     ]
+    #: the filter takes the focus as the screen opens (Textual's default focuses the first focusable widget, the
+    #: form's scroll container: its whole form styled as it took the focus and again as the filter took it, 15-20
+    #: ms of the first frame, issue 36); Tab and shift+Tab go where they went
+    AUTO_FOCUS = "#filter"
     DEFAULT_CSS = """
     BulkEditScreen VerticalScroll { padding: 0 1; }
     BulkEditScreen .heading { text-style: bold; margin-top: 1; }

@@ -130,7 +130,9 @@ class HelpScreen(ModalScreen[None]):
         rest of the session (a closed App screen, all its tabs composed) in two places: its drawing of that screen
         as its background, kept until it is drawn again (a refresh drops it), and the context of its update timer's
         task, where Textual's compositor leaves the list of screens it drew over. The timer is stopped; Textual
-        starts a new one, in a context of its own, when the help is shown again."""
+        starts a new one, in a context of its own, when the help is shown again. Its styles are noted as it is put
+        away (tui/textual_fixes.py): shown again, it is not styled anew unless the app's CSS, classes or focus
+        changed meanwhile (issue 36)."""
         self.refresh()
         timer = self._Screen__update_timer  # type: ignore[attr-defined]  # Textual's own, created on first use
         if timer is not None:

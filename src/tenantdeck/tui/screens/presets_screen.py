@@ -95,7 +95,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         current = self.preset
         table.clear()
         for row in rows:
-            table.add_row(Text(shown(row.name)), str(row.apps), key=row.name)
+            table.add_row(Text(shown(row.name)), Text(str(row.apps)), key=row.name)
         names = [r.name for r in rows]
         self.sub_title = f"Presets: {len(rows)}"
         if current in names:
@@ -120,8 +120,8 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         for f in self._fields:
             value = preset_view.shown(f.value) + (" (default)" if f.source == widget_view.DEFAULT else "")
             label = f.label if len(f.label) <= 26 else f.label[:25] + "…"
-            fields.add_row(label, Text(shown(value)), str(f.overriding) if f.overriding else "",
-                           key=f"{f.section}.{f.key}")
+            fields.add_row(Text(label), Text(shown(value)), Text(str(f.overriding) if f.overriding else ""),
+                           key=f"{f.section}.{f.key}")  # Text cells: no markup, and RowTable's quick measure
         if self._fields:
             fields.move_cursor(row=min(row, len(self._fields) - 1))
         n = len(self._apps)
@@ -150,7 +150,7 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
             own = sum(len(w.get(s) or {}) for w in app.get("widgets") or [] if isinstance(w, dict)
                       and w.get("extends") == name for s in widget_view.SECTIONS if isinstance(w.get(s), dict))
             apps.add_row(Text(shown(str(app.get("name", "?")))), Text(shown(str(app.get("region", "?")))),
-                         str(own) if own else "", key=str(i))
+                         Text(str(own) if own else ""), key=str(i))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "presets" and event.row_key.value != self.preset:

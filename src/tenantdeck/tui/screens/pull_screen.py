@@ -139,16 +139,17 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
         self.result = result
         preview = result.preview
-        table = self.query_one(DataTable)
+        table = self.query_one(RowTable)
         table.clear()
 
         self._full: dict[str, str] = {}  #: each row's text whole, for the detail line (the table's is cut)
         room = self._text_room([app.name for app in preview.apps])
+        rows: list[tuple[list[Text], str]] = []
 
         def add_row(app: str, mark: str, text: str, key: str, change: Any = None) -> None:
             self._full[key] = " ".join(part for part in (shown(app), mark, shown(text).strip()) if part)
             cut = f"    {change_text_fitted(change, room - 4)}" if change is not None else fitted(shown(text), room)
-            table.add_row(Text(fitted(shown(app), APP_CELLS)), mark, Text(cut), key=key)  # the service's words
+            rows.append(([Text(fitted(shown(app), APP_CELLS)), Text(mark), Text(cut)], key))  # the service's words
 
         for n, app in enumerate(preview.apps):
             what = {"new": "new on the service: added to the draft",
@@ -168,6 +169,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                 add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
         for k, note in enumerate(preview.notes):
             add_row("", "*", note, key=f"note{k}")
+        table.append_rows(rows)  # at once, measured and its scrollbar shown in the frame that shows them
         tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
         self._status(f"{preview.summary()} Read from {where}.{tail}")
         self.refresh_bindings()

@@ -340,7 +340,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1))
 
-    def _fill_rows(self, table: DataTable[Any]) -> None:
+    def _fill_rows(self, table: RowTable) -> None:
         """The rows cut to the screen's width with ``…``, a changed field's new value kept whole (the row in full
         is the detail line's): :func:`tenantdeck.sync.review.fitted_cells`. The columns are made again too: a
         column only ever widens, so rows cut for a narrower screen ran past its edge with no ``…``."""
@@ -352,8 +352,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         width = self.size.width or self.app.size.width
         if len(rows) >= table.size.height:  # a vertical scrollbar (the header takes a line)
             width -= table.styles.scrollbar_size_vertical
-        for row, cells in zip(rows, fitted_cells(rows, width), strict=True):
-            table.add_row(*(Text(cell) for cell in cells), key=row.key)  # data, each cell already shown()
+        # data, each cell already shown(); added at once, measured and its scrollbar shown in the frame that shows them
+        table.append_rows(([Text(cell) for cell in cells], row.key)
+                          for row, cells in zip(rows, fitted_cells(rows, width), strict=True))
 
     def _show_policies(self, plan: Plan) -> None:
         """The rules the account would break after this push, before ``p`` (the engine's pre-push evaluation, in
