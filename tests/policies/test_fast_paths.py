@@ -6,7 +6,9 @@
   the whole normalised app: same verdict, same error.
 - The whole engine (batches, memoised cel views, compiled selectors) against a reference written the plain way.
 
-Drafts are random, shaped like real ones and not: sections that are strings, lists where mappings go, None.
+Drafts are random, shaped like real ones and not: sections that are strings, lists where mappings go, None. By
+default half the examples they had before (95 cases of 30 drafts each, not 60: the file was 14 s of the suite's CPU),
+ten times as many in the long run (tests/fuzzing.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from tenantdeck.policies.celview import WHOLE, needs, prune
 from tenantdeck.policies.evaluator import PolicyEngine, normalise, selected, shorthand_breaks, shorthand_ok, values_at
 from tenantdeck.policies.finder import compile_finder
 from tenantdeck.policies.model import load_policies
+from tests.fuzzing import examples
 
 # -- random drafts -------------------------------------------------------------------------------------------------
 
@@ -84,7 +87,7 @@ OKS: dict[str, Callable[[Any], bool]] = {
 
 
 @pytest.mark.parametrize("parts", PATHS, ids=lambda parts: ".".join(map(str, parts)))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(app=app_strategy, presets=presets_strategy, ok=st.sampled_from(sorted(OKS)))
 @example(app=LAYERED, presets=LAYERED_PRESETS, ok="never")
 def test_a_compiled_path_finds_what_the_walk_over_the_normalised_app_finds(app: dict[str, Any], presets: Any,
@@ -148,7 +151,7 @@ def _outcome(program: Any, app: Any) -> tuple[str, Any]:
 
 
 @pytest.mark.parametrize("source", EXPRESSIONS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(app=app_strategy, presets=presets_strategy)
 def test_a_cel_check_on_the_cut_down_app_gives_what_it_gives_on_the_whole(app: dict[str, Any], presets: Any,
                                                                         source: str) -> None:
@@ -159,7 +162,7 @@ def test_a_cel_check_on_the_cut_down_app_gives_what_it_gives_on_the_whole(app: d
 
 @pytest.mark.parametrize("source", [e for e in EXPRESSIONS  # the engine cuts these down field by field
                                     if not (needs(e).whole or needs(e).size or needs(e).items is not None)])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(app=app_strategy, presets=presets_strategy)
 @example(app=LAYERED, presets=LAYERED_PRESETS)
 def test_the_engine_builds_the_cut_down_app_without_normalising_it_all(app: dict[str, Any], presets: Any,
@@ -240,7 +243,7 @@ def rules(tmp_path_factory: Any) -> Any:
     return policies
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(75), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(apps=st.lists(app_strategy, max_size=12), presets=presets_strategy)
 def test_the_engine_finds_what_a_plain_evaluation_finds(rules: Any, apps: list[Any], presets: Any) -> None:

@@ -23,7 +23,6 @@ document can say, so a schema-valid body may rightly get a 422.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from tenantdeck.sandbox import DEFAULT_KEY, DEFAULT_SECRET
 from tenantdeck.sandbox.app import create_app
 from tenantdeck.sandbox.store import Store
+from tests.fuzzing import LONG, examples
 
 #: tens of seconds of generated requests: started first (tests/conftest.py)
 pytestmark = pytest.mark.slow
@@ -101,12 +101,8 @@ SETTINGS_WRITES = schema.include(path="/apps/{appId}/settings", method=["POST", 
 EXTENSION_WRITE_PATHS = r"^/apps/\{appId\}/extensions/[^/]+/v1/(settings|upload-certificate-p12|upload-certificate-p8)$"
 EXTENSION_WRITES = schema.include(path_regex=EXTENSION_WRITE_PATHS, method=["POST", "PUT"])
 
-#: ``TENANTDECK_HYPOTHESIS=long`` (nightly, docs/ci.md) fuzzes each operation ten times as far as the default.
-LONG = os.environ.get("TENANTDECK_HYPOTHESIS") == "long"
-
-
 def fuzzed(quick: int) -> int:
-    """Generated cases per operation: ``quick`` by default, ten times that in the long run.
+    """Generated cases per operation: ``quick`` by default, ten times that in the long run (tests/fuzzing.py).
 
     Only the fuzzing phase counts them; schemathesis's examples and coverage phases (each operation's documented
     examples and its boundary and negative values, ~80 cases for an extension write) run in full wherever they run
@@ -114,7 +110,7 @@ def fuzzed(quick: int) -> int:
     are a third of what this file used before issue 35 (12, 40, 8, 6); the long run's are above them, so the
     nightly run covers everything the old default did.
     """
-    return quick * 10 if LONG else quick
+    return examples(quick)
 
 
 #: the general run's settings: a few fuzzed cases per operation, on top of its examples and coverage cases
