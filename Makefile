@@ -8,14 +8,10 @@ LOCK := .ci/constraints.txt
 
 .PHONY: run test lint bench schema screenshots clean lock drift
 
-# pip byte-compiles what it installs one file at a time; compileall does it on every core (-j 0): 3 s less of a
-# fresh clone's `make test` (docs/benchmarks.md, "The suite"). A file that does not compile (a package's test data)
-# is left as pip leaves it, hence the `-`.
 $(STAMP): pyproject.toml $(LOCK)
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile --constraint $(LOCK) -e '.[test,dev]'
-	-$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null
+	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[test,dev]'
 	touch $(STAMP)
 
 # The main job: the terminal editor on the demo account of the embedded sandbox (no account, no network).
