@@ -312,7 +312,7 @@ problems names the variant of the payload where the vendor publishes several, an
         def save(path: str | None) -> None:
             if path is None:
                 return
-            target = Path(path).expanduser()
+            target = Path(path).expanduser().absolute()  # the notices say where it went, not a bare file name
             if not target.exists():
                 write(target)
                 return
