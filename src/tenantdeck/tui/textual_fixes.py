@@ -85,9 +85,8 @@ def _no_second_layout_at_the_same_size() -> bool:
     return True
 
 
-def _styled_with(screen: Screen[Any]) -> tuple[object, ...]:
+def _styled_with(app: Any) -> tuple[object, ...]:
     """What of the app a screen's styles depend on besides the screen's own widgets."""
-    app = screen.app
     return app._css_update_count, frozenset(app.classes), frozenset(app.get_pseudo_classes())
 
 
@@ -102,16 +101,16 @@ def _no_restyle_of_a_screen_styled_already() -> bool:
 
     def _post_register(self: Screen[Any], app: Any) -> None:
         Widget._post_register(self, app)
-        self._tenantdeck_styled_with = _styled_with(self)  # type: ignore[attr-defined]
+        self._tenantdeck_styled_with = _styled_with(app)  # type: ignore[attr-defined]  # the app registering it
 
     def _on_screen_suspend(self: Screen[Any]) -> None:
         suspend(self)
-        self._tenantdeck_styled_with = _styled_with(self)  # type: ignore[attr-defined]
+        self._tenantdeck_styled_with = _styled_with(self.app)  # type: ignore[attr-defined]
 
     def _on_screen_resume(self: Screen[Any], event: Any) -> None:
         styled = getattr(self, "_tenantdeck_styled_with", None)
         self._tenantdeck_styled_with = None  # type: ignore[attr-defined]  # noted again when put away
-        if event.refresh_styles and styled is not None and styled == _styled_with(self):
+        if event.refresh_styles and styled is not None and styled == _styled_with(self.app):
             event.refresh_styles = False
         resume(self, event)
 
