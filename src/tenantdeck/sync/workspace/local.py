@@ -145,16 +145,16 @@ def load_local(
             if app.id and isinstance(app_data, dict):
                 digests[app.id] = app_digest(app_data, presets, env, key, Path(path).parent)
         hits = InSyncCache(workspace).hits(digests)
-    keeping = reuse is not None and loaded is not None
-    kept = reuse.parts_made_with(draft.presets, key, env) if reuse is not None and keeping else {}
+    keeping = reuse if loaded is not None else None  # the states whose parts are reused and kept, if any
+    kept = keeping.parts_made_with(draft.presets, key, env) if keeping is not None else {}
     apps = [
         canonical_app_from_draft(draft, i, secret_key=key, env=env,
-                                 parts=kept.setdefault(i, {}) if keeping else None)
+                                 parts=kept.setdefault(i, {}) if keeping is not None else None)
         for i, app in enumerate(draft.apps)
         if app.id not in hits
     ]
-    if reuse is not None and keeping:
-        reuse.keep_parts(draft.presets, key, env, kept)  # the next plan of these models makes only what changed
+    if keeping is not None:
+        keeping.keep_parts(draft.presets, key, env, kept)  # the next plan of these models makes only what changed
     in_sync = {app.id: app.name for app in draft.apps if app.id in hits}
     return Local(Path(path), result, workspace, key, env, apps, workspace.load_base(skip=hits), in_sync, digests)
 
