@@ -26,6 +26,7 @@ from tenantdeck.cli import cli
 from tenantdeck.draft import load_text
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS
 from tenantdeck.problems import format_path, strict
+from tests.fuzzing import examples
 from tests.requests_log import record_requests
 from tests.sandbox.ext_samples import settings_for
 
@@ -142,7 +143,7 @@ def _secret_paths(value: Any, path: tuple[Any, ...], spec_settings: Any) -> list
     return out
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.sampled_from([e for e in DRAFT_EXTENSIONS if any(s.secret for _, s in BY_ID[e].fields())]))
 def test_a_literal_in_every_secret_field_of_the_catalog_is_a_located_warning(ext: str) -> None:
     spec = BY_ID[ext]

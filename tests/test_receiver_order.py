@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tenantdeck.models.event_samples import sample_payload
 from tenantdeck.receiver import Receiver
+from tests.fuzzing import examples
 
 _SAMPLE = json.dumps(sample_payload("message_sent")).encode()
 
@@ -46,7 +47,7 @@ def _post(receiver: Receiver, body: bytes) -> list[tuple[int, int]]:
     return seen
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(posts=st.lists(bodies, min_size=1, max_size=4))
 def test_every_2xx_is_recorded_before_its_status_line_is_sent(posts: list[bytes]) -> None:
     receiver = Receiver(port=0, max_body=1024)

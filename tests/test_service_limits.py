@@ -26,6 +26,7 @@ from tenantdeck.draft import load_text
 from tenantdeck.jsonlimits import BODY_MAX_BYTES, EXTENSION_SETTINGS_MAX_BYTES, json_size, largest_part
 from tenantdeck.sandbox import create_app
 from tenantdeck.textsafe import shortened
+from tests.fuzzing import examples
 from tests.requests_log import record_requests
 
 BIG_WORD = 10_000_000
@@ -140,7 +141,7 @@ async def _sandbox_takes(tmp: Path, words: list[str]) -> bool:
     return r.status_code == 200
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(count=st.integers(1, 40), slack=st.integers(-300, 300), wide=st.booleans())
 def test_validate_and_the_sandbox_draw_the_limit_at_the_same_byte(
     tmp_path_factory: pytest.TempPathFactory, count: int, slack: int, wide: bool

@@ -19,6 +19,7 @@ from tenantdeck.draft.session.splicing import same as _same
 from tenantdeck.models import catalog
 from tests.draft.test_properties import TRAPS
 from tests.draft.test_session_properties import OTHER_STYLE
+from tests.fuzzing import examples
 
 SAMPLE = sample_text("schema.json")
 
@@ -112,7 +113,7 @@ def open_text(tmp_path: Path, name: str, text: str) -> DraftSession:
     return DraftSession.open(path, validate=False)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), original=st.sampled_from([SAMPLE, OTHER_STYLE, FLEET]))
 def test_bulk_splice_loads_to_the_same_data_as_edits_one_by_one(tmp_path: Path, data: st.DataObject,
                                                                  original: str) -> None:

@@ -11,6 +11,7 @@ from tenantdeck.draft import dump_draft_text, load_text
 from tenantdeck.draft.sample import sample_text
 from tenantdeck.models import Draft, catalog
 from tenantdeck.problems import Problem
+from tests.fuzzing import examples
 
 # text as people (and copy-paste) write it, including YAML's favourite traps
 TRAPS = [
@@ -143,7 +144,8 @@ drafts = st.fixed_dictionaries(
 ).map(Draft.model_validate)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(drafts)
 def test_every_valid_draft_survives_dump_and_load(draft: Draft) -> None:
     text = dump_draft_text(draft)
@@ -180,13 +182,13 @@ def assert_only_located_problems(text: str) -> None:
         assert "Input should" not in p.message
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(mutated())
 def test_mutated_drafts_only_produce_located_problems(text: str) -> None:
     assert_only_located_problems(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(max_size=200))
 def test_arbitrary_text_only_produces_located_problems(text: str) -> None:
     assert_only_located_problems(text)

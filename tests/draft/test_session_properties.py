@@ -16,6 +16,7 @@ from tenantdeck.draft.session import DraftSession
 from tenantdeck.draft.session.splicing import same as _same
 from tenantdeck.models import catalog
 from tests.draft.test_properties import TRAPS
+from tests.fuzzing import examples
 
 SAMPLE = sample_text("schema.json")
 OTHER_STYLE = """\
@@ -85,7 +86,7 @@ def one_edit(draw: Any, session: DraftSession, n: int) -> None:
         session.set(f"apps[{i}].extensions", {"enabled": enabled, "disabled": []})
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), original=st.sampled_from([SAMPLE, OTHER_STYLE]))
 def test_splice_and_ruamel_load_to_the_same_data(tmp_path: Path, data: st.DataObject, original: str) -> None:
     path = tmp_path / "d.yaml"

@@ -23,6 +23,7 @@ from tenantdeck.policies.checks import audit_target, policies_for
 from tenantdeck.policies.gate import gate_for, push_gate
 from tenantdeck.sync.remote.engine import PushRefused, PushRequest, plan_draft, prepare_push
 from tenantdeck.sync.settle import Choice
+from tests.fuzzing import examples
 from tests.policies.test_policy_fleet import recipes
 from tests.sync.helpers_push import client_for, make_sandbox, run_pull, run_push, target_for
 
@@ -210,7 +211,7 @@ class GateVersusAudit(RuleBasedStateMachine):
             assert shown == sorted((v.rule, v.app_name) for v in audit.evaluation.violations)
 
 
-GateVersusAudit.TestCase.settings = settings(max_examples=int(os.environ.get("GATE_EXAMPLES", "8")),
+GateVersusAudit.TestCase.settings = settings(max_examples=int(os.environ.get("GATE_EXAMPLES", examples(8))),
                                              stateful_step_count=6, deadline=None,
                                              suppress_health_check=[HealthCheck.too_slow])
 test_the_verdict_before_a_push_is_the_audit_after_it = GateVersusAudit.TestCase

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
+from tests.fuzzing import examples
 
 #: what a dashboard user can name a webhook: ``^(a+)+$`` backtracks on it for longer than the universe lasts
 HOSTILE_NAME = "a" * 5000 + "!"
@@ -127,7 +128,7 @@ def _patterns() -> st.SearchStrategy[str]:
     ), max_leaves=6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(pattern=_patterns(), text=st.text(alphabet="ab1x\n", max_size=12))
 def test_the_linear_engine_finds_what_python_finds(pattern: str, text: str) -> None:
     """For every pattern both engines read, a `matches` check gives Python's `re.search` verdict."""
@@ -231,7 +232,7 @@ def test_every_expression_the_suite_and_the_recipes_use_is_bounded_and_cheap() -
         assert celcost.steps(celcost.parse(source), celcost.APP) < 1000, source
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(depth=st.integers(1, 12), items=st.integers(1, 12))
 def test_nested_comprehensions_are_refused_exactly_past_the_budget(depth: int, items: int) -> None:
     """The estimate grows as the real work does: items^depth iterations, refused at load once past the budget."""
@@ -281,7 +282,7 @@ def _cel_sources() -> st.SearchStrategy[str]:
     return st.recursive(leaves, grow, max_leaves=10)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(source=_cel_sources())
 def test_any_expression_the_library_compiles_is_bounded_or_refused_never_a_crash(source: str) -> None:
     """A hostile rules file cannot break the reading of the file: the estimate gives a number or refuses; what it
@@ -360,7 +361,7 @@ def test_a_cel_check_that_does_not_compile_says_where_without_the_parsers_debug_
     assert "ParseError" not in problem.message and "Failed to parse" not in problem.message
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(app=st.deferred(lambda: _app_strategy()), which=st.integers(0, 10_000))
 def test_the_quick_bound_from_a_views_length_is_never_below_the_estimate_on_the_view(app: Any, which: int) -> None:
     """The engine skips the estimate when the bound from the view's repr length fits the budget: that bound must

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tenantdeck.cli import cli
 from tenantdeck.draft.session import DraftSession
 from tenantdeck.policies.draft_problems import all_problems, counted
+from tests.fuzzing import examples
 
 REGIONS = st.sampled_from(["us", "eu", "in", "mars"])
 COLOURS = st.sampled_from(["#03A9F4", "#fff", "blue", "#12345G", ""])
@@ -58,7 +59,7 @@ def problem_list(problems: list[dict]) -> list[tuple[str, str, str, int]]:
     return sorted((p["severity"], p["path"], p["message"], p["line"]) for p in problems)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(drafts())
 def test_validate_and_the_editor_count_the_same_problems(tmp_path: Path, case: tuple[str, str | None, str | None]
                                                          ) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tenantdeck.policies.evaluator import PolicyEngine, evaluate, normalise
 from tenantdeck.policies.fix import plan_fixes
 from tenantdeck.policies.model import load_policies, parse_field
+from tests.fuzzing import examples
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -185,7 +186,7 @@ def test_fixes_write_the_obvious_value_and_list_the_rest(tmp_path: Path) -> None
     assert [(v.rule, why) for v, why in plan.left] == [("https", "a matches check has no single value to write")]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.sampled_from(["#3366FF", "#000000"]), st.integers(0, 3)),
                 min_size=1, max_size=8), st.data())
 def test_updating_one_app_gives_what_evaluating_all_gives(tmp_path_factory: Any, rows: list[Any], data: Any) -> None:

@@ -16,6 +16,7 @@ from tenantdeck.absent import ABSENT
 from tenantdeck.policies.evaluator import PolicyEngine, same_key
 from tenantdeck.policies.fix import plan_fixes
 from tenantdeck.policies.model import load_policies
+from tests.fuzzing import examples
 
 RULES = """\
 format: 1
@@ -37,7 +38,7 @@ def _policies(tmp: Path, text: str = RULES) -> Any:
     return policies
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(SETTINGS, min_size=1, max_size=7))
 def test_a_same_violation_says_what_is_true(tmp_path_factory: Any, fleet: list[dict[str, Any]]) -> None:
     policies = _policies(tmp_path_factory.mktemp("p"))
@@ -73,7 +74,7 @@ def test_a_same_violation_says_what_is_true(tmp_path_factory: Any, fleet: list[d
     assert PolicyEngine(policies).evaluate(apps, {}).violations == []
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "darn"]), max_size=3) | st.none(), min_size=1, max_size=5))
 def test_contains_breaks_exactly_the_lists_without_the_value_and_its_fix_adds_it(
         tmp_path_factory: Any, lists: list[list[str] | None]) -> None:
@@ -119,7 +120,7 @@ policies:
     assert rules == (set() if short else {"exact"})  # #36F is #3366FF; #36f is not #03A9F4
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(SETTINGS, min_size=1, max_size=7), st.data())
 def test_after_an_edit_the_words_are_those_of_a_full_evaluation(tmp_path_factory: Any, fleet: list[dict[str, Any]],
                                                                data: Any) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tenantdeck.draft.session import Change, ChangeKind
 from tenantdeck.policies.evaluator import PolicyEngine, Violation
 from tenantdeck.policies.view import Badge, FleetPolicies, jump_target
+from tests.fuzzing import examples
 
 DRAFTS = Path(__file__).resolve().parent.parent / "tui" / "drafts"
 NAME = "policies-demo"
@@ -230,7 +231,7 @@ def test_the_reviews_gate_from_a_plans_notes() -> None:
         assert "--" not in line and "tenantdeck " not in line
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(cel=st.text(max_size=120), pattern=st.text(max_size=60), field=st.sampled_from(
     ["webhooks[*].webhookURL", "widgets[*].style.primary_color", "settings['core.a.b']", "team.admins",
      "widgets[*].名前.表示.設定.長い名前の項目"]))

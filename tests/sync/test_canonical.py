@@ -15,6 +15,7 @@ from tenantdeck.models.secrets import fingerprint
 from tenantdeck.sync.canonical import normalise_widget_settings, secret_state_of_draft
 from tenantdeck.sync.kinds import canonical_app_from_draft, canonical_app_from_remote
 from tenantdeck.sync.types import UNKNOWN, RemoteAppBundle, is_unknown
+from tests.fuzzing import examples
 from tests.models import factories
 
 KEY = b"k" * 32
@@ -173,7 +174,7 @@ _JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(
                      max_leaves=12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(extra=st.dictionaries(_NAMES.filter(lambda k: k not in {"sendGridApiKey", "messageDelay"}), _JSON,
                              min_size=1, max_size=4))
 def test_no_text_under_a_key_named_like_a_secret_reaches_the_base(extra: dict[str, object]) -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tenantdeck.sync.render import change_text, change_text_fitted, value_text
 from tenantdeck.sync.types import ABSENT, FieldChange
 from tenantdeck.textsafe import cell_width, fitted, shown
+from tests.fuzzing import examples
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=120)
 VALUES = st.one_of(TEXT, st.booleans(), st.integers(), st.lists(TEXT, max_size=4), st.just(ABSENT))
@@ -28,7 +29,7 @@ def kept_suffix(line: str, after: str) -> str | None:
     return next((after[:k] + "…" for k in range(len(after) - 1, 0, -1) if line.endswith(after[:k] + "…")), None)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(label=LABELS, path=st.sampled_from(["", "style.primary_color", "main.send_gifs", "x" * 70]),
        before=VALUES, after=VALUES.filter(lambda v: v is not ABSENT), width=st.integers(20, 160))
 def test_the_new_value_is_whole_or_ends_in_an_ellipsis(label: str, path: str, before: object, after: object,
@@ -56,7 +57,7 @@ def test_the_issues_row_keeps_the_new_colour() -> None:
     assert line.endswith('"#03A9F4" -> "#12AB34"') and cell_width(line) <= 50
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=st.text(st.characters(codec="utf-8"), max_size=40), width=st.integers(1, 60))
 def test_a_cut_measures_what_the_editor_draws(text: str, width: int) -> None:
     """The width a cut is made to is the width Textual lays the cell out in (its Rich ``Text``): CI found a soft
@@ -86,7 +87,7 @@ GRAPHEMES = st.text(st.sampled_from(["0", "a", "❤", "☺", "\ufe0f", "\u200d",
                     max_size=40)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=GRAPHEMES, width=st.integers(1, 30))
 def test_a_cut_through_emoji_sequences_fits_both_ways(text: str, width: int) -> None:
     """CI found ``"000000\\ufe0f"`` in a Check cell: each character measured alone is 1 cell and 0, the sequence is

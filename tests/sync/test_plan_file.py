@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from tenantdeck import exitcodes
 from tenantdeck.sync.plan import Plan
 from tenantdeck.sync.remote.planfile import PlanFileInvalid, disagreements, parse_plan
+from tests.fuzzing import examples
 from tests.models import factories
 from tests.sync.helpers_push import call, make_sandbox, run_pull, run_push
 from tests.sync.test_push import live_plan
@@ -306,7 +307,7 @@ def _hashable(doc: dict[str, Any]) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_mutated_plan_file_is_refused_in_words_or_shows_what_it_sends(template: Path, data: st.DataObject) -> None:
     doc = json.loads((template / "p.json").read_text(encoding="utf-8"))
@@ -327,7 +328,7 @@ def test_a_mutated_plan_file_is_refused_in_words_or_shows_what_it_sends(template
                     assert style.get("primary_color") == change.after
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_mutated_plan_file_never_pushes_a_value_it_does_not_show(template: Path, tmp_path_factory: Any,
                                                                    data: st.DataObject) -> None:

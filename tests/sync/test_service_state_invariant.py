@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from tenantdeck.models.extension_catalog import BY_ID, DRAFT_EXTENSIONS, Setting
 from tenantdeck.models.extension_settings import settings_of
 from tenantdeck.models.widget import SECTION_MODELS
+from tests.fuzzing import examples
 from tests.sandbox.ext_samples import settings_for
 from tests.sync.helpers_push import app_named, call, live_plan, loaded, make_sandbox, run_pull, run_push
 from tests.sync.service_states import (
@@ -38,7 +39,7 @@ from tests.sync.service_states import (
     hold_widget_values,
 )
 
-EXAMPLES = int(os.environ.get("TENANTDECK_INVARIANT_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("TENANTDECK_INVARIANT_EXAMPLES", examples(12)))
 SECRETS = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)

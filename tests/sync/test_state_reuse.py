@@ -34,6 +34,7 @@ from tenantdeck.sync.workspace.local import load_local
 from tenantdeck.sync.workspace.offline import AppStates
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.tui.editor import Editor
+from tests.fuzzing import examples
 
 ENV = {"TWILIO_AUTH_TOKEN": "tw-secret", "HOOK_PASSWORD": "hook-secret"}  # FCM_PRIVATE_KEY left unset
 
@@ -135,7 +136,7 @@ def check_against_slow_path(editor: Editor, tmp_path: Path) -> None:
         assert reused.apps == load_local(editor.path, os.environ, text=session.text).apps
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.tuples(st.sampled_from(["set", "set_many", "undo", "redo"]),
                                 st.lists(st.tuples(st.integers(0, APPS - 1), st.integers(0, len(EDITS) - 1),
                                                    st.integers(0, 2)), min_size=1, max_size=4)),
@@ -261,7 +262,7 @@ def _shape(diff: Any) -> Any:
                                                                for x in r.leaves]) for r in diff.resources])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(draft_changes=st.lists(st.integers(0, len(CHANGES) - 1), max_size=3),
        live_changes=st.lists(st.integers(0, len(CHANGES) - 1), max_size=3),
        offline=st.booleans())
@@ -309,7 +310,7 @@ _nested = st.recursive(_scalars, lambda inner: st.one_of(
 ), max_leaves=12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(value=st.dictionaries(_keys, _nested, max_size=5))
 def test_flatten_by_type_gives_the_answer_of_the_abc_checks(value: dict[str, Any]) -> None:
     assert flatten(value) == _reference_flatten(value)

@@ -25,6 +25,7 @@ from textual.drivers.linux_driver import LinuxDriver
 import tenantdeck
 from tenantdeck.tui.alt_keys import AltKeyParser
 from tests import procs
+from tests.fuzzing import examples
 from tests.tui.pty_terminal import Terminal
 from tests.tui.widget_fixtures import draft_text
 
@@ -52,7 +53,7 @@ def alone(token: str) -> list[events.Key]:
     return parse(XTermParser(), token)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_token, max_size=12))
 def test_escape_merged_with_a_key_is_one_alt_key_and_nothing_else_changes(tokens: list[str]) -> None:
     """However the keys come in one read, each Escape+key is one Alt key with no character (so no field types it
@@ -86,7 +87,7 @@ _pasted = st.lists(st.one_of(st.characters(blacklist_categories=("Cs",)), st.sam
     "".join).filter(lambda text: "\x1b[201~" not in text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(_token.map(lambda key: ("key", key)), _pasted.map(lambda text: ("paste", text))),
                 max_size=8), st.lists(st.integers(min_value=1, max_value=12), max_size=40))
 def test_a_bracketed_paste_is_one_paste_of_what_it_held_in_its_place(

@@ -24,6 +24,7 @@ from tenantdeck.tui import key_order
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.event_lab import EventLab
 from tenantdeck.tui.screens.app_screen import AppScreen
+from tests.fuzzing import examples
 from tests.tui import widget_fixtures
 from tests.tui.pilot import make_app, settle
 from tests.tui.widget_fixtures import ACME, GLOBEX, draft_text
@@ -260,7 +261,7 @@ async def _typed_as(path: Path, start: list[str], keys: list[str], *, at_once: b
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=st.sampled_from([[], ["enter"]]), opener=st.sampled_from(OPENERS),
        after=st.lists(st.sampled_from(FOLLOWERS), min_size=1, max_size=3))
 def test_keys_after_a_screen_opening_key_reach_the_screen_it_opens(tmp_path_factory: pytest.TempPathFactory,
