@@ -147,6 +147,7 @@ async def opened_second_by_enter(draft: Path, monkeypatch: pytest.MonkeyPatch, r
         return globex, initech, acme_edits(app)
 
 
+@pytest.mark.slow
 async def test_an_app_opened_from_the_list_shows_as_if_composed_for_it(
         draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patched:
@@ -183,6 +184,7 @@ async def opened_second_by_palette(draft: Path, monkeypatch: pytest.MonkeyPatch,
         return initech, acme_edits(app)
 
 
+@pytest.mark.slow
 async def test_a_palette_jump_to_another_app_shows_it_as_if_composed_for_it(
         draft: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patched:
@@ -197,6 +199,7 @@ async def test_a_palette_jump_to_another_app_shows_it_as_if_composed_for_it(
     same_tabs(initech, composed[0])
 
 
+@pytest.mark.slow
 async def test_nothing_typed_in_one_app_reaches_the_next(draft: Path) -> None:
     """The fields of the kept screen hold the next app's values and nothing of the last one's: a field's undo history
     (a code area's ctrl+z), its cursor and the highlighted section of the order list start as in a field composed

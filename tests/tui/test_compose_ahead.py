@@ -63,6 +63,7 @@ async def shown_by_digits(draft: Path, ahead: bool) -> list[tuple[str, ...]]:
     return seen
 
 
+@pytest.mark.slow
 async def test_a_tab_composed_ahead_shows_as_one_composed_when_shown(draft: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     when_shown = await shown_by_digits(draft, ahead=False)
