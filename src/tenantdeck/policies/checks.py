@@ -30,7 +30,7 @@ def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:
         found = f" ({v.said})" if v.found else ""
         out.append(Problem(Severity.ERROR if v.is_error else Severity.WARNING,
                            f"policy {v.rule}: {v.message}{found}", path, getattr(doc, "file", ""), line, column,
-                           "policy"))
+                           "policy", {"rule": v.rule}))  # the rule: where Enter leads (FleetPolicies.problem_target)
     return out
 
 
