@@ -127,3 +127,55 @@ def test_a_jump_from_problems_to_another_app_replaces_the_open_one(long_name: Pa
             assert isinstance(app.screen, AppsScreen), app.screen_stack
 
     asyncio.run(flow())
+
+
+def _demo_rules(draft: Path) -> None:
+    """The demo's fleet policies beside ``draft``: Globex has no profanity filter (a cel rule's warning; Acme, with
+    an error of the draft, is not judged)."""
+    from importlib.resources import files
+
+    draft.with_name("tenantdeck.policies.yaml").write_text(
+        files("tenantdeck").joinpath("data/demo.policies.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def test_a_policy_problem_lands_where_the_policies_screen_lands(long_name: Path) -> None:
+    """Trial H: F8, Enter on `apps[1] policy profanity-filter-on` (a cel rule: it names no field) opened the app
+    on its first tab (Style), while Enter on the same violation from the Policies screen lands on Extensions, on
+    the profanity filter's row: both now ask the one rule (FleetPolicies: the rule's cel source says the field)."""
+    _demo_rules(long_name)
+
+    async def flow() -> None:
+        app = make_app(long_name)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            violation = next(v for v in app.editor.policies.evaluation.violations
+                             if v.rule == "profanity-filter-on" and v.app_index == 1)
+            from_policies = app.editor.policies.jump_target(violation)
+            assert from_policies.tab == "extensions"
+            await _problem(pilot, "apps[1]")
+            screen = app.screen
+            assert isinstance(screen, AppScreen) and screen.app_index == 1, app.screen_stack
+            assert screen.query_one("#tabs").active == from_policies.tab
+            pane = screen.query_one(f"#{from_policies.tab}")
+            assert app.focused is not None and pane in app.focused.ancestors, app.focused
+
+    asyncio.run(flow())
+
+
+def test_a_problem_of_a_field_no_tab_shows_is_said_not_opened(long_name: Path) -> None:
+    """Trial H: F8, Enter on an `apps[1].name` warning opened the app on its Style tab, which has no name field
+    (no tab has: the name heads the App screen). The Problems screen says so and points at `e`."""
+
+    async def flow() -> None:
+        app = make_app(long_name)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert app.editor.set("apps[1].name", "Globex \x1b").ok  # a control character: a warning
+            await settle(pilot)
+            app.clear_notifications()
+            await _problem(pilot, "apps[1].name")
+            assert isinstance(app.screen, ProblemsScreen), app.screen_stack
+            said = [str(n.message) for n in app._notifications]
+            assert any("apps[1].name is on no tab of the App screen" in m and "`e`" in m for m in said), said
+
+    asyncio.run(flow())

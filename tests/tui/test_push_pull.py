@@ -18,7 +18,7 @@ from tenantdeck.tui.screens.pull_screen import PullScreen
 from tenantdeck.tui.screens.push_summary import PushSummaryScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
-from tests.tui.review_fixtures import open_pull
+from tests.tui.review_fixtures import acme_toggle, open_pull
 
 BATCH = 12
 
@@ -335,6 +335,10 @@ async def _palette_from_apps(draft: Path) -> None:
 
     app = TenantdeckApp(draft)
     async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        path = acme_toggle(app)
+        assert app.editor.set(path, not app.editor.get(path)).ok  # something to push (else p asks nothing)
+        await pilot.press("f2")
         await settle(pilot, 5)
         commands = {text: run for text, _help, run in TenantdeckCommands(app.screen).sync_commands()}
         assert {"Review changes", "Refresh from the service", "Push", "Pull from the service"} <= set(commands)

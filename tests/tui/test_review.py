@@ -310,3 +310,27 @@ async def _refused_says_and_leads(draft: Path) -> None:
         assert app.screen is screen
         assert screen.plan is not None and not screen.plan.refused
         assert not any(r.refused for r in screen._rows.values())
+
+
+def test_p_with_nothing_to_push_says_so_without_asking(draft: Path) -> None:
+    """Trial H: F6 on a draft with no operation to push, then ``p``, asked "Push the draft to the service?" and only
+    after yes said "Nothing to push". The plan says there is nothing (``Plan.has_changes``): ``p`` says so, and
+    asks nothing."""
+    asyncio.run(_nothing_to_push(draft))
+
+
+async def _nothing_to_push(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        await pilot.press("f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None and not screen.plan.operations
+        app.clear_notifications()
+        await pilot.press("p")
+        await settle(pilot)
+        assert app.screen is screen, app.screen_stack  # no confirmation
+        said = [str(n.message) for n in app._notifications]
+        assert said == ["Nothing to push: the plan has no operation."], said
+        assert screen._push_worker is None

@@ -138,3 +138,30 @@ def test_allowing_with_no_rule_ticked_says_how_to_tick_one_instead_of_closing() 
 
     asyncio.run(scenario())
     assert got == [Allowance(("one",), "pilot")]
+
+
+def test_a_policy_row_names_a_renamed_app_as_the_other_rows_do(draft: Path) -> None:
+    """Trial H: with an app renamed in the draft, the review named it by the new name in its own rows and by the
+    service's old one in its policy row (the rules judge the service's app, which keeps its name)."""
+    from importlib.resources import files
+
+    draft.with_name("tenantdeck.policies.yaml").write_text(
+        files("tenantdeck").joinpath("data/demo.policies.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    asyncio.run(_renamed(draft))
+
+
+async def _renamed(draft: Path) -> None:
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, 5)
+        index = next(i for i, a in enumerate(app.editor.get("apps")) if a["name"] == "Initech Field Chat")
+        assert app.editor.set(f"apps[{index}].name", "Initech Renamed").ok
+        await pilot.press("f2")
+        await settle(pilot, 5)
+        await pilot.press("f6")
+        await settle(pilot, 5)
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.plan is not None
+        named = {(row.app, row.text.split(":")[0]) for row in screen._rows.values() if row.app}
+        assert ("Initech Renamed", "policy profanity-filter-on (warning)") in named, named
+        assert not any(app_name == "Initech Field Chat" for app_name, _ in named), named

@@ -45,6 +45,41 @@ def test_space_flips_a_boolean_and_a_list_is_left_alone(draft_path: Path) -> Non
     asyncio.run(flow())
 
 
+def test_enter_flips_a_setting_as_it_flips_a_main_toggle_and_the_readme_says_so(draft_path: Path) -> None:
+    """Trial H: Enter on a Settings row flipped the setting while the footer named Space and the README said Space
+    flips. Enter flips a boolean in every form of the editor (a Main toggle, an extension's switch): the Settings
+    tab keeps it, and the README names both keys (the footer lists one key per action, F1 the tab's both)."""
+    from textual.widgets import Input
+
+    from tenantdeck.tui.tabs.widget_fields import BoolRow
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "main")
+            row = app.screen.query_one("#main").query(BoolRow).first()
+            row.focus()
+            await pilot.pause()
+            text = app.editor.session.text
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.editor.session.text != text and not isinstance(app.focused, Input)  # a Main toggle: flipped
+            await pilot.press("9")
+            await pilot.pause()
+            tab = app.screen.query_one(SettingsTab)
+            tab.query_one(DataTable).focus()
+            await pilot.pause()
+            before = app.editor.get(("apps", 0, "settings", "core.conversations.updateOnReplies"))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.editor.get(("apps", 0, "settings", "core.conversations.updateOnReplies")) is (not before)
+            assert "`Space` or `Enter`" in SettingsTab.HELP
+
+    asyncio.run(flow())
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert "The Settings tab (`9`) flips a boolean with `Space` or `Enter`" in readme
+
+
 def test_an_unmanaged_app_manages_its_settings_on_ctrl_n(draft_path: Path) -> None:
     async def flow() -> None:
         app = make_app(draft_path)

@@ -30,7 +30,7 @@ def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:
         found = f" ({v.said})" if v.found else ""
         out.append(Problem(Severity.ERROR if v.is_error else Severity.WARNING,
                            f"policy {v.rule}: {v.message}{found}", path, getattr(doc, "file", ""), line, column,
-                           "policy"))
+                           "policy", {"rule": v.rule}))  # the rule: where Enter leads (FleetPolicies.problem_target)
     return out
 
 
@@ -216,7 +216,19 @@ def judge_after_push(policies: PolicySet, local: Any, steps: Sequence[Any], now:
 
     data = local.result.doc.data
     presets = (data.get("presets") if isinstance(data, Mapping) else None) or {}
-    return check_apps(policies, account_after_push(local, steps, now, order), presets)
+    checked = check_apps(policies, account_after_push(local, steps, now, order), presets)
+    checked.evaluation.violations = _named_as_drafted(checked.evaluation.violations, local.apps)
+    return checked
+
+
+def _named_as_drafted(violations: list[Violation], apps: Sequence[Any]) -> list[Violation]:
+    """``violations`` with each app named as the draft names it now. The rules judge the service's app, which keeps
+    its name (the API cannot rename an existing app), so a violation named the app by its old name while the plan's
+    steps and notes beside it in the review, ``diff`` and the push's refusal name it by the draft's (trial H)."""
+    names = {str(a["id"]): str(a["name"]) for a in apps
+             if isinstance(a, Mapping) and a.get("id") and isinstance(a.get("name"), str)}
+    return [replace(v, app_name=names[v.app_id]) if v.app_id in names and names[v.app_id] != v.app_name else v
+            for v in violations]
 
 
 def policy_notes(policies: PolicySet, checked: FleetCheck | None) -> list[Any]:

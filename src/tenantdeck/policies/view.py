@@ -171,11 +171,20 @@ class FileProblemRow:
 
 @dataclass(frozen=True, slots=True)
 class JumpTarget:
-    """Where a violation is in the editor: the app, the tab holding the field, the field's key path."""
+    """Where a violation (or any problem of the draft inside an app) is in the editor: the app, the tab holding the
+    field, the field's key path."""
 
     app_index: int
     tab: str | None
     key_path: str
+
+    @property
+    def on_no_tab(self) -> bool:
+        """The field is inside the app but no tab of the App screen shows it (the app's name heads the screen; its
+        labels are the draft's alone): the App screen would open on a tab without it (trial H)."""
+        from tenantdeck.problems import format_path
+
+        return self.tab is None and self.key_path != format_path(("apps", self.app_index))
 
 
 class FleetPolicies:
@@ -397,8 +406,23 @@ class FleetPolicies:
 
     def jump_target(self, violation: Violation) -> JumpTarget:
         """Where Enter on ``violation`` leads (:func:`jump_target`, with its rule's cel source when it has one)."""
-        rule = self.policies.rule(violation.rule) if self.policies is not None else None
-        return jump_target(violation, rule.check.cel if rule is not None else None)
+        return jump_target(violation, self._cel(violation.rule))
+
+    def problem_target(self, problem: Problem) -> JumpTarget | None:
+        """Where Enter on a problem of the draft leads (the Problems screen); None outside an app. A violation's
+        (its rule named in the problem by :func:`tenantdeck.policies.checks.violation_problems`) leads where
+        :meth:`jump_target` leads from the Policies screen: a cel check's names no field, and its rule's source
+        says which (trial H: F8 opened the app on its first tab, the Policies screen on Extensions)."""
+        path = problem.path
+        if len(path) < 2 or path[0] != "apps" or not isinstance(path[1], int):
+            return None
+        rule = problem.extra.get("rule") if problem.code == "policy" else None
+        return field_target(path[1], path[2:], self._cel(str(rule)) if rule is not None else None)
+
+    def _cel(self, rule_name: str) -> str | None:
+        """The cel source of the rule called ``rule_name``, None for another check, no such rule or no rules read."""
+        rule = self.policies.rule(rule_name) if self.policies is not None else None
+        return rule.check.cel if rule is not None else None
 
     # -- acting on them ------------------------------------------------------------------------------------------
 
@@ -413,22 +437,28 @@ class FleetPolicies:
 
 
 def jump_target(violation: Violation, cel: str | None = None) -> JumpTarget:
-    """The tab and field of the App screen a violation is about (a wildcard of a ``same`` rule's field lands on the
-    first item). A cel check's violation names no field: it lands on the first field the expression reads (``cel``,
+    """The tab and field of the App screen a violation is about (:func:`field_target` of its app and path)."""
+    return field_target(violation.app_index, violation.path, cel)
+
+
+def field_target(app_index: int, path: Sequence[PathPart], cel: str | None = None) -> JumpTarget:
+    """The tab and field of the App screen at ``path`` inside app ``app_index`` (the tab:
+    :func:`tenantdeck.draft.app_tabs.tab_of`, the one table); a wildcard of a ``same`` rule's field lands on the
+    first item. A cel check's violation names no field: it lands on the first field the expression reads (``cel``,
     the rule's source; on extensions, the extension whose id the expression quotes), else on the app's first
     tab."""
     from tenantdeck.draft.app_tabs import tab_of
     from tenantdeck.problems import format_path
 
-    path: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in violation.path)
-    if not path and cel:
+    at: tuple[PathPart, ...] = tuple(0 if p == "*" else p for p in path)
+    if not at and cel:
         from tenantdeck.models import catalog
         from tenantdeck.policies.celview import first_field, named_item
 
-        path = first_field(cel)
-        if path[:1] == ("extensions",) and (named := named_item(cel, catalog.EXTENSION_IDS)) is not None:
-            path = ("extensions", named)  # the extension the check is about, not the list's first
-    return JumpTarget(violation.app_index, tab_of(path), format_path(("apps", violation.app_index, *path)))
+        at = first_field(cel)
+        if at[:1] == ("extensions",) and (named := named_item(cel, catalog.EXTENSION_IDS)) is not None:
+            at = ("extensions", named)  # the extension the check is about, not the list's first
+    return JumpTarget(app_index, tab_of(at), format_path(("apps", app_index, *at)))
 
 
 # -- the review's gate ----------------------------------------------------------------------------------------------
@@ -557,6 +587,7 @@ __all__ = [
     "check_cell",
     "check_parts",
     "check_text",
+    "field_target",
     "jump_target",
     "policy_gate",
     "refusal_text",

@@ -194,6 +194,20 @@ def refused_text(plan: Plan, most: int = 3) -> str:
     return "\n".join(lines)
 
 
+def nothing_to_push(plan: Plan) -> str | None:
+    """Why a push of ``plan`` would send nothing, said before asking to push; None when it would send something,
+    would be refused for a conflict (which says so itself), or the plan cannot tell: an offline plan could not
+    compare an app the base snapshot does not hold (its ``no_base`` note), which the push, reading the service,
+    does. The plan decides (:attr:`Plan.has_changes`, what ``diff`` exits 0 on): notes and deletions skipped
+    without ``--allow-delete`` send nothing."""
+    if plan.has_changes or plan.conflicts or any(note.kind == "no_base" for note in plan.notes):
+        return None
+    text = "Nothing to push: the plan has no operation"
+    if plan.skipped_deletions:
+        text += f" ({plan.skipped_deletions} deletion(s) skipped: d includes them)"
+    return text + "."
+
+
 def conflict_detail(c: Conflict) -> str:
     """A conflict side by side, for the lines under the review's list: base, draft (mine) and live (theirs). Safe
     for a terminal as it is: each value is escaped on its own line, so a name cannot add a line."""

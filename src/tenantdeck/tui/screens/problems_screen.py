@@ -30,14 +30,6 @@ if TYPE_CHECKING:
     from tenantdeck.problems import Problem
 
 
-def jump_target(problem: Problem) -> tuple[int, str | None] | None:
-    """(app index, tab id) of the field a problem is about, when it is inside an app (the one table:
-    :mod:`tenantdeck.draft.app_tabs`)."""
-    from tenantdeck.draft.app_tabs import tab_of_draft_path
-
-    return tab_of_draft_path(problem.path)
-
-
 class ProblemsScreen(UsesEditor, DraftListener, RefitOnResize, Screen[None]):
     """Enter jumps to the problem's field; ``e`` opens the draft in ``$EDITOR`` at its line."""
 
@@ -47,7 +39,8 @@ class ProblemsScreen(UsesEditor, DraftListener, RefitOnResize, Screen[None]):
 Every validation problem, errors first at each place, in line order: the draft's own, its targets file's and
 its fleet policies' (the list and the count `tenantdeck validate` gives). The list follows your edits.
 
-- `Enter`: go to the field (for problems inside an app), with the cursor in it
+- `Enter`: go to the field (for problems inside an app), with the cursor in it; a fleet policy's violation lands
+  where it does from the Policies screen. A field no tab shows (the app's name) is said, not opened: `e` edits it
 - `e`: open the draft in `$EDITOR` at the problem's line; the draft is reloaded when the editor exits
 - `Escape`: back
 """
@@ -191,18 +184,24 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         problem = self._problems[int(event.row_key.value or 0)]
-        target = jump_target(problem) if self._in_draft(problem) else None
+        if not self._in_draft(problem):
+            self.notify(f"{problem.file}:{problem.line}: not in the draft; open that file in your editor.",
+                        markup=False)
+            return
+        # where the Policies screen leads for the same violation (a cel rule's field: its source says which), and
+        # for any other problem the tab of the one table (tenantdeck.draft.app_tabs), through the one function
+        target = self.editor.policies.problem_target(problem)
         if target is None:
-            if not self._in_draft(problem):
-                self.notify(f"{problem.file}:{problem.line}: not in the draft; open that file in your editor.",
-                            markup=False)
-                return
             self.notify(f"line {problem.line}: not inside an app; `e` opens the draft there.")
+            return
+        if target.on_no_tab:  # the app's name: the App screen would open on a tab without it (trial H)
+            self.notify(shown(f"line {problem.line}: {target.key_path} is on no tab of the App screen; `e` opens "
+                              "the draft there."), markup=False)
             return
         # in place of this list, on the app's own App screen when it is open under it (not a second one over it,
         # which Escape then left for the first, on its old tab: trial F, F26); the focus lands in the field itself,
         # so what is typed next fixes the value (not the tab bar's digits)
-        self.host.go_to_app(target[0], target[1], problem.key_path)
+        self.host.go_to_app(target.app_index, target.tab, target.key_path if target.tab else None)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

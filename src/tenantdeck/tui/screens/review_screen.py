@@ -83,10 +83,10 @@ The list opens from the base snapshot (no network); `r` reads the live service a
 the service, kept) and **conflicts** (both sides changed a field differently: settle them in the draft).
 
 - `r`: refresh against the service
-- `p`: push (asks first; the draft must be saved). It is greyed out while a value of the draft is one the push
-  refuses (a REFUSED row; `p` then says which, and `Enter` on the row goes to it) or a variable the push needs is
-  unset: the line under the status names each `${VAR}` and where the draft uses it (set it in the shell that runs
-  the editor, then start it again)
+- `p`: push (asks first; the draft must be saved; with no operation planned it says so, asking nothing). It is
+  greyed out while a value of the draft is one the push refuses (a REFUSED row; `p` then says which, and `Enter`
+  on the row goes to it) or a variable the push needs is unset: the line under the status names each `${VAR}` and
+  where the draft uses it (set it in the shell that runs the editor, then start it again)
 - `d`: include deletions of what is gone from the draft
 - fleet policies (`<draft>.policies.yaml`): the line under the status names each rule the account would break after
   the push; while an `error` rule is broken the push is refused. `v` lets error rules through this push with a
@@ -554,6 +554,7 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         self.action_push()
 
     def action_push(self) -> None:
+        from tenantdeck.sync.review import nothing_to_push
         from tenantdeck.tui.widgets.confirm import ConfirmScreen
 
         if self.pushing:
@@ -575,6 +576,9 @@ profile (also in the palette, ctrl+p); the key shows when profiles.yaml names mo
         if self.missing:  # the palette runs the action even while the key is greyed out
             self.notify(str(self.query_one("#needs", Static).render()), title="Not pushed", severity="warning",
                         markup=False)
+            return
+        if self.plan is not None and (nothing := nothing_to_push(self.plan)):  # not asked, then told (trial H)
+            self.notify(nothing, markup=False)
             return
         count = len(self.plan.operations) if self.plan else 0
         question = (f"Push the draft to the service{' (deletes included)' if self.allow_delete else ''}? The plan is "
