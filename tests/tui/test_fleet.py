@@ -204,3 +204,39 @@ async def _marks_follow_apps(draft: Path) -> None:
         await settle(pilot)
         assert screen.marked == set()  # type: ignore[attr-defined]  # never the apps now at 1 and 2
         assert any("mark(s) cleared" in n.message for n in app._notifications)
+
+
+def test_only_marked_reads_unticked_in_text_when_nothing_is_marked(tmp_path: Path) -> None:
+    """A user trial saw "only marked (0)" ticked beside "6 apps selected": the box was off and disabled, but
+    Textual draws its X in both states, told apart by colour only. Now the X is drawn only when ticked."""
+    asyncio.run(_only_marked(fleet(tmp_path)))
+
+
+async def _only_marked(draft: Path) -> None:
+    from textual.widgets import Checkbox
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        box = screen.query_one("#marked", Checkbox)
+        assert not box.value and box.disabled
+        assert box.render().plain.startswith("▐ ▌ only marked (0)")
+        screen.recompute()
+        assert str(screen.query_one("#summary", Static).render()).startswith("6 apps selected.")
+        await pilot.press("escape", "space", "b")  # one app marked: the box ticked, the selection that app
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        box = screen.query_one("#marked", Checkbox)
+        assert box.value and not box.disabled
+        assert box.render().plain.startswith("▐X▌ only marked (1)")
+        screen.recompute()
+        assert str(screen.query_one("#summary", Static).render()).startswith("1 app selected.")
+        box.value = False  # unticked by the user: the X goes, the selection is every app again
+        screen.recompute()
+        assert box.render().plain.startswith("▐ ▌ only marked (1)")
+        assert str(screen.query_one("#summary", Static).render()).startswith("6 apps selected.")

@@ -22,6 +22,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.widgets.checkbox import TextCheckbox
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
 
@@ -89,7 +90,7 @@ The line below says how many apps will change before anything is written.
             with Horizontal():
                 yield Select([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
                 yield Select([(f"extends {n}", n) for n in names], prompt="any preset", id="preset")
-                yield Checkbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
+                yield TextCheckbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
                                disabled=not self.marked)
             yield Label("Set", classes="heading")
             with Horizontal():
