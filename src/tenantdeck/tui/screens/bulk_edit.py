@@ -25,6 +25,7 @@ from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.widgets.checkbox import TextCheckbox
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.select import LightSelect
 
 FIELD, TRIGGER = "field", "trigger"
 
@@ -88,14 +89,14 @@ The line below says how many apps will change before anything is written.
             yield Label("Apps", classes="heading")
             yield Input(self.initial_text, placeholder="Filter: words of the name, region or id", id="filter")
             with Horizontal():
-                yield Select([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
-                yield Select([(f"extends {n}", n) for n in names], prompt="any preset", id="preset")
+                yield LightSelect([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
+                yield LightSelect([(f"extends {n}", n) for n in names], prompt="any preset", id="preset")
                 yield TextCheckbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
                                disabled=not self.marked)
             yield Label("Set", classes="heading")
             with Horizontal():
-                yield Select([("a widget field", FIELD), ("a trigger on a webhook", TRIGGER)], value=FIELD,
-                             allow_blank=False, id="kind")
+                yield LightSelect([("a widget field", FIELD), ("a trigger on a webhook", TRIGGER)], value=FIELD,
+                                  allow_blank=False, id="kind")
                 yield Input(placeholder="field: key or label", id="target")
                 yield Input(placeholder="value", id="value")
             yield Static("", id="summary", markup=False)
