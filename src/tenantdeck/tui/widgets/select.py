@@ -23,6 +23,7 @@ from typing import Any, Generic
 from rich.console import RenderableType
 from rich.text import Text
 from textual import events
+from textual._context import active_message_pump
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.css.query import NoMatches
@@ -113,7 +114,11 @@ class LightSelect(Select[SelectType], Generic[SelectType]):
             await self._overlay_ready.wait()
             return
         self._overlay_ready = asyncio.Event()
-        overlay = SelectOverlay(type_to_search=self._type_to_search).data_bind(compact=Select.compact)
+        token = active_message_pump.set(self)  # data_bind binds to the pump composing: this select, as in compose
+        try:
+            overlay = SelectOverlay(type_to_search=self._type_to_search).data_bind(compact=Select.compact)
+        finally:
+            active_message_pump.reset(token)
         await self.mount(overlay)
         super()._setup_options_renderables()
         if self.value != self.NULL:

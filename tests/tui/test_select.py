@@ -1,0 +1,122 @@
+"""LightSelect (tui/widgets/select.py) against Textual's Select: the same keys, clicks and messages give the same
+screen, cell by cell with its colours, and the same values, closed, focused, open, picked, with a value that wraps
+and with keys pressed before its list of choices was mounted."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+
+from tenantdeck.tui.widgets.select import LightSelect, SelectValue
+
+OPTIONS = [("region us", "us"), ("region eu", "eu"), ("region in", "in"),
+           ("a label long enough to wrap in a narrow select", "long")]
+
+
+class Form(App[None]):
+    CSS = """
+    Horizontal { height: auto; }
+    Select { width: 1fr; }
+    #kind { width: 26; }
+    """
+
+    def __init__(self, kind: type[Select[Any]]) -> None:
+        super().__init__()
+        self.kind = kind
+        self.changes: list[tuple[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="first")
+        with Horizontal():
+            yield self.kind(OPTIONS, prompt="any region", id="region")
+            yield self.kind([("a widget field", "field"), ("a trigger on a webhook", "trigger")], value="field",
+                            allow_blank=False, id="kind")
+        yield Input(id="last")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self.changes.append((str(event.select.id), event.value))
+
+
+def drawn(ch: str, style: Style | None) -> tuple[str, Style | None]:
+    """A cell as the terminal shows it: no meta (mouse offsets), and a blank's foreground colour is not seen."""
+    if style is None:
+        return ch, None
+    style = style.clear_meta_and_links()
+    if ch == " " and not (style.underline or style.strike or style.reverse):
+        style = Style(bgcolor=style.bgcolor)
+    return ch, style
+
+
+def cells(pilot: Pilot[Any]) -> list[list[tuple[str, Style | None]]]:
+    """Every cell of the screen as it is drawn (runs of text cut into cells: how a line is cut is not seen)."""
+    update = pilot.app.screen._compositor.render_update(full=True)
+    return [[drawn(ch, seg.style) for strip in line for seg in strip for ch in seg.text] for line in update.strips]
+
+
+async def _run(kind: type[Select[Any]], steps: list[Any], size: tuple[int, int]) -> list[Any]:
+    app = Form(kind)
+    seen: list[Any] = []
+    async with app.run_test(size=size) as pilot:
+        for input_ in app.query(Input):
+            input_.cursor_blink = False
+        for step in steps:
+            if isinstance(step, tuple):
+                await pilot.click(*step)
+            else:
+                await pilot.press(*step.split())
+            await pilot.pause()
+            await pilot.pause()
+            focused = app.focused
+            seen.append((step, cells(pilot), app.changes[:], app.query_one("#region", Select).value,
+                         app.query_one("#kind", Select).value, app.query_one("#region", Select).expanded,
+                         focused.id if focused is not None else None,
+                         "Select" if isinstance(focused, Select) else type(focused).__name__))
+    return seen
+
+
+SCENES = {
+    "keys": ["tab", "enter", "down", "down", "enter", "space", "escape", "up", "e", "enter", "tab", "enter", "down",
+             "enter", "tab", "shift+tab", "shift+tab", "space", "escape"],
+    "search and long value": ["tab", "enter", "a", "enter", "down", "l", "o", "enter"],
+    "a burst at once": ["tab enter down enter"],
+    "clicks": [("#region",), ("#region",), ("#kind",), ("#region",)],
+}
+
+
+@pytest.mark.parametrize("late", [False, True], ids=["list-mounted-after-frame", "list-mounted-on-opening"])
+@pytest.mark.parametrize("size", [(80, 24), (44, 24)], ids=["80x24", "44x24"])
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_light_select_behaves_and_looks_as_textuals(scene: str, size: tuple[int, int], late: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``late``: the list of choices is not mounted after the first frame, only by the key or click that opens the
+    select (as when a key comes before the first frame's after-refresh callbacks have run)."""
+    stock = asyncio.run(_run(Select, SCENES[scene], size))
+    if late:
+        monkeypatch.setattr(LightSelect, "_on_mount", lambda self, event: None)
+    light = asyncio.run(_run(LightSelect, SCENES[scene], size))
+    for before, after in zip(stock, light, strict=True):
+        assert before[0] == after[0]
+        assert before[2:] == after[2:], f"after {before[0]!r}"
+        for y, (a, b) in enumerate(zip(before[1], after[1], strict=True)):
+            assert a == b, f"after {before[0]!r}, line {y}: {''.join(c for c, _ in a)!r} / {''.join(c for c, _ in b)!r}"
+
+
+def test_the_value_is_one_widget_and_the_choices_come_after_the_first_frame() -> None:
+    async def run() -> None:
+        app = Form(LightSelect)
+        async with app.run_test(size=(80, 24)) as pilot:
+            select = app.query_one("#region", LightSelect)
+            assert [type(w) for w in select.children][:1] == [SelectValue]
+            assert not list(select.query(SelectValue).first().children)
+            await pilot.pause()
+            await pilot.pause()
+            assert [type(w).__name__ for w in select.children] == ["SelectValue", "SelectOverlay"]
+
+    asyncio.run(run())
