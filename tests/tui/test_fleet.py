@@ -240,3 +240,44 @@ async def _only_marked(draft: Path) -> None:
         screen.recompute()
         assert box.render().plain.startswith("▐ ▌ only marked (1)")
         assert str(screen.query_one("#summary", Static).render()).startswith("6 apps selected.")
+
+
+def test_the_presets_screen_shown_again_shows_what_a_new_one_shows(tmp_path: Path) -> None:
+    """The Presets screen is kept for the session (``PresetsScreen.for_app``, issue 36): opened again after its
+    cursors and scroll moved and the draft changed, it is the same screen, and it shows, cell by cell, what a new
+    screen shows on the same draft (first preset, tables at their top, focus in the presets)."""
+    draft = big_fleet(tmp_path / "big.yaml", 120)
+    kept = asyncio.run(_presets_again(draft, before=True))
+    new = asyncio.run(_presets_again(draft, before=False))
+    assert kept[1:] == new[1:]
+    for y, (a, b) in enumerate(zip(kept[0], new[0], strict=True)):
+        assert a == b, f"line {y}: {''.join(c for c, _ in a)!r} / {''.join(c for c, _ in b)!r}"
+
+
+async def _presets_again(draft: Path, before: bool) -> tuple[Any, ...]:
+    from tests.tui.pilot import painted_cells
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = None
+        if before:
+            await pilot.press("p")
+            await settle(pilot)
+            first = app.screen
+            await pilot.press("enter", "down", "down", "down", "tab", "end", "up")  # a field, then the apps' end
+            await settle(pilot)
+            assert app.screen.query_one("#apps-of", DataTable).scroll_y > 0
+            await pilot.press("escape")
+            await settle(pilot)
+        outcome = app.editor.set(("presets", "support", "style", "primary_color"), "#112233")
+        assert outcome.ok
+        app.editor.set(("apps", 3, "widgets", 0, "style"), {"primary_color": "#445566"})
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PresetsScreen) and (first is None or screen is first)
+        tables = [screen.query_one(f"#{t}", DataTable) for t in ("presets", "fields", "apps-of")]
+        return (painted_cells(pilot), screen.preset, app.focused.id if app.focused else None,
+                [(t.cursor_coordinate, t.scroll_offset, t.row_count) for t in tables])

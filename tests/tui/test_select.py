@@ -8,13 +8,12 @@ import asyncio
 from typing import Any
 
 import pytest
-from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from tenantdeck.tui.widgets.select import LightSelect, SelectValue
+from tests.tui.pilot import painted_cells
 
 OPTIONS = [("region us", "us"), ("region eu", "eu"), ("region in", "in"),
            ("a label long enough to wrap in a narrow select", "long")]
@@ -44,22 +43,6 @@ class Form(App[None]):
         self.changes.append((str(event.select.id), event.value))
 
 
-def drawn(ch: str, style: Style | None) -> tuple[str, Style | None]:
-    """A cell as the terminal shows it: no meta (mouse offsets), and a blank's foreground colour is not seen."""
-    if style is None:
-        return ch, None
-    style = style.clear_meta_and_links()
-    if ch == " " and not (style.underline or style.strike or style.reverse):
-        style = Style(bgcolor=style.bgcolor)
-    return ch, style
-
-
-def cells(pilot: Pilot[Any]) -> list[list[tuple[str, Style | None]]]:
-    """Every cell of the screen as it is drawn (runs of text cut into cells: how a line is cut is not seen)."""
-    update = pilot.app.screen._compositor.render_update(full=True)
-    return [[drawn(ch, seg.style) for strip in line for seg in strip for ch in seg.text] for line in update.strips]
-
-
 async def _run(kind: type[Select[Any]], steps: list[Any], size: tuple[int, int]) -> list[Any]:
     app = Form(kind)
     seen: list[Any] = []
@@ -74,7 +57,7 @@ async def _run(kind: type[Select[Any]], steps: list[Any], size: tuple[int, int])
             await pilot.pause()
             await pilot.pause()
             focused = app.focused
-            seen.append((step, cells(pilot), app.changes[:], app.query_one("#region", Select).value,
+            seen.append((step, painted_cells(pilot), app.changes[:], app.query_one("#region", Select).value,
                          app.query_one("#kind", Select).value, app.query_one("#region", Select).expanded,
                          focused.id if focused is not None else None,
                          "Select" if isinstance(focused, Select) else type(focused).__name__))
