@@ -1,6 +1,6 @@
-"""LightSelect (tui/widgets/select.py) against Textual's Select: the same keys, clicks and messages give the same
-screen, cell by cell with its colours, and the same values, closed, focused, open, picked, with a value that wraps
-and with keys pressed before its list of choices was mounted."""
+"""LightSelect (tui/widgets/select.py) against Textual's Select: the same keys, clicks and bursts give the same
+screen, cell by cell with its colours, the same values, messages and focus, closed, focused, open, picked, with a
+value that wraps; the first opening mounts the list of choices."""
 
 from __future__ import annotations
 
@@ -73,16 +73,10 @@ SCENES = {
 }
 
 
-@pytest.mark.parametrize("late", [False, True], ids=["list-mounted-after-frame", "list-mounted-on-opening"])
 @pytest.mark.parametrize("size", [(80, 24), (44, 24)], ids=["80x24", "44x24"])
 @pytest.mark.parametrize("scene", list(SCENES))
-def test_light_select_behaves_and_looks_as_textuals(scene: str, size: tuple[int, int], late: bool,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """``late``: the list of choices is not mounted after the first frame, only by the key or click that opens the
-    select (as when a key comes before the first frame's after-refresh callbacks have run)."""
+def test_light_select_behaves_and_looks_as_textuals(scene: str, size: tuple[int, int]) -> None:
     stock = asyncio.run(_run(Select, SCENES[scene], size))
-    if late:
-        monkeypatch.setattr(LightSelect, "_on_mount", lambda self, event: None)
     light = asyncio.run(_run(LightSelect, SCENES[scene], size))
     for before, after in zip(stock, light, strict=True):
         assert before[0] == after[0]
@@ -91,15 +85,16 @@ def test_light_select_behaves_and_looks_as_textuals(scene: str, size: tuple[int,
             assert a == b, f"after {before[0]!r}, line {y}: {''.join(c for c, _ in a)!r} / {''.join(c for c, _ in b)!r}"
 
 
-def test_the_value_is_one_widget_and_the_choices_come_after_the_first_frame() -> None:
+def test_the_value_is_one_widget_and_the_choices_are_mounted_when_first_opened() -> None:
     async def run() -> None:
         app = Form(LightSelect)
         async with app.run_test(size=(80, 24)) as pilot:
             select = app.query_one("#region", LightSelect)
-            assert [type(w) for w in select.children][:1] == [SelectValue]
-            assert not list(select.query(SelectValue).first().children)
             await pilot.pause()
-            await pilot.pause()
+            assert [type(w) for w in select.children] == [SelectValue]
+            assert not list(select.query_one(SelectValue).children)
+            await pilot.press("tab", "enter")
             assert [type(w).__name__ for w in select.children] == ["SelectValue", "SelectOverlay"]
+            assert [type(w) for w in app.query_one("#kind", LightSelect).children] == [SelectValue]
 
     asyncio.run(run())
