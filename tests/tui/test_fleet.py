@@ -281,3 +281,30 @@ async def _presets_again(draft: Path, before: bool) -> tuple[Any, ...]:
         tables = [screen.query_one(f"#{t}", DataTable) for t in ("presets", "fields", "apps-of")]
         return (painted_cells(pilot), screen.preset, app.focused.id if app.focused else None,
                 [(t.cursor_coordinate, t.scroll_offset, t.row_count) for t in tables])
+
+
+def test_a_preset_name_is_shown_as_text_in_bulk_edit(tmp_path: Path) -> None:
+    """A preset's name is data: "[/]" or "[b]" in it was read as markup by the preset select (Textual's Static)."""
+    draft = fleet(tmp_path)
+    text = draft.read_text(encoding="utf-8")
+    draft.write_text(text.replace("presets:\n  support:\n", "presets:\n  '[b]x[/]':\n    name: Odd\n  support:\n", 1),
+                     encoding="utf-8")
+    asyncio.run(_odd_preset(draft))
+
+
+async def _odd_preset(draft: Path) -> None:
+    from tests.tui.pilot import painted
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "[b]x[/]" in app.editor.session.data["presets"]
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        screen.query_one("#preset", Select).focus()
+        await pilot.press("enter", "down", "enter")  # the first preset: the odd one
+        await settle(pilot)
+        assert screen.query_one("#preset", Select).value == "[b]x[/]"
+        assert "extends [b]x[/]" in painted(pilot)

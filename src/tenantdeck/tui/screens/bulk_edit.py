@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -21,6 +22,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.widgets.checkbox import TextCheckbox
 from tenantdeck.tui.widgets.footer import KeyFooter
@@ -90,7 +92,8 @@ The line below says how many apps will change before anything is written.
             yield Input(self.initial_text, placeholder="Filter: words of the name, region or id", id="filter")
             with Horizontal():
                 yield LightSelect([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
-                yield LightSelect([(f"extends {n}", n) for n in names], prompt="any preset", id="preset")
+                # a preset's name is data: Text, not markup (a name holding "[/]" broke the screen), escaped
+                yield LightSelect([(Text(f"extends {shown(n)}"), n) for n in names], prompt="any preset", id="preset")
                 yield TextCheckbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
                                disabled=not self.marked)
             yield Label("Set", classes="heading")

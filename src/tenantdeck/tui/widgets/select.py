@@ -12,8 +12,8 @@ three lists each laid the screen out again: bulk edit's settled time 75-110 -> 1
 rest is Textual's: the keys (Enter, Space, Up, Down open; typing finds a choice; Enter picks; Escape closes), the
 ``Changed`` message, ``value``, ``NULL``. tests/tui/test_select.py holds it equal to Textual's, picture and keys.
 
-Labels are text, not markup: a choice's label may name data (a preset), which Textual's ``Static`` would read as
-markup; callers pass ``Text`` for those as they did before, and plain strings without brackets look the same.
+A label given as a string is read as markup, as Textual's ``Static`` reads it; a label naming data (a preset) is
+given as a ``Text`` (escaped), which is drawn as it is, here as in the list of choices.
 """
 
 from __future__ import annotations
