@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.style import Style
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 from textual.worker import WorkerCancelled
@@ -65,3 +66,20 @@ def painted(pilot: Pilot[Any]) -> str:
     """Every cell of the screen as the terminal would get it (notifications included), one line per row."""
     update = pilot.app.screen._compositor.render_update(full=True)
     return "\n".join("".join(segment.text for segment in strip) for strip in update.strips)
+
+
+def _drawn(ch: str, style: Style | None) -> tuple[str, Style | None]:
+    """A cell as the terminal shows it: no meta (mouse offsets), and a blank's foreground colour is not seen."""
+    if style is None:
+        return ch, None
+    style = style.clear_meta_and_links()
+    if ch == " " and not (style.underline or style.strike or style.reverse):
+        style = Style(bgcolor=style.bgcolor)
+    return ch, style
+
+
+def painted_cells(pilot: Pilot[Any]) -> list[list[tuple[str, Style | None]]]:
+    """Every cell of the screen as it is drawn, with its colours, one list per row (how a row is cut into runs of
+    text is not seen, so it is not compared)."""
+    update = pilot.app.screen._compositor.render_update(full=True)
+    return [[_drawn(ch, seg.style) for strip in line for seg in strip for ch in seg.text] for line in update.strips]

@@ -204,3 +204,107 @@ async def _marks_follow_apps(draft: Path) -> None:
         await settle(pilot)
         assert screen.marked == set()  # type: ignore[attr-defined]  # never the apps now at 1 and 2
         assert any("mark(s) cleared" in n.message for n in app._notifications)
+
+
+def test_only_marked_reads_unticked_in_text_when_nothing_is_marked(tmp_path: Path) -> None:
+    """A user trial saw "only marked (0)" ticked beside "6 apps selected": the box was off and disabled, but
+    Textual draws its X in both states, told apart by colour only. Now the X is drawn only when ticked."""
+    asyncio.run(_only_marked(fleet(tmp_path)))
+
+
+async def _only_marked(draft: Path) -> None:
+    from textual.widgets import Checkbox
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        box = screen.query_one("#marked", Checkbox)
+        assert not box.value and box.disabled
+        assert box.render().plain.startswith("▐ ▌ only marked (0)")
+        screen.recompute()
+        assert str(screen.query_one("#summary", Static).render()).startswith("6 apps selected.")
+        await pilot.press("escape", "space", "b")  # one app marked: the box ticked, the selection that app
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        box = screen.query_one("#marked", Checkbox)
+        assert box.value and not box.disabled
+        assert box.render().plain.startswith("▐X▌ only marked (1)")
+        screen.recompute()
+        assert str(screen.query_one("#summary", Static).render()).startswith("1 app selected.")
+        box.value = False  # unticked by the user: the X goes, the selection is every app again
+        screen.recompute()
+        assert box.render().plain.startswith("▐ ▌ only marked (1)")
+        assert str(screen.query_one("#summary", Static).render()).startswith("6 apps selected.")
+
+
+def test_the_presets_screen_shown_again_shows_what_a_new_one_shows(tmp_path: Path) -> None:
+    """The Presets screen is kept for the session (``PresetsScreen.for_app``, issue 36): opened again after its
+    cursors and scroll moved and the draft changed, it is the same screen, and it shows, cell by cell, what a new
+    screen shows on the same draft (first preset, tables at their top, focus in the presets)."""
+    draft = big_fleet(tmp_path / "big.yaml", 120)
+    kept = asyncio.run(_presets_again(draft, before=True))
+    new = asyncio.run(_presets_again(draft, before=False))
+    assert kept[1:] == new[1:]
+    for y, (a, b) in enumerate(zip(kept[0], new[0], strict=True)):
+        assert a == b, f"line {y}: {''.join(c for c, _ in a)!r} / {''.join(c for c, _ in b)!r}"
+
+
+async def _presets_again(draft: Path, before: bool) -> tuple[Any, ...]:
+    from tests.tui.pilot import painted_cells
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = None
+        if before:
+            await pilot.press("p")
+            await settle(pilot)
+            first = app.screen
+            await pilot.press("enter", "down", "down", "down", "tab", "end", "up")  # a field, then the apps' end
+            await settle(pilot)
+            assert app.screen.query_one("#apps-of", DataTable).scroll_y > 0
+            await pilot.press("escape")
+            await settle(pilot)
+        outcome = app.editor.set(("presets", "support", "style", "primary_color"), "#112233")
+        assert outcome.ok
+        app.editor.set(("apps", 3, "widgets", 0, "style"), {"primary_color": "#445566"})
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PresetsScreen) and (first is None or screen is first)
+        tables = [screen.query_one(f"#{t}", DataTable) for t in ("presets", "fields", "apps-of")]
+        return (painted_cells(pilot), screen.preset, app.focused.id if app.focused else None,
+                [(t.cursor_coordinate, t.scroll_offset, t.row_count) for t in tables])
+
+
+def test_a_preset_name_is_shown_as_text_in_bulk_edit(tmp_path: Path) -> None:
+    """A preset's name is data: "[/]" or "[b]" in it was read as markup by the preset select (Textual's Static)."""
+    draft = fleet(tmp_path)
+    text = draft.read_text(encoding="utf-8")
+    draft.write_text(text.replace("presets:\n  support:\n", "presets:\n  '[b]x[/]':\n    name: Odd\n  support:\n", 1),
+                     encoding="utf-8")
+    asyncio.run(_odd_preset(draft))
+
+
+async def _odd_preset(draft: Path) -> None:
+    from tests.tui.pilot import painted
+
+    app = TenantdeckApp(draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "[b]x[/]" in app.editor.session.data["presets"]
+        await pilot.press("b")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BulkEditScreen)
+        screen.query_one("#preset", Select).focus()
+        await pilot.press("enter", "down", "enter")  # the first preset: the odd one
+        await settle(pilot)
+        assert screen.query_one("#preset", Select).value == "[b]x[/]"
+        assert "extends [b]x[/]" in painted(pilot)

@@ -214,23 +214,26 @@ async def test_a_closed_screen_is_let_go(draft: Path) -> None:
     collection then walks them all (at 1,000 apps those collections grew to 300 ms, inside whatever key came next).
     Two keepers were found: a pool thread that ran a screen's worker (the review's plan) kept that worker in its
     context, and the installed help screen kept the screen it was last shown over. The App screen kept for the
-    session on purpose (``AppScreen.for_app``) is the one screen left alive, and the only App screen."""
+    session on purpose (``AppScreen.for_app``) and the Presets screen kept the same way (``PresetsScreen.for_app``)
+    are the screens left alive, each the only one of its kind."""
     import weakref
 
     from tenantdeck.tui.screens.app_screen import KEPT
     from tenantdeck.tui.screens.apps_screen import AppsScreen
+    from tenantdeck.tui.screens.presets_screen import KEPT as PRESETS_KEPT
 
     app = make_app(draft)
     closed: list[weakref.ref[Any]] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for keys in (("enter", "2", "f1"), ("enter", "f6"), ("f6",), ("f8",), ("f5",), ("P",), ("enter", "ctrl+p")):
+        for keys in (("enter", "2", "f1"), ("enter", "f6"), ("f6",), ("f8",), ("f5",), ("P",), ("p",), ("p",),
+                     ("enter", "ctrl+p")):
             for key in keys:
                 await pilot.press(key)
                 await settle(pilot)
-                kept = app.get_screen(KEPT) if app.is_screen_installed(KEPT) else None
+                kept = [app.get_screen(name) for name in (KEPT, PRESETS_KEPT) if app.is_screen_installed(name)]
                 closed.extend(weakref.ref(s) for s in app.screen_stack[1:]
-                              if not isinstance(s, HelpScreen) and s is not kept)
+                              if not isinstance(s, HelpScreen) and s not in kept)
             while not isinstance(app.screen, AppsScreen):
                 await pilot.press("escape")
                 await settle(pilot)

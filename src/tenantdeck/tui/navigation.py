@@ -82,7 +82,7 @@ def _screen_for(app: App[Any], name: str) -> Screen[Any] | None:
     if name == "presets":
         from tenantdeck.tui.screens.presets_screen import PresetsScreen
 
-        return None if isinstance(top, PresetsScreen) else PresetsScreen()
+        return None if isinstance(top, PresetsScreen) else PresetsScreen.for_app(app)
     raise ValueError(f"no screen called {name!r}")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -21,9 +22,12 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from tenantdeck.draft import bulk
 from tenantdeck.models import catalog
+from tenantdeck.textsafe import shown
 from tenantdeck.tui.host import UsesEditor
+from tenantdeck.tui.widgets.checkbox import TextCheckbox
 from tenantdeck.tui.widgets.footer import KeyFooter
 from tenantdeck.tui.widgets.header import TitleHeader
+from tenantdeck.tui.widgets.select import LightSelect
 
 FIELD, TRIGGER = "field", "trigger"
 
@@ -87,14 +91,15 @@ The line below says how many apps will change before anything is written.
             yield Label("Apps", classes="heading")
             yield Input(self.initial_text, placeholder="Filter: words of the name, region or id", id="filter")
             with Horizontal():
-                yield Select([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
-                yield Select([(f"extends {n}", n) for n in names], prompt="any preset", id="preset")
-                yield Checkbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
+                yield LightSelect([(f"region {r}", r) for r in catalog.REGIONS], prompt="any region", id="region")
+                # a preset's name is data: Text, not markup (a name holding "[/]" broke the screen), escaped
+                yield LightSelect([(Text(f"extends {shown(n)}"), n) for n in names], prompt="any preset", id="preset")
+                yield TextCheckbox(f"only marked ({len(self.marked)})", value=bool(self.marked), id="marked",
                                disabled=not self.marked)
             yield Label("Set", classes="heading")
             with Horizontal():
-                yield Select([("a widget field", FIELD), ("a trigger on a webhook", TRIGGER)], value=FIELD,
-                             allow_blank=False, id="kind")
+                yield LightSelect([("a widget field", FIELD), ("a trigger on a webhook", TRIGGER)], value=FIELD,
+                                  allow_blank=False, id="kind")
                 yield Input(placeholder="field: key or label", id="target")
                 yield Input(placeholder="value", id="value")
             yield Static("", id="summary", markup=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
@@ -30,6 +30,8 @@ from tenantdeck.tui.widgets.row_table import RowTable
 
 #: apps listed with the preset's first frame (more than any terminal shows); the rest come one refresh later
 FIRST_ROWS = 60
+#: the name the Presets screen kept for the session is installed under (:meth:`PresetsScreen.for_app`)
+KEPT = "presets"
 
 
 class PresetsScreen(UsesEditor, DraftListener, Screen[None]):
@@ -76,6 +78,34 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
                 yield Static("", id="apps-caption", classes="caption", markup=False)
                 yield RowTable(id="apps-of", cursor_type="row")
         yield KeyFooter()
+
+    @classmethod
+    def for_app(cls, app: App[Any]) -> PresetsScreen:
+        """The Presets screen to push: the one kept for the session, shown again as a new one shows (:meth:`reopen`),
+        when it is off every screen stack; else a new one, kept if none is yet. Composing and styling the screen's
+        13 widgets was ~10 ms of the 35-55 ms to its first frame (issue 36, bench/tui_navigation.py "p presets");
+        kept, the first frame is filling and drawing the tables."""
+        kept = app.get_screen(KEPT) if app.is_screen_installed(KEPT) else None
+        if isinstance(kept, PresetsScreen) and kept.is_attached and not any(
+                kept in stack for stack in app._screen_stacks.values()):
+            kept.reopen()
+            return kept
+        screen = cls()
+        if kept is None:
+            app.install_screen(screen, KEPT)
+        return screen
+
+    def reopen(self) -> None:
+        """What a new screen shows: the presets from the draft as it is now, the first one highlighted, every
+        table at its top, the focus in the list of presets."""
+        self.preset = None
+        self._fields, self._apps = [], []
+        self._stale = False
+        tables = [self.query_one(f"#{name}", DataTable) for name in ("presets", "fields", "apps-of")]
+        for table in tables:
+            table.clear()
+        self.refresh_presets()
+        self.set_focus(tables[0], scroll_visible=False)
 
     def on_mount(self) -> None:
         self.query_one("#presets", DataTable).add_columns("Preset", "Apps")
