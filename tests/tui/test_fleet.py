@@ -245,7 +245,9 @@ async def _only_marked(draft: Path) -> None:
 def test_the_presets_screen_shown_again_shows_what_a_new_one_shows(tmp_path: Path) -> None:
     """The Presets screen is kept for the session (``PresetsScreen.for_app``, issue 36): opened again after its
     cursors and scroll moved and the draft changed, it is the same screen, and it shows, cell by cell, what a new
-    screen shows on the same draft (first preset, tables at their top, focus in the presets)."""
+    screen shows on the same draft (first preset, tables at their top, focus in the presets), also where a preset
+    with a long name was shown before and is gone (a table's column kept the width of the longest cell it had
+    shown, and the list of presets lost its Apps column: trial I)."""
     draft = big_fleet(tmp_path / "big.yaml", 120)
     kept = asyncio.run(_presets_again(draft, before=True))
     new = asyncio.run(_presets_again(draft, before=False))
@@ -261,6 +263,9 @@ async def _presets_again(draft: Path, before: bool) -> tuple[Any, ...]:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         first = None
+        long_name = ("presets", "a-very-long-preset-identifier-" * 2)
+        assert app.editor.set(long_name, {"style": {"primary_color": "#010203"}}).ok
+        await settle(pilot)
         if before:
             await pilot.press("p")
             await settle(pilot)
@@ -270,6 +275,7 @@ async def _presets_again(draft: Path, before: bool) -> tuple[Any, ...]:
             assert app.screen.query_one("#apps-of", DataTable).scroll_y > 0
             await pilot.press("escape")
             await settle(pilot)
+        assert app.editor.delete(long_name).ok
         outcome = app.editor.set(("presets", "support", "style", "primary_color"), "#112233")
         assert outcome.ok
         app.editor.set(("apps", 3, "widgets", 0, "style"), {"primary_color": "#445566"})

@@ -103,19 +103,23 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         self._stale = False
         tables = [self.query_one(f"#{name}", DataTable) for name in ("presets", "fields", "apps-of")]
         for table in tables:
-            table.clear()
+            table.clear(columns=True)  # a column keeps the width of the widest cell it has held (a long preset id)
+        self._add_columns()
         self.refresh_presets()
         self.set_focus(tables[0], scroll_visible=False)
 
     def on_mount(self) -> None:
+        self._add_columns()
+        self.refresh_presets()
+        self.query_one("#presets", DataTable).focus()
+
+    def _add_columns(self) -> None:
         self.query_one("#presets", DataTable).add_columns("Preset", "Apps")
         fields = self.query_one("#fields", DataTable)
         fields.add_column("Field", width=26)
         fields.add_column("Value", width=12)
         fields.add_column("Overrides")
         self.query_one("#apps-of", DataTable).add_columns("App", "Region", "Overrides")
-        self.refresh_presets()
-        self.query_one("#presets", DataTable).focus()
 
     # -- content ----------------------------------------------------------------------------------------------------
 
