@@ -186,8 +186,18 @@ async def _palette(draft: Path) -> None:
         assert "## Bulk edit" in text and "`f5` | Apply" in text
 
 
-def test_marks_are_dropped_not_moved_when_the_apps_list_changes(tmp_path: Path) -> None:
+def test_marks_follow_their_apps_when_the_apps_list_changes(tmp_path: Path) -> None:
+    """A mark stays on the app it marked, wherever the app moves (an app removed above it, the list reordered as
+    a save from another editor may); a mark whose app is gone is dropped and said. Every row draws its ✓ from the
+    marks as they are then: a reorder showed ✓ on apps never marked, the title counting others (trial I)."""
     asyncio.run(_marks_follow_apps(fleet(tmp_path)))
+
+
+def _ticks(screen: Any) -> set[int]:
+    from textual.widgets import DataTable
+
+    table = screen.query_one(DataTable)
+    return {int(key.value) for key in table.rows if str(table.get_row(key)[0]) == "✓"}
 
 
 async def _marks_follow_apps(draft: Path) -> None:
@@ -195,15 +205,27 @@ async def _marks_follow_apps(draft: Path) -> None:
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         screen = app.screen
+        names = [a["name"] for a in app.editor.get("apps")]
         await pilot.press("down", "space", "space")  # apps 1 and 2
-        assert screen.marked == {1, 2}  # type: ignore[attr-defined]
+        assert screen.marked == {1, 2} == _ticks(screen)  # type: ignore[attr-defined]
         assert app.editor.insert("apps", {"name": "Zeta", "region": "us"}).ok  # appended: indexes 1, 2 unchanged
         await settle(pilot)
-        assert screen.marked == {1, 2}  # type: ignore[attr-defined]
-        assert app.editor.delete("apps[0]").ok  # every later app moves up one index
+        assert screen.marked == {1, 2} == _ticks(screen)  # type: ignore[attr-defined]
+        assert app.editor.delete("apps[0]").ok  # every later app moves up one index, its mark with it
         await settle(pilot)
-        assert screen.marked == set()  # type: ignore[attr-defined]  # never the apps now at 1 and 2
-        assert any("mark(s) cleared" in n.message for n in app._notifications)
+        assert screen.marked == {0, 1} == _ticks(screen)  # type: ignore[attr-defined]
+        assert [app.editor.get(f"apps[{i}].name") for i in (0, 1)] == names[1:3]
+        apps = app.editor.get("apps")
+        assert app.editor.set("apps", [apps[2], apps[1], apps[0], *apps[3:]]).ok  # reordered
+        await settle(pilot)
+        assert screen.marked == {1, 2} == _ticks(screen)  # type: ignore[attr-defined]
+        assert [app.editor.get(f"apps[{i}].name") for i in (2, 1)] == names[1:3]
+        assert not any("mark(s) cleared" in n.message for n in app._notifications)
+        assert app.editor.delete("apps[1]").ok  # a marked app removed: its mark goes, and that is said
+        await settle(pilot)
+        assert screen.marked == {1} == _ticks(screen)  # type: ignore[attr-defined]
+        assert app.editor.get("apps[1].name") == names[1]
+        assert any("1 mark(s) cleared" in n.message for n in app._notifications)
 
 
 def test_only_marked_reads_unticked_in_text_when_nothing_is_marked(tmp_path: Path) -> None:

@@ -268,13 +268,13 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
         self._pending_set = set(matching)
         table.clear()
         self._sync_policy_column()
+        if preview is None:
+            self._keep_marks(rows)  # before the rows are drawn: each draws its mark from these
         self._add_rows(FIRST_ROWS, rows)
         if current is not None and current in table.rows:
             table.move_cursor(row=table.get_row_index(current))
         elif current is not None and current.isdigit() and int(current) in self._pending_set:
             self._want_cursor = current
-        if preview is None:
-            self._keep_marks(rows)
         self._retitle(len(rows))
         broken = self.editor.unreadable() if preview is None else ""
         note = self.query_one("#unreadable", Static)
@@ -440,16 +440,27 @@ Every app in the draft. **Change** compares the draft with the base snapshot (wh
             self.host.open_app(int(event.row_key.value))
 
     def _keep_marks(self, rows: list[AppRow]) -> None:
-        """Marks are indexes: when apps are added, removed or reloaded, a mark whose index now holds another app is
-        dropped (and said), never moved to that other app, so a bulk edit reaches only apps the user marked."""
+        """Marks are indexes, each noted with the app it marked: when apps are added, removed, reordered or
+        reloaded, a mark follows its app to the app's new index. A mark whose app is gone, or can no longer be told
+        from another (two new apps of the same name and region), is dropped and said, never given to another app:
+        a bulk edit reaches only apps the user marked. (Kept by index, a reorder on disk showed marks on apps
+        never marked while the title counted others: trial I.)"""
         if not self.marked:
             return
-        kept = {i for i in self.marked if i < len(rows) and _identity(rows[i]) == self._marked_as.get(i)}
+        at: dict[tuple[Any, ...], list[int]] = {}
+        for row in rows:
+            at.setdefault(_identity(row), []).append(row.index)
+        kept: dict[int, tuple[Any, ...]] = {}
+        for index in self.marked:
+            identity = self._marked_as.get(index, ())
+            found = at.get(identity, []) if identity else []
+            if len(found) == 1:
+                kept[found[0]] = identity
         lost = len(self.marked) - len(kept)
-        self.marked = kept
-        self._marked_as = {i: self._marked_as[i] for i in kept}
+        self.marked = set(kept)
+        self._marked_as = kept
         if lost:
-            self.notify(f"{lost} mark(s) cleared: the apps list changed and those rows now hold other apps.",
+            self.notify(f"{lost} mark(s) cleared: the apps they marked are gone from the list.",
                         severity="warning", markup=False)
 
     def _retitle(self, total: int | None = None) -> None:
