@@ -153,16 +153,14 @@ The tabs edit one app of the draft; every change is validated at once and shown 
         when it is off every screen stack and its tab ``tab`` can be re-bound (:meth:`can_rebind`); else a new
         one, kept if none is yet. Opening an app then costs repainting its rows, not composing and styling the
         screen (bench/tui_navigation.py: "Enter: open an app")."""
+        from tenantdeck.tui.screens import kept as kept_screens
+
         first = tab if tab in TAB_IDS else TABS[0][0]
-        kept = app.get_screen(KEPT) if app.is_screen_installed(KEPT) else None
-        if isinstance(kept, AppScreen) and kept.is_attached and kept.can_rebind(first) and not any(
-                kept in stack for stack in app._screen_stacks.values()):
+        kept = kept_screens.free(app, KEPT, AppScreen)
+        if kept is not None and kept.can_rebind(first):
             kept.rebind(index, first)
             return kept
-        screen = cls(index, first)
-        if kept is None:
-            app.install_screen(screen, KEPT)
-        return screen
+        return kept_screens.keep_first(app, KEPT, cls(index, first))
 
     def can_rebind(self, tab: str) -> bool:
         """Whether :meth:`rebind` can show ``tab`` at once: its content is composed and can show another app."""

@@ -85,15 +85,13 @@ Every preset in the draft and how many apps extend it. For the highlighted prese
         when it is off every screen stack; else a new one, kept if none is yet. Composing and styling the screen's
         13 widgets was ~10 ms of the 35-55 ms to its first frame (issue 36, bench/tui_navigation.py "p presets");
         kept, the first frame is filling and drawing the tables."""
-        kept = app.get_screen(KEPT) if app.is_screen_installed(KEPT) else None
-        if isinstance(kept, PresetsScreen) and kept.is_attached and not any(
-                kept in stack for stack in app._screen_stacks.values()):
+        from tenantdeck.tui.screens import kept as kept_screens
+
+        kept = kept_screens.free(app, KEPT, PresetsScreen)
+        if kept is not None:
             kept.reopen()
             return kept
-        screen = cls()
-        if kept is None:
-            app.install_screen(screen, KEPT)
-        return screen
+        return kept_screens.keep_first(app, KEPT, cls())
 
     def reopen(self) -> None:
         """What a new screen shows: the presets from the draft as it is now, the first one highlighted, every
