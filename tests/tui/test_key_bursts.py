@@ -411,3 +411,27 @@ async def _held_read(path: Path, released: Any) -> None:
         assert app.editor.session.text == text and not app.editor.session.dirty
         released.set()  # the reads end (their worker threads with them) before the app does
         await settle(pilot)
+
+
+@pytest.mark.parametrize("after", [["space", "tab"], ["tab", "tab"]])
+def test_keys_after_a_jump_wait_for_the_focus_it_moves_after_the_next_frame(tmp_path_factory: pytest.TempPathFactory,
+                                                                             monkeypatch: pytest.MonkeyPatch,
+                                                                             after: list[str]) -> None:
+    """F8, Enter (a jump to the problem's field) and more keys in one burst, with frames as slow as a loaded machine
+    draws them: the jump moves the focus into the field after the tab's next frame (``call_after_refresh``), and the
+    keys after it wait for that, as typed one at a time. Before, the gate saw every queue empty while that move still
+    waited for the frame, so Tab moved the focus first and the jump then put it back (a suite run under load)."""
+    import textual.screen
+
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.25)  # a frame every 250 ms
+    keys = ["f8", "enter", *after]
+    ends = []
+    for at_once in (True, False):
+        base = tmp_path_factory.mktemp("jump")
+        monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(base / "config"))
+        monkeypatch.setenv("TENANTDECK_DATA_DIR", str(base / "data"))
+        path = base / "tenantdeck.yaml"
+        path.write_text(draft_text(), encoding="utf-8")
+        ends.append(asyncio.run(_typed_as(path, ["enter"], keys, at_once=at_once)))
+    assert ends[0][2] is not None and ends[0][1] == "sidebar", ends[0]
+    assert ends[0] == ends[1], f"{keys} in one burst"

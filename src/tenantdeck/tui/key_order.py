@@ -23,7 +23,8 @@ the focus *now*; a key's consequences come later, through the message queues (En
 binding posts ``RowSelected``, the screen's handler pushes the App screen, the new screen composes, mounts and
 takes the focus). So in ``Enter 3 Space`` the ``3`` and the Space were handed to the apps list before the App
 screen existed, and Space marked an app. The gate hands a key to Textual only when the screen on top is quiet:
-every one of its widgets and the app have handled every message they were sent, and every widget is mounted. A key
+every one of its widgets and the app have handled every message they were sent, every widget is mounted, and no
+callback waits for the screen's next frame (a jump focuses its field from there). A key
 that arrives earlier is held, with every key after it, and handed on in order once that is so; whatever pushes,
 switches or pops a screen (Enter on an app, F1, F3, F5-F8, P, p, b, ctrl+p, Escape), the keys after it reach the
 screen that is then on top, and its focused widget.
@@ -49,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.message_pump import MessagePump
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 from textual.worker import Worker
@@ -203,6 +205,8 @@ def _busy(app: App[Any], handling: bool) -> list[MessagePump]:
     except Exception:  # no screen (the app is starting or leaving): nothing to wait for
         return []
     busy = [node for node in nodes if not _idle(node)]
+    if _after_refresh(app.screen) and app.screen not in busy:
+        busy.insert(0, app.screen)
     app_busy = _queued(app) if handling else not _idle(app)
     return [app, *busy] if busy or app_busy else []
 
@@ -240,6 +244,13 @@ def _queued(pump: MessagePump) -> bool:
     return not pump._message_queue.empty() or pump._pending_message is not None
 
 
+def _after_refresh(screen: Screen[Any]) -> bool:
+    """Callbacks waiting for the screen's next frame (``call_after_refresh``): a jump moves the focus into its
+    field from there, after the tab it shows was drawn. Every queue is empty meanwhile, yet a key handed on now would
+    act before that move (Tab moved the focus, and the jump then put it back, when frames came slowly)."""
+    return bool(getattr(screen, "_callbacks", None))
+
+
 def _idle(pump: MessagePump) -> bool:
     """Mounted, nothing queued, and parked waiting for its next message (not in the middle of handling one)."""
     if pump._closing or pump._closed:
@@ -259,7 +270,8 @@ async def _drained(pumps: list[MessagePump], timeout: float) -> bool:
             done.set()
 
     for pump in pumps:
-        left += bool(pump.call_later(one_done))
+        wait = pump.call_after_refresh if isinstance(pump, Screen) and _after_refresh(pump) else pump.call_later
+        left += bool(wait(one_done))
     if not left:
         return False
     with contextlib.suppress(TimeoutError):  # PATIENCE is over: the caller stops waiting
