@@ -17,12 +17,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import cel
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tenantdeck.absent import ABSENT
+from tenantdeck.policies.cellib import cel
 from tenantdeck.policies.celview import WHOLE, needs, prune
 from tenantdeck.policies.evaluator import PolicyEngine, normalise, selected, shorthand_breaks, shorthand_ok, values_at
 from tenantdeck.policies.finder import compile_finder

@@ -205,7 +205,7 @@ def _literal(text: str) -> Any:
     """A literal token's value (a text as the library reads it, escapes and all; a number is a scalar)."""
     if text[0].isdigit() or text[0] == ".":
         return SCALAR
-    import cel
+    from tenantdeck.policies.cellib import cel
 
     return cel.evaluate(text)
 

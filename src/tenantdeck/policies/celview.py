@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from cel import Context
+from tenantdeck.policies.cellib import Context
 
 #: the macros that bind a variable over the elements of their receiver (``list.all(x, ...)``)
 MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap"})

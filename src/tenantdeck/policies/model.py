@@ -407,7 +407,7 @@ def _prepare(rule: Rule, into: PolicySet) -> tuple[str, str] | None:
     the check's key that says so), or None."""
     check = rule.check
     if check.kind == "cel":
-        import cel
+        from tenantdeck.policies.cellib import cel
 
         try:
             program = cel.compile(check.cel or "")

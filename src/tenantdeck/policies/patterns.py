@@ -71,7 +71,7 @@ def _why(exc: Exception, text: str) -> str:
 def cel_pattern_problem(pattern: str) -> str | None:
     """Why CEL's ``matches()`` cannot run ``pattern`` (the Rust ``regex`` crate's own words), or None: asked of the
     engine that will run it, so the check when the file is read and the evaluation agree."""
-    import cel
+    from tenantdeck.policies.cellib import cel
 
     try:
         cel.evaluate("''.matches(p)", {"p": pattern})
