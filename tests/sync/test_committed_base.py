@@ -143,3 +143,38 @@ def test_the_lock_file_is_deterministic_and_two_branches_merge(clone: Path, tmp_
     assert merged.returncode == 0, merged.stdout.decode()
     apps = json.loads(merged.stdout)["apps"]
     assert apps[ids[0]]["app"]["name"] == "ours" and apps[ids[-1]]["app"]["name"] == "theirs"
+
+
+def test_a_refused_push_leaves_the_committed_base_as_it_was(tmp_path: Path) -> None:
+    """Trial J, J1: a saved plan made stale by another admin's push (the same toggle, and one more) is refused
+    (exit 3); the one value both now agree on used to be written into the lock file all the same, a committed file
+    changed by a command that changed nothing. A refusal writes nothing; the push that goes ahead records the
+    agreement, as before."""
+    mine, theirs = (tmp_path / name / "tenantdeck.yaml" for name in ("mine", "theirs"))
+    for draft in (mine, theirs):
+        draft.parent.mkdir()
+        assert run(tmp_path, "pull", "--draft", str(draft)).exit_code == 0
+    token = service(tmp_path, "get_sms", acme(tmp_path)[0])["twilioAuthToken"]
+    flip_gifs(mine)
+    plan = tmp_path / "mine.plan.json"
+    assert run(tmp_path, "plan", "--draft", str(mine), "-o", str(plan), **{TOKEN_VAR: token}).exit_code == 2
+    flip_gifs(theirs)
+    text = theirs.read_text(encoding="utf-8")
+    assert text.count("allow_creating_polls: true") == 1
+    theirs.write_text(text.replace("allow_creating_polls: true", "allow_creating_polls: false"), encoding="utf-8")
+    pushed = run(tmp_path, "push", "--yes", "--draft", str(theirs), **{TOKEN_VAR: token})
+    assert pushed.exit_code == exitcodes.OK, pushed.output
+
+    workspace = mine.parent
+    before = {p.relative_to(workspace): p.read_bytes() for p in workspace.rglob("*") if p.is_file()}
+    refused = run(tmp_path, "push", str(plan), "--yes", **{TOKEN_VAR: token})
+    assert refused.exit_code == exitcodes.CONFLICT, refused.output
+    assert "stale" in refused.output
+    after = {p.relative_to(workspace): p.read_bytes() for p in workspace.rglob("*") if p.is_file()}
+    changed = sorted(str(k) for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert after[Path("tenantdeck.lock.json")] == before[Path("tenantdeck.lock.json")], changed
+    assert not [c for c in changed if "cache" in c or (c.endswith(".json") and "history" not in c)], changed
+
+    agreed = run(tmp_path, "push", "--yes", "--draft", str(mine), **{TOKEN_VAR: token})
+    assert agreed.exit_code == exitcodes.OK, agreed.output  # nothing to send: both agree
+    assert (workspace / "tenantdeck.lock.json").read_bytes() != before[Path("tenantdeck.lock.json")]

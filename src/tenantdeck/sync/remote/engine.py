@@ -305,7 +305,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                 warnings += settled.refused
                 local.prefer, local.prefer_apps = request.prefer, prefer_apps
                 comparison = compare_local(local, live)
-            _advance(local, advanced_bases(comparison))
+            advanced = _advance(local, advanced_bases(comparison))
             plan = plan_local(local, comparison, allow_delete=request.allow_delete, profile=target.name,
                               base_url=target.base_url)
             if request.only is not None:
@@ -338,9 +338,9 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             live = await fetch_live(client, touched, secret_key=local.secret_key,
                                     concurrency=request.concurrency * 4, listing=listing,
                                     wanted_extensions=managed_extensions(local))
-            _advance(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
-                            and app_id in local.base
-                            and (new := advance_app(app, local.base[app_id], live[app_id])) is not None})
+            advanced = _advance(local, {app_id: new for app in local.apps if (app_id := app.get("id")) in live
+                                        and app_id in local.base
+                                        and (new := advance_app(app, local.base[app_id], live[app_id])) is not None})
             done_keys = {resource_key(op) for op in plan.operations if op.key in already}
             stale = stale_resources(plan, live, done=done_keys)
             for op in plan.operations:
@@ -379,6 +379,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             return verdict
         allowed = verdict
         notices += [f"allowed ({request.violation_reason}): {v.text()}" for v in allowed]
+    _record(local, advanced)  # only once nothing above refused the push: a refusal writes nothing
     return Prepared(plan, local, live, request, already, notices, warnings, allowed)
 
 
@@ -584,12 +585,23 @@ def _adopted_ops(plan: Plan, resolution: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _advance(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
-    """Record in the base the values draft and live now share (:mod:`tenantdeck.sync.advance`)."""
-    with local.workspace.lock_deferred():  # one lock file rewrite, however many apps advance
-        for app_id, base in bases.items():
-            local.workspace.write_base_app(app_id, base)
-            local.base[app_id] = base
+def _advance(local: Local, bases: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The base with the values draft and live now share (:mod:`tenantdeck.sync.advance`), in memory for the plan
+    to be made from; returned for :func:`_record`. Not written yet: a push refused after this (a stale saved plan,
+    conflicts, refused values, a policy) writes nothing, as ``diff`` and ``plan`` write nothing (trial J, J1: a
+    refused saved plan rewrote the committed lock file)."""
+    for app_id, base in bases.items():
+        local.base[app_id] = base
+    return dict(bases)
+
+
+def _record(local: Local, bases: Mapping[str, dict[str, Any]]) -> None:
+    """Write what :func:`_advance` advanced: the push goes ahead (or has nothing to send), so the agreement is
+    recorded, as it always was."""
+    if bases:
+        with local.workspace.lock_deferred():  # one lock file rewrite, however many apps advance
+            for app_id, base in bases.items():
+                local.workspace.write_base_app(app_id, base)
 
 
 #: the plan operation a coroutine is running, so a retry the client schedules can name it
