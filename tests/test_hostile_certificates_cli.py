@@ -94,8 +94,36 @@ def _in_certs(make: Callable[[Path], None]) -> Callable[[Path], str]:
     return setup
 
 
+def _hidden_target(folder: str, name: str) -> Callable[[Path], str]:
+    """``certs/apns.p8`` linked to ``FOLDER/NAME`` in the draft's folder, which holds a valid key: only the rule
+    on hidden files and folders can refuse it (trial J, J4: ``.git/config``, the workspace's secret key)."""
+    def setup(repo: Path) -> str:
+        target = repo / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(P8)
+        (repo / "certs").mkdir()
+        (repo / "certs" / "apns.p8").symlink_to(Path("..") / folder / name)
+        return "certs/apns.p8"
+    return setup
+
+
+def _in_hidden_folder(repo: Path) -> str:
+    (repo / ".secrets").mkdir()
+    (repo / ".secrets" / "apns.p8").write_bytes(P8)
+    return ".secrets/apns.p8"
+
+
+#: what ``actions/checkout`` leaves in ``.git/config``: not a key, so a link in a folder not hidden is refused too
+GIT_CONFIG = b'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0LXRva2Vu\n'
+
 #: case -> (what the draft writes, made in the draft's folder; what the error says)
 CASES: dict[str, tuple[Callable[[Path], str], str]] = {
+    "symlink into .git": (_hidden_target(".git", "config"), "leads into '.git', a hidden file or folder"),
+    "symlink to the workspace's key": (_hidden_target(".tenantdeck/tenantdeck", "secret.key"),
+                                       "leads into '.tenantdeck', a hidden file or folder"),
+    "symlink to .env": (_hidden_target("", ".env"), "leads into '.env', a hidden file or folder"),
+    "a hidden folder": (_in_hidden_folder, "leads into '.secrets', a hidden file or folder"),
+    "not a key": (_in_certs(lambda p: p.write_bytes(GIT_CONFIG)), "holds no '-----BEGIN PRIVATE KEY-----' block"),
     "symlink to a file outside": (_outside, "outside the draft's folder"),
     "../outside.p8": (_dotdot, "outside the draft's folder"),
     "symlink to a zero device": (_in_certs(lambda p: p.symlink_to(zero_device(p.parent))), "character device"),

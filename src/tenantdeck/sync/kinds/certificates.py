@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["KIND", "KINDS", "MAX_BYTES", "CertificatesKind", "file_state"]
 
 
-def file_state(draft: Draft, written: str, *, secret_key: bytes, env: Mapping[str, str]) -> dict[str, Any]:
+def file_state(draft: Draft, written: str, *, secret_key: bytes, env: Mapping[str, str],
+               kind: str | None = None) -> dict[str, Any]:
     """``{"fingerprint": ...}`` of the file's content, or ``{"unreadable": why}``.
 
     Read by :func:`~tenantdeck.models.certfiles.read_certificate` (inside the draft's folder, a regular file, a
@@ -34,7 +35,7 @@ def file_state(draft: Draft, written: str, *, secret_key: bytes, env: Mapping[st
     draft whose certificate is not so, before any command reads the service; "unreadable" is what a file that
     changed since then gives, and the plan refuses it as what it is (:meth:`CertificatesKind.plan`)."""
     try:
-        content = read_certificate(written, draft.folder, env)
+        content = read_certificate(written, draft.folder, env, kind=kind)
     except FileRefused as exc:
         return {"unreadable": f"{written}: {exc.reason}"}
     return {"fingerprint": fingerprint(content, secret_key)}
@@ -52,7 +53,7 @@ class CertificatesKind(Kind):
         certs = app.push_certificates
         if certs is None:
             return {"push_certificates": None}
-        out = {kind: {"path": written, "file": file_state(draft, written, secret_key=secret_key, env=env)}
+        out = {kind: {"path": written, "file": file_state(draft, written, secret_key=secret_key, env=env, kind=kind)}
                for kind in KINDS if (written := getattr(certs, kind)) is not None}
         return {"push_certificates": out}
 

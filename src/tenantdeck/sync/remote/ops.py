@@ -164,7 +164,7 @@ def attach_files(step: Step, payload: dict[str, Any], *, folder: Path | None, en
     from tenantdeck.safefile import FileRefused
 
     try:
-        content = read_certificate(payload["path"], folder, env)
+        content = read_certificate(payload["path"], folder, env, kind=payload.get("certificate"))
     except FileRefused as exc:
         raise StepFailed(f"cannot read the certificate file {payload['path']!r}: {exc.reason}") from None
     if fingerprint(content, secret_key) != payload.get("fingerprint"):

@@ -63,7 +63,7 @@ def app_digest(app_data: Any, presets: Mapping[str, str], env: Mapping[str, str]
             from tenantdeck.models.certfiles import read_certificate  # only for apps naming a certificate
 
             try:
-                content = _sha(read_certificate(written, folder))
+                content = _sha(read_certificate(written, folder, kind=kind))
             except safefile.FileRefused as exc:
                 content = f"unreadable:{exc.code}"
             digest.update(f"\0cert:{kind}={content}".encode())
