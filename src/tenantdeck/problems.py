@@ -100,14 +100,17 @@ class Problem:
         return Problem(self.severity, self.message, self.path, file, line, column, self.code, self.extra)
 
     def render(self) -> str:
-        """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root).
+        """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root; a
+        position not known is written 1:1, the JSON output keeps its 0).
 
         One line, safe for a terminal: messages quote the draft's and the service's values (a key, a name), which
         may carry control characters or a newline that would forge a line of its own; those are shown escaped. A
         long value quoted in the message is shortened (:func:`~tenantdeck.textsafe.shortened_runs`); the JSON
         output keeps it whole.
         """
-        where = f"{self.file or '<draft>'}:{self.line}:{self.column}"
+        # a problem of the whole file (too large, unreadable) has no position: the start of the file, as an editor
+        # jumps to it (0:0 is no line at all; trial J, J9)
+        where = f"{self.file or '<draft>'}:{self.line or 1}:{self.column or 1}"
         key = f"{self.key_path}: " if self.path else ""
         return shown(f"{where}: {self.severity.value}: {key}{shortened_runs(self.message)}")
 

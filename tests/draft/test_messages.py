@@ -128,6 +128,21 @@ def test_file_over_the_size_cap_is_not_read(tmp_path: Path, monkeypatch: pytest.
 def test_missing_file(tmp_path: Path) -> None:
     p = only(load_draft(tmp_path / "nope.yaml"))
     assert (p.code, p.message) == ("file-missing", "no such file")
+    assert p.line == 0 and p.render().startswith(f"{tmp_path / 'nope.yaml'}:1:1: error: ")  # no position: the start
+
+
+@pytest.mark.parametrize(("char", "what", "escape"), [("\x1b", "U+001B (ESC)", "\\e or \\u001b"),
+                                                      ("\x07", "U+0007 (BEL)", "\\u0007"),
+                                                      ("\x7f", "U+007F (DEL)", "\\u007f"),
+                                                      ("\x9b", "U+009B", "\\u009b")])
+def test_a_character_yaml_does_not_allow_is_placed_at_its_line_and_column(char: str, what: str, escape: str) -> None:
+    """Trial J, J2: a raw ESC pasted into a webhook name was "1:1: cannot read the YAML: unacceptable character
+    #x001b: control characters are not allowed\\n  in "<unicode string>", position 3815"."""
+    p = only(load("format: 1\napps:\n  - name: Audit " + char + "[2J trail\n"))
+    assert (p.line, p.column, p.code) == (3, 17, "yaml-character")
+    assert p.message == (f"the character {what} cannot be written as it is in YAML; in a double-quoted string "
+                         f"write it as {escape}")
+    assert "\n" not in p.render()
 
 
 def test_no_read_as_boolean_where_text_is_meant() -> None:

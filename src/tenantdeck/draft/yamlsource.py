@@ -275,10 +275,15 @@ def parse(text: str, file: str = "") -> Parsed:
         out.data = None
         out.fatal = True
         out.problems.append(syntax_problem(exc, text, file))
-    except yaml.YAMLError as exc:  # ReaderError and friends: no mark
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: placed by its offset
         out.data = None
         out.fatal = True
-        out.problems.append(_problem(file, 0, 0, f"cannot read the YAML: {exc}", code="yaml-syntax"))
+        out.problems.append(reader_problem(exc, text, file))
+    except yaml.YAMLError as exc:  # anything else without a mark
+        out.data = None
+        out.fatal = True
+        out.problems.append(_problem(file, 0, 0, f"cannot read the YAML: {' '.join(str(exc).split())}",
+                                     code="yaml-syntax"))
     finally:
         loader.dispose()
     _count_aliases(out)
@@ -643,6 +648,25 @@ def flow_too_deep(text: str, end: int | None = None) -> tuple[int, int] | None:
         prev = ch
         col += 1
     return None
+
+
+#: names of the characters YAML refuses most often in a draft (a pasted terminal escape, a bell)
+_CONTROL_NAMES = {0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x1B: "ESC", 0x7F: "DEL"}
+
+
+def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Problem:
+    """A character YAML does not allow written raw (an ESC pasted from a terminal): at its line and column, with the
+    escape that writes it. PyYAML's own message gave only a character offset, over two lines, at 1:1 (trial J,
+    J2)."""
+    position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    line0 = text.count("\n", 0, position)
+    col0 = position - (text.rfind("\n", 0, position) + 1)
+    code = exc.character if isinstance(exc.character, int) else ord(text[position]) if position < len(text) else 0
+    name = _CONTROL_NAMES.get(code)
+    what = f"U+{code:04X}" + (f" ({name})" if name else "")
+    escape = "\\e or \\u001b" if code == 0x1B else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    return _problem(file, line0, col0, f"the character {what} cannot be written as it is in YAML; in a double-quoted "
+                    f"string write it as {escape}", code="yaml-character")
 
 
 def syntax_problem(exc: yaml.MarkedYAMLError, text: str, file: str) -> Problem:
