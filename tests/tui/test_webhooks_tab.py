@@ -239,3 +239,28 @@ def test_quit_asks_before_it_drops_what_the_webhook_form_holds(draft_path: Path)
             assert not app.is_running
 
     run(flow())
+
+
+def test_a_key_typed_as_the_form_opens_adds_to_the_focused_field_never_replaces_it(draft_path: Path) -> None:
+    """Trial J, J8: Enter on a problem opened the form with the Name selected (Textual's Input selects its text on
+    focus), and a Space typed next wiped the name. The form's fields keep their text, as every other field of the
+    editor does; the key goes where the cursor is, at the end."""
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            await pilot.press("e")
+            form = app.screen
+            assert isinstance(form, WebhookForm)
+            name = form.query_one("#wf-name", Input)
+            assert app.focused is name and name.value
+            before = name.value
+            await pilot.press("space", "x")
+            await pilot.pause()
+            assert name.value == before + " x"
+            await pilot.press("tab", "y")
+            await pilot.pause()
+            url = form.query_one("#wf-webhookURL", Input)
+            assert app.focused is url and url.value.endswith("y") and len(url.value) > 1
+
+    run(flow())

@@ -203,7 +203,10 @@ Keys: `Tab` / `Shift+Tab` move between fields · `Enter` in a field or `F2` save
         kind = SecretInput if key == "password" else Input
         with Horizontal(classes="wf-row"):
             yield Label(label)
-            yield kind("" if value is None else str(value), placeholder=hint, id=f"wf-{key}", compact=True)
+            # never selected as it takes the focus (Textual's default): a key typed next would replace the whole
+            # value (a Space after a problem's jump wiped the name: trial J, J8); the editor's other fields do the same
+            yield kind("" if value is None else str(value), placeholder=hint, id=f"wf-{key}", compact=True,
+                       select_on_focus=False)
         yield Static("", id=f"wf-msg-{key}", classes="wf-msg", markup=False)
 
     def _flag_row(self, key: str, label: str, start: Mapping[str, Any]) -> ComposeResult:
