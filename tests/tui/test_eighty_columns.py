@@ -174,3 +174,37 @@ def test_a_long_app_name_is_cut_so_every_column_of_the_apps_list_stays_in_view(
     name, width = asyncio.run(go())
     assert name.endswith("…") and name.startswith("Acme Acme") and len(name) <= 24, name
     assert width <= 78, width  # every column in view, the scrollbar's cells aside
+
+
+def test_a_problem_of_the_policies_file_leaves_the_problem_column_room_at_80x24(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial J, J7: a problem of ``tenantdeck.policies.yaml`` filled the Line column with the file's whole name (29
+    of 80 columns) and left ~9 for every row's problem. The cell says what the file is and the line
+    (``policies:4``); the line under the table names the file whole."""
+    for key, value in env(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    draft = tmp_path / "tenantdeck.yaml"
+    draft.write_text("format: 1\napps:\n  - name: Acme\n    region: eu\n", encoding="utf-8")
+    draft.with_name("tenantdeck.policies.yaml").write_text(
+        "policies:\n  - name: brand\n    check: {field: \"widgets[*].style.primary_color\", matches: \"^(#\"}\n"
+        "    message: the brand's colours\n", encoding="utf-8")
+    app = make_app(draft)
+
+    async def go() -> tuple[list[str], str, str]:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("f8")
+            await settle(pilot)
+            assert isinstance(app.screen, ProblemsScreen)
+            problems = app.screen._problems
+            index = next(i for i, p in enumerate(problems) if p.file.endswith("tenantdeck.policies.yaml"))
+            table = app.screen.query_one("DataTable")
+            table.move_cursor(row=index)
+            await settle(pilot)
+            row = [str(cell) for cell in table.get_row_at(index)]
+            return row, problems[index].message, str(app.screen.query_one("#detail").render())
+
+    row, message, detail = asyncio.run(go())
+    assert row[0] == "policies:3", row
+    assert len(row[3]) >= 25 and message.startswith(row[3].rstrip("…")), row
+    assert detail.startswith("tenantdeck.policies.yaml:3: error: "), detail

@@ -109,12 +109,11 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
         from tenantdeck.textsafe import fitted
         from tenantdeck.tui.widgets.columns import last_column_room
 
-        cells = [(str(p.line or "") if self._in_draft(p) else f"{os.path.basename(p.file)}:{p.line}",
-                  p.severity.value, shown(p.key_path or "(file)")) for p in problems]
+        cells = [(self._where(p), p.severity.value, shown(p.key_path or "(file)")) for p in problems]
         room = last_column_room(self.size.width or self.app.size.width,  # the cut ends in "…"; the line below
                                 [[h, *(c[k] for c in cells)] for k, h in enumerate(("Line", "Severity", "Key"))])
         for i, (p, (where, severity, key)) in enumerate(zip(problems, cells, strict=True)):
-            table.add_row(where, severity, Text(key), Text(fitted(shown(p.message), room)), key=str(i))
+            table.add_row(Text(where), severity, Text(key), Text(fitted(shown(p.message), room)), key=str(i))
         if problems:
             table.move_cursor(row=min(row, len(problems) - 1))
         self._problems = problems
@@ -152,6 +151,17 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
             return " in your unsaved edits; `tenantdeck validate` counts the file once F2 saves them"
         return ""
 
+    def _where(self, problem: Problem) -> str:
+        """The Line cell: the draft's line, or for a file beside the draft what it is and the line ("policies:7").
+        The whole name ("tenantdeck.policies.yaml:7") took 29 of 80 columns and left the problem 9 (trial J, J7);
+        the line under the table names the file whole."""
+        if self._in_draft(problem):
+            return str(problem.line or "")
+        name = os.path.basename(problem.file)
+        stem = os.path.basename(str(self.editor.session.path)).removesuffix(".yaml") + "."
+        short = name.removeprefix(stem).removesuffix(".yaml") if name.startswith(stem) else name
+        return shown(f"{short}:{problem.line}" if problem.line else short)
+
     def _in_draft(self, problem: Problem) -> bool:
         """The problem is the draft's (not its targets or policies file's)."""
         session = self.editor.session
@@ -178,7 +188,8 @@ its fleet policies' (the list and the count `tenantdeck validate` gives). The li
             self.query_one("#detail", Static).update("")
             return
         p = problems[int(key)]
-        where = f"line {p.line}: " if p.line else ""
+        where = (f"line {p.line}: " if p.line else "") if self._in_draft(p) else \
+            f"{os.path.basename(p.file)}{f':{p.line}' if p.line else ''}: "
         self.query_one("#detail", Static).update(
             shown(f"{where}{p.severity.value}: {p.key_path or '(file)'}: {p.message}"))
 
