@@ -178,3 +178,35 @@ def test_a_refused_push_leaves_the_committed_base_as_it_was(tmp_path: Path) -> N
     agreed = run(tmp_path, "push", "--yes", "--draft", str(mine), **{TOKEN_VAR: token})
     assert agreed.exit_code == exitcodes.OK, agreed.output  # nothing to send: both agree
     assert (workspace / "tenantdeck.lock.json").read_bytes() != before[Path("tenantdeck.lock.json")]
+
+
+def test_a_saved_plan_pushes_only_into_the_draft_it_was_made_from(tmp_path: Path) -> None:
+    """Trial J, J10: the plan's draft_path (which picks the draft, and the workspace whose base, journal and history
+    the push writes, when --draft is not given) is not covered by its hash; pointed at another workspace's draft,
+    the plan was pushed and that workspace's base advanced, so its next push reverted the change. It is refused
+    before any request (exit 1); the same plan still pushes from its own draft."""
+    mine, theirs = (tmp_path / name / "tenantdeck.yaml" for name in ("mine", "theirs"))
+    for draft in (mine, theirs):
+        draft.parent.mkdir()
+        assert run(tmp_path, "pull", "--draft", str(draft)).exit_code == 0
+    token = service(tmp_path, "get_sms", acme(tmp_path)[0])["twilioAuthToken"]
+    flip_gifs(mine)
+    plan = tmp_path / "mine.plan.json"
+    assert run(tmp_path, "plan", "--draft", str(mine), "-o", str(plan), **{TOKEN_VAR: token}).exit_code == 2
+    doc = json.loads(plan.read_text(encoding="utf-8"))
+    assert doc["draft_path"] == str(mine)
+    moved = tmp_path / "moved.plan.json"
+    moved.write_text(json.dumps({**doc, "draft_path": str(theirs)}), encoding="utf-8")
+    lock = theirs.parent / "tenantdeck.lock.json"
+    before = lock.read_bytes()
+
+    refused = run(tmp_path, "push", str(moved), "--yes", **{TOKEN_VAR: token})
+    assert refused.exit_code == exitcodes.ERROR, refused.output
+    assert "draft_path" in refused.output and "not the draft this plan was made from" in refused.output
+    assert lock.read_bytes() == before
+    assert acme(tmp_path)[1].settings["main"]["send_gifs"] is False  # nothing sent
+
+    pushed = run(tmp_path, "push", str(plan), "--yes", **{TOKEN_VAR: token})
+    assert pushed.exit_code == exitcodes.OK, pushed.output
+    assert acme(tmp_path)[1].settings["main"]["send_gifs"] is True
+    assert lock.read_bytes() == before

@@ -249,6 +249,15 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if request.strict and has_errors(strict(local.warnings)):
         return PushRefused("invalid_draft", f"{draft_path} is not valid under --strict (a secret is written as a "
                            "value); nothing was pushed", problems=strict(local.warnings))
+    if (plan_in is not None and request.draft_path is None and plan_in.draft_sha256
+            and not local.workspace.written_by_tool(plan_in.draft_sha256, local.sha256)):
+        # the plan's own draft_path chose the draft, and so the workspace whose base, journal and history the push
+        # writes: it must be the draft the plan was made from. An edited draft_path pushed the plan and advanced
+        # another workspace's base, whose next push then reverted the change (trial J, J10)
+        return PushRefused("invalid_plan_file", f"{request.plan_file} cannot be pushed; nothing was pushed", lines=[
+            f"{request.plan_file}: draft_path: {draft_path} is not the draft this plan was made from (its content "
+            "is not what `tenantdeck plan` read, nor that with tenantdeck's own writes since): make the plan again, "
+            "or name the draft to push it with (--draft)"])
     if plan_in is not None and (sources := secret_sources(plan_in, local.draft)):
         return PushRefused("invalid_plan_file", f"{request.plan_file} cannot be pushed; nothing was pushed",
                            lines=[f"{request.plan_file}: {line}" for line in sources])
