@@ -20,7 +20,7 @@ from tenantdeck.models import App, Draft, WidgetDraft, WidgetSettings, catalog
 from tenantdeck.models.app import app_secret_values, setting_refused
 from tenantdeck.models.base import Held, held_marks
 from tenantdeck.models.effective import effective_sections
-from tenantdeck.models.secrets import is_reference, secret_fields
+from tenantdeck.models.secrets import CREDENTIAL_VARS, is_reference, reference_name, secret_fields
 from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, error, warning
 from tenantdeck.sizelimits import app_size_problems, fast_size, widget_body_problem
@@ -272,6 +272,10 @@ def _check_literal_secrets(checker: WidgetChecker, app: App, base: tuple[PathPar
     for path, value in app_secret_values(app):
         if not is_reference(value):
             yield _literal_secret((*base, *path))
+        elif (name := reference_name(value)) in CREDENTIAL_VARS:
+            yield error(f"${{{name}}} is the credential tenantdeck signs in to the service with: a draft never sends "
+                        "it (the field would hold the account's management secret); use a variable of its own",
+                        (*base, *path), "credential_reference")
 
 
 def _check_settings(checker: WidgetChecker, app: App, base: tuple[PathPart, ...],

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from tenantdeck.hosts import is_loopback_host
 from tenantdeck.locations import ENV_CONFIG_DIR, ENV_DATA_DIR, config_dir, data_dir
+from tenantdeck.models.secrets import ENV_KEY, ENV_SECRET  # the default credential variables (a draft never sends them)
 from tenantdeck.problems import Problem, Severity
 
 if TYPE_CHECKING:
@@ -51,8 +52,6 @@ LOCAL_BASE_URL = "http://sandbox.local"
 ENV_BASE_URL = "TENANTDECK_BASE_URL"
 #: the profile to use when no ``--profile`` is given (before profiles.yaml's ``default``): a CI job sets it per stage
 ENV_PROFILE = "TENANTDECK_PROFILE"
-ENV_KEY = "TENANTDECK_KEY"
-ENV_SECRET = "TENANTDECK_SECRET"
 PROFILES_FILE = "profiles.yaml"
 SANDBOX_DB = "sandbox.sqlite3"
 #: fault injection for the ``local`` sandbox (tests and demos of partial failures): fraction of requests failed

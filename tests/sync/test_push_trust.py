@@ -91,6 +91,14 @@ def app_names(url: str) -> list[str]:
     return sorted(a.name for a in run(lambda c: c.list_apps(), url))
 
 
+def names_with(url: str, key: str, secret: str) -> list[str]:
+    async def go() -> list[str]:
+        async with ManagementClient(url, key, secret) as c:
+            return sorted(a.name for a in await c.list_apps())
+
+    return asyncio.run(go())
+
+
 def pulled(url: str, tmp_path: Path) -> Path:
     draft = tmp_path / "d.yaml"
     out = cli(url, "pull", "--draft", str(draft))
@@ -549,3 +557,34 @@ def test_pushing_an_applied_saved_plan_again_is_told_apart_from_the_push_in_the_
     rows = [line for line in text if not line.startswith(" ")]
     assert f"applied={n} failed" in rows[0] and "already" not in rows[0]
     assert f"applied=0 already={n} failed" in rows[1]
+
+
+def test_a_secret_holding_the_management_credential_is_never_sent(tmp_path: Path) -> None:
+    """Trial J, J13: a webhook password of ``${PROD_SECRET}`` (the variable a profile signs in with), pointed at
+    another host, was pushed: the service then sent the account's management secret as Basic Auth on every event.
+    Whatever variable holds the target's key or secret, ``plan``/``diff`` and ``push`` refuse it before any write,
+    naming the variable, never the value; ``validate`` refuses the default credential names offline. The secret
+    here is a valid webhook password (letters and digits), as the trial's was: nothing else refuses it."""
+    secret = "Psecret12345"
+    app = create_app(tmp_path / "db.sqlite3", key="pkey12345", secret=secret, seed=True)
+    env = cli_env(TENANTDECK_KEY="pkey12345", TENANTDECK_SECRET=secret, COPY_OF_SECRET=secret)
+    with serve_on_loopback(app) as server:
+        draft = tmp_path / "d.yaml"
+        assert cli(server, "pull", "--draft", str(draft), env=env).returncode == 0
+        add_app(draft, "Brand New", webhooks=[factories.webhook("fresh", password="${COPY_OF_SECRET}")])
+        before = names_with(server, "pkey12345", secret)
+        for command in (("plan", str(draft)), ("diff", str(draft)), ("push", "--draft", str(draft), "--yes")):
+            out = cli(server, *command, env=env)
+            assert out.returncode == exitcodes.ERROR, (command, out.stderr)
+            assert secret not in out.stderr + out.stdout
+            said = out.stdout + out.stderr
+            assert re.search(r":\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: \$\{COPY_OF_SECRET\} holds "
+                             r"the credential tenantdeck signs in to the service with", said), command
+        assert names_with(server, "pkey12345", secret) == before
+
+    text = draft.read_text(encoding="utf-8").replace("${COPY_OF_SECRET}", "${TENANTDECK_SECRET}")
+    draft.write_text(text, encoding="utf-8")
+    checked = cli(None, "validate", str(draft), env=env)
+    assert checked.returncode == exitcodes.ERROR, checked.stdout
+    assert re.search(r":\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: \$\{TENANTDECK_SECRET\} is the "
+                     r"credential tenantdeck signs in to the service with", checked.stdout), checked.stdout

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: the variables tenantdeck signs in to the service with by default (a profile may name others: ``key_env``,
+#: ``secret_env``); a draft's ``${VAR}`` never names them: a webhook password of ``${TENANTDECK_SECRET}`` pointed at
+#: another host sent the account's management secret there on every event (trial J, J13)
+ENV_KEY = "TENANTDECK_KEY"
+ENV_SECRET = "TENANTDECK_SECRET"
+CREDENTIAL_VARS = frozenset({ENV_KEY, ENV_SECRET})
 _LOOKS_LIKE_REFERENCE = re.compile(r"\$\{.*\}?|\$[A-Za-z_]")
 
 

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +37,11 @@ def _adapter(model: type, name: str) -> Any:
     return TypeAdapter(annotation)
 
 
-def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
-    """Problems (key paths of the ``${VAR}`` references) for values the service would refuse; no value shown."""
+def secret_value_problems(plan: Plan, env: Mapping[str, str], credentials: Collection[str] = ()) -> list[Problem]:
+    """Problems (key paths of the ``${VAR}`` references) for values the service would refuse, and for any that is a
+    credential tenantdeck signs in with (``credentials``: the target's key and secret, whatever variable or file they
+    came from: a webhook password of ``${PROD_SECRET}`` sent the management secret to the webhook's host; trial J,
+    J13); no value shown."""
     from tenantdeck.models.app import secret_field_of
 
     out: list[Problem] = []
@@ -53,6 +56,11 @@ def secret_value_problems(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
             if (path, var) in seen or secret is None:
                 continue
             seen.add((path, var))
+            if env[var] in credentials:
+                out.append(error(f"${{{var}}} holds the credential tenantdeck signs in to the service with: a draft "
+                                 "never sends it; use a variable of its own", parse_path(path)
+                                 if path.startswith("apps") else (), "credential_reference"))
+                continue
             reasons = _refused(secret[0].model, secret[0].name, env[var])
             if reasons:
                 out.append(error(f"the value of ${{{var}}} would be refused by the service: {reasons}",

@@ -374,7 +374,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if missing:
         return PushRefused("missing_secrets", "set the variables above, then push again; nothing was pushed",
                            problems=[local.result.doc.place(p) for p in missing], plan=plan, notices=notices)
-    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env)]
+    credentials = {value for value in (target.key, target.secret) if value}
+    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env, credentials)]
     if refused:
         return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
                            problems=refused, plan=plan, notices=notices)
