@@ -91,3 +91,30 @@ def test_an_unmanaged_team_is_managed_on_ctrl_n(draft_path: Path) -> None:
             assert app.editor.get("apps[1].team") == {}
 
     asyncio.run(flow())
+
+
+def test_the_services_owner_or_developer_is_not_added_in_any_case(draft_path: Path) -> None:
+    """Trial J, J11: adding the service's developer (shown above the list) said "added as admin (a push invites
+    them)" while the push re-roled the developer; the owner and developers are the service's. Refused, in any
+    letter case, naming the role; nothing written."""
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            service = [{"email": "ana@acme.example", "role": "developer"},
+                       {"email": "own@acme.example", "role": "owner"}]
+            app.editor.last_read = lambda app_id: {"service_team": service}  # type: ignore[method-assign]
+            await open_tab(pilot, "team")
+            before = app.editor.session.text
+            for typed in ("ANA@Acme.Example", "own@acme.example"):
+                await pilot.press("a")
+                await type_text(pilot, typed)
+                await pilot.press("enter")
+                await pilot.pause()
+                assert app.editor.session.text == before
+                await pilot.press("escape")
+                await pilot.pause()
+            notes = [n.message for n in app._notifications]
+            assert any("ANA@Acme.Example is this app's developer on the service" in n for n in notes), notes
+            assert any("own@acme.example is this app's owner on the service" in n for n in notes), notes
+
+    asyncio.run(flow())

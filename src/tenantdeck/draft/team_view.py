@@ -7,7 +7,7 @@ at the end of their role's list).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tenantdeck.models import catalog
@@ -37,12 +37,20 @@ def _block(members: list[tuple[str, str]], old: Mapping[str, Any]) -> dict[str, 
     return out
 
 
-def email_problem(email: str, team: Mapping[str, Any] | None) -> str | None:
-    """Why ``email`` cannot be added (not an address, already on the team, the team is full), or None."""
+def email_problem(email: str, team: Mapping[str, Any] | None,
+                  service: Sequence[tuple[str, str]] = ()) -> str | None:
+    """Why ``email`` cannot be added (not an address, already on the team, the service's owner or a developer, the
+    team is full), or None. ``service``: :func:`service_members`. The owner and the developers are the service's,
+    never changed by the editor: adding a developer said "a push invites them" while the push re-roled the
+    developer (trial J, J11); an address in other case is the same person."""
     if (why := email_refused(email)) is not None:  # the draft's rule, the one validation applies
         return why
     if any(e.casefold() == email.casefold() for e, _ in rows(team)):
         return f"{email} is already on the team"
+    held = next((role for e, role in service if e.casefold() == email.casefold()), None)
+    if held is not None:
+        return (f"{email} is this app's {held} on the service (shown above the list): that role is the service's, "
+                "not the draft's; change it in the dashboard")
     if len(rows(team)) + 1 >= catalog.TEAM_PER_APP:
         return f"an app has at most {catalog.TEAM_PER_APP} collaborators, its owner included"
     return None

@@ -255,7 +255,8 @@ another only in case) are listed after the draft's, read-only: a push leaves the
         role, email = self._adding, event.value.strip()
         if role is None:
             return
-        problem = tv.email_problem(email, self.team())
+        last_read = self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None))
+        problem = tv.email_problem(email, self.team(), tv.service_members(last_read))
         if problem is not None:
             self.notify(problem, title="Not added", severity="warning", markup=False)
             return
