@@ -145,10 +145,13 @@ def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurr
     if offline:
         if not local.base and not local.in_sync:
             click.echo("note: no base snapshot yet (run `tenantdeck pull`): every app with an id is unknown", err=True)
-        return plan_local(local, compare_local(local, None), allow_delete=allow_delete)
-    local.prefer = prefer
-    return _online_plan(local, target, allow_delete=allow_delete, concurrency=concurrency,
-                        allow_duplicate_names=allow_duplicate_names, choice=choice, rebind=rebind)
+        plan = plan_local(local, compare_local(local, None), allow_delete=allow_delete)
+    else:
+        local.prefer = prefer
+        plan = _online_plan(local, target, allow_delete=allow_delete, concurrency=concurrency,
+                            allow_duplicate_names=allow_duplicate_names, choice=choice, rebind=rebind)
+    _unset_secrets(local, plan)
+    return plan
 
 
 def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: int,
@@ -225,6 +228,20 @@ def _refused_values(local: Any, plan: Any, credentials: set[str]) -> None:
     if refused:
         echo(render_text(refused), nl=False)
         fail("the service would refuse these values; a push would stop here, nothing sent")
+
+
+def _unset_secrets(local: Any, plan: Any) -> None:
+    """The ``${VAR}`` the plan sends whose variable is unset here, located as the push refuses them
+    (:func:`tenantdeck.sync.remote.engine.missing_secrets`, the one list): a webhook's Basic Auth turned on needs
+    its password even when the draft did not change it. Said on stderr, not failed: the job that pushes may have
+    variables a review job has not, and the change is still one to push there."""
+    from tenantdeck.cli.output import echo, note
+    from tenantdeck.sync.remote.engine import missing_secrets
+
+    missing = [local.result.doc.place(p) for p in missing_secrets(plan, os.environ)]
+    if missing:
+        echo(render_text(missing), nl=False)
+        note("a push refuses to start, nothing sent, until these variables are set where it runs")
 
 
 def env_flag(name: str) -> bool:

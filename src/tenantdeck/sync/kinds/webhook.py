@@ -30,7 +30,7 @@ from tenantdeck.sync.kinds.base import (
     webhook_index,
     with_changes,
 )
-from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown
+from tenantdeck.sync.types import UNKNOWN, FieldChange, StepKind, is_unknown, secret_word
 
 if TYPE_CHECKING:
     from tenantdeck.models import App, Draft
@@ -122,9 +122,19 @@ class WebhookKind(Kind):
             for key in [k for k, v in merged.items() if k not in local]:
                 if is_unknown(merged[key]) or key in catalog.WEBHOOK_WRITE_ONLY:
                     del merged[key]  # not sent: the service keeps what it has (an update keeps omitted fields)
+            changes, unchanged = planner.changes(res), res.unchanged
+            if password_needed(res, local):
+                # sent, so the push's check of the variables it sends (engine.missing_secrets) refuses it unset,
+                # and shown, so the plan says what the push sends
+                merged["password"] = (res.draft or {})["password"]
+                local = local | {"password"}
+                changes.append(FieldChange("password", self.labels.get("password", "password"),
+                                           secret_word((res.live or {}).get("password")), "will be set", "local",
+                                           True, planner.app.name, res.title))
+                unchanged -= 1
             leaves = planner.secretise(res, merged, local_paths=local)
-            step = planner.step("update_webhook", res, res.rid, changes=planner.changes(res),
-                                payload=unflatten(leaves), unchanged=res.unchanged)
+            step = planner.step("update_webhook", res, res.rid, changes=changes,
+                                payload=unflatten(leaves), unchanged=unchanged)
             planner.hook_keys[res.rid] = step.key
         elif res.status == "delete":
             if planner.allow_delete:
@@ -151,6 +161,31 @@ class WebhookKind(Kind):
         hooks[step.rid] = hook
         base["webhooks"] = hooks
         return base
+
+
+def password_needed(res: ResourceDiff, local: set[str]) -> bool:
+    """Whether this webhook update must send the draft's password although it did not change: the update turns
+    Basic Auth on (``useBasicAuth`` true is among the ``local`` changes) and no password is known to be stored.
+
+    The service keeps a password an update leaves out, and answers 422 "useBasicAuth is true and no password is
+    stored" when there is none to keep (facts §7: the password is write-only, so only what tenantdeck last pushed,
+    carried in the base, says one is stored; "not reported" counts as none). Left out, such an update fails at the
+    service after earlier writes, on every retry; sent, a ``${VAR}`` password that is unset refuses the push before
+    its first write, at the password's line. Only a password the draft writes counts (the model requires one with
+    Basic Auth on), not one a promotion made unknown (secrets are never promoted: production keeps its own); with
+    Basic Auth already on, or a password stored, an unset variable is left as it is.
+    """
+    draft = res.draft or {}
+    written = draft.get("password")
+    if ("password" in local or "useBasicAuth" not in local or draft.get("useBasicAuth") is not True
+            or not isinstance(written, Mapping) or not ("ref" in written or "fingerprint" in written)):
+        return False
+    return not any(_stored(side.get("password")) for side in (res.live or {}, res.base or {}))
+
+
+def _stored(state: Any) -> bool:
+    """A password state that says the service holds one: a fingerprint (not None, "not reported" or a ref)."""
+    return isinstance(state, Mapping) and "fingerprint" in state
 
 
 KIND = WebhookKind()
