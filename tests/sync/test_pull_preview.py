@@ -260,3 +260,63 @@ def test_the_preview_from_the_sessions_models_is_the_preview_from_its_data(draft
     assert (reused.preview.apps, reused.preview.edits, reused.preview.notes, reused.preview.unchanged) == (
         again.preview.apps, again.preview.edits, again.preview.notes, again.preview.unchanged)
     assert reused.live == again.live
+
+
+def _edited_on_both_sides(draft: Path) -> DraftSession:
+    """The user's saved, unpushed edits (primary colour, Allow GIFs) and someone else's push (the widget's name,
+    Show stickers, and the primary colour too)."""
+    session = DraftSession.open(draft)
+    i, app_id = _acme(session)
+    widget = f"apps[{i}].widgets[0]"
+    gifs = session.get(f"{widget}.main.send_gifs")
+    with session.transaction():  # the user's own edits, saved, not pushed
+        session.set(f"{widget}.style.primary_color", "#03A900")
+        session.set(f"{widget}.main.send_gifs", not gifs)
+    session.save()
+
+    async def someone_else() -> None:  # meanwhile, on the service
+        async with local_target().client() as c:
+            (w,) = await c.list_widgets(app_id)
+            s = w.settings
+            await c.update_widget(app_id, w.widget_id, {
+                **s, "name": "Support widget v2", "style": {**s["style"], "primary_color": "#111111"},
+                "main": {**s["main"], "show_stickers": not s["main"]["show_stickers"]}})
+
+    asyncio.run(someone_else())
+    return session
+
+
+def test_each_pulled_field_says_whose_change_it_is(draft: Path) -> None:
+    """Trial J6: your unpushed edits (base == live), the service's changes (base == draft) and both (a conflict)
+    were all one kind of row; ``y`` then discarded the user's edits unseen. The engine says which is which."""
+    session = _edited_on_both_sides(draft)
+    preview = asyncio.run(preview_pull_target(local_target(), draft, session.data, {})).preview
+    (changed,) = preview.apps
+    assert sorted((c.path, c.origin) for c in changed.changes) == [
+        ("main.send_gifs", "local"), ("main.show_stickers", "remote"), ("name", "remote"),
+        ("style.primary_color", "conflict")]
+    assert preview.lost == 2
+    assert "2 of your unpushed edit(s) would be lost (1 of them changed on the service too)." in preview.summary()
+
+
+def test_the_cli_pull_names_each_unpushed_edit_it_discards(draft: Path) -> None:
+    """``tenantdeck pull`` over the same draft writes the service's values, as it always did (it asks nothing), but
+    no longer silently: each unpushed edit it replaced is a note in the editor's words, and JSON counts them."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    _edited_on_both_sides(draft)
+    result = CliRunner().invoke(cli, ["pull", "--draft", str(draft), "--format", "json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["discarded_edits"] == 2
+    notes = [line for line in result.stderr.splitlines() if "discarded" in line]
+    assert any("your edit, discarded: Allow GIFs (main.send_gifs)" in n for n in notes), result.stderr
+    assert any("both: yours discarded: Primary colour" in n and '"#03A900" -> "#111111"' in n for n in notes), notes
+    assert not any("Show stickers" in n for n in notes), notes  # the service's change: taken, nothing lost
+    assert "2 unpushed edit(s) of yours in the draft were replaced" in result.stderr
+    assert ".bak" in result.stderr
+    again = CliRunner().invoke(cli, ["pull", "--draft", str(draft), "--format", "json"])
+    assert json.loads(again.stdout)["discarded_edits"] == 0 and "replaced" not in again.stderr

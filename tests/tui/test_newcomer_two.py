@@ -253,7 +253,7 @@ async def _rows_at_80(draft: Path) -> None:
         pull = app.screen
         assert isinstance(pull, PullScreen)
         table = pull.query_one("DataTable")
-        texts = [str(table.get_row_at(n)[2]) for n in range(table.row_count)]
+        texts = [str(table.get_row_at(n)[-1]) for n in range(table.row_count)]
         row = next(t for t in texts if "Name" in t and "->" in t)
         assert row.endswith('"Shop orders"') and "…" in row, texts
         _row_fits(table, 80)

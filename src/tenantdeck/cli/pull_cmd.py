@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,6 +26,9 @@ from tenantdeck.cli.target_options import (
     target_options,
     wrong_target_exit,
 )
+
+if TYPE_CHECKING:
+    from tenantdeck.sync.remote.pull import PullResult
 
 
 @click.command("pull")
@@ -57,7 +61,8 @@ def command(
 
     Nothing is written when the draft cannot be: a missing directory or a read-only file is one error line.
     A draft pulled from another account than the one named (another sandbox, service or key) is left untouched
-    and the pull exits 8, unless --rebind says to make it this account's draft.
+    and the pull exits 8, unless --rebind says to make it this account's draft. Unpushed edits in the draft that
+    the pull replaces with the service's values are each named (note:); the previous draft is DRAFT.bak.
     """
     from tenantdeck.problems import ProblemError
     from tenantdeck.sync.remote.pull import PullError, pull_target
@@ -94,6 +99,7 @@ def command(
 
     for note in result.notes:
         output.note(note)
+    lost = _discarded(result, draft_path)
     errors = [p for p in result.problems if p.is_error]
     warnings = [p for p in result.problems if not p.is_error]
     for problem in errors:
@@ -106,11 +112,39 @@ def command(
         emit(document("pull", code, ok=not errors, profile=target.name, draft=str(draft_path),
                       base=str(result.workspace.lock_path), apps=result.apps, widgets=result.widgets,
                       webhooks=result.webhooks, extension_settings=result.extension_settings, team=result.team,
-                      removed_apps=list(result.removed_apps), notes=list(result.notes),
+                      removed_apps=list(result.removed_apps), notes=list(result.notes), discarded_edits=lost,
                       problems=[p.to_json() for p in result.problems]))
     if errors:
         output.error("the pulled draft does not validate (see above); fix it before a push")
         raise SystemExit(exitcodes.ERROR)
+
+
+def _discarded(result: PullResult, draft_path: Path) -> int:
+    """Name each unpushed edit of the user's that the pull replaced with the service's value (the engine tells
+    them, :attr:`~tenantdeck.sync.pull_preview.PullPreview.lost`; the editor's F5 asks before it does this), and
+    where the previous draft is. The count, for the JSON document."""
+    from tenantdeck.sync.pull_preview import ORIGIN_WORDS
+    from tenantdeck.sync.render import change_text
+
+    changed = result.changed
+    if changed is None or not changed.lost:
+        return 0
+    for app in changed.apps:
+        if app.status != "changed" and app.origin != "remote":
+            output.note(f"{app.name}: {ORIGIN_WORDS[app.origin]}: the app, deleted in the draft, is back")
+        for change in app.changes:
+            if change.origin != "remote":
+                output.note(f"{app.name}: {change.resource}: {ORIGIN_WORDS[change.origin]}: "
+                            f"{change_text(change)}")
+        for title in (*app.added, *app.removed):
+            origin = app.resource_origins.get(title, "remote")
+            if origin != "remote":
+                verb = "back in the draft" if title in app.added else "taken out of the draft"
+                output.note(f"{app.name}: {title}: {ORIGIN_WORDS[origin]}: {verb}")  # echo makes each safe
+    output.note(f"{changed.lost} unpushed edit(s) of yours in the draft were replaced by the service's values; "
+                f"the previous draft is {draft_path.name}.bak (to keep such edits, push before you pull: a push "
+                "keeps the service's changes)")
+    return changed.lost
 
 
 def _unwritable(draft_path: Path) -> str | None:

@@ -6,6 +6,14 @@ The CLI's ``pull`` rewrites the file; the editor instead applies :attr:`PullPrev
 hand comments elsewhere survive). Both convert the service's apps the same way
 (:func:`~tenantdeck.sync.remote_to_draft.app_from_canonical`, apps matched by :func:`match_apps`), so the preview
 is what a pull does. Pure: the live side comes in as canonical apps already read.
+
+Whose change each difference is comes from the base, by compare's three-way rule (:func:`classify`), in the
+vocabulary of :data:`~tenantdeck.sync.types.Origin`: ``remote``, the service changed it since the base and the
+draft did not (the pull takes it); ``local``, the draft changed it and the service did not (an unpushed edit the
+pull would discard); ``conflict``, both changed it (the pull discards the draft's value too). An app without a
+base cannot tell, so, as compare says, a difference there is a ``conflict``. :attr:`PullPreview.lost` counts what
+the pull would discard of the user's; the editor asks before it does that, and both the editor and the CLI say
+it in these words (:data:`ORIGIN_WORDS`).
 """
 
 from __future__ import annotations
@@ -15,13 +23,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tenantdeck.models import App, Draft
-from tenantdeck.sync.compare import _leaves, raw_resources, resource_title
+from tenantdeck.sync.compare import _leaves, classify, raw_resources, resource_title
 from tenantdeck.sync.kinds import canonical_app_from_draft, is_secret, label
 from tenantdeck.sync.kinds import kind as kind_named
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, reserve_draft_references
-from tenantdeck.sync.types import ABSENT, VERBATIM, FieldChange, secret_word
+from tenantdeck.sync.types import ABSENT, VERBATIM, FieldChange, Origin, secret_word
 
 Edit = tuple[str, tuple[Any, ...], Any]  #: (verb: set | insert | delete, key path, value)
+
+#: how every screen names whose change a pulled difference is (words, never a colour alone)
+ORIGIN_WORDS: dict[Origin, str] = {
+    "remote": "from the service",
+    "local": "your edit, discarded",
+    "conflict": "both: yours discarded",
+}
 
 
 @dataclass(slots=True)
@@ -35,6 +50,19 @@ class AppPull:
     changes: list[FieldChange] = field(default_factory=list)
     added: list[str] = field(default_factory=list)  #: resource titles the pull adds to the draft
     removed: list[str] = field(default_factory=list)  #: resource titles the pull takes out of the draft
+    #: whose change the app's own status is: ``local`` for an app the draft deleted that the pull brings back
+    origin: Origin = "remote"
+    #: resource title (of ``added`` or ``removed``) -> whose change it is, when not ``remote``: a resource the
+    #: draft deleted that the pull brings back, or one the draft added that the pull takes out, is ``local``
+    resource_origins: dict[str, Origin] = field(default_factory=dict)
+
+    def origins(self) -> list[Origin]:
+        """Whose change each difference of this app is: the app's own (new or removed), each field, each
+        resource added or removed."""
+        if self.status != "changed":
+            return [self.origin]
+        return [*(c.origin for c in self.changes),
+                *(self.resource_origins.get(title, "remote") for title in (*self.added, *self.removed))]
 
 
 @dataclass(slots=True)
@@ -48,6 +76,29 @@ class PullPreview:
     def empty(self) -> bool:
         return not self.edits
 
+    def counts(self) -> dict[Origin, int]:
+        """How many differences are whose: ``{"remote": n, "local": n, "conflict": n}``."""
+        out: dict[Origin, int] = {"remote": 0, "local": 0, "conflict": 0}
+        for app in self.apps:
+            for origin in app.origins():
+                out[origin] += 1
+        return out
+
+    @property
+    def lost(self) -> int:
+        """The user's unpushed edits the pull would discard (``local`` and ``conflict``): what ``y`` asks about."""
+        counts = self.counts()
+        return counts["local"] + counts["conflict"]
+
+    def lost_text(self) -> str:
+        """"3 of your unpushed edits would be lost (1 of them changed on the service too)", or "" for none."""
+        counts = self.counts()
+        lost = counts["local"] + counts["conflict"]
+        if not lost:
+            return ""
+        both = f" ({counts['conflict']} of them changed on the service too)" if counts["conflict"] else ""
+        return f"{lost} of your unpushed edit(s) would be lost{both}."
+
     def summary(self) -> str:
         new = sum(a.status == "new" for a in self.apps)
         gone = sum(a.status == "removed" for a in self.apps)
@@ -55,8 +106,10 @@ class PullPreview:
         fields = sum(len(a.changes) for a in changed)
         if self.empty:
             return f"The draft already holds what the service has ({self.unchanged} app(s)); nothing to pull."
-        return (f"Pull changes {len(changed)} app(s) ({fields} field(s)), adds {new} and removes {gone}; "
+        text = (f"Pull changes {len(changed)} app(s) ({fields} field(s)), adds {new} and removes {gone}; "
                 f"{self.unchanged} unchanged.")
+        lost = self.lost_text()
+        return f"{text} {lost}" if lost else text
 
 
 def match_apps(old_apps: Sequence[App], canonicals: Sequence[Mapping[str, Any]], notes: list[str]) -> dict[str, App]:
@@ -126,7 +179,8 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
         new_canon = canonical_app_from_draft(draft.model_copy(update={"apps": [conversion.app]}), 0,
                                              secret_key=secret_key, env=env)
         if old is None:
-            pulled = AppPull(conversion.app.name, app_id, "new")
+            # an app the base knows that the draft no longer has: the draft deleted it, the pull brings it back
+            pulled = AppPull(conversion.app.name, app_id, "new", origin="local" if app_id in base else "remote")
             pulled.added = [title for (kind, rid), raw in raw_resources(new_canon).items() if kind != "app"
                             for title in [resource_title(kind, rid, _leaves(kind, raw))]]
             preview.apps.append(pulled)
@@ -140,7 +194,7 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
             continue
         old_canon = canonical_app_from_draft(draft, i, secret_key=secret_key, env=env)
         pulled = AppPull(conversion.app.name, app_id, "changed")
-        _describe(old_canon, new_canon, pulled)
+        _describe(old_canon, new_canon, base.get(app_id), pulled)
         preview.apps.append(pulled)
         preview.edits.extend(edits)
     remote_ids = {str(c["id"]) for c in canonicals}
@@ -179,27 +233,52 @@ def _diff_edits(path: tuple[Any, ...], old: Any, new: Any, out: list[Edit]) -> N
     out.append(("set", path, new))
 
 
-def _describe(old: Mapping[str, Any], new: Mapping[str, Any], pulled: AppPull) -> None:
-    """Field by field, with the catalog's labels; resources added and removed by title. Secrets as state words."""
+def _describe(old: Mapping[str, Any], new: Mapping[str, Any], base: Mapping[str, Any] | None,
+              pulled: AppPull) -> None:
+    """Field by field, with the catalog's labels; resources added and removed by title; each whose change it is,
+    against ``base`` (the app's base snapshot, None when it has none). Secrets as state words."""
     old_res, new_res = raw_resources(old), raw_resources(new)
+    base_res = raw_resources(base) if base is not None else None
     for key in dict.fromkeys([*old_res, *new_res]):
         kind, rid = key
         before, after = _leaves(kind, old_res.get(key)), _leaves(kind, new_res.get(key))
         title = resource_title(kind, rid, after, before)
+        in_base = base_res is not None and base_res.get(key) is not None
         if before is None and after is not None:
             pulled.added.append(title)
+            if base_res is None or in_base:  # no base: cannot tell; in the base: the draft deleted it
+                pulled.resource_origins[title] = "conflict" if base_res is None else "local"
             continue
         if after is None and before is not None:
             pulled.removed.append(title)
+            if not in_base:  # the draft added it (or, with no base, cannot tell)
+                pulled.resource_origins[title] = "conflict" if base_res is None else "local"
             continue
         if before is None or after is None or before == after:
             continue
         defaults = kind_named(kind).defaults
+        was = _leaves(kind, base_res.get(key)) if base_res is not None else None
         for path in dict.fromkeys([*before, *after]):
             b, a = before.get(path, ABSENT), after.get(path, ABSENT)
             if b == a or (b is ABSENT and path in defaults and defaults[path] == a):
                 continue  # unchanged, or a default the service filled in for a field the draft leaves out
+            origin = _origin(kind, path, was, b, a, no_base=base_res is None)
             secret = is_secret(kind, path)
             if secret:
                 b, a = secret_word(b), secret_word(a)
-            pulled.changes.append(FieldChange(path, label(kind, path), b, a, "remote", secret, pulled.name, title))
+            pulled.changes.append(FieldChange(path, label(kind, path), b, a, origin, secret, pulled.name, title))
+
+
+def _origin(kind: str, path: str, base: Mapping[str, Any] | None, draft: Any, pulled: Any, *,
+            no_base: bool) -> Origin:
+    """Whose change one field the pull changes is (compare's rule, :func:`classify`): ``draft`` is the draft's
+    value, ``pulled`` the one the pull writes, ``base`` the resource's leaves in the base (None: not there).
+    No base for the app at all: nothing tells, a ``conflict`` (as compare calls it). A base value left out, as
+    a default the service fills in is, counts as that default."""
+    if no_base:
+        return "conflict"
+    was = (base or {}).get(path, ABSENT)
+    if was is ABSENT:
+        was = kind_named(kind).defaults.get(path, ABSENT) if base is not None else ABSENT
+    state = classify(was, draft, pulled)
+    return "conflict" if state == "same" else state  # "same" cannot be: draft and pulled differ

@@ -51,6 +51,9 @@ class PullResult:
     removed_apps: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    #: what the pull changed in the draft that was there, each change with whose it was (the editor's F5 preview):
+    #: the CLI names the unpushed edits it discarded (:attr:`PullPreview.lost`); None for a first pull
+    changed: PullPreview | None = None
 
     def summary(self) -> str:
         """``pulled 3 apps (2 widgets, 5 webhooks, 4 extension settings, 2 team members) into tenantdeck.yaml; base
@@ -157,12 +160,13 @@ async def pull(
     old_base = {} if set_aside else workspace.load_base()
     # what the service never reports (write-only webhook fields): keep what tenantdeck last pushed
     canonicals = [with_last_pushed(c, old_base.get(c["id"])) for c in canonicals]
+    changed = _changed_in_draft(existing, canonicals, old_base, secret_key, wanted is not None)
     old_apps = list(existing.apps) if existing is not None else []
     presets = dict(existing.presets) if existing is not None else {}
     namer = SecretNamer()
     reserve_draft_references(namer, old_apps)
     remote_ids = [c["id"] for c in canonicals]
-    result = PullResult(draft_path=path, workspace=workspace)
+    result = PullResult(draft_path=path, workspace=workspace, changed=changed)
     matched = match_apps(old_apps, canonicals, result.notes)
 
     pulled: list[App] = []
@@ -216,6 +220,23 @@ async def pull(
 
     result.problems = list((await asyncio.to_thread(load_draft, path)).problems)
     return result
+
+
+def _changed_in_draft(existing: Draft | None, canonicals: list[dict[str, Any]], base: Mapping[str, Any],
+                      secret_key: bytes, some: bool) -> PullPreview | None:
+    """What writing ``canonicals`` over the draft ``existing`` changes, each change with whose it is: the editor's
+    preview (:func:`preview_pull`), so both say the same of one pull. ``some``: only these apps were read (--app),
+    so the draft's others are not "removed". Its canonicals are copies: the preview marks what it keeps verbatim."""
+    if existing is None:
+        return None
+    apps = list(existing.apps)
+    if some:
+        ids = {c["id"] for c in canonicals}
+        apps = [a for a in apps if a.id is None or a.id in ids]
+    draft = existing.model_copy(update={"apps": apps})
+    data = {"apps": [a.model_dump(mode="json", exclude_none=True, exclude_unset=True) for a in apps]}
+    return preview_pull(data, [dict(c) for c in canonicals], base, secret_key=secret_key, env=os.environ,
+                        draft=draft)
 
 
 async def fetch_pull(client: ManagementClient, workspace: Workspace, *,

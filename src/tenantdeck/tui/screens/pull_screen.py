@@ -5,6 +5,12 @@ catalog's labels, resources and apps added or removed. ``y`` applies its edits t
 ``DraftSession`` as one undo step (ctrl+z takes the whole pull back) that touches only the values that differ, so
 comments elsewhere stay. Nothing is saved: F2 does that, and only then does the base snapshot advance, for the
 values the saved draft took (:func:`tenantdeck.sync.remote.pull.record_pulled_base`).
+
+Each row says whose change it is, in the core's words (:data:`tenantdeck.sync.pull_preview.ORIGIN_WORDS`): a
+change from the service, or an unpushed edit of yours the pull would discard (trial J6: both were one kind of row,
+and ``y`` reverted the user's edits unseen). When the pull would discard any, ``y`` does not write: the screen
+stays, its status names the count, and only ``d`` writes (a distinct key, so a typed-ahead ``F5 y`` or ``y y``
+never discards them); Escape keeps them (push them first: a push keeps the service's changes).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from tenantdeck.tui.widgets.row_table import RowTable
 if TYPE_CHECKING:
     from tenantdeck.draft.session import Change
     from tenantdeck.sync.remote.pull import PullPreviewed
+    from tenantdeck.sync.types import Origin
     from tenantdeck.tui.editor import Editor
 
 
@@ -44,7 +51,13 @@ class PullScreen(UsesEditor, Screen[None]):
 What pulling the service's configuration into the draft would change: per app, each field with its label
 (`before -> after`), resources and apps added (`+`) or removed (`-`). Nothing is written until you press `y`.
 
-- `y`: write these changes into the draft, as one edit (ctrl+z takes it back; F2 saves it)
+Each row says whose change it is: `from the service` (the service changed it since your last pull or push),
+`your edit, discarded` (you changed it in the draft and have not pushed it: the pull puts the service's value
+back), `both: yours discarded` (both changed it). The line at the top counts your edits the pull would lose.
+
+- `y`: write these changes into the draft, as one edit (ctrl+z takes it back; F2 saves it). When the pull would
+  discard unpushed edits of yours, `y` only asks: `d` then writes it anyway, Escape keeps your edits (push them
+  first, F6: a push keeps the service's changes, then pull)
 - `r`: read the service again
 - `Escape`: back, nothing written
 
@@ -54,6 +67,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
     BINDINGS = [
         Binding("escape", "back", "Back", id="pull.back"),
         Binding("y", "apply", "Write into draft", id="pull.apply"),
+        Binding("d", "discard", "Discard my edits and pull", id="pull.discard"),
         Binding("r", "refresh", "Read again", id="pull.refresh"),
     ]
     #: a key typed ahead of the read (``F5 y``) waits for it instead of being dropped (tui/key_order.py)
@@ -70,6 +84,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         super().__init__()
         self.result: PullPreviewed | None = None
         self._version = -1
+        self._asked = False  #: ``y`` asked about discarding the user's edits; ``d`` writes
         self.client_options: dict[str, Any] = dict(self.CLIENT_OPTIONS)
 
     def compose(self) -> ComposeResult:
@@ -83,12 +98,14 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         from tenantdeck.tui.profile import profile_subtitle
 
         self.sub_title = profile_subtitle(self.editor.profile)
-        self.query_one(DataTable).add_columns("App", "", "What the pull changes")
+        self.query_one(DataTable).add_columns("App", "", "Whose", "What the pull changes")
         self.action_refresh()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "apply":
             return self.result is not None and not self.result.preview.empty
+        if action == "discard":
+            return self._asked and self.result is not None
         return True
 
     # -- reading ---------------------------------------------------------------------------------------------------
@@ -100,6 +117,7 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
             return
         self._status("Reading the service ...")
         self.result = None
+        self._asked = False
         self.refresh_bindings()
         self._version = session.version
         self.fetch()
@@ -133,54 +151,80 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
         self.query_one("#status", Static).update(shown(text))
 
     def show(self, result: PullPreviewed, where: str) -> None:
+        from tenantdeck.sync.pull_preview import ORIGIN_WORDS
         from tenantdeck.sync.render import change_symbol, change_text, change_text_fitted
         from tenantdeck.sync.review import APP_CELLS
         from tenantdeck.textsafe import fitted
 
         self.result = result
+        self._asked = False
+        self._where = where
         preview = result.preview
         table = self.query_one(RowTable)
         table.clear()
 
         self._full: dict[str, str] = {}  #: each row's text whole, for the detail line (the table's is cut)
-        room = self._text_room([app.name for app in preview.apps])
+        room = self._text_room([app.name for app in preview.apps], {o for app in preview.apps for o in app.origins()})
         rows: list[tuple[list[Text], str]] = []
 
-        def add_row(app: str, mark: str, text: str, key: str, change: Any = None) -> None:
-            self._full[key] = " ".join(part for part in (shown(app), mark, shown(text).strip()) if part)
+        def add_row(app: str, mark: str, text: str, key: str, change: Any = None, whose: str = "") -> None:
+            self._full[key] = " ".join(part for part in (shown(app), mark, whose and f"[{whose}]",
+                                                         shown(text).strip()) if part)
             cut = f"    {change_text_fitted(change, room - 4)}" if change is not None else fitted(shown(text), room)
-            rows.append(([Text(fitted(shown(app), APP_CELLS)), Text(mark), Text(cut)], key))  # the service's words
+            rows.append(([Text(fitted(shown(app), APP_CELLS)), Text(mark), Text(whose), Text(cut)], key))
 
         for n, app in enumerate(preview.apps):
             what = {"new": "new on the service: added to the draft",
                     "removed": "gone from the service: removed from the draft",
                     "changed": f"{len(app.changes)} field(s) changed"}[app.status]
+            if app.status == "new" and app.origin != "remote":
+                what = "deleted in your draft: the pull adds it back"
             mark = {"new": "+", "removed": "-", "changed": "~"}[app.status]
-            add_row(app.name, mark, what, key=f"app{n}")
+            add_row(app.name, mark, what, key=f"app{n}",
+                    whose="" if app.status == "changed" else ORIGIN_WORDS[app.origin])
             resource = None
             for m, change in enumerate(app.changes):
                 if change.resource != resource:  # which webhook, widget or setting the rows below change
                     resource = change.resource
                     add_row("", "", f"  {resource}", key=f"app{n}.{m}.resource")
-                add_row("", change_symbol(change), f"    {change_text(change)}", key=f"app{n}.{m}", change=change)
+                add_row("", change_symbol(change), f"    {change_text(change)}", key=f"app{n}.{m}", change=change,
+                        whose=ORIGIN_WORDS[change.origin])
             for m, title in enumerate(app.added):
-                add_row("", "+", f"  {title}", key=f"app{n}.add{m}")
+                add_row("", "+", f"  {title}", key=f"app{n}.add{m}",
+                        whose=ORIGIN_WORDS[app.resource_origins.get(title, "remote")])
             for m, title in enumerate(app.removed):
-                add_row("", "-", f"  {title}", key=f"app{n}.rm{m}")
+                add_row("", "-", f"  {title}", key=f"app{n}.rm{m}",
+                        whose=ORIGIN_WORDS[app.resource_origins.get(title, "remote")])
         for k, note in enumerate(preview.notes):
             add_row("", "*", note, key=f"note{k}")
         table.append_rows(rows)  # at once, measured and its scrollbar shown in the frame that shows them
-        tail = " y writes it into the draft (one edit; F2 saves)." if not preview.empty else ""
-        self._status(f"{preview.summary()} Read from {where}.{tail}")
+        self._status(self._summary_line())
         self.refresh_bindings()
 
-    def _text_room(self, names: list[str]) -> int:
+    def _summary_line(self) -> str:
+        """The status line: the core's summary (with the count of your edits it would lose) and what ``y`` does."""
+        assert self.result is not None
+        preview = self.result.preview
+        if preview.empty:
+            tail = ""
+        elif self._asked:
+            tail = (f" Write it anyway, discarding {_edits(preview.lost)} of yours? d: discard them and pull; "
+                    "Escape: keep them (push them first, F6: a push keeps the service's changes).")
+        elif preview.lost:
+            tail = " y asks first: it would discard your edits marked above."
+        else:
+            tail = " y writes it into the draft (one edit; F2 saves)."
+        return f"{preview.summary()} Read from {self._where}.{tail}"
+
+    def _text_room(self, names: list[str], origins: set[Origin]) -> int:
+        from tenantdeck.sync.pull_preview import ORIGIN_WORDS
         from tenantdeck.sync.review import APP_CELLS
         from tenantdeck.textsafe import fitted
         from tenantdeck.tui.widgets.columns import last_column_room
 
         apps = ["App", *(fitted(shown(name), APP_CELLS) for name in names)]
-        return last_column_room(self.size.width or self.app.size.width, [apps, ["~"]])
+        whose = ["Whose", *(ORIGIN_WORDS[origin] for origin in origins)]
+        return last_column_room(self.size.width or self.app.size.width, [apps, ["~"], whose])
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """The row under the cursor in full, wrapped (the table cuts a long value with ``…`` at 80 columns)."""
@@ -198,6 +242,28 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                         markup=False)
             return
         preview = self.result.preview
+        if preview.lost:  # the user's own edits: asked (every y), only d discards them: never a typed-ahead y y
+            self._asked = True
+            self._status(self._summary_line())
+            self.refresh_bindings()
+            self.notify(f"This pull would discard {_edits(preview.lost)} of yours that are not pushed (rows marked "
+                        "\"your edit, discarded\"). d discards them and pulls; Escape keeps them.",
+                        title="Your edits would be lost", severity="warning", markup=False)
+            return
+        self._write()
+
+    def action_discard(self) -> None:
+        """``d`` after ``y`` asked: write the pull, the user's unpushed edits it replaces included."""
+        if not self._asked:
+            return
+        self._write()
+
+    def _write(self) -> None:
+        if self.result is None or self.editor.session.version != self._version:
+            self.notify("The draft changed since the service was read; r reads it again.", severity="warning",
+                        markup=False)
+            return
+        preview = self.result.preview
         outcome = self.editor.apply(preview.edits)
         if not outcome.ok:
             self.notify(outcome.refused, title="Not pulled", severity="error", markup=False)
@@ -209,6 +275,10 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+
+def _edits(n: int) -> str:
+    return f"{n} unpushed edit{'' if n == 1 else 's'}"
 
 
 class PulledBase:
