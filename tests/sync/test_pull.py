@@ -88,7 +88,7 @@ def test_pull_writes_a_valid_secret_free_draft_and_base(sandbox: Any, tmp_path: 
     assert names == sorted(names) == ["Acme Support", "Globex Community", "Initech Field Chat"]
     assert (result.apps, result.widgets, result.webhooks) == (3, 1, 3)
     assert result.summary().startswith("pulled 3 apps (1 widget, 3 webhooks, 5 extension settings, 1 team member) "
-                                       "into tenantdeck.yaml; base snapshot in")
+                                       "into tenantdeck.yaml; base in tenantdeck.lock.json (cache ")
 
     text = all_text(tmp_path)
     for secret in SEED_SECRETS:
@@ -426,8 +426,8 @@ def test_cli_pull_local_profile(cli_env: dict[str, str], tmp_path: Path) -> None
     result = _cli(["pull", "--profile", "local", "--draft", "mine.yaml"])
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
-    assert ("pulled 3 apps (1 widget, 3 webhooks, 5 extension settings, 1 team member) into mine.yaml; base snapshot "
-            "in .tenantdeck/mine/") in result.stderr
+    assert ("pulled 3 apps (1 widget, 3 webhooks, 5 extension settings, 1 team member) into mine.yaml; base in "
+            "mine.lock.json (cache .tenantdeck/mine/)") in result.stderr
     assert load_draft(tmp_path / "mine.yaml").ok
     for secret in SEED_SECRETS:
         assert secret not in result.stderr

@@ -61,8 +61,9 @@ def load(config: Path) -> Keymap:
         if not isinstance(keys, str) or not keys.strip():
             result.problems.append(f"{binding_id}: keys must be text such as f5 or ctrl+r,f5")
             continue
-        parts = [k.strip().lower() for k in keys.split(",") if k.strip()]
-        bad = [k for k in parts if not _KEY.fullmatch(k)]
+        written = [k.strip() for k in keys.split(",") if k.strip()]
+        parts = [k.lower() for k in written]
+        bad = [k for k in written if not _KEY.fullmatch(k.lower())]  # named as written ('\e[2J', not '\x1b[2j')
         if bad:
             result.problems.append(f"{binding_id}: {', '.join(map(repr, bad))} is not a key name "
                                    "(e.g. f5, ctrl+r, alt+x, shift+tab)")

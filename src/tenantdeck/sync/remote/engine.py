@@ -372,7 +372,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
 
     missing = missing_secrets(plan, env)
     if missing:
-        return PushRefused("missing_secrets", "set the variables above, then push again; nothing was pushed",
+        return PushRefused("missing_secrets", "set the variables above, then run the command again (push or "
+                           "promote); nothing was pushed",
                            problems=[local.result.doc.place(p) for p in missing], plan=plan, notices=notices)
     credentials = {value for value in (target.key, target.secret) if value}
     refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env, credentials)]

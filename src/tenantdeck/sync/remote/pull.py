@@ -56,8 +56,9 @@ class PullResult:
     changed: PullPreview | None = None
 
     def summary(self) -> str:
-        """``pulled 3 apps (2 widgets, 5 webhooks, 4 extension settings, 2 team members) into tenantdeck.yaml; base
-        snapshot in .tenantdeck/x/``."""
+        """``pulled 3 apps (2 widgets, 5 webhooks, 4 extension settings, 2 team members) into tenantdeck.yaml; base in
+        tenantdeck.lock.json (cache .tenantdeck/x/)``: the lock file is the base the README names and git keeps; the
+        folder is the local cache (it said only "base snapshot in .tenantdeck/x/": trial J, J12)."""
         try:
             base = os.path.relpath(self.workspace.root)
         except ValueError:  # another drive on Windows
@@ -67,7 +68,8 @@ class PullResult:
         text = (
             f"pulled {_count(self.apps, 'app')} ({_count(self.widgets, 'widget')}, "
             f"{_count(self.webhooks, 'webhook')}, {self.extension_settings} extension settings, "
-            f"{_count(self.team, 'team member')}) into {self.draft_path.name}; base snapshot in {base}{os.sep}"
+            f"{_count(self.team, 'team member')}) into {self.draft_path.name}; base in "
+            f"{self.workspace.lock_path.name} (cache {base}{os.sep})"
         )
         if self.removed_apps:
             text += f"; removed {_count(len(self.removed_apps), 'app')} no longer on the service"
