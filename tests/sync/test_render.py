@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
@@ -19,6 +19,7 @@ from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_json, render_markdown, render_text
 from tenantdeck.textsafe import unsafe
+from tests.fuzzing import examples
 from tests.models import factories
 from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
 
@@ -123,7 +124,7 @@ def test_a_note_about_no_app_names_no_app() -> None:
     plan.notes[:] = [Note("", "policies file: d.policies.yaml:4:18: error: rule x"), Note("Acme", "policy y")]
     text, md = render_text(plan), render_markdown(plan)
     assert "  * policies file: d.policies.yaml:4:18" in text and '  * app "Acme": policy y' in text
-    assert "- policies file: d.policies.yaml:4:18" in md and '- app "Acme": policy y' in md
+    assert "- `policies file: d.policies.yaml:4:18" in md and '- `app "Acme": policy y`' in md
     assert 'app ""' not in text + md
 
 
@@ -145,3 +146,40 @@ def test_a_value_spells_a_control_character_as_every_screen_does(text: str) -> N
             assert shown(char) in out, (text, out)
     if "\\u001b" in text:
         assert "\\\\u001b" in out, (text, out)
+
+
+#: what a name from a pull request or the dashboard tried in trial J (J18), and what a code span must survive
+HOSTILE_NAMES = ["**bold** [a](https://e.example) <b>x</b>", "<img src=https://x.example/p>@octocat", "`<b>x</b>`",
+                 "``a`` `", "a | b", "@octocat", "# heading", "x\n<script>y</script>"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(name=st.one_of(st.sampled_from(HOSTILE_NAMES),
+                      st.text(alphabet=st.sampled_from("`*_[]()<>!@#|\\ax:/=.\n-"), min_size=1, max_size=40)))
+def test_a_name_in_the_markdown_plan_is_never_markup_a_link_or_a_mention(name: str) -> None:
+    """The markdown plan is posted as a pull request's comment (docs/ci.md): an app, widget or webhook name, a
+    resource, a conflict's or a note's words that came from the draft or the service are code spans there, so
+    nothing of them is read as Markdown, HTML, a link, an image or an @mention (trial J, J18: a widget named
+    ``<img src=…>@octocat`` was an image and a mention). Read back with a CommonMark parser with GFM tables and HTML
+    on, as GitHub reads it: every ``@`` and ``<`` of the document is inside a code span."""
+    from markdown_it import MarkdownIt
+
+    from tenantdeck.sync.types import Conflict, Note
+
+    plan = sample_plan()
+    for op in plan.operations:
+        op.app_name, op.resource = name, f'widget "{name}" (w1)'
+    plan.notes[:] = [Note(name, f"policy {name}")]
+    plan.conflicts[:] = [Conflict(app=name, app_id="a1", resource=f'webhook "{name}"', path="name",
+                                  label="Name", base="a", draft="b", live="c", message=f"refused: {name}"),
+                         Conflict(app=name, app_id="a1", resource=f'webhook "{name}"', path="name",
+                                  label="Name", base=name, draft=name, live=name)]
+    md = render_markdown(plan)
+    tokens = MarkdownIt("commonmark", {"html": True}).enable("table").parse(md)
+    inline = [child for tok in tokens if tok.children for child in tok.children]
+    kinds = {t.type for t in [*tokens, *inline]}
+    assert not kinds & {"html_inline", "html_block", "link_open", "image"}, (name, md)
+    texts = [t.content for t in inline if t.type == "text"]
+    assert not any("@" in t or "<" in t for t in texts), (name, [t for t in texts if "@" in t or "<" in t])
+    headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert all(h.startswith(("tenantdeck plan", "App ", "Drift", "Conflicts", "Notes")) for h in headings), headings

@@ -275,12 +275,24 @@ def _op_lines(op: Step) -> list[str]:
 
 
 def _md(text: str) -> str:
+    """One line of the document's own words: terminal-safe, ``|`` escaped for a table cell."""
     return shown(text.replace("\n", " ")).replace("|", "\\|")
+
+
+def _md_data(text: str) -> str:
+    """A name, id or message that came from a draft or the service, as a code span: none of it is read as Markdown,
+    HTML or an @mention where the document is posted (a pull request's comment rendered a widget named
+    ``<img src=…>@octocat`` as an image and a mention: trial J, J18). The fence is longer than any run of
+    backticks in the text, so a backtick cannot end the span early."""
+    text = _md(text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _md_code(value: Any, secret: bool = False) -> str:
     text = str(value) if secret else value_text(value)
-    return f"`{_md(text)}`" if text != "(none)" else "—"
+    return _md_data(text) if text != "(none)" else "—"
 
 
 def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
@@ -297,36 +309,37 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
     ordered = [op for op in plan.operations if op.destructive] + [op for op in plan.operations if not op.destructive]
     for app_ops in _by_app(ordered).values():
         first = app_ops[0]
-        lines += ["", f"### App \"{_md(first.app_name)}\" (`{_md(first.app_id or 'new')}`)"]
+        lines += ["", f"### App {_md_data(first.app_name)} ({_md_data(first.app_id or 'new')})"]
         for op in app_ops:
             changes, folded = shown_changes(op)
             warn = " ⚠️ **destructive**" if op.destructive else ""
             what = "default" if step_kind(op.kind).folds_defaults else "unchanged"
             fold = f" — {folded} {what} setting(s) not shown" if folded else ""
-            lines += ["", f"**{step_symbol(op)} {VERB[op.kind]}** {_md(op.resource)}{warn}{fold}"]
+            lines += ["", f"**{step_symbol(op)} {VERB[op.kind]}** {_md_data(op.resource)}{warn}{fold}"]
             if changes and op.kind != "delete_app":
                 lines += ["", "| | Setting | Key | Before | After |", "|---|---|---|---|---|"]
                 for c in changes:
-                    lines.append(f"| {change_symbol(c)} | {_md(c.label)} | `{_md(c.path)}` | "
+                    lines.append(f"| {change_symbol(c)} | {_md(c.label)} | {_md_data(c.path)} | "
                                  f"{_md_code(c.before, c.secret)} | {_md_code(c.after, c.secret)} |")
     if plan.drift:
         lines += ["", "### Drift (changed on the service; kept)", "", "| App | Resource | Setting | Before | Now |",
                   "|---|---|---|---|---|"]
         for d in plan.drift:
-            lines.append(f"| {_md(d.app)} | {_md(d.resource)} | {_md(d.label)} | {_md_code(d.before, d.secret)} | "
+            lines.append(f"| {_md_data(d.app)} | {_md_data(d.resource)} | {_md(d.label)} | "
+                         f"{_md_code(d.before, d.secret)} | "
                          f"{_md_code(d.after, d.secret)} |")
     if plan.conflicts:
         lines += ["", "### Conflicts (push refuses)", "", "| App | Resource | Setting | Base | Draft | Live |",
                   "|---|---|---|---|---|---|"]
         for c in plan.conflicts:
             if c.message:
-                lines.append(f"| {_md(c.app)} | {_md(c.resource)} | {_md(c.message)} | | | |")
+                lines.append(f"| {_md_data(c.app)} | {_md_data(c.resource)} | {_md_data(c.message)} | | | |")
             else:
-                lines.append(f"| {_md(c.app)} | {_md(c.resource)} | {_md(c.label)} (`{_md(c.path)}`) | "
+                lines.append(f"| {_md_data(c.app)} | {_md_data(c.resource)} | {_md(c.label)} ({_md_data(c.path)}) | "
                              f"{_md_code(c.base, c.secret)} | {_md_code(c.draft, c.secret)} | "
                              f"{_md_code(c.live, c.secret)} |")
     if plan.notes:
-        lines += ["", "### Notes", ""] + [f"- {_md(_note_text(n.app, n.message))}" for n in plan.notes]
+        lines += ["", "### Notes", ""] + [f"- {_md_data(_note_text(n.app, n.message))}" for n in plan.notes]
     return "\n".join(lines) + "\n"
 
 
