@@ -249,6 +249,39 @@ def test_theme_is_remembered_and_a_broken_one_falls_back_with_a_notice(tmp_path:
     run(broken, fallback)
 
 
+def test_a_theme_whose_variables_textual_cannot_use_is_left_out_and_never_closes_the_editor(tmp_path: Path) -> None:
+    """Trial J, J15: a user theme whose ``variables`` held ``not a colour at all;`` (or ``red`` + ESC ``[2J``) was
+    accepted, and choosing it in the palette closed the editor with "Error in stylesheet". Each such file is left
+    out at start with a notice naming it and the variable; the good ones in the same folder are offered; the
+    palette cannot choose a left-out one, and the editor keeps running."""
+    draft = prepare(tmp_path)
+    themes = tmp_path / "config" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "evil.yaml").write_text("name: evil\ndark: true\nprimary: '#ff0000'\nvariables:\n"
+                                      "  footer-key-foreground: 'not a colour at all;'\n")
+    (themes / "evil2.yaml").write_text("name: evil2\ndark: true\nprimary: '#ff0000'\nvariables:\n"
+                                       "  footer-key-foreground: \"red\\e[2J\"\n")
+    (themes / "evil3.yaml").write_text("name: evil3\ndark: true\nprimary: '#ff0000'\nvariables:\n"
+                                       "  block-cursor-text-style: 'bold; }'\n  footer-background: $primary\n")
+    (themes / "fine.yaml").write_text("name: fine\ndark: true\nprimary: '#ff0000'\nvariables:\n"
+                                      "  footer-key-foreground: '#ff0000 50%'\n  block-cursor-text-style: bold\n"
+                                      "  focus-row-background: red\n")
+    app = make_app(draft)
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        text = notices(app)
+        for name in ("evil.yaml", "evil2.yaml", "evil3.yaml"):
+            assert name in text, text
+        assert "footer-key-foreground" in text and "block-cursor-text-style" in text and "\x1b[" not in text
+        assert "fine" in app.available_themes and not {"evil", "evil2", "evil3"} & set(app.available_themes)
+        app.theme = "fine"
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running and app.theme == "fine"
+
+    run(app, body)
+
+
 def test_bad_settings_values_are_said_at_start_with_the_file_and_the_key(tmp_path: Path) -> None:
     """settings.yaml with an unknown theme and ``events_port: -5`` (a docs-only trial, F17): one Settings notice
     names the file and each key, and the editor starts with the default theme."""

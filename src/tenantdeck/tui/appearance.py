@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import pkgutil
+import re
 from typing import TYPE_CHECKING
 
 from textual.theme import Theme
@@ -43,15 +44,50 @@ def variable_defaults(theme: Theme) -> dict[str, str]:
     return {"focus-row-background": bar}
 
 
+#: the words a ``*-text-style`` variable may hold (Textual's text styles)
+TEXT_STYLES = frozenset({"bold", "dim", "italic", "underline", "underline2", "reverse", "strike", "blink", "none",
+                         "not", "b", "i", "u", "s", "r", "d"})
+_REFERENCE = re.compile(r"\$([a-z][a-z0-9-]*)(?: +\d{1,3}%)?")
+_ALPHA = re.compile(r"\d{1,3}%")
+
+
+def variable_problem(name: str, value: str) -> str | None:
+    """Why Textual cannot use ``value`` for the design variable ``name``, or None. A theme's variables are pasted
+    into the stylesheet as they are: a bad one (``not a colour at all;``) passed every check and closed the editor
+    with "Error in stylesheet" once the theme was chosen (trial J, J15). ``*-text-style`` takes text styles; every
+    other variable a colour, optionally with an alpha (``#ff0000 50%``); Textual does not resolve ``$primary`` there."""
+    if name.endswith("-text-style"):
+        if value.split() and set(value.split()) <= TEXT_STYLES:
+            return None
+        return f"variables: {name}: {value!r} is not a text style (bold, italic, underline, reverse, dim, strike, none)"
+    if _REFERENCE.fullmatch(value) is not None:  # Textual does not resolve a variable inside another's value
+        return f"variables: {name}: {value!r}: a variable cannot name another; write the colour (#rrggbb)"
+    from textual.color import Color, ColorParseError
+
+    colour, _, alpha = value.partition(" ")
+    try:
+        Color.parse(colour)
+    except ColorParseError:
+        return f"variables: {name}: {value!r} is not a colour (#rrggbb, a colour name, or $variable)"
+    if alpha and not _ALPHA.fullmatch(alpha.strip()):
+        return f"variables: {name}: {value!r}: after the colour only an alpha such as 50% may follow"
+    return None
+
+
 def register_themes(app: App[object]) -> ThemeSet:
-    """Register every valid theme file with ``app``; a file Textual cannot build becomes a failure too."""
+    """Register every valid theme file with ``app``; a file Textual cannot build (a colour, a variable) becomes a
+    failure too."""
     loaded = load_themes(config_dir(), cache_path(cache_dir()))
     for name, spec in list(loaded.themes.items()):
         try:
             theme = Theme(**spec.kwargs)  # type: ignore[arg-type]
             theme.to_color_system()  # parses every colour now rather than when it is chosen
-        except Exception as exc:  # a colour or variable Textual refuses
-            loaded.failures.append(ThemeFailure(spec.source, f"Textual cannot use it: {exc}"))
+            problem = next((why for key, value in theme.variables.items()
+                            if (why := variable_problem(key, value)) is not None), None)
+        except Exception as exc:  # a colour Textual refuses
+            problem = str(exc)
+        if problem is not None:
+            loaded.failures.append(ThemeFailure(spec.source, f"Textual cannot use it: {problem}"))
             del loaded.themes[name]
             continue
         app.register_theme(theme)
