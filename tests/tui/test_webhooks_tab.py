@@ -264,3 +264,23 @@ def test_a_key_typed_as_the_form_opens_adds_to_the_focused_field_never_replaces_
             assert app.focused is url and url.value.endswith("y") and len(url.value) > 1
 
     run(flow())
+
+
+def test_a_huge_name_is_shortened_where_it_is_shown_and_kept_whole_in_the_draft(draft_path: Path) -> None:
+    """Trial J, J14: a 100,000-character webhook name filled the detail pane under the list, and a widget name as
+    long filled the widget tabs' header, ~1,300 lines above the fields. Both are shortened as every other place a
+    person reads a value (start, "…", end, length); the draft keeps the whole name."""
+    text = draft_path.read_text(encoding="utf-8")
+    hook_name = "A" * 100_000
+    assert text.count("name: Order events") == 1
+    draft_path.write_text(text.replace("name: Order events", f"name: {hook_name}"), encoding="utf-8")
+
+    async def flow() -> None:
+        app = make_app(draft_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_tab(pilot, "webhooks")
+            detail = str(app.screen.query_one("#wh-detail", Static).render())
+            assert "(100,000 chars)" in detail and len(detail) < 1_000, len(detail)
+            assert app.editor.session.get("apps[0].webhooks[0].name") == hook_name
+
+    run(flow())

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft import webhook_view as wv
 from tenantdeck.models import catalog
-from tenantdeck.textsafe import fitted, shown
+from tenantdeck.textsafe import fitted, shortened, shown
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.messages import DraftChanged, DraftListener
 from tenantdeck.tui.tabs.tab_refresh import RefreshWhenShown
@@ -124,8 +124,11 @@ them as they are.
         hook = self.hooks()[j]
         hook = hook if isinstance(hook, dict) else {}
         triggers = hook.get("triggers") if isinstance(hook.get("triggers"), list) else []
-        words = (shown(str(hook.get(key, default))) for key, default in (("id", "?"), ("name", ""), ("webhookURL", "")))
-        lines = [" · ".join(words), f"triggers: {shown(', '.join(map(str, triggers))) or 'none'}"]
+        # each value shortened as every person-facing place does (a 100,000-character name filled the pane: trial
+        # J, J14); the form (e) holds them whole
+        words = (shown(shortened(str(hook.get(key, default))))
+                 for key, default in (("id", "?"), ("name", ""), ("webhookURL", "")))
+        lines = [" · ".join(words), f"triggers: {shown(shortened(', '.join(map(str, triggers)))) or 'none'}"]
         unset = [k for k in catalog.WEBHOOK_WRITE_ONLY if k not in hook]
         if unset:
             lines.append(f"{', '.join(unset)}: {wv.NOT_SET}.")

@@ -36,7 +36,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from tenantdeck.draft import widget_view as wv
 from tenantdeck.problems import PathPart, format_path
 from tenantdeck.sync.types import VERBATIM
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import shortened, shown
 from tenantdeck.tui import browser_preview
 from tenantdeck.tui.host import UsesEditor
 from tenantdeck.tui.literal import literal
@@ -832,7 +832,9 @@ class WidgetTab(UsesEditor, DraftListener, RefreshWhenShown, VerticalScroll, can
             return
         name = widget.get("name")
         count = len(self.editor.get(f"{self.prefix}.widgets", []) or [])
-        which = f"Widget {self.widget_index + 1}/{count}" + (f" {literal(repr(name))}" if name else "")
+        # a name is shortened as every person-facing place shortens a long value (a 100,000-character name filled
+        # ~1,300 lines above the fields: trial J, J14); the Main tab's Name field holds it whole
+        which = f"Widget {self.widget_index + 1}/{count}" + (f" {literal(repr(shortened(str(name))))}" if name else "")
         extends = widget.get("extends")
         problems = [p for p in self.editor.problems_at(self.target.root)
                     if len(p.path) <= len(self.target.root) + 1]
