@@ -172,6 +172,60 @@ def test_transaction_is_one_undo_step_and_rolls_back_on_error(sample: Path) -> N
     assert session.text == SAMPLE and not session.can_undo
 
 
+def models_of(session: DraftSession) -> list[object]:
+    """The session's app models, each as the data now would validate (None: it does not)."""
+    models = session.validated_models()
+    assert models is not None
+    return [a.model_dump() if a is not None else None for a in models[0]]
+
+
+def fresh_models(session: DraftSession) -> list[object]:
+    """The app models of the session's text, read and validated from scratch."""
+    return [a.model_dump() for a in load_text(session.text).draft.apps]
+
+
+def test_undoing_an_app_removal_validates_the_app_put_back(sample: Path) -> None:
+    """Trial J16: the undo put the app back in the data with no model, so the change states read it as "unknown"
+    and the review's load_result as a draft that does not validate, while the problems said none."""
+    session = DraftSession.open(sample)
+    whole = models_of(session)
+    session.delete("apps[1]")
+    session.undo()
+    assert models_of(session) == whole and session.load_result().draft is not None
+    session.redo()
+    session.undo()
+    assert models_of(session) == whole and session.problems == []
+    session.insert("apps[0]", {"name": "New", "region": "us"})
+    session.undo()
+    session.redo()  # the inserted app, put back by the redo
+    assert models_of(session) == fresh_models(session) and session.load_result().draft is not None
+
+
+def test_a_transaction_that_moves_apps_checks_each_app_at_its_new_index(sample: Path) -> None:
+    """An app edited, then an app above it removed, in one step: the edited app is checked where it now is, and
+    the undo checks both where they are again (the indexes an edit noted move with the apps)."""
+    session = DraftSession.open(sample)
+    whole = models_of(session)
+    with session.transaction():
+        session.set("apps[1].name", "Renamed")
+        session.delete("apps[0]")
+    assert [a["name"] for a in models_of(session)] == ["Renamed"]
+    session.undo()
+    assert models_of(session) == whole and session.load_result().draft is not None
+    session.redo()
+    assert [a["name"] for a in models_of(session)] == ["Renamed"]
+
+
+def test_a_transaction_rolled_back_after_removing_an_app_keeps_its_model(sample: Path) -> None:
+    session = DraftSession.open(sample)
+    whole = models_of(session)
+    with pytest.raises(PathNotFound), session.transaction():
+        session.delete("apps[0]")
+        session.set("apps[7].region", "us")
+    assert session.text == SAMPLE
+    assert models_of(session) == whole and session.load_result().draft is not None
+
+
 def test_edit_returns_problems_of_what_it_touched(sample: Path) -> None:
     session = DraftSession.open(sample)
     problems = session.set("apps[0].widgets[0].main.send_gifs", "yes")

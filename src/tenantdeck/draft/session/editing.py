@@ -2,7 +2,7 @@
 changes), applying them and taking them back, and keeping the scopes in step when apps or presets come and go.
 
 One edit is: the data operation (:meth:`EditingMixin._data_change`), the data changed, the scopes noted
-(:meth:`EditingMixin._note_touched`), the text written (:mod:`.splicing`), one undo step (:mod:`.history`),
+(:meth:`EditingMixin._follow`), the text written (:mod:`.splicing`), one undo step (:mod:`.history`),
 re-validation of what it touched (:mod:`.validation`) and one change broadcast (:mod:`.signal`).
 """
 
@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from tenantdeck.draft.session.errors import DraftSessionError, PathNotFound, ReadOnlyDraft
-from tenantdeck.draft.session.history import DataOp, Entry, History, dict_insert, do_op, undo_op
+from tenantdeck.draft.session.history import DataOp, Entry, History, dict_insert, do_op, inverse, undo_op
 from tenantdeck.draft.session.paths import MISSING, walk
 from tenantdeck.draft.session.signal import ChangeKind
 from tenantdeck.draft.session.validation import Scope, edited_fields
@@ -64,7 +64,7 @@ class EditingMixin:
                 del entry.data[mark[0] :], entry.text[mark[1] :]
                 if any(t.kind == "whole" for t in partial.text):
                     partial.before = start_text
-                self._unapply(partial)
+                self._take_back(partial, entry.touched if self._history.tx is not None else None)
                 raise
             if entry.before is None and any(t.kind == "whole" for t in entry.text[mark[1] :]):
                 entry.before = start_text if self._history.tx is None or not mark[1] else self._history.tx_start
@@ -85,7 +85,7 @@ class EditingMixin:
         entry.data.append(op)
         _ = self._layout  # scanned from the data as read, before this change (see _parse_all)
         do_op(self.data, op)
-        self._note_touched(entry, op)
+        self._follow(entry.touched, op)
         self._write_text(entry, op)
 
     def _data_change(self, kind: str, parts: tuple[PathPart, ...], value: Any) -> DataOp:
@@ -181,74 +181,82 @@ class EditingMixin:
             return max(before) + 1
         return 0 if any(k in order for k in keys) else len(keys)
 
-    def _note_touched(self, entry: Entry, op: DataOp) -> None:
+    def _follow(self, touched: set[tuple[str, Any]], op: DataOp) -> None:
+        """The one rule of what a data change just applied means for the scopes and for what is checked again:
+        an edit's, a redo's, or the inverse an undo applies (:func:`~.history.inverse`).
+
+        An app inserted or removed shifts the scopes (and models) after it, and the app indexes already noted in
+        ``touched`` with them, so they name the same apps once the step is done (a transaction that edits an app,
+        then removes one above it). An app inserted, which an undo of a removal is too, gets an empty scope and no
+        model: it is noted to be validated, else it stays None, which reads as "does not validate" (the change
+        states' "unknown", the review's "the draft has errors", while the problems, kept per scope, say none)."""
         full = (*op.parent, op.key)
         if len(full) >= 2 and full[0] == "apps":
             if len(full) == 2 and op.kind != "set":
-                entry.touched.add(("apps", None))
+                at = int(op.key)
+                moved = {(kind, key) for kind, key in touched if kind == "app" and key >= at}
+                touched -= moved
+                step = 1 if op.kind == "insert" else -1
+                touched |= {(kind, key + step) for kind, key in moved if op.kind == "insert" or key != at}
+                touched.add(("apps", None))
                 self._shift_app_scopes(op)
                 if op.kind == "insert":
-                    entry.touched.add(("app", full[1]))
+                    touched.add(("app", at))
             else:
-                entry.touched.add(("app", full[1]))
+                touched.add(("app", full[1]))
         elif len(full) >= 2 and full[0] == "presets":
             if len(full) == 2 and op.kind == "insert":
                 self._presets = dict_insert(self._presets, str(op.key), Scope(), op.position)
             elif len(full) == 2 and op.kind == "delete":
                 self._presets.pop(str(op.key), None)
-            entry.touched.add(("preset", full[1]))
+            touched.add(("preset", full[1]))
         else:
-            entry.touched.add(("root", None))
+            touched.add(("root", None))
             if full[0] in ("apps", "presets"):
-                entry.touched.add(("whole", None))
+                touched.add(("whole", None))
                 self._reset_scopes()
 
-    def _unapply(self, entry: Entry) -> None:
+    def _unapply(self, entry: Entry, touched: set[tuple[str, Any]] | None = None) -> set[tuple[str, Any]]:
+        """Take ``entry`` back from the data, the scopes and the text; returns what is to be checked again, indexed
+        as the draft is now (added to ``touched`` when given)."""
+        touched = set() if touched is None else touched
         _ = self._layout
         for op in reversed(entry.data):
             undo_op(self.data, op)
-            self._scopes_undo(op)
+            self._follow(touched, inverse(op))
         if entry.before is not None:
             self._whole_text(entry.before)
-            return
+            return touched
         for t in reversed(entry.text):
             self._text_apply(t, forward=False)
+        return touched
 
-    def _reapply(self, entry: Entry) -> None:
+    def _reapply(self, entry: Entry) -> set[tuple[str, Any]]:
+        """Make ``entry`` again (a redo); returns what is to be checked again, indexed as the draft is now."""
+        touched: set[tuple[str, Any]] = set()
         _ = self._layout
         for op in entry.data:
             do_op(self.data, op)
-            full = (*op.parent, op.key)
-            if len(full) == 1 and full[0] in ("apps", "presets"):
-                self._reset_scopes()
-            elif len(full) == 2 and full[0] == "apps" and op.kind != "set":
-                self._shift_app_scopes(op)
-            elif len(full) == 2 and full[0] == "presets" and op.kind == "insert":
-                self._presets = dict_insert(self._presets, str(op.key), Scope(), op.position)
-            elif len(full) == 2 and full[0] == "presets" and op.kind == "delete":
-                self._presets.pop(str(op.key), None)
+            self._follow(touched, op)
         if entry.after is not None:
             self._whole_text(entry.after)
-            return
+            return touched
         for t in entry.text:
             self._text_apply(t, forward=True)
+        return touched
+
+    def _take_back(self, entry: Entry, into: set[tuple[str, Any]] | None = None) -> None:
+        """Take back edits that failed part-way (no undo step, nothing told). Inside a transaction (``into``: its
+        touched) what they moved is checked with the rest at its end; else now, when they moved apps or presets:
+        the scopes put back are empty until validated (edits inside apps changed no model yet)."""
+        touched = self._unapply(entry, into)
+        if into is None and any(kind != "app" for kind, _ in touched):
+            self._revalidate(touched)
 
     def _whole_text(self, text: str) -> None:
         self.text = text
         self._used_ruamel = True
         self._rescan()
-
-    def _scopes_undo(self, op: DataOp) -> None:
-        full = (*op.parent, op.key)
-        if len(full) == 1 and full[0] in ("apps", "presets"):
-            self._reset_scopes()
-        elif len(full) == 2 and full[0] == "apps" and op.kind != "set":
-            inverse = DataOp("delete" if op.kind == "insert" else "insert", op.parent, op.key, None, None, 0)
-            self._shift_app_scopes(inverse)
-        elif len(full) == 2 and full[0] == "presets" and op.kind == "insert":
-            self._presets.pop(str(op.key), None)
-        elif len(full) == 2 and full[0] == "presets" and op.kind == "delete":
-            self._presets = dict_insert(self._presets, str(op.key), Scope(), op.position)
 
 
 def _is_secret_path(path: tuple[PathPart, ...]) -> bool:

@@ -18,7 +18,7 @@ from tenantdeck.draft import splice, yamlsource
 from tenantdeck.draft.session.disk import DiskWatch, Redirected, SaveResult, read_bytes
 from tenantdeck.draft.session.editing import EditingMixin
 from tenantdeck.draft.session.errors import CHANGED_ON_DISK, ChangedOnDisk, DraftSessionError, PathNotFound
-from tenantdeck.draft.session.history import Entry, History, Transaction, renumbered
+from tenantdeck.draft.session.history import Entry, History, Transaction
 from tenantdeck.draft.session.paths import MISSING, PathLike, copied, parts_of, walk
 from tenantdeck.draft.session.placing import PlacingMixin
 from tenantdeck.draft.session.regions import RegionsMixin
@@ -304,10 +304,10 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                     self._bulk(entry, parsed)
                     done = True
                 except (splice.CannotSplice, DraftSessionError):
-                    self._unapply(entry)  # the general path below says what is wrong, or writes it another way
+                    self._take_back(entry)  # the general path below says what is wrong, or writes it another way
                     done = False
                 except BaseException:
-                    self._unapply(entry)
+                    self._take_back(entry)
                     raise
                 if done:
                     if not entry.data:
@@ -335,7 +335,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                 yield tx
             except BaseException:
                 entry, self._history.tx = self._history.tx, None
-                self._unapply(entry)
+                self._take_back(entry)
                 raise
             entry, self._history.tx = self._history.tx, None
             if entry.data:
@@ -356,9 +356,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             if not self._history.undo:
                 return None
             entry = self._history.undo.pop()
-            self._unapply(entry)
+            touched = self._unapply(entry)
             self._history.redo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
+            problems = self._revalidate(touched, edited_fields(entry))
             self._bump(ChangeKind.UNDO, entry.paths, problems)
             return problems
 
@@ -369,9 +369,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             if not self._history.redo:
                 return None
             entry = self._history.redo.pop()
-            self._reapply(entry)
+            touched = self._reapply(entry)
             self._history.undo.append(entry)
-            problems = self._revalidate(renumbered(entry.touched, len(self._apps)), edited_fields(entry))
+            problems = self._revalidate(touched, edited_fields(entry))
             self._bump(ChangeKind.REDO, entry.paths, problems)
             return problems
 

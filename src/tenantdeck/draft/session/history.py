@@ -138,12 +138,8 @@ def undo_op(data: Any, op: DataOp) -> None:
         _set_in_place(parent, op.key, copy.deepcopy(op.old), op.position)
 
 
-def renumbered(touched: set[tuple[str, Any]], apps: int) -> set[tuple[str, Any]]:
-    """What to re-check after undo/redo: apps that no longer exist (``apps`` is how many there are) are dropped."""
-    out = set()
-    for kind, key in touched:
-        if kind == "app" and not 0 <= key < apps:
-            out.add(("apps", None))
-            continue
-        out.add((kind, key))
-    return out
+def inverse(op: DataOp) -> DataOp:
+    """The change that takes ``op`` back, as it is applied by :func:`undo_op` (what an undo means for the scopes and
+    for what is checked again is then the same rule as for an edit)."""
+    kind = {"set": "set", "insert": "delete", "delete": "insert"}[op.kind]
+    return DataOp(kind, op.parent, op.key, op.new, op.old, op.position)
