@@ -145,11 +145,9 @@ def test_the_lock_file_is_deterministic_and_two_branches_merge(clone: Path, tmp_
     assert apps[ids[0]]["app"]["name"] == "ours" and apps[ids[-1]]["app"]["name"] == "theirs"
 
 
-def test_a_refused_push_leaves_the_committed_base_as_it_was(tmp_path: Path) -> None:
-    """Trial J, J1: a saved plan made stale by another admin's push (the same toggle, and one more) is refused
-    (exit 3); the one value both now agree on used to be written into the lock file all the same, a committed file
-    changed by a command that changed nothing. A refusal writes nothing; the push that goes ahead records the
-    agreement, as before."""
+def two_clones_and_a_plan(tmp_path: Path) -> tuple[Path, Path, str, Path]:
+    """Two admins' drafts pulled from the same account (``mine``, ``theirs``), the SMS token the drafts' variable
+    needs, and a saved plan of ``mine`` with one toggle flipped (Allow GIFs)."""
     mine, theirs = (tmp_path / name / "tenantdeck.yaml" for name in ("mine", "theirs"))
     for draft in (mine, theirs):
         draft.parent.mkdir()
@@ -158,6 +156,15 @@ def test_a_refused_push_leaves_the_committed_base_as_it_was(tmp_path: Path) -> N
     flip_gifs(mine)
     plan = tmp_path / "mine.plan.json"
     assert run(tmp_path, "plan", "--draft", str(mine), "-o", str(plan), **{TOKEN_VAR: token}).exit_code == 2
+    return mine, theirs, token, plan
+
+
+def test_a_refused_push_leaves_the_committed_base_as_it_was(tmp_path: Path) -> None:
+    """Trial J, J1: a saved plan made stale by another admin's push (the same toggle, and one more) is refused
+    (exit 3); the one value both now agree on used to be written into the lock file all the same, a committed file
+    changed by a command that changed nothing. A refusal writes nothing; the push that goes ahead records the
+    agreement, as before."""
+    mine, theirs, token, plan = two_clones_and_a_plan(tmp_path)
     flip_gifs(theirs)
     text = theirs.read_text(encoding="utf-8")
     assert text.count("allow_creating_polls: true") == 1
@@ -185,14 +192,7 @@ def test_a_saved_plan_pushes_only_into_the_draft_it_was_made_from(tmp_path: Path
     the push writes, when --draft is not given) is not covered by its hash; pointed at another workspace's draft,
     the plan was pushed and that workspace's base advanced, so its next push reverted the change. It is refused
     before any request (exit 1); the same plan still pushes from its own draft."""
-    mine, theirs = (tmp_path / name / "tenantdeck.yaml" for name in ("mine", "theirs"))
-    for draft in (mine, theirs):
-        draft.parent.mkdir()
-        assert run(tmp_path, "pull", "--draft", str(draft)).exit_code == 0
-    token = service(tmp_path, "get_sms", acme(tmp_path)[0])["twilioAuthToken"]
-    flip_gifs(mine)
-    plan = tmp_path / "mine.plan.json"
-    assert run(tmp_path, "plan", "--draft", str(mine), "-o", str(plan), **{TOKEN_VAR: token}).exit_code == 2
+    mine, theirs, token, plan = two_clones_and_a_plan(tmp_path)
     doc = json.loads(plan.read_text(encoding="utf-8"))
     assert doc["draft_path"] == str(mine)
     moved = tmp_path / "moved.plan.json"

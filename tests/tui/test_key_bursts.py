@@ -273,6 +273,14 @@ def test_keys_after_a_screen_opening_key_reach_the_screen_it_opens(tmp_path_fact
     order (before the fix, ``3`` was lost and Space marked an app on the Apps list under the new App screen)."""
     assume(not (opener == "ctrl+p" and "enter" in after))  # Enter in the palette runs whatever command "3" finds
     keys = [opener, *after]
+    ends = _burst_and_typed(tmp_path_factory, monkeypatch, start, keys)
+    assert ends[0] == ends[1], f"{start} then {keys} in one burst"
+
+
+def _burst_and_typed(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, start: list[str],
+                     keys: list[str]) -> list[tuple[object, ...]]:
+    """Where ``keys`` end after ``start``, sent in one burst and then typed one at a time, each on a fresh editor
+    over the same draft (in a folder of its own)."""
     ends = []
     for at_once in (True, False):
         base = tmp_path_factory.mktemp("burst")
@@ -281,7 +289,7 @@ def test_keys_after_a_screen_opening_key_reach_the_screen_it_opens(tmp_path_fact
         path = base / "tenantdeck.yaml"
         path.write_text(draft_text(), encoding="utf-8")
         ends.append(asyncio.run(_typed_as(path, start, keys, at_once=at_once)))
-    assert ends[0] == ends[1], f"{start} then {keys} in one burst"
+    return ends
 
 
 async def test_enter_3_space_on_the_apps_list_is_the_tmux_case(draft: Path) -> None:
@@ -425,13 +433,6 @@ def test_keys_after_a_jump_wait_for_the_focus_it_moves_after_the_next_frame(tmp_
 
     monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.25)  # a frame every 250 ms
     keys = ["f8", "enter", *after]
-    ends = []
-    for at_once in (True, False):
-        base = tmp_path_factory.mktemp("jump")
-        monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(base / "config"))
-        monkeypatch.setenv("TENANTDECK_DATA_DIR", str(base / "data"))
-        path = base / "tenantdeck.yaml"
-        path.write_text(draft_text(), encoding="utf-8")
-        ends.append(asyncio.run(_typed_as(path, ["enter"], keys, at_once=at_once)))
+    ends = _burst_and_typed(tmp_path_factory, monkeypatch, ["enter"], keys)
     assert ends[0][2] is not None and ends[0][1] == "sidebar", ends[0]
     assert ends[0] == ends[1], f"{keys} in one burst"
