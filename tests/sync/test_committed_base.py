@@ -210,3 +210,15 @@ def test_a_saved_plan_pushes_only_into_the_draft_it_was_made_from(tmp_path: Path
     assert pushed.exit_code == exitcodes.OK, pushed.output
     assert acme(tmp_path)[1].settings["main"]["send_gifs"] is True
     assert lock.read_bytes() == before
+
+
+def test_a_conflict_key_that_names_none_is_said_even_when_there_is_no_conflict(clone: Path, tmp_path: Path) -> None:
+    """Trial J, J12: ``--take-theirs`` with a mistyped key was silently accepted when the plan had no conflict (it
+    is said when there are conflicts); a typo in a CI command line would pass unnoticed. Said either way, as a
+    warning; nothing else changes."""
+    token = service(tmp_path, "get_sms", acme(tmp_path)[0])["twilioAuthToken"]
+    for command in ("diff", "push"):
+        args = [command, "--draft", str(clone), "--take-theirs", "nope/widget:x/main.send_gifs"]
+        result = run(tmp_path, *args, *(["--yes"] if command == "push" else []), **{TOKEN_VAR: token})
+        assert result.exit_code == exitcodes.OK, result.output
+        assert "nope/widget:x/main.send_gifs: no conflict has this name" in result.output, result.output

@@ -194,7 +194,7 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
     except TargetError as exc:
         fail(exc.message)
     comparison = compare_local(local, live)
-    if choice and comparison.conflicts:
+    if choice:  # with no conflict at all a named key is still said to name none (trial J, J12)
         from tenantdeck.cli.output import note, warning
         from tenantdeck.sync.workspace.local import settle_conflicts
 

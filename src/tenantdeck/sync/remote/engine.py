@@ -307,7 +307,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
             local, held_elsewhere = _adopt_contents(ids, local, live, set(adopt.values()), env, warnings, notices)
             local.prefer = request.prefer
             comparison = compare_local(local, live)
-            if request.choice and comparison.conflicts:
+            if request.choice:  # with no conflict at all a named key is still said to name none (trial J, J12)
                 prefer_apps = local.prefer_apps
                 local, settled = settle_conflicts(local, comparison.conflicts, request.choice, env)
                 notices += settled.done
