@@ -34,6 +34,7 @@ class EditingMixin:
     _lock: threading.RLock
     _fatal: list[Problem]
     _history: History
+    _raw_checked: bool  # :mod:`.splicing`'s; undo and redo bring back older text, so they clear it
 
     def edit_refusal(self) -> str:
         """Why every edit is refused now ("the draft cannot be edited until it can be read: FILE:LINE: ..."), ""
@@ -205,6 +206,7 @@ class EditingMixin:
 
     def _unapply(self, entry: Entry) -> None:
         _ = self._layout
+        self._raw_checked = False  # an older text may hold a value written raw (escaped by a save since)
         for op in reversed(entry.data):
             undo_op(self.data, op)
             self._scopes_undo(op)
@@ -216,6 +218,7 @@ class EditingMixin:
 
     def _reapply(self, entry: Entry) -> None:
         _ = self._layout
+        self._raw_checked = False
         for op in entry.data:
             do_op(self.data, op)
             full = (*op.parent, op.key)
