@@ -198,6 +198,12 @@ def test_a_draft_not_laid_out_in_blocks_is_escaped_as_a_whole(tmp_path: Path) ->
     assert read(written) == {"format": 1, "apps": [{"name": "a\u202eb", "flag": False}, {"name": "c"}],
                              "note": "d\u2066e"}
     assert written.startswith('"format": 1  # q\u202e\n')
+    session.undo()  # the text as read, raw values and all (the edit went through the ruamel merge)
+    assert session.text == text
+    session.save()  # no merge now: the save's own look escapes them, the whole text being the piece
+    written = path.read_text(encoding="utf-8")
+    assert all(comment_or_clean(line) for line in written.split("\n")), written
+    assert read(written) == read(text) and written.count("\n") == text.count("\n")
 
 
 def test_the_trial_case_is_one_escaped_line() -> None:
