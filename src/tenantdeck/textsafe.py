@@ -32,6 +32,9 @@ _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 _OTHER = "\x7f-\x9f" + _BIDI + "\u2028\u2029\ud800-\udfff"  # DEL, C1, bidi, separators, lone surrogates
 _UNSAFE = re.compile(f"[\x00-\x1f{_OTHER}]")
 _UNSAFE_BUT_NEWLINE = re.compile(f"[\x00-\x09\x0b-\x1f{_OTHER}]")
+#: what :func:`unsafe` finds but the line breaks ``\n`` and ``\r``, as the inside of a regular-expression class (a
+#: search of a whole file: its own line breaks are not data; tenantdeck.draft.raw_scalars)
+UNSAFE_BUT_BREAKS_CLASS = f"\x00-\x09\x0b\x0c\x0e-\x1f{_OTHER}"
 
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
@@ -183,5 +186,16 @@ def json_text(value: object, **dumps: Any) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-__all__ = ["SHOWN_MAX_CHARS", "cell_width", "cells", "fitted", "fitted_end", "json_text", "shortened", "shortened_runs",
-           "shown", "unsafe"]
+__all__ = [
+    "SHOWN_MAX_CHARS",
+    "UNSAFE_BUT_BREAKS_CLASS",
+    "cell_width",
+    "cells",
+    "fitted",
+    "fitted_end",
+    "json_text",
+    "shortened",
+    "shortened_runs",
+    "shown",
+    "unsafe",
+]

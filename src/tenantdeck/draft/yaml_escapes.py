@@ -9,7 +9,9 @@ terminal and for the files.
 
 :func:`escaping` makes a ruamel ``YAML`` obey it (the round-trip saves of :mod:`tenantdeck.draft.save` and the
 targets file); :mod:`tenantdeck.draft.emit` (the fast writer of fresh drafts) applies the same rule itself; the
-recovery file (PyYAML/libyaml) turns off raw non-ASCII when a text needs it (:mod:`tenantdeck.draft.recovery`).
+editor's save, which keeps every line it did not edit, rewrites a value written raw in place
+(:mod:`tenantdeck.draft.raw_scalars`); the recovery file (PyYAML/libyaml) turns off raw non-ASCII when a text needs
+it (:mod:`tenantdeck.draft.recovery`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ and holds its text, plain data and problems. Each edit (:meth:`~DraftSession.set
 :meth:`~DraftSession.delete`, undo and redo) changes the data, splices the text of just that value
 (:mod:`tenantdeck.draft.splice`) and re-validates only what it touched: the one app, or every app whose widgets
 extend an edited preset. :meth:`~DraftSession.save` writes that text atomically, so hand comments, key order and
-quoting elsewhere survive byte for byte and a toggle is a one-line ``git diff``.
+quoting elsewhere survive byte for byte and a toggle is a one-line ``git diff`` (a value written raw with a
+control or bidi character is escaped in place first: docs/security.md).
 
 Problems are kept per app and per preset with lines relative to where that app is written, so an edit above them
 moves no stored problem; absolute lines are added when :attr:`~DraftSession.problems` is read.

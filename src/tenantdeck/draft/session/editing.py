@@ -34,6 +34,7 @@ class EditingMixin:
     _lock: threading.RLock
     _fatal: list[Problem]
     _history: History
+    _raw_checked: bool  # :mod:`.splicing`'s; undo and redo bring back older text, so they clear it
 
     def edit_refusal(self) -> str:
         """Why every edit is refused now ("the draft cannot be edited until it can be read: FILE:LINE: ..."), ""
@@ -221,6 +222,7 @@ class EditingMixin:
         as the draft is now (added to ``touched`` when given)."""
         touched = set() if touched is None else touched
         _ = self._layout
+        self._raw_checked = False  # an older text may hold a value written raw (escaped by a save since)
         for op in reversed(entry.data):
             undo_op(self.data, op)
             self._follow(touched, inverse(op))
@@ -235,6 +237,7 @@ class EditingMixin:
         """Make ``entry`` again (a redo); returns what is to be checked again, indexed as the draft is now."""
         touched: set[tuple[str, Any]] = set()
         _ = self._layout
+        self._raw_checked = False
         for op in entry.data:
             do_op(self.data, op)
             self._follow(touched, op)

@@ -18,7 +18,7 @@ from tenantdeck.draft import splice, yamlsource
 from tenantdeck.draft.session.disk import DiskWatch, Redirected, SaveResult, read_bytes
 from tenantdeck.draft.session.editing import EditingMixin
 from tenantdeck.draft.session.errors import CHANGED_ON_DISK, ChangedOnDisk, DraftSessionError, PathNotFound
-from tenantdeck.draft.session.history import Entry, History, Transaction
+from tenantdeck.draft.session.history import Entry, History, Transaction, keep_in_step
 from tenantdeck.draft.session.paths import MISSING, PathLike, copied, parts_of, walk
 from tenantdeck.draft.session.placing import PlacingMixin
 from tenantdeck.draft.session.regions import RegionsMixin
@@ -120,6 +120,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._fatal = []
         self._history.clear()
         self._used_ruamel = False
+        self._raw_checked = False
         self.disk_problems = []
         raw, problems = read_bytes(self.path, self.file, max_bytes)
         if raw is None:
@@ -408,7 +409,8 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             return OnDisk(raw, tuple(problems), redirect)
 
     def save(self, *, force: bool = False, backup: bool = True) -> SaveResult:
-        """Write the text atomically (``<name>.bak`` keeps the previous version).
+        """Write the text atomically (``<name>.bak`` keeps the previous version), each value written raw with a
+        control or bidi character escaped first (docs/security.md; :meth:`_escape_raw_scalars`).
 
         Raises :class:`ChangedOnDisk`, writing nothing, when the file changed since it was read or last saved,
         unless ``force``. Refuses to write a literal secret the file did not already hold.
@@ -422,6 +424,9 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                 raise ChangedOnDisk(CHANGED_ON_DISK, (), self.file, "changed-on-disk")
             if not self.dirty and not force:
                 return SaveResult(self.path, "unchanged", 0)
+            escaped = self._escape_raw_scalars()  # docs/security.md: no raw control or bidi character in the file
+            if escaped is not None:
+                keep_in_step(self._history, escaped, self.text)
             written = self._disk.write(self.text, force=force, backup=backup, file=self.file)
             method = "ruamel" if self._used_ruamel else "splice"
             self._used_ruamel = False
@@ -448,6 +453,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
             self.validated = False
             self.text = text
             self._used_ruamel = True  # a whole text: the next save reports it as such
+            self._raw_checked = False
             self._parse_all()
 
     def reload(self) -> list[Problem]:

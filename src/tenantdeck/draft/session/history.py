@@ -35,13 +35,15 @@ class TextOp:
     """One change of the text, enough to replay it either way: a region rewritten, inserted or removed, the whole
     text (a ruamel merge), or several app regions at once (a bulk edit)."""
 
-    kind: str  # region | insert_region | delete_region | whole | regions
+    kind: str  # region | insert_region | delete_region | whole | regions | escape
     section: str  # apps | presets | ""
     index: int
     old: str
     new: str
     at: int = 0  # where a region was inserted or removed
-    #: kind "regions" (a bulk edit): (app index, old text, new text, refresh its YAML-level problems) per app
+    #: kind "regions" (a bulk edit): (app index, old text, new text, refresh its YAML-level problems) per app;
+    #: kind "escape" (a save escaped values written raw): (where in the text before, old text, new text, False) per
+    #: value, in text order
     batch: list[tuple[int, str, str, bool]] | None = None
 
 
@@ -94,6 +96,36 @@ class History:
         """The paths the next ``"undo"`` or ``"redo"`` would change."""
         stack = self.undo if which == "undo" else self.redo
         return list(stack[-1].paths) if stack else []
+
+
+def inverse_escape(op: TextOp) -> TextOp:
+    """The ``escape`` step that takes ``op`` back: each value's texts swapped, placed in the text ``op`` made."""
+    assert op.kind == "escape" and op.batch is not None
+    moved = 0
+    back: list[tuple[int, str, str, bool]] = []
+    for at, old, new, _ in op.batch:
+        back.append((at + moved, new, old, False))
+        moved += len(new) - len(old)
+    return TextOp("escape", "", 0, "", "", batch=back)
+
+
+def keep_in_step(history: History, op: TextOp, text: str) -> None:
+    """Make the steps agree with a text a save has just escaped (``op``, :mod:`tenantdeck.draft.raw_scalars`) so
+    that undo and redo still find the text each step was made on: the last step (or the open transaction, once it
+    holds an edit) ends with the escape, so undoing it first puts the raw values back; the next redo step starts by
+    taking it back. A step that keeps whole texts (a ruamel merge) takes ``text`` as its own."""
+    last = history.tx if history.tx is not None and history.tx.data else (history.undo[-1] if history.undo else None)
+    if last is not None:
+        if last.after is not None:
+            last.after = text
+        else:
+            last.text.append(op)
+    if history.redo:
+        following = history.redo[-1]
+        if following.before is not None:
+            following.before = text
+        else:
+            following.text.insert(0, inverse_escape(op))
 
 
 def dict_insert(d: dict[Any, Any], key: Any, value: Any, position: int) -> dict[Any, Any]:

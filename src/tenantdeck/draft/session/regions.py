@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from tenantdeck.draft import splice
-from tenantdeck.draft.session.history import TextOp
+from tenantdeck.draft.session.history import TextOp, inverse_escape
 from tenantdeck.problems import PathPart
 
 
@@ -148,6 +148,10 @@ class RegionsMixin:
 
     def _text_apply(self, t: TextOp, *, forward: bool) -> None:
         """Replay one region change of an undo step, forwards or backwards."""
+        if t.kind == "escape":
+            assert t.batch is not None
+            self._apply_escape(t.batch if forward else inverse_escape(t).batch or [])
+            return
         if t.kind == "regions":
             assert t.batch is not None
             for i, old_text, new_text, _ in t.batch:

@@ -4,7 +4,9 @@ falls back to the ruamel.yaml merge of the whole draft (:func:`tenantdeck.draft.
 
 from __future__ import annotations
 
+import bisect
 import copy
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +21,10 @@ from tenantdeck.problems import PathPart, Problem, format_path
 class SplicingMixin:
     """Part of :class:`~tenantdeck.draft.session.DraftSession`: writing edits into the text.
 
-    Owns ``_used_ruamel`` (some edit since the last save needed the ruamel merge: the save reports it). Writes
+    Owns ``_used_ruamel`` (some edit since the last save needed the ruamel merge: the save reports it) and
+    ``_raw_checked`` (the text holds no value written raw that :meth:`_escape_raw_scalars` could escape: a splice
+    writes none, so a save's look sets it, and whatever brings back or takes in other text, reading, undo, redo, a
+    restored text, a ruamel merge, clears it; the next save then looks again). Writes
     ``text``, the regions (:mod:`.regions`) and the scopes' YAML-level problems (``Scope.text``); reads ``data``.
     """
 
@@ -27,10 +32,12 @@ class SplicingMixin:
     data: Any
     file: str
     _used_ruamel: bool
+    _raw_checked: bool
 
     def _init_splicing(self) -> None:
         """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self._used_ruamel = False
+        self._raw_checked = False
 
     def _write_text(self, entry: Entry, op: DataOp) -> None:
         """Make the text say what the data now says: splice where possible, else the ruamel merge."""
@@ -229,8 +236,143 @@ class SplicingMixin:
             raise DraftSessionError("the edit cannot be written into this draft's text", (), self.file, "unwritable")
         self.text = new
         self._used_ruamel = True
+        self._raw_checked = False
         entry.text.append(TextOp("whole", "", 0, old, new))
         self._rescan()
+
+    def _escape_raw_scalars(self) -> TextOp | None:
+        """Rewrite every value (or key) written raw with a control or bidi character as a double-quoted escape,
+        wherever it is in the text (:mod:`tenantdeck.draft.raw_scalars`): what a save does first, so the file never
+        keeps one a reviewer's ``git diff`` would act on. Returns the text change made (None: nothing to do).
+
+        Bounded for a big draft: one pass over the text (:func:`~tenantdeck.draft.raw_scalars.positions`), then
+        only the apps and presets that hold a raw character are composed (the text outside them too, without them,
+        when it holds one), each checked to read back as the data it held. Line numbers do not move (each value
+        keeps its lines), so stored problems stay placed.
+        """
+        from tenantdeck.draft import raw_scalars
+
+        if self._raw_checked:
+            return None  # nothing since the last look can have brought a raw value (see the class)
+        self._raw_checked = True  # what is left raw after this look (comments) no look would change
+        text = self.text
+        found = raw_scalars.positions(text)
+        if not found:
+            return None
+        edits: list[raw_scalars.Edit] = []
+        layout = self._layout
+        chunks = self._raw_chunks(layout, found)
+        for a, b, expected in chunks:
+            piece = text[a:b]
+            got = raw_scalars.escapes(piece)
+            if not got:
+                continue
+            new_piece = raw_scalars.apply(piece, got)
+            if not same(parse_data(new_piece), expected):
+                continue  # would not read back as it was: leave it raw rather than change a value
+            edits += [(a + x, a + y, w) for x, y, w in got]
+        outside = self._outside_edits(layout, found)
+        edits += outside
+        edits.sort()
+        if not edits:
+            return None
+        op = TextOp("escape", "", 0, "", "", batch=[(x, text[x:y], w, False) for x, y, w in edits])
+        self._apply_escape(op.batch or [])
+        return op
+
+    def _raw_chunks(self, layout: splice.Layout | None, found: list[int]) -> list[tuple[int, int, Any]]:
+        """(start, end, data it must read as) of each app or preset holding a raw character at ``found``; the
+        whole text when the draft is not laid out in regions."""
+        if layout is None:
+            return [(0, len(self.text), self.data)]
+        out: list[tuple[int, int, Any]] = []
+        names = list(self.data["presets"]) if isinstance(self.data.get("presets"), dict) else []
+        for section, regions in (("apps", layout.apps), ("presets", layout.presets)):
+            for i, (a, b, _) in enumerate(regions or []):
+                k = bisect.bisect_left(found, a)
+                if k == len(found) or found[k] >= b:
+                    continue
+                if section == "apps":
+                    out.append((a, b, [self.data["apps"][i]]))
+                elif i < len(names):
+                    out.append((a, b, {names[i]: self.data["presets"][names[i]]}))
+        return out
+
+    def _outside_edits(self, layout: splice.Layout | None, found: list[int]) -> list[tuple[int, int, str]]:
+        """The edits of values outside every app and preset (root keys the model does not know, say): that text,
+        without the regions, is composed on its own, so a raw tab in the file's header comment costs no compose
+        of its 30 MB of apps."""
+        from tenantdeck.draft import raw_scalars
+
+        if layout is None:
+            return []
+        regions = sorted(r[:2] for rs in (layout.apps, layout.presets) if rs for r in rs)
+        gaps: list[tuple[int, int]] = []
+        pos = 0
+        for a, b in regions:
+            gaps.append((pos, a))
+            pos = b
+        gaps.append((pos, len(self.text)))
+        if not any(bisect.bisect_left(found, a) < len(found) and found[bisect.bisect_left(found, a)] < b
+                   for a, b in gaps):
+            return []
+        starts = []  # where each gap begins in the joined text
+        joined = 0
+        for a, b in gaps:
+            starts.append(joined)
+            joined += b - a
+        outside = "".join(self.text[a:b] for a, b in gaps)
+        got = raw_scalars.escapes(outside)
+        before = parse_data(outside) if got else MISSING
+        if before is MISSING or not same(parse_data(raw_scalars.apply(outside, got or [])), before):
+            return []  # nothing to escape, or the text without its apps does not read cleanly: nothing to check by
+
+        def back(p: int) -> int:
+            g = bisect.bisect_right(starts, p) - 1
+            return gaps[g][0] + p - starts[g]
+
+        return [(back(x), back(x) + (y - x), w) for x, y, w in got]
+
+    def _apply_escape(self, pieces: list[tuple[int, str, str, bool]]) -> None:
+        """Make the changes of an ``escape`` step (each: where in the text, what is there, what is written), move
+        the regions after them and refresh the YAML-level problems of the regions they were in."""
+        text = self.text
+        parts: list[str] = []
+        pos = 0
+        for at, old, new, _ in pieces:
+            assert text.startswith(old, at), "undo found the text in an unexpected state"
+            parts.append(text[pos:at])
+            parts.append(new)
+            pos = at + len(old)
+        parts.append(text[pos:])
+        self.text = "".join(parts)
+        layout = self._layout
+        if layout is None:
+            return
+        where = [at for at, _, _, _ in pieces]
+        moved = list(itertools.accumulate(len(new) - len(old) for _, old, new, _ in pieces))
+
+        def shift(p: int) -> int:
+            k = bisect.bisect_left(where, p)  # the changes before p (a change at p is after it)
+            return p + (moved[k - 1] if k else 0)
+
+        touched: list[tuple[str, int]] = []
+        for section, regions in (("apps", layout.apps), ("presets", layout.presets)):
+            for i, r in enumerate(regions or []):
+                k = bisect.bisect_left(where, r[0])
+                if k < len(where) and where[k] < r[1]:
+                    touched.append((section, i))
+                r[0], r[1] = shift(r[0]), shift(r[1])
+        for key, p in list(layout.keys.items()):
+            layout.keys[key] = shift(p)
+        for key, (a, b) in list(layout.flow_empty.items()):
+            layout.flow_empty[key] = (shift(a), shift(b))
+        names = list(self.data["presets"]) if isinstance(self.data, dict) and isinstance(
+            self.data.get("presets"), dict) else []
+        for section, i in touched:
+            key: Any = i if section == "apps" else (names[i] if i < len(names) else None)
+            if key is not None:
+                self._refresh_text_problems(section, key, self._region_text_at(section, i))
 
     def _rescan(self) -> None:
         """Layout and YAML-level problems of the whole text again (after a ruamel merge); scopes keep the rest."""
