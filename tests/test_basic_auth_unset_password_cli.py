@@ -17,37 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tenantdeck import exitcodes
-from tenantdeck.cli import cli
 from tenantdeck.models import Webhook
 from tests.sync.helpers_push import app_named, edit_draft
+from tests.test_hostile_certificates_cli import draft, env, tenantdeck  # the pulled draft and the CLI, as there
+
+__all__ = ["draft", "env"]
 
 APP = "Acme Support"
 VAR = "NOT_SET_PW"
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    return {"TENANTDECK_DATA_DIR": str(tmp_path / "data"), "TENANTDECK_CONFIG_DIR": str(tmp_path / "config"),
-            "TENANTDECK_BASE_URL": "", "NO_COLOR": "1",
-            "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
-
-
-def tenantdeck(*args: str, env: dict[str, str]) -> Result:
-    return CliRunner().invoke(cli, list(args), env=env)
-
-
-@pytest.fixture
-def draft(tmp_path: Path, env: dict[str, str]) -> Path:
-    path = tmp_path / "repo" / "tenantdeck.yaml"
-    path.parent.mkdir()
-    result = tenantdeck("pull", "--draft", str(path), env=env)
-    assert result.exit_code == 0, result.output
-    return path
 
 
 def stored_webhook(env: dict[str, str], webhook_id: str) -> tuple[dict[str, Any], str | None] | None:
