@@ -4,8 +4,8 @@ The trial set webhook ``alerts``'s name to 60 characters in a draft in sync with
 a warning "kept as the service holds it" (exit 0) and ``diff``/``push`` a conflict ("the draft and the service
 changed these differently", exit 3), sending the user to take-theirs or pull. The service changed nothing.
 
-These tests pin the behaviour the finding expects; they are ``xfail(strict=True)`` until the fix lands (what is
-left: see the commit message), so that the fix turns them into passes and cannot land silently half-done.
+``validate`` (and the editor's F8, the same function) now tells the two apart with the committed base, the lock
+file beside the draft: a value the base does not hold is the draft's own, an error.
 """
 
 from __future__ import annotations
@@ -42,16 +42,33 @@ def test_the_service_holding_an_over_limit_name_is_only_a_warning(sandbox: Any, 
     result = load_draft(str(path))
     held = [p for p in result.problems if p.code == "held_webhook_name"]
     assert held and not held[0].is_error and "kept as the service holds it" in held[0].message
+    assert [p for p in counted(path) if p.code == "held_webhook_name"] == held  # validate and F8 agree
     assert live_plan(sandbox, path).conflicts == []
 
 
-@pytest.mark.xfail(strict=True, reason="finding: validate cannot tell a draft-changed value from a held one yet")
-def test_validate_calls_a_draft_changed_over_limit_name_an_error(sandbox: Any, draft: Path) -> None:
-    rename_hook(draft)
+def counted(draft: Path) -> list[Any]:
+    """The draft's problems as ``validate`` counts them and F8 lists them (one function for both)."""
+    from tenantdeck.policies.draft_problems import all_problems
+
     result = load_draft(str(draft))
-    problems = [p for p in result.problems if "webhook name is 60 characters" in p.message]
+    return all_problems(draft, result.doc.data, result.problems, result.doc)
+
+
+def test_validate_calls_a_draft_changed_over_limit_name_an_error(sandbox: Any, draft: Path) -> None:
+    """The lock file beside the draft (the committed base) shows the service holds another name: the draft changed
+    it, every push refuses it, and validate says so (trial J, J3: validate --strict passed what push refused)."""
+    assert draft.with_name("tenantdeck.lock.json").exists()
+    rename_hook(draft)
+    problems = [p for p in counted(draft) if "webhook name is 60 characters" in p.message]
     assert problems and problems[0].is_error, [p.render() for p in problems]
     assert "kept as the service holds it" not in problems[0].message
+    assert "a push refuses to send it" in problems[0].message and "the service holds" in problems[0].message
+    from click.testing import CliRunner
+
+    from tenantdeck.cli import cli
+
+    checked = CliRunner().invoke(cli, ["validate", str(draft)])
+    assert checked.exit_code == exitcodes.ERROR, checked.output
 
 
 

@@ -125,7 +125,11 @@ def test_setting_another_value_outside_the_rules_is_refused(served: Any, pulled:
     before = acme_widget(served[0])
     pulled.write_text(pulled.read_text().replace("user_listing: everyone", "user_listing: nobody", 1))
     checked = validate(pulled)
-    assert checked.exit_code == exitcodes.OK, checked.output  # an existing widget: a warning, the plan decides
+    # the lock file shows the service holds another value: the draft's own change, refused by validate as by the
+    # push (trial J, J3; it was a warning and validate passed what every push refused)
+    assert checked.exit_code == exitcodes.ERROR, checked.output
+    (refused,) = [p["message"] for p in json.loads(checked.stdout)["problems"] if p["severity"] == "error"]
+    assert "a push refuses to send it" in refused and "the service holds 'everyone'" in refused, refused
 
     diff = run(served, tmp_path, "diff")
     assert diff.exit_code == exitcodes.ERROR, diff.output

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tenantdeck.problems import Problem
+from tenantdeck.problems import Problem, Severity
+from tenantdeck.textsafe import shortened, shown
 
 
 def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Problem], doc: Any,
@@ -24,7 +25,7 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     from tenantdeck.draft.target_overrides import target_problems
     from tenantdeck.policies.checks import check_draft
 
-    problems = list(own)
+    problems = drafted_held_values(draft_path, data, list(own))
     if not isinstance(data, Mapping):
         return problems
     if not any(p.is_error for p in own):
@@ -32,6 +33,64 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     problems += check_draft(Path(draft_path), data, doc, policies_file, own)[1]
     name = str(getattr(doc, "file", "") or os.fspath(draft_path))  # the draft's own come first
     return sorted(problems, key=lambda p: (p.file != name, p.file, p.line, p.column))
+
+
+def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list[Problem]) -> list[Problem]:
+    """``own`` with each held-value warning (a name over its length, an undocumented listing or trigger: "kept as
+    the service holds it, but a push refuses to create or set such a value") made an error when the committed base
+    (the lock file beside the draft) shows the service does not hold that value: the draft changed it, and every
+    push refuses it, so ``validate`` (and F8) may not call the draft valid (trial J, J3: validate passed a 51-character
+    webhook name that plan, diff and push refused). Without a lock file, or for an app it does not know, nothing
+    tells a held value from a drafted one, and the warning stays."""
+    held = [p for p in own if p.code.startswith("held_") and not p.is_error and len(p.path) >= 3]
+    apps = data.get("apps") if isinstance(data, Mapping) else None
+    if not held or not isinstance(apps, list):
+        return own
+    from tenantdeck.sync.workspace import lockfile
+
+    try:
+        doc = lockfile.read(lockfile.lock_path(Path(draft_path)))
+    except Exception:  # an unreadable lock file is the push's to report; here it tells nothing
+        return own
+    base_apps = (doc or {}).get("apps") or {}
+    changed = {id(p): why for p in held if (why := _not_held(p, apps, base_apps)) is not None}
+    return [Problem(Severity.ERROR, f"{changed[id(p)]}: a push refuses to send it", p.path, p.file, p.line,
+                    p.column, "drafted_over_limit") if id(p) in changed else p for p in own]
+
+
+def _not_held(problem: Problem, apps: list[Any], base_apps: Mapping[str, Any]) -> str | None:
+    """Why ``problem``'s value is the draft's own change (the base holds another value, or no such resource), or
+    None when the base holds it or cannot tell."""
+    from tenantdeck.rules import held_reason
+
+    path = problem.path
+    i = path[1]
+    app = apps[i] if isinstance(i, int) and 0 <= i < len(apps) and isinstance(apps[i], Mapping) else None
+    base = base_apps.get(app.get("id")) if app is not None and isinstance(app.get("id"), str) else None
+    base = base.get("app") if isinstance(base, Mapping) else None
+    why = held_reason(problem)
+    if not isinstance(base, Mapping) or why is None:
+        return None
+    rest, node, held = list(path[2:]), app, base
+    if rest and rest[0] in ("widgets", "webhooks") and len(rest) >= 2 and isinstance(rest[1], int):
+        items = app.get(rest[0])
+        item = items[rest[1]] if isinstance(items, list) and rest[1] < len(items) else None
+        rid = item.get("id") if isinstance(item, Mapping) else None
+        resources = held.get(rest[0])
+        if not isinstance(rid, str) or not isinstance(resources, Mapping):
+            return None
+        if rid not in resources:
+            return f"{why} (not on the service at the last pull or push)"
+        node, held, rest = item, resources[rid], rest[2:]
+    for key in rest[:-1] if rest and isinstance(rest[-1], int) else rest:  # a trigger: the list, then the value
+        node = node.get(key) if isinstance(node, Mapping) else None
+        held = held.get(key) if isinstance(held, Mapping) else None
+    if rest and rest[0] == "id":  # the resource is on the service: its id is held
+        return None
+    if rest and isinstance(rest[-1], int):
+        value = node[rest[-1]] if isinstance(node, list) and rest[-1] < len(node) else None
+        return None if isinstance(held, list) and value in held else f"{why} (added by the draft)"
+    return None if node == held else f"{why} (the service holds '{shown(shortened(str(held)))}')"
 
 
 def counts(problems: Iterable[Problem]) -> tuple[int, int]:
