@@ -115,9 +115,13 @@ class Problem:
         return shown(f"{where}: {self.severity.value}: {key}{shortened_runs(self.message)}")
 
     def to_json(self) -> dict[str, object]:
+        """docs/json-output.md: ``line``/``column`` 1-based, null when the problem has no place in the text (it said
+        0 for a whole-file problem: trial K, K2)."""
         data = asdict(self)
         data["severity"] = self.severity.value
         data["path"] = self.key_path
+        data["line"] = self.line or None
+        data["column"] = self.column or None if self.line else None
         data.pop("extra")
         return data
 

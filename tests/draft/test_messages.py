@@ -129,6 +129,7 @@ def test_missing_file(tmp_path: Path) -> None:
     p = only(load_draft(tmp_path / "nope.yaml"))
     assert (p.code, p.message) == ("file-missing", "no such file")
     assert p.line == 0 and p.render().startswith(f"{tmp_path / 'nope.yaml'}:1:1: error: ")  # no position: the start
+    assert (p.to_json()["line"], p.to_json()["column"]) == (None, None)  # docs/json-output.md: null, not 0
 
 
 @pytest.mark.parametrize(("char", "what", "escape"), [("\x1b", "U+001B (ESC)", "\\e or \\u001b"),
@@ -143,6 +144,12 @@ def test_a_character_yaml_does_not_allow_is_placed_at_its_line_and_column(char: 
     assert p.message == (f"the character {what} cannot be written as it is in YAML; in a double-quoted string "
                          f"write it as {escape}")
     assert "\n" not in p.render()
+
+
+def test_a_refused_character_after_multi_byte_ones_is_placed_by_characters() -> None:
+    """Trial K, K1: libyaml gives a byte offset; with ``café ☕`` on an earlier line the ESC was placed lines off."""
+    p = only(load("# café ☕ ééé\nformat: 1\napps:\n  - name: ééé\x1b[2J\n"))
+    assert (p.line, p.column, p.code) == (4, 14, "yaml-character")
 
 
 def test_no_read_as_boolean_where_text_is_meant() -> None:

@@ -650,6 +650,9 @@ def flow_too_deep(text: str, end: int | None = None) -> tuple[int, int] | None:
     return None
 
 
+#: a character YAML 1.1 does not allow in a stream (its printable set: tab, line breaks, printable ASCII, NEL and
+#: the rest of Unicode but surrogates and U+FFFE/U+FFFF)
+_REFUSED_BY_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 #: names of the characters YAML refuses most often in a draft (a pasted terminal escape, a bell)
 _CONTROL_NAMES = {0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x1B: "ESC", 0x7F: "DEL"}
 
@@ -658,7 +661,11 @@ def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Proble
     """A character YAML does not allow written raw (an ESC pasted from a terminal): at its line and column, with the
     escape that writes it. PyYAML's own message gave only a character offset, over two lines, at 1:1 (trial J,
     J2)."""
-    position = exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0
+    # libyaml reports a byte offset, PyYAML's reader a character one: the character itself is found again in the
+    # text (the first one YAML refuses), so a file with multi-byte characters before it is placed right (trial K, K1)
+    found = _REFUSED_BY_YAML.search(text)
+    position = found.start() if found is not None else (
+        exc.position if isinstance(exc.position, int) and 0 <= exc.position <= len(text) else 0)
     line0 = text.count("\n", 0, position)
     col0 = position - (text.rfind("\n", 0, position) + 1)
     code = exc.character if isinstance(exc.character, int) else ord(text[position]) if position < len(text) else 0
