@@ -222,3 +222,19 @@ def test_a_conflict_key_that_names_none_is_said_even_when_there_is_no_conflict(c
         result = run(tmp_path, *args, *(["--yes"] if command == "push" else []), **{TOKEN_VAR: token})
         assert result.exit_code == exitcodes.OK, result.output
         assert "nope/widget:x/main.send_gifs: no conflict has this name" in result.output, result.output
+
+
+def test_the_services_developer_named_in_the_drafts_team_is_an_error(clone: Path, tmp_path: Path) -> None:
+    """Trial K, K3: the Team tab refused the service's developer as admin, but the same line written in the draft
+    passed validate and the push changed the developer's role. validate (and F8) now say, at the email's line,
+    that the role is the service's (the base's service_team, any letter case)."""
+    text = clone.read_text(encoding="utf-8")
+    assert "raj@acme.example" in text
+    lines = text.splitlines()
+    at = next(n for n, line in enumerate(lines) if "raj@acme.example" in line)
+    lines[at] = lines[at].replace("raj@acme.example", "ANA@Acme.Example")
+    clone.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    checked = run(tmp_path, "validate", str(clone))
+    assert checked.exit_code == exitcodes.ERROR, checked.output
+    assert f"{clone}:{at + 1}:" in checked.output and "ANA@Acme.Example is this app's developer on the service" \
+        in checked.output, checked.output

@@ -25,7 +25,7 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     from tenantdeck.draft.target_overrides import target_problems
     from tenantdeck.policies.checks import check_draft
 
-    problems = drafted_held_values(draft_path, data, list(own))
+    problems = drafted_held_values(draft_path, data, list(own), doc)
     if not isinstance(data, Mapping):
         return problems
     if not any(p.is_error for p in own):
@@ -35,7 +35,8 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     return sorted(problems, key=lambda p: (p.file != name, p.file, p.line, p.column))
 
 
-def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list[Problem]) -> list[Problem]:
+def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list[Problem],
+                        doc: Any = None) -> list[Problem]:
     """``own`` with each held-value warning (a name over its length, an undocumented listing or trigger: "kept as
     the service holds it, but a push refuses to create or set such a value") made an error when the committed base
     (the lock file beside the draft) shows the service does not hold that value: the draft changed it, and every
@@ -44,18 +45,67 @@ def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list
     tells a held value from a drafted one, and the warning stays."""
     held = [p for p in own if p.code.startswith("held_") and not p.is_error and len(p.path) >= 3]
     apps = data.get("apps") if isinstance(data, Mapping) else None
-    if not held or not isinstance(apps, list):
+    teams = isinstance(apps, list) and any(isinstance(a, Mapping) and isinstance(a.get("team"), Mapping)
+                                           for a in apps)
+    if not (held or teams) or not isinstance(apps, list):
         return own
+    base_apps = _base_apps(Path(draft_path))
+    if not base_apps:
+        return own
+    changed = {id(p): why for p in held if (why := _not_held(p, apps, base_apps)) is not None}
+    out = [Problem(Severity.ERROR, f"{changed[id(p)]}: a push refuses to send it", p.path, p.file, p.line,
+                   p.column, "drafted_over_limit") if id(p) in changed else p for p in own]
+    roles = _service_roles_named(apps, base_apps)
+    place = getattr(doc, "place", None)
+    return out + ([place(p) for p in roles] if callable(place) else roles)
+
+
+def _base_apps(draft_path: Path) -> Mapping[str, Any]:
+    """The committed base's apps (the lock file beside the draft), {} when there is none or it cannot be read (the
+    push reports that). Cached on the file's size and time: the editor asks on each check of a draft with a team."""
     from tenantdeck.sync.workspace import lockfile
 
+    path = lockfile.lock_path(draft_path)
     try:
-        doc = lockfile.read(lockfile.lock_path(Path(draft_path)))
-    except Exception:  # an unreadable lock file is the push's to report; here it tells nothing
-        return own
-    base_apps = (doc or {}).get("apps") or {}
-    changed = {id(p): why for p in held if (why := _not_held(p, apps, base_apps)) is not None}
-    return [Problem(Severity.ERROR, f"{changed[id(p)]}: a push refuses to send it", p.path, p.file, p.line,
-                    p.column, "drafted_over_limit") if id(p) in changed else p for p in own]
+        stat = path.stat()
+    except OSError:
+        return {}
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if _LOCK_CACHE.get("key") != key:
+        try:
+            doc = lockfile.read(path)
+        except Exception:  # an unreadable lock file is the push's to report; here it tells nothing
+            doc = None
+        _LOCK_CACHE.update(key=key, apps=(doc or {}).get("apps") or {})
+    apps = _LOCK_CACHE.get("apps")
+    return apps if isinstance(apps, Mapping) else {}
+
+
+_LOCK_CACHE: dict[str, Any] = {}
+
+
+def _service_roles_named(apps: list[Any], base_apps: Mapping[str, Any]) -> list[Problem]:
+    """An error at each admin or moderator the draft names who is the app's owner or a developer on the service
+    (``service_team`` in the base, any letter case): those roles are the service's, and a push would change the
+    developer's role (trial K, K3: the Team tab refused it, the draft's file did not)."""
+    from tenantdeck.models.catalog import TEAM_LISTS
+
+    out = []
+    for i, app in enumerate(apps):
+        team = app.get("team") if isinstance(app, Mapping) else None
+        base = base_apps.get(app.get("id")) if isinstance(team, Mapping) and isinstance(app.get("id"), str) else None
+        listed = (base.get("app") or {}).get("service_team") if isinstance(base, Mapping) else None
+        roles = {str(m.get("email", "")).casefold(): str(m.get("role")) for m in listed or ()
+                 if isinstance(m, Mapping)}
+        for key in TEAM_LISTS.values():
+            emails = team.get(key) if isinstance(team, Mapping) else None
+            for k, email in enumerate(emails if isinstance(emails, list) else ()):
+                role = roles.get(str(email).casefold()) if isinstance(email, str) else None
+                if role is not None:
+                    out.append(Problem(Severity.ERROR, f"{shown(email)} is this app's {role} on the service: that "
+                                       "role is the service's, not the draft's (change it in the dashboard)",
+                                       ("apps", i, "team", key, k), code="service_role"))
+    return out
 
 
 def _not_held(problem: Problem, apps: list[Any], base_apps: Mapping[str, Any]) -> str | None:
