@@ -282,5 +282,11 @@ def test_a_huge_name_is_shortened_where_it_is_shown_and_kept_whole_in_the_draft(
             detail = str(app.screen.query_one("#wh-detail", Static).render())
             assert "(100,000 chars)" in detail and len(detail) < 1_000, len(detail)
             assert app.editor.session.get("apps[0].webhooks[0].name") == hook_name
+            from tenantdeck.tui.commands import TenantdeckCommands
+
+            provider = TenantdeckCommands(app.screen)  # the palette's own list (trial K, K6)
+            hits = [text for text, _, _ in provider.targets() if text.startswith("Webhook:")]
+            assert hits and all(len(text) < 1_000 for text in hits), [len(t) for t in hits]
+            assert any("(100,000 chars)" in text for text in hits)
 
     run(flow())

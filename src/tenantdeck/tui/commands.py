@@ -27,7 +27,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 
-from tenantdeck.textsafe import shown
+from tenantdeck.textsafe import shortened, shown
 from tenantdeck.tui import browser_preview, navigation
 from tenantdeck.tui.host import EditorHost, host_of
 from tenantdeck.tui.literal import literal
@@ -119,14 +119,15 @@ class TenantdeckCommands(Provider):
         for i, data in enumerate(apps):
             if not isinstance(data, dict):
                 continue
-            name = str(data.get("name", "?"))
+            # shortened as every place a person reads a value (a 100,000-character name filled the palette: trial K)
+            name = shortened(str(data.get("name", "?")))
             region = data.get("region", "")
             yield f"App: {name}", f"{region} {data.get('id') or 'new'}", partial(navigation.jump, app, i, None)
             hooks = data.get("webhooks")
             for j, hook in enumerate(hooks if isinstance(hooks, list) else []):
                 if isinstance(hook, dict):
-                    label = " ".join(str(hook[k]) for k in ("id", "name") if hook.get(k))
-                    yield (f"Webhook: {label} ({name})", str(hook.get("webhookURL", "")),
+                    label = " ".join(shortened(str(hook[k])) for k in ("id", "name") if hook.get(k))
+                    yield (f"Webhook: {label} ({name})", shortened(str(hook.get("webhookURL", ""))),
                            partial(navigation.jump, app, i, "webhooks", f"apps[{i}].webhooks[{j}]"))
         index = navigation.current_app_index(app)
         if index is None or not 0 <= index < len(apps) or not isinstance(apps[index], dict):
