@@ -330,6 +330,13 @@ class Target:
     def is_local(self) -> bool:
         return self.name == LOCAL and self.in_process
 
+    @property
+    def credentials(self) -> frozenset[str]:
+        """The key and the secret this target signs in with, as values, whatever variable or file they came from: a
+        draft's ``${VAR}`` holding one is never sent (:func:`tenantdeck.sync.preflight.secret_value_problems`;
+        trial J, J13)."""
+        return frozenset(value for value in (self.key, self.secret) if value)
+
     def describe(self) -> str:
         """One line for humans: ``profile 'prod' (profiles.yaml) -> https://... ; credentials from env ...``."""
         where = "in-process sandbox" if self.in_process else self.base_url

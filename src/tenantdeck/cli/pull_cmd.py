@@ -137,7 +137,7 @@ def _discarded(result: PullResult, draft_path: Path) -> int:
                 output.note(f"{app.name}: {change.resource}: {ORIGIN_WORDS[change.origin]}: "
                             f"{change_text(change)}")
         for title in (*app.added, *app.removed):
-            origin = app.resource_origins.get(title, "remote")
+            origin = app.origin_of(title)
             if origin != "remote":
                 verb = "back in the draft" if title in app.added else "taken out of the draft"
                 output.note(f"{app.name}: {title}: {ORIGIN_WORDS[origin]}: {verb}")  # echo makes each safe

@@ -213,11 +213,11 @@ def _online_plan(local: Any, target: Any, *, allow_delete: bool, concurrency: in
         plan.conflicts.extend(clash_conflicts(clashes(local.apps, names), local.view))
     # what the fleet policies say of the account after this push (the view the push's gate judges)
     plan.notes.extend(plan_policy_notes(gate, local, plan, now, [a.id for a in listing]))
-    _refused_values(local, plan, {value for value in (target.key, target.secret) if value})
+    _refused_values(local, plan, target.credentials)
     return plan
 
 
-def _refused_values(local: Any, plan: Any, credentials: set[str]) -> None:
+def _refused_values(local: Any, plan: Any, credentials: frozenset[str]) -> None:
     """A ``${VAR}`` set here whose value the service would refuse (a webhook password with a hyphen) fails the plan
     as it would fail the push: found by the pull request's job, not by the main job after the merge. Located at
     the reference, never with the value; an unset variable is the push's matter (a PR job may not have them)."""

@@ -47,7 +47,7 @@ def email_problem(email: str, team: Mapping[str, Any] | None,
         return why
     if any(e.casefold() == email.casefold() for e, _ in rows(team)):
         return f"{email} is already on the team"
-    held = next((role for e, role in service if e.casefold() == email.casefold()), None)
+    held = service_role(email, service)
     if held is not None:
         return (f"{email} is this app's {held} on the service (shown above the list): that role is the service's, "
                 "not the draft's; change it in the dashboard")
@@ -70,6 +70,12 @@ def switched(team: Mapping[str, Any], email: str) -> dict[str, Any]:
 
 def removed(team: Mapping[str, Any], email: str) -> dict[str, Any]:
     return _block([(e, r) for e, r in rows(team) if e != email], team)
+
+
+def service_role(email: str, service: Sequence[tuple[str, str]]) -> str | None:
+    """The role ``email`` has on the service (``owner``, ``developer``) among ``service`` (:func:`service_members`),
+    in any letter case (an address in another case is the same person), or None."""
+    return next((role for e, role in service if e.casefold() == email.casefold()), None)
 
 
 def service_members(last_read: Mapping[str, Any] | None) -> list[tuple[str, str]]:

@@ -61,8 +61,11 @@ class AppPull:
         resource added or removed."""
         if self.status != "changed":
             return [self.origin]
-        return [*(c.origin for c in self.changes),
-                *(self.resource_origins.get(title, "remote") for title in (*self.added, *self.removed))]
+        return [*(c.origin for c in self.changes), *(self.origin_of(title) for title in (*self.added, *self.removed))]
+
+    def origin_of(self, title: str) -> Origin:
+        """Whose change adding or removing the resource ``title`` is (``remote`` unless the draft made it)."""
+        return self.resource_origins.get(title, "remote")
 
 
 @dataclass(slots=True)

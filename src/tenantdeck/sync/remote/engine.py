@@ -375,8 +375,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         return PushRefused("missing_secrets", "set the variables above, then run the command again (push or "
                            "promote); nothing was pushed",
                            problems=[local.result.doc.place(p) for p in missing], plan=plan, notices=notices)
-    credentials = {value for value in (target.key, target.secret) if value}
-    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env, credentials)]
+    refused = [local.result.doc.place(p) for p in secret_value_problems(plan, env, target.credentials)]
     if refused:
         return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
                            problems=refused, plan=plan, notices=notices)

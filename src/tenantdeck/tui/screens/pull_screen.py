@@ -191,10 +191,10 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                         whose=ORIGIN_WORDS[change.origin])
             for m, title in enumerate(app.added):
                 add_row("", "+", f"  {title}", key=f"app{n}.add{m}",
-                        whose=ORIGIN_WORDS[app.resource_origins.get(title, "remote")])
+                        whose=ORIGIN_WORDS[app.origin_of(title)])
             for m, title in enumerate(app.removed):
                 add_row("", "-", f"  {title}", key=f"app{n}.rm{m}",
-                        whose=ORIGIN_WORDS[app.resource_origins.get(title, "remote")])
+                        whose=ORIGIN_WORDS[app.origin_of(title)])
         for k, note in enumerate(preview.notes):
             add_row("", "*", note, key=f"note{k}")
         table.append_rows(rows)  # at once, measured and its scrollbar shown in the frame that shows them
