@@ -101,7 +101,7 @@ class Problem:
 
     def render(self) -> str:
         """``FILE:LINE:COL: error|warning: KEY.PATH: message`` (the key part is left out at the document root; a
-        position not known is written 1:1, the JSON output keeps its 0).
+        position not known is written 1:1; :meth:`to_json` says null).
 
         One line, safe for a terminal: messages quote the draft's and the service's values (a key, a name), which
         may carry control characters or a newline that would forge a line of its own; those are shown escaped. A

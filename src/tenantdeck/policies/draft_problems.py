@@ -6,6 +6,7 @@ give two counts for the same draft (issue 37: "0 errors, 1 warning" in F8, "1 er
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +26,7 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     from tenantdeck.draft.target_overrides import target_problems
     from tenantdeck.policies.checks import check_draft
 
-    problems = drafted_held_values(draft_path, data, list(own), doc)
+    problems = against_the_base(draft_path, data, list(own), doc)
     if not isinstance(data, Mapping):
         return problems
     if not any(p.is_error for p in own):
@@ -35,14 +36,15 @@ def all_problems(draft_path: str | os.PathLike[str], data: Any, own: Sequence[Pr
     return sorted(problems, key=lambda p: (p.file != name, p.file, p.line, p.column))
 
 
-def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list[Problem],
-                        doc: Any = None) -> list[Problem]:
-    """``own`` with each held-value warning (a name over its length, an undocumented listing or trigger: "kept as
-    the service holds it, but a push refuses to create or set such a value") made an error when the committed base
-    (the lock file beside the draft) shows the service does not hold that value: the draft changed it, and every
-    push refuses it, so ``validate`` (and F8) may not call the draft valid (trial J, J3: validate passed a 51-character
-    webhook name that plan, diff and push refused). Without a lock file, or for an app it does not know, nothing
-    tells a held value from a drafted one, and the warning stays."""
+def against_the_base(draft_path: str | os.PathLike[str], data: Any, own: list[Problem],
+                     doc: Any = None) -> list[Problem]:
+    """``own`` as the committed base (the lock file beside the draft) judges it. A held-value warning (a name over
+    its length, an undocumented listing or trigger: "kept as the service holds it, but a push refuses to create or
+    set such a value") becomes an error when the base shows the service does not hold that value: the draft changed
+    it, every push refuses it, so ``validate`` (and F8) may not call the draft valid (trial J, J3: validate passed a
+    51-character webhook name that plan, diff and push refused). And a team member the service lists as the app's
+    owner or a developer is an error (:func:`_service_roles_named`), placed by ``doc``. Without a lock file, or for
+    an app it does not know, nothing tells, and ``own`` stays as it is."""
     held = [p for p in own if p.code.startswith("held_") and not p.is_error and len(p.path) >= 3]
     apps = data.get("apps") if isinstance(data, Mapping) else None
     teams = isinstance(apps, list) and any(isinstance(a, Mapping) and isinstance(a.get("team"), Mapping)
@@ -62,7 +64,8 @@ def drafted_held_values(draft_path: str | os.PathLike[str], data: Any, own: list
 
 def _base_apps(draft_path: Path) -> Mapping[str, Any]:
     """The committed base's apps (the lock file beside the draft), {} when there is none or it cannot be read (the
-    push reports that). Cached on the file's size and time: the editor asks on each check of a draft with a team."""
+    push reports that). Read again only when the file's size or time changed: the editor asks on each check of a
+    draft with a team or a held value."""
     from tenantdeck.sync.workspace import lockfile
 
     path = lockfile.lock_path(draft_path)
@@ -70,37 +73,38 @@ def _base_apps(draft_path: Path) -> Mapping[str, Any]:
         stat = path.stat()
     except OSError:
         return {}
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    if _LOCK_CACHE.get("key") != key:
-        try:
-            doc = lockfile.read(path)
-        except Exception:  # an unreadable lock file is the push's to report; here it tells nothing
-            doc = None
-        _LOCK_CACHE.update(key=key, apps=(doc or {}).get("apps") or {})
-    apps = _LOCK_CACHE.get("apps")
+    return _lock_apps(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=2)
+def _lock_apps(path: str, size: int, mtime_ns: int) -> Mapping[str, Any]:
+    """:func:`_base_apps` for one version of the file (``size`` and ``mtime_ns`` are the cache's key only)."""
+    from tenantdeck.sync.workspace import lockfile
+
+    try:
+        apps = (lockfile.read(Path(path)) or {}).get("apps")
+    except Exception:  # an unreadable lock file is the push's to report; here it tells nothing
+        return {}
     return apps if isinstance(apps, Mapping) else {}
-
-
-_LOCK_CACHE: dict[str, Any] = {}
 
 
 def _service_roles_named(apps: list[Any], base_apps: Mapping[str, Any]) -> list[Problem]:
     """An error at each admin or moderator the draft names who is the app's owner or a developer on the service
-    (``service_team`` in the base, any letter case): those roles are the service's, and a push would change the
-    developer's role (trial K, K3: the Team tab refused it, the draft's file did not)."""
+    (the base's ``service_team``, :func:`~tenantdeck.draft.team_view.service_role`: the Team tab's own rule): those
+    roles are the service's, and a push would change the developer's role (trial K, K3: the Team tab refused it, the
+    draft's file did not)."""
+    from tenantdeck.draft import team_view as tv
     from tenantdeck.models.catalog import TEAM_LISTS
 
     out = []
     for i, app in enumerate(apps):
         team = app.get("team") if isinstance(app, Mapping) else None
         base = base_apps.get(app.get("id")) if isinstance(team, Mapping) and isinstance(app.get("id"), str) else None
-        listed = (base.get("app") or {}).get("service_team") if isinstance(base, Mapping) else None
-        roles = {str(m.get("email", "")).casefold(): str(m.get("role")) for m in listed or ()
-                 if isinstance(m, Mapping)}
-        for key in TEAM_LISTS.values():
+        service = tv.service_members(base.get("app")) if isinstance(base, Mapping) else []
+        for key in TEAM_LISTS.values() if service else ():
             emails = team.get(key) if isinstance(team, Mapping) else None
             for k, email in enumerate(emails if isinstance(emails, list) else ()):
-                role = roles.get(str(email).casefold()) if isinstance(email, str) else None
+                role = tv.service_role(email, service) if isinstance(email, str) else None
                 if role is not None:
                     out.append(Problem(Severity.ERROR, f"{shown(email)} is this app's {role} on the service: that "
                                        "role is the service's, not the draft's (change it in the dashboard)",

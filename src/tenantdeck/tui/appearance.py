@@ -68,7 +68,7 @@ def variable_problem(name: str, value: str) -> str | None:
     try:
         Color.parse(colour)
     except ColorParseError:
-        return f"variables: {name}: {value!r} is not a colour (#rrggbb, a colour name, or $variable)"
+        return f"variables: {name}: {value!r} is not a colour (#rrggbb or a colour name)"
     if alpha and not _ALPHA.fullmatch(alpha.strip()):
         return f"variables: {name}: {value!r}: after the colour only an alpha such as 50% may follow"
     return None
