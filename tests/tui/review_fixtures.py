@@ -29,6 +29,20 @@ def acme_toggle(app: TenantdeckApp) -> str:
     return f"apps[{index}].widgets[0].main.send_gifs"
 
 
+async def set_gifs_on_the_service(app_id: str, value: bool) -> None:
+    """Another admin sets Acme's GIFs toggle to ``value`` on the service (the in-process sandbox), on a loop of its
+    own in another thread, while the running editor's loop waits for it."""
+    import asyncio
+
+    async def change() -> None:
+        async with local_target().client() as client:
+            (widget,) = await client.list_widgets(app_id)
+            main = {**widget.settings["main"], "send_gifs": value}
+            await client.update_widget(app_id, widget.widget_id, {**widget.settings, "main": main})
+
+    await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(change()))
+
+
 async def open_pull(pilot: Any) -> Any:
     """F5 once the app has settled, as a user presses it: the Pull screen, its reading of the service done."""
     from tenantdeck.tui.screens.pull_screen import PullScreen

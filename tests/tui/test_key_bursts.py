@@ -319,9 +319,8 @@ def test_f5_y_in_one_burst_writes_the_pull_once_the_service_is_read(tmp_path: Pa
 
 
 async def _f5_y(path: Path) -> None:
-    from tenantdeck.targets import local_target
     from tenantdeck.tui.screens.pull_screen import PullScreen
-    from tests.tui.review_fixtures import acme_toggle
+    from tests.tui.review_fixtures import acme_toggle, set_gifs_on_the_service
 
     app = make_app(path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -330,13 +329,7 @@ async def _f5_y(path: Path) -> None:
         before = app.editor.get(gifs)
         app_id = app.editor.get(gifs.split(".")[0])["id"]
 
-        async def changed_on_the_service() -> None:
-            async with local_target().client() as client:
-                (widget,) = await client.list_widgets(app_id)
-                main = {**widget.settings["main"], "send_gifs": not before}
-                await client.update_widget(app_id, widget.widget_id, {**widget.settings, "main": main})
-
-        await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(changed_on_the_service()))
+        await set_gifs_on_the_service(app_id, not before)
         burst(app, ["f5", "y"])
         await settle(pilot, 5)
         assert not isinstance(app.screen, PullScreen), "y was dropped: the Pull screen is still open"

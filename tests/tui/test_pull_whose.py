@@ -16,7 +16,7 @@ from tenantdeck.targets import local_target
 from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.pull_screen import PullScreen
 from tests.tui.pilot import make_app, settle
-from tests.tui.review_fixtures import acme_toggle, pulled_draft
+from tests.tui.review_fixtures import acme_toggle, pulled_draft, set_gifs_on_the_service
 
 MINE = "#03A900"  #: the user's primary colour
 THEIRS = "#111111"  #: the one someone else pushed
@@ -152,13 +152,7 @@ def test_a_pull_of_only_the_services_changes_writes_on_y_at_once(tmp_path: Path,
             before = app.editor.get(gifs)
             app_id = app.editor.get(gifs.split(".")[0])["id"]
 
-            async def remote() -> None:
-                async with local_target().client() as c:
-                    (w,) = await c.list_widgets(app_id)
-                    await c.update_widget(app_id, w.widget_id, {
-                        **w.settings, "main": {**w.settings["main"], "send_gifs": not before}})
-
-            await asyncio.get_running_loop().run_in_executor(None, lambda: asyncio.run(remote()))
+            await set_gifs_on_the_service(app_id, not before)
             await pilot.press("f5")
             await settle(pilot, 5)
             screen = app.screen
