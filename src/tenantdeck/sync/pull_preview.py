@@ -95,10 +95,10 @@ class PullPreview:
 
     def lost_text(self) -> str:
         """"3 of your unpushed edits would be lost (1 of them changed on the service too)", or "" for none."""
-        counts = self.counts()
-        lost = counts["local"] + counts["conflict"]
+        lost = self.lost()
         if not lost:
             return ""
+        counts = self.counts()
         both = f" ({counts['conflict']} of them changed on the service too)" if counts["conflict"] else ""
         return f"{lost} of your unpushed edit(s) would be lost{both}."
 

@@ -274,17 +274,19 @@ def _op_lines(op: Step) -> list[str]:
 # -- markdown -------------------------------------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
-    """One line of the document's own words: terminal-safe, ``|`` escaped for a table cell."""
-    return shown(text.replace("\n", " ")).replace("|", "\\|")
+def _md(text: str, cell: bool = True) -> str:
+    """One line of the document's own words: terminal-safe, ``|`` escaped in a table cell (only there: in a heading
+    or a list item a code span shows the backslash as it is)."""
+    text = shown(text.replace("\n", " "))
+    return text.replace("|", "\\|") if cell else text
 
 
-def _md_data(text: str) -> str:
+def _md_data(text: str, cell: bool = True) -> str:
     """A name, id or message that came from a draft or the service, as a code span: none of it is read as Markdown,
     HTML or an @mention where the document is posted (a pull request's comment rendered a widget named
     ``<img src=…>@octocat`` as an image and a mention: trial J, J18). The fence is longer than any run of
     backticks in the text, so a backtick cannot end the span early."""
-    text = _md(text)
+    text = _md(text, cell)
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
@@ -309,13 +311,13 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
     ordered = [op for op in plan.operations if op.destructive] + [op for op in plan.operations if not op.destructive]
     for app_ops in _by_app(ordered).values():
         first = app_ops[0]
-        lines += ["", f"### App {_md_data(first.app_name)} ({_md_data(first.app_id or 'new')})"]
+        lines += ["", f"### App {_md_data(first.app_name, False)} ({_md_data(first.app_id or 'new', False)})"]
         for op in app_ops:
             changes, folded = shown_changes(op)
             warn = " ⚠️ **destructive**" if op.destructive else ""
             what = "default" if step_kind(op.kind).folds_defaults else "unchanged"
             fold = f" — {folded} {what} setting(s) not shown" if folded else ""
-            lines += ["", f"**{step_symbol(op)} {VERB[op.kind]}** {_md_data(op.resource)}{warn}{fold}"]
+            lines += ["", f"**{step_symbol(op)} {VERB[op.kind]}** {_md_data(op.resource, False)}{warn}{fold}"]
             if changes and op.kind != "delete_app":
                 lines += ["", "| | Setting | Key | Before | After |", "|---|---|---|---|---|"]
                 for c in changes:
@@ -339,7 +341,7 @@ def render_markdown(plan: Plan, *, title: str = "tenantdeck plan") -> str:
                              f"{_md_code(c.base, c.secret)} | {_md_code(c.draft, c.secret)} | "
                              f"{_md_code(c.live, c.secret)} |")
     if plan.notes:
-        lines += ["", "### Notes", ""] + [f"- {_md_data(_note_text(n.app, n.message))}" for n in plan.notes]
+        lines += ["", "### Notes", ""] + [f"- {_md_data(_note_text(n.app, n.message), False)}" for n in plan.notes]
     return "\n".join(lines) + "\n"
 
 
