@@ -95,7 +95,7 @@ class PullPreview:
 
     def lost_text(self) -> str:
         """"3 of your unpushed edits would be lost (1 of them changed on the service too)", or "" for none."""
-        lost = self.lost()
+        lost = self.lost
         if not lost:
             return ""
         counts = self.counts()
