@@ -108,11 +108,14 @@ class Problem:
         long value quoted in the message is shortened (:func:`~tenantdeck.textsafe.shortened_runs`); the JSON
         output keeps it whole.
         """
-        # a problem of the whole file (too large, unreadable) has no position: the start of the file, as an editor
-        # jumps to it (0:0 is no line at all; trial J, J9)
-        where = f"{self.file or '<draft>'}:{self.line or 1}:{self.column or 1}"
         key = f"{self.key_path}: " if self.path else ""
-        return shown(f"{where}: {self.severity.value}: {key}{shortened_runs(self.message)}")
+        return shown(f"{self.where}: {self.severity.value}: {key}{shortened_runs(self.message)}")
+
+    @property
+    def where(self) -> str:
+        """``FILE:LINE:COL``, as an editor's jump list reads it. A problem of the whole file (too large, unreadable)
+        has no position: the start of the file, as an editor jumps to it (0:0 is no line at all; trial J, J9)."""
+        return f"{self.file or '<draft>'}:{self.line or 1}:{self.column or 1}"
 
     def to_json(self) -> dict[str, object]:
         """docs/json-output.md: ``line``/``column`` 1-based, null when the problem has no place in the text (it said

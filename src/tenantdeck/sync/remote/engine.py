@@ -510,12 +510,13 @@ def unset_but_unused(local: Local, env: Mapping[str, str]) -> list[str]:
     """Warnings for the unset references, once the plan is known to send none of them: their secrets are left as
     they are on the service, and saying so keeps a forgotten ``export`` from passing for a rotation."""
     from tenantdeck.rules import missing_secret_variables
+    from tenantdeck.textsafe import shown
 
     lines = []
     for problem in missing_secret_variables(local.draft, dict(env)):
-        placed = local.result.doc.place(problem)
-        lines.append(f"{placed.file}:{placed.line}: {placed.key_path}: {problem.extra['variable']} is not set; this "
-                     "secret is left as it is on the service")
+        placed = local.result.doc.place(problem)  # FILE:LINE:COL, as every located problem (it had no column)
+        lines.append(shown(f"{placed.where}: {placed.key_path}: {problem.extra['variable']} is not set; this secret "
+                           "is left as it is on the service"))
     return lines
 
 
