@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tenantdeck import exitcodes
 from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sync.remote.fetch import fetch_live
@@ -85,6 +87,26 @@ def test_push_merges_local_and_remote_changes_of_one_widget(sandbox: Any, draft:
     text = everything_written(tmp_path) + err
     for value in SECRETS.values():
         assert value not in text
+
+
+def test_the_history_names_the_journal_wherever_it_is_read_from(sandbox: Any, draft: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A push given the draft by a relative path records its journal by an absolute one, as it records the draft:
+    ``history`` and the editor's push summary read the record from any folder (a relative journal path was found
+    from the push's folder only; trial J, J12)."""
+    def change(d: Any) -> None:
+        app_named(d, "Acme Support").widgets[0].main.send_gifs = True
+
+    edit_draft(draft, change)
+    monkeypatch.chdir(draft.parent)
+    code, err = run_push(sandbox, Path(draft.name), SECRETS)
+    assert code == exitcodes.OK, err
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    (record,) = read_history(Workspace(draft).history_path)
+    assert Path(record["journal"]).is_absolute() and Path(record["draft"]).is_absolute(), record
+    assert [r["event"] for r in read_journal(Path(record["journal"]))][-1] == "end"
 
 
 def test_conflicts_refuse_the_push(sandbox: Any, draft: Path) -> None:

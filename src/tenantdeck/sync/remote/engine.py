@@ -665,8 +665,9 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                     append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
                                   draft=str(local.path.resolve()), plan_hash=plan.plan_hash(),
                                   plan_counts=plan.counts(), counts=result.counts(), result=state,
-                                  journal=str(journal.path),
-                                  saved_plan=str(saved_plan) if saved_plan else None, stopped=result.stopped or None,
+                                  journal=str(journal.path.resolve()),
+                                  saved_plan=str(Path(saved_plan).resolve()) if saved_plan else None,
+                                  stopped=result.stopped or None,
                                   lost_updates=[lost.to_json() for lost in result.lost_updates] or None,
                                   allowed_violations=[{"rule": v.rule, "app": v.app_name, "app_id": v.app_id}
                                                       for v in prepared.allowed_violations] or None,
