@@ -65,13 +65,13 @@ _PEM_KEY: Final = re.compile(rb"-----BEGIN PRIVATE KEY-----[A-Za-z0-9+/=\s]+----
 
 
 def _hidden_part(path: Path, roots: list[Path]) -> str | None:
-    """The first part of ``path`` (after every link) below the allowed folder it lies in that starts with a dot."""
-    real = Path(os.path.realpath(path))
-    for root in roots:
-        base = Path(os.path.realpath(root))
-        if base in real.parents:
-            return next((part for part in real.relative_to(base).parts if part.startswith(".")), None)
-    return None
+    """The first part of ``path`` (after every link) below the allowed folder it lies in that starts with a dot.
+    The folder is the one the read is allowed from (:func:`tenantdeck.safefile.locate_within`, the walk the read
+    itself makes): outside them all, the read refuses the file and this says nothing."""
+    real, base = safefile.locate_within(path, roots)
+    if base is None:
+        return None
+    return next((part for part in real.relative_to(base).parts if part.startswith(".")), None)
 
 
 def _shape_problem(kind: str, data: bytes) -> str | None:
