@@ -5,26 +5,51 @@ A pull request controls the draft and every file beside it. A certificate that i
 a located error from ``validate`` (at the ``p8:`` line) and from ``diff`` and ``push`` before anything is sent: the
 sandbox's certificate store is unchanged, and none of it is called a conflict. Each command runs under a timeout:
 a regression that blocks on the FIFO fails instead of hanging the suite.
+
+A file that is where it may be but is not a well-formed key is refused the same way (trial K, K5: an empty PEM
+block, a body that is not base64 or not DER, a key or bundle cut short passed ``validate`` and failed at the
+upload); a real key and bundle (made by openssl when it is installed) and macOS Keychain's BER bundle still pass.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
+import re
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
 from tenantdeck.cli import cli
 from tenantdeck.models.app import PushCertificates
+from tests.fuzzing import examples
 from tests.sync.helpers_push import app_named, edit_draft
 from tests.test_hostile_files import zero_device
 
-P8 = (b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n"
-      b"-----END PRIVATE KEY-----\n")
+
+def pem(der: bytes) -> bytes:
+    """``der`` as a .p8 file holds it: a PEM PRIVATE KEY block."""
+    return b"-----BEGIN PRIVATE KEY-----\n" + base64.encodebytes(der) + b"-----END PRIVATE KEY-----\n"
+
+
+#: a P-256 PKCS#8 key as an APNs .p8 holds one (150 bytes, every length right: the shape the service parses), whose
+#: private and public values are the text "NotARealKey" and "NotARealPublicKey": no key at all
+P8_DER = (bytes.fromhex("308193020100301306072a8648ce3d020106082a8648ce3d030107047930770201010420")
+          + b"NotARealKey".ljust(32, b".") + bytes.fromhex("a00a06082a8648ce3d030107a14403420004")
+          + b"NotARealPublicKey".ljust(64, b"."))
+P8 = pem(P8_DER)
+#: a PKCS#12 PFX's outer shape (SEQUENCE { INTEGER 3, authSafe, macData }) around no key
+P12 = bytes.fromhex("3015020103") + bytes.fromhex("3010") + b"NotARealBundle!!"
+#: the same as BER with indefinite lengths (0x80, closed by two zero bytes), as macOS Keychain exports a .p12
+P12_BER = bytes.fromhex("3080020103") + bytes.fromhex("3080") + b"\x04\x10NotARealBundle!!" + b"\0" * 4
 APP = "Acme Support"
 # spelt here rather than imported, so that this file runs (and fails) against the code before the fix too
 ENV_DIRS = "TENANTDECK_CERTIFICATE_DIRS"
@@ -86,11 +111,11 @@ def _dotdot(repo: Path) -> str:
     return "../outside.p8"
 
 
-def _in_certs(make: Callable[[Path], None]) -> Callable[[Path], str]:
+def _in_certs(make: Callable[[Path], None], name: str = "apns.p8") -> Callable[[Path], str]:
     def setup(repo: Path) -> str:
         (repo / "certs").mkdir()
-        make(repo / "certs" / "apns.p8")
-        return "certs/apns.p8"
+        make(repo / "certs" / name)
+        return f"certs/{name}"
     return setup
 
 
@@ -133,14 +158,49 @@ CASES: dict[str, tuple[Callable[[Path], str], str]] = {
     "oversized": (_in_certs(lambda p: p.write_bytes(b"x" * (MAX_BYTES + 1))),
                   f"too large ({MAX_BYTES + 1} bytes; at most {MAX_BYTES})"),
     "empty": (_in_certs(lambda p: p.write_bytes(b"")), "is empty"),
+    # trial K, K5: where it may be, but not a well-formed key or bundle
+    "an empty PEM block": (_in_certs(lambda p: p.write_bytes(pem(b""))), "its PRIVATE KEY block is empty"),
+    "a PEM block of blank lines": (_in_certs(lambda p: p.write_bytes(P8[:28] + b"\n \n\t\n" + P8[-26:])),
+                                   "its PRIVATE KEY block is empty"),
+    "a PEM block that is not base64": (_in_certs(lambda p: p.write_bytes(P8.replace(b"MIGT", b"MI*T"))),
+                                       "its PRIVATE KEY block is not valid base64"),
+    "a PEM block with a base64 length cut": (_in_certs(lambda p: p.write_bytes(pem(P8_DER).replace(b"MIGT", b"MIG"))),
+                                             "its PRIVATE KEY block is not valid base64"),
+    "base64 of bytes that are not DER": (_in_certs(lambda p: p.write_bytes(pem(b"just some text"))),
+                                         "is not a PKCS#8 key: it does not begin with a DER SEQUENCE"),
+    "a key cut short": (_in_certs(lambda p: p.write_bytes(pem(P8_DER[:-40]))),
+                        "is not a PKCS#8 key: its DER header says 150 bytes, the block has 110: was it cut short?"),
+    "a key with bytes after it": (_in_certs(lambda p: p.write_bytes(pem(P8_DER + b"\0"))),
+                                  "its DER header says 150 bytes, the block has 151"),
+    "a SEQUENCE with no version": (_in_certs(lambda p: p.write_bytes(pem(b"\x30\x04\x04\x02no"))),
+                                   "does not begin with a version number"),
+    "a .p12 cut short": (_in_certs(lambda p: p.write_bytes(P12[:-3]), "apns.p12"),
+                         "is not a whole .p12 bundle (PKCS#12 is binary DER): its DER header says 23 bytes, the "
+                         "file has 20: was it cut short?"),
+    "a .p12 with a wrong outer length": (_in_certs(lambda p: p.write_bytes(b"\x30\x7f" + P12[2:]), "apns.p12"),
+                                         "its DER header says 129 bytes, the file has 23"),
+    "a .p12 converted to text": (_in_certs(lambda p: p.write_bytes(P12 + b"\n"), "apns.p12"),
+                                 "its DER header says 23 bytes, the file has 24: was it followed by other bytes?"),
+    "a BER .p12 cut short": (_in_certs(lambda p: p.write_bytes(P12_BER[:-3]), "apns.p12"),
+                             "its SEQUENCE of unstated length has no end mark"),
+    "a .p8 named as the .p12": (_in_certs(lambda p: p.write_bytes(P8), "apns.p12"),
+                                "is not a .p12 bundle (PKCS#12 is binary DER, starting with the byte 0x30)"),
 }
 
 
+def _kind(written: str) -> str:
+    """The key a file is named under: its suffix's (``p12`` or ``p8``)."""
+    return "p12" if written.endswith(".p12") else "p8"
+
+
 def _use(draft: Path, written: str) -> int:
-    """Name ``written`` as the app's p8 certificate; returns the 1-based line of the ``p8:`` key."""
-    edit_draft(draft, lambda d: app_named(d, APP).__setattr__("push_certificates", PushCertificates(p8=written)))
+    """Name ``written`` as the app's certificate of its kind; returns the 1-based line of its ``p8:`` or ``p12:``
+    key."""
+    kind = _kind(written)
+    certs = PushCertificates(**{kind: written})
+    edit_draft(draft, lambda d: app_named(d, APP).__setattr__("push_certificates", certs))
     lines = draft.read_text(encoding="utf-8").splitlines()
-    return next(n for n, line in enumerate(lines, 1) if line.strip().startswith("p8:"))
+    return next(n for n, line in enumerate(lines, 1) if line.strip().startswith(f"{kind}:"))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -148,10 +208,11 @@ def test_a_hostile_certificate_is_a_located_error_and_nothing_is_sent(
         case: str, draft: Path, env: dict[str, str]) -> None:
     setup, says = CASES[case]
     before = stored_certificates(env)
-    line = _use(draft, setup(draft.parent))
+    written = setup(draft.parent)
+    line = _use(draft, written)
     index = [a.name for a in loaded_without_checks(draft).apps].index(APP)
     where = f"{draft}:{line}:"
-    key = f"apps[{index}].push_certificates.p8"
+    key = f"apps[{index}].push_certificates.{_kind(written)}"
 
     checked = tenantdeck("validate", str(draft), env=env)
     assert checked.exit_code == exitcodes.ERROR, checked.output
@@ -221,3 +282,87 @@ def test_a_draft_or_policies_file_that_is_a_fifo_or_a_device_is_an_error_not_a_h
         assert result.exit_code == expected, (command, result.output)
         assert says in result.output and str(hostile) in result.output, (command, result.output)
         assert "Traceback" not in result.output
+
+
+def _openssl(folder: Path, *args: str) -> None:
+    subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=30)
+
+
+def _openssl_key(folder: Path) -> None:
+    """A fresh P-256 key as ``openssl genpkey`` writes it: PKCS#8 PEM, as an APNs .p8 is."""
+    _openssl(folder, "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "apns.p8")
+
+
+def _openssl_bundle(folder: Path) -> None:
+    """A certificate and its key as ``openssl pkcs12 -export`` bundles them (DER, definite lengths)."""
+    _openssl_key(folder)
+    _openssl(folder, "req", "-new", "-x509", "-key", "apns.p8", "-subj", "/CN=tenantdeck test", "-days", "1",
+             "-out", "cert.pem")
+    _openssl(folder, "pkcs12", "-export", "-inkey", "apns.p8", "-in", "cert.pem", "-passout", "pass:test",
+             "-out", "apns.p12")
+
+
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+
+#: case -> (makes the file in the draft's folder, the name the draft writes)
+WELL_FORMED: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a key made by openssl": (_openssl_key, "apns.p8"),
+    "a bundle made by openssl pkcs12 -export": (_openssl_bundle, "apns.p12"),
+    "the test's stand-in key": (lambda folder: (folder / "apns.p8").write_bytes(P8), "apns.p8"),
+    "a key in CRLF lines of 64": (lambda folder: (folder / "apns.p8").write_bytes(
+        b"-----BEGIN PRIVATE KEY-----\r\n" + b"\r\n".join(re.findall(rb".{1,64}", base64.b64encode(P8_DER)))
+        + b"\r\n-----END PRIVATE KEY-----\r\n"), "apns.p8"),
+    "a Keychain bundle (BER, indefinite lengths)": (lambda folder: (folder / "apns.p12").write_bytes(P12_BER),
+                                                    "apns.p12"),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=needs_openssl) if "openssl" in c else c
+                                  for c in sorted(WELL_FORMED)])
+def test_a_well_formed_key_or_bundle_passes_validate_and_is_uploaded(
+        case: str, draft: Path, env: dict[str, str]) -> None:
+    make, name = WELL_FORMED[case]
+    (draft.parent / "certs").mkdir()
+    make(draft.parent / "certs")
+    _use(draft, f"certs/{name}")
+    checked = tenantdeck("validate", str(draft), env=env)
+    assert checked.exit_code == exitcodes.OK, checked.output
+    result = tenantdeck("push", "--draft", str(draft), "--yes", env=env)
+    assert result.exit_code == exitcodes.OK, result.output
+    assert stored_certificates(env)[_kind(name)] is True
+
+
+def _as_pem(body: bytes) -> bytes:
+    return b"-----BEGIN PRIVATE KEY-----\n" + body + b"\n-----END PRIVATE KEY-----\n"
+
+
+#: bytes of every kind the check reads: anything; DER-looking (a SEQUENCE header, an INTEGER after it); a PEM
+#: block around anything, around base64 of anything or of DER-looking bytes; the well-formed samples cut or flipped
+_DERISH = st.builds(lambda head, rest: head + rest, st.sampled_from([b"\x30", b"\x30\x80", b"\x30\x82", b"\x30\x81",
+                                                                   b"\x30\x84\xff\xff", b"\x30\x03\x02",
+                                                                   b"\x30\x80\x02\x80"]), st.binary(max_size=64))
+_SAMPLES = st.sampled_from([P8, P8_DER, P12, P12_BER])
+_BYTES = st.one_of(
+    st.binary(max_size=200), _DERISH,
+    st.binary(max_size=120).map(_as_pem),
+    st.one_of(st.binary(max_size=120), _DERISH).map(lambda b: _as_pem(base64.b64encode(b))),
+    st.builds(lambda data, cut: data[:cut], _SAMPLES, st.integers(0, 200)),
+    st.builds(lambda data, at, value: data[:at] + bytes([value]) + data[at + 1:], _SAMPLES, st.integers(0, 170),
+              st.integers(0, 255)),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_BYTES)
+def test_no_bytes_make_the_check_raise_or_say_a_byte_of_the_file(data: bytes) -> None:
+    """The shape check gives a reason or None for any file, never an exception (which would be a traceback in
+    ``validate``), and its reason is the module's words and numbers, never text of the file."""
+    from tenantdeck.models.certfiles import shape_problem
+
+    for kind in ("p8", "p12"):
+        reason = shape_problem(kind, data)
+        assert reason is None or isinstance(reason, str)
+        if reason is not None:
+            words = set(re.findall(r"[A-Za-z0-9+/=]{6,}", data.decode("latin-1")))
+            assert not any(word in reason for word in words if not word.isdigit()
+                           and word not in ("PRIVATE", "PKCS#8", "SEQUENCE", "INTEGER")), (kind, reason)

@@ -91,6 +91,22 @@ def test_within_refuses_a_link_or_dots_that_lead_outside(tmp_path: Path) -> None
     assert safefile.read_bytes(inside / "link", 100, within=[inside, tmp_path]) == b"s3cret"
 
 
+def test_locate_within_names_the_folder_resolve_within_allows(tmp_path: Path) -> None:
+    """One walk of the allowed folders: the folder a caller's own rule is checked against (certfiles: no hidden
+    part below it) is the first one the path resolves into, the one the read is allowed from."""
+    repo, extra = tmp_path / "repo", tmp_path / "extra"
+    (repo / "certs").mkdir(parents=True)
+    extra.mkdir()
+    (extra / "k.p8").write_bytes(b"k")
+    (repo / "certs" / "link.p8").symlink_to(extra / "k.p8")
+    real = (extra / "k.p8").resolve()
+    assert safefile.locate_within(repo / "certs" / "link.p8", [repo, extra]) == (real, extra.resolve())
+    assert safefile.locate_within(repo / "certs" / "link.p8", [tmp_path, extra]) == (real, tmp_path.resolve())
+    assert safefile.locate_within(repo / "certs" / "link.p8", [repo]) == (real, None)
+    assert safefile.locate_within(repo, [repo]) == (repo.resolve(), repo.resolve())
+    assert safefile.resolve_within(repo / "certs" / "link.p8", [repo, extra]) == real
+
+
 @pytest.mark.timeout(10)
 def test_a_fifo_swapped_in_after_the_check_is_caught_by_fstat(fifo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What is read is what was opened: the check of the path alone could be raced."""

@@ -102,16 +102,29 @@ def _refused(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
                        err=exc.errno or errno.EIO)
 
 
-def resolve_within(path: str | os.PathLike[str], within: Sequence[str | os.PathLike[str]],
-                   what: str = "the allowed folders") -> Path:
-    """``path`` after every symbolic link, when it lies inside one of the folders ``within`` (each resolved the
-    same way); :class:`FileRefused` (``outside``) when it does not. ``what`` names the folders in the reason."""
+def locate_within(path: str | os.PathLike[str],
+                  within: Sequence[str | os.PathLike[str]]) -> tuple[Path, Path | None]:
+    """``path`` after every symbolic link, and the first of the folders ``within`` (each resolved the same way)
+    that it is or lies inside, resolved (None: none of them). The one walk of the allowed folders: a caller with a
+    rule of its own about where inside the folder a file lies (no hidden part, for a certificate) asks this, so
+    its folder is the one :func:`resolve_within` let the file be read from."""
     real = Path(os.path.realpath(path))
     for root in within:
         base = Path(os.path.realpath(root))
         if real == base or base in real.parents:
-            return real
-    raise FileRefused(path, f"resolves to {real}, outside {what}", OUTSIDE, err=errno.EACCES)
+            return real, base
+    return real, None
+
+
+def resolve_within(path: str | os.PathLike[str], within: Sequence[str | os.PathLike[str]],
+                   what: str = "the allowed folders") -> Path:
+    """``path`` after every symbolic link, when it lies inside one of the folders ``within`` (each resolved the
+    same way, :func:`locate_within`); :class:`FileRefused` (``outside``) when it does not. ``what`` names the
+    folders in the reason."""
+    real, base = locate_within(path, within)
+    if base is None:
+        raise FileRefused(path, f"resolves to {real}, outside {what}", OUTSIDE, err=errno.EACCES)
+    return real
 
 
 @contextlib.contextmanager

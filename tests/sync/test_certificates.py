@@ -16,11 +16,10 @@ from tenantdeck.models.app import PushCertificates
 from tenantdeck.sync.render import render_text
 from tenantdeck.sync.workspace.local import DraftInvalid, load_local
 from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
+from tests.test_hostile_certificates_cli import P8  # a well-formed stand-in key, whose private value is this:
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
-P8 = (b"-----BEGIN PRIVATE KEY-----\nMIGTAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBHkwdwIBAQQgTm90QVJlYWxLZXk=\n"
-      b"-----END PRIVATE KEY-----\n")
-MARK = b"Tm90QVJlYWxLZXk"
+MARK = b"Tm90QVJlYWxLZXk"  # "NotARealKey" in the base64 body
 
 
 def _use(draft: Path, p8: str | None) -> None:

@@ -14,6 +14,7 @@ from tenantdeck.cli import cli
 from tenantdeck.sync.workspace.insync import app_digest, preset_digests
 from tenantdeck.sync.workspace.state import Workspace
 from tests.sync.helpers_push import app_named, edit_draft, loaded, make_sandbox, run_pull
+from tests.test_hostile_certificates_cli import P8
 
 TOKEN_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN"
 SEEDED_TOKEN = "sandboxfaketoken0000000000000000"  # tenantdeck.sandbox.samples
@@ -116,13 +117,13 @@ def test_a_changed_certificate_file_is_seen(pulled: Path) -> None:
     from tenantdeck.models.app import PushCertificates
 
     key = pulled.parent / "acme.p8"
-    key.write_bytes(b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+    key.write_bytes(P8)
     edit_draft(pulled, lambda d: setattr(app_named(d, "Acme Support"), "push_certificates",
                                          PushCertificates(p8="acme.p8")))
     assert offline_diff(pulled)[0] == 2  # never uploaded: a change
     app = {"id": "a1", "name": "A", "push_certificates": {"p8": "acme.p8"}}
     digest = app_digest(app, {}, {}, b"k" * 32, pulled.parent)
-    key.write_bytes(b"-----BEGIN PRIVATE KEY-----\nBBBB\n-----END PRIVATE KEY-----\n")
+    key.write_bytes(P8.replace(b"Tm90", b"Tm91"))  # another key
     assert app_digest(app, {}, {}, b"k" * 32, pulled.parent) != digest
     key.unlink()
     assert app_digest(app, {}, {}, b"k" * 32, pulled.parent) != digest
