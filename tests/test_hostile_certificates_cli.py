@@ -253,6 +253,26 @@ def test_certificates_kept_elsewhere_are_read_only_with_the_explicit_opt_in(
     assert tenantdeck("diff", str(draft), env=allowed).exit_code == exitcodes.OK  # uploaded: in sync
 
 
+def test_a_hidden_folder_named_on_purpose_is_allowed_and_hides_nothing_else(draft: Path, env: dict[str, str]) -> None:
+    """``TENANTDECK_CERTIFICATE_DIRS=repo/.certs``: whoever runs the command allows that folder as a whole, though
+    it is hidden inside the draft's folder (the draft's folder was matched first, and ``.certs`` refused); a link
+    in it into ``repo/.git`` is still refused, hidden below the draft's folder, the innermost it lies in."""
+    certs = draft.parent / ".certs"
+    certs.mkdir()
+    (certs / "apns.p8").write_bytes(P8)
+    _use(draft, ".certs/apns.p8")
+    refused = tenantdeck("validate", str(draft), env=env)
+    assert refused.exit_code == exitcodes.ERROR and "'.certs'" in refused.output, refused.output
+    allowed = env | {ENV_DIRS: str(certs)}
+    assert tenantdeck("validate", str(draft), env=allowed).exit_code == exitcodes.OK
+    (draft.parent / ".git").mkdir(exist_ok=True)
+    (draft.parent / ".git" / "config").write_bytes(P8)  # a valid key: only the hidden rule refuses it
+    (certs / "apns.p8").unlink()
+    (certs / "apns.p8").symlink_to(draft.parent / ".git" / "config")
+    still = tenantdeck("validate", str(draft), env=allowed)
+    assert still.exit_code == exitcodes.ERROR and "'.git'" in still.output, still.output
+
+
 def test_a_certificate_inside_the_drafts_folder_is_uploaded(draft: Path, env: dict[str, str]) -> None:
     (draft.parent / "certs").mkdir()
     (draft.parent / "certs" / "apns.p8").write_bytes(P8)

@@ -93,7 +93,7 @@ def test_within_refuses_a_link_or_dots_that_lead_outside(tmp_path: Path) -> None
 
 def test_locate_within_names_the_folder_resolve_within_allows(tmp_path: Path) -> None:
     """One walk of the allowed folders: the folder a caller's own rule is checked against (certfiles: no hidden
-    part below it) is the first one the path resolves into, the one the read is allowed from."""
+    part below it) is the innermost one the path resolves into, the one the read is allowed from."""
     repo, extra = tmp_path / "repo", tmp_path / "extra"
     (repo / "certs").mkdir(parents=True)
     extra.mkdir()
@@ -101,7 +101,8 @@ def test_locate_within_names_the_folder_resolve_within_allows(tmp_path: Path) ->
     (repo / "certs" / "link.p8").symlink_to(extra / "k.p8")
     real = (extra / "k.p8").resolve()
     assert safefile.locate_within(repo / "certs" / "link.p8", [repo, extra]) == (real, extra.resolve())
-    assert safefile.locate_within(repo / "certs" / "link.p8", [tmp_path, extra]) == (real, tmp_path.resolve())
+    assert safefile.locate_within(repo / "certs" / "link.p8", [tmp_path, extra]) == (real, extra.resolve())
+    assert safefile.locate_within(repo / "certs" / "link.p8", [extra, tmp_path]) == (real, extra.resolve())
     assert safefile.locate_within(repo / "certs" / "link.p8", [repo]) == (real, None)
     assert safefile.locate_within(repo, [repo]) == (repo.resolve(), repo.resolve())
     assert safefile.resolve_within(repo / "certs" / "link.p8", [repo, extra]) == real

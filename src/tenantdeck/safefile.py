@@ -104,16 +104,16 @@ def _refused(path: str | os.PathLike[str], exc: OSError) -> FileRefused:
 
 def locate_within(path: str | os.PathLike[str],
                   within: Sequence[str | os.PathLike[str]]) -> tuple[Path, Path | None]:
-    """``path`` after every symbolic link, and the first of the folders ``within`` (each resolved the same way)
+    """``path`` after every symbolic link, and the innermost of the folders ``within`` (each resolved the same way)
     that it is or lies inside, resolved (None: none of them). The one walk of the allowed folders: a caller with a
     rule of its own about where inside the folder a file lies (no hidden part, for a certificate) asks this, so
-    its folder is the one :func:`resolve_within` let the file be read from."""
+    its folder is the one :func:`resolve_within` let the file be read from. The innermost, because a folder named
+    on purpose (``TENANTDECK_CERTIFICATE_DIRS=repo/.certs``) is allowed as a whole, while the draft's folder
+    around it still hides ``repo/.git``."""
     real = Path(os.path.realpath(path))
-    for root in within:
-        base = Path(os.path.realpath(root))
-        if real == base or base in real.parents:
-            return real, base
-    return real, None
+    found = [base for base in (Path(os.path.realpath(root)) for root in within)
+             if real == base or base in real.parents]
+    return real, max(found, key=lambda base: len(base.parts), default=None)
 
 
 def resolve_within(path: str | os.PathLike[str], within: Sequence[str | os.PathLike[str]],
