@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -224,17 +225,33 @@ def test_a_conflict_key_that_names_none_is_said_even_when_there_is_no_conflict(c
         assert "nope/widget:x/main.send_gifs: no conflict has this name" in result.output, result.output
 
 
-def test_the_services_developer_named_in_the_drafts_team_is_an_error(clone: Path, tmp_path: Path) -> None:
-    """Trial K, K3: the Team tab refused the service's developer as admin, but the same line written in the draft
-    passed validate and the push changed the developer's role. validate (and F8) now say, at the email's line,
-    that the role is the service's (the base's service_team, any letter case)."""
+def test_the_services_developer_named_in_the_drafts_team_is_a_role_change_and_the_owner_an_error(
+        clone: Path, tmp_path: Path) -> None:
+    """Trial K, K3: the service's developer written in the draft's team passed validate without a word. A developer
+    named as moderator is a role change (issue 34: planned and shown as one): validate says so at the email's line, as
+    a warning. The owner is refused by the service (422 ERR_ALREADY_AN_OWNER): validate says so at its line, as an
+    error, and diff and push refuse it before anything is sent (they planned it, and the push failed at the
+    service)."""
+    app_id = acme(tmp_path)[0]
+    owner = "boss@acme.example"  # the sandbox's own owner@sandbox.invalid is no address a draft may hold
+    with sqlite3.connect(local_target(env_of(tmp_path)).sandbox_db) as db:
+        db.execute("UPDATE collaborators SET doc = json_set(doc, '$.email', ?) WHERE app_id = ? AND "
+                   "json_extract(doc, '$.role') = 'owner'", (owner, app_id))
+    assert run(tmp_path, "pull", "--draft", str(clone)).exit_code == exitcodes.OK  # the base lists the owner
     text = clone.read_text(encoding="utf-8")
-    assert "raj@acme.example" in text
     lines = text.splitlines()
     at = next(n for n, line in enumerate(lines) if "raj@acme.example" in line)
-    lines[at] = lines[at].replace("raj@acme.example", "ANA@Acme.Example")
-    clone.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    checked = run(tmp_path, "validate", str(clone))
-    assert checked.exit_code == exitcodes.ERROR, checked.output
-    assert f"{clone}:{at + 1}:" in checked.output and "ANA@Acme.Example is this app's developer on the service" \
-        in checked.output, checked.output
+    for email, code, says in (("ANA@Acme.Example", exitcodes.OK, "ANA@Acme.Example is this app's developer on the "
+                               "service: a push changes their role from developer to moderator"),
+                              (owner.upper(), exitcodes.ERROR, f"{owner.upper()} is this app's owner on the service")):
+        edited = [*lines[:at], lines[at].replace("raj@acme.example", email), *lines[at + 1:]]
+        clone.write_text("\n".join(edited) + "\n", encoding="utf-8")
+        checked = run(tmp_path, "validate", str(clone))
+        assert checked.exit_code == code, checked.output
+        assert f"{clone}:{at + 1}:" in checked.output and says in checked.output, checked.output
+    before = {c["email"]: c["role"] for c in service(tmp_path, "list_collaborators", app_id)}
+    for command in ("diff", "push"):
+        result = run(tmp_path, command, "--draft", str(clone), *(["--yes"] if command == "push" else []))
+        assert result.exit_code == exitcodes.ERROR, result.output
+        assert "is this app's owner on the service" in result.output, result.output
+    assert {c["email"]: c["role"] for c in service(tmp_path, "list_collaborators", app_id)} == before

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from tenantdeck.tui.tabs.team_tab import TeamTab
 from tests.tui.hooks_fixtures import draft_path, open_tab, type_text
-from tests.tui.pilot import make_app
+from tests.tui.pilot import make_app, settle
 
 __all__ = ["draft_path"]
 
@@ -93,10 +93,11 @@ def test_an_unmanaged_team_is_managed_on_ctrl_n(draft_path: Path) -> None:
     asyncio.run(flow())
 
 
-def test_the_services_owner_or_developer_is_not_added_in_any_case(draft_path: Path) -> None:
+def test_the_services_owner_is_not_added_and_a_developer_is_a_role_change(draft_path: Path) -> None:
     """Trial J, J11: adding the service's developer (shown above the list) said "added as admin (a push invites
-    them)" while the push re-roled the developer; the owner and developers are the service's. Refused, in any
-    letter case, naming the role; nothing written."""
+    them)" while the push changed the developer's role. The owner's role is the service's: refused in any letter
+    case, nothing written. A developer may be made an admin (issue 34: a role change, planned as one): added, and
+    said as the role change it is."""
     async def flow() -> None:
         app = make_app(draft_path)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -105,16 +106,21 @@ def test_the_services_owner_or_developer_is_not_added_in_any_case(draft_path: Pa
             app.editor.last_read = lambda app_id: {"service_team": service}  # type: ignore[method-assign]
             await open_tab(pilot, "team")
             before = app.editor.session.text
-            for typed in ("ANA@Acme.Example", "own@acme.example"):
-                await pilot.press("a")
-                await type_text(pilot, typed)
-                await pilot.press("enter")
-                await pilot.pause()
-                assert app.editor.session.text == before
-                await pilot.press("escape")
-                await pilot.pause()
+            await pilot.press("a")
+            await type_text(pilot, "OWN@acme.example")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.editor.session.text == before
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.press("a")
+            await type_text(pilot, "ANA@Acme.Example")
+            await pilot.press("enter")
+            await settle(pilot)
+            assert "ANA@Acme.Example" in (app.editor.get("apps[0].team.admins", None) or []), app.editor.session.text
             notes = [n.message for n in app._notifications]
-            assert any("ANA@Acme.Example is this app's developer on the service" in n for n in notes), notes
-            assert any("own@acme.example is this app's owner on the service" in n for n in notes), notes
+            assert any("OWN@acme.example is this app's owner on the service" in n for n in notes), notes
+            assert any("ANA@Acme.Example added as admin: this app's developer on the service, a push changes their "
+                       "role from developer to admin." in n for n in notes), notes
 
     asyncio.run(flow())

@@ -39,21 +39,49 @@ def _block(members: list[tuple[str, str]], old: Mapping[str, Any]) -> dict[str, 
 
 def email_problem(email: str, team: Mapping[str, Any] | None,
                   service: Sequence[tuple[str, str]] = ()) -> str | None:
-    """Why ``email`` cannot be added (not an address, already on the team, the service's owner or a developer, the
-    team is full), or None. ``service``: :func:`service_members`. The owner and the developers are the service's,
-    never changed by the editor: adding a developer said "a push invites them" while the push re-roled the
-    developer (trial J, J11); an address in other case is the same person."""
+    """Why ``email`` cannot be added (not an address, already on the team, the service's owner, the team is
+    full), or None. ``service``: :func:`service_members`; an address in other case is the same person. A developer
+    may be added: that is a role change (:func:`role_change`)."""
     if (why := email_refused(email)) is not None:  # the draft's rule, the one validation applies
         return why
     if any(e.casefold() == email.casefold() for e, _ in rows(team)):
         return f"{email} is already on the team"
-    held = service_role(email, service)
-    if held is not None:
-        return (f"{email} is this app's {held} on the service (shown above the list): that role is the service's, "
-                "not the draft's; change it in the dashboard")
+    change = role_change(email, "", service)
+    if change is not None and change[0]:
+        return change[1]
     if len(rows(team)) + 1 >= catalog.TEAM_PER_APP:
         return f"an app has at most {catalog.TEAM_PER_APP} collaborators, its owner included"
     return None
+
+
+def role_change(email: str, role: str, service: Sequence[tuple[str, str]]) -> tuple[bool, str] | None:
+    """What naming ``email`` as ``role`` (admin, moderator; "" when not chosen yet) does to a member the service
+    lists as its owner or a developer (:func:`service_members`), as ``(refused, words)``, or None for anyone else.
+
+    The owner's role is not the draft's to change: the service refuses the owner's email in any list (422
+    ``ERR_ALREADY_AN_OWNER``), so it is refused here, by ``validate`` and by the plan. A developer named as an
+    admin or a moderator is a role change (issue 34: planned and shown as ``"developer" -> "admin"``): allowed, and
+    said as such wherever it is made or checked (trial J, J11: the Team tab said "a push invites them"; trial K,
+    K3: a hand-written one passed ``validate`` without a word). One rule for the Team tab, ``validate``/F8 and the
+    plan."""
+    held = service_role(email, service)
+    if held is None:
+        return None
+    if held == "owner":
+        return True, (f"{email} is this app's owner on the service: the owner's role is the service's (a push is "
+                      "refused); change it in the dashboard")
+    return False, f"{email} is this app's {_changed(held, role)}"
+
+
+def _changed(held: str, role: str) -> str:
+    return f"{held} on the service: a push changes their role from {held} to {role or 'the role you choose'}"
+
+
+def added_text(email: str, role: str, service: Sequence[tuple[str, str]]) -> str:
+    """What the Team tab says once ``email`` is added as ``role``: an invitation, or the role change it is."""
+    held = service_role(email, service)
+    return f"{email} added as {role}: " + ("a push invites them." if held is None else
+                                             f"this app's {_changed(held, role).replace(': ', ', ', 1)}.")
 
 
 def added(team: Mapping[str, Any] | None, email: str, role: str) -> dict[str, Any]:

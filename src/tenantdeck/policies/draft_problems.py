@@ -43,7 +43,8 @@ def against_the_base(draft_path: str | os.PathLike[str], data: Any, own: list[Pr
     set such a value") becomes an error when the base shows the service does not hold that value: the draft changed
     it, every push refuses it, so ``validate`` (and F8) may not call the draft valid (trial J, J3: validate passed a
     51-character webhook name that plan, diff and push refused). And a team member the service lists as the app's
-    owner or a developer is an error (:func:`_service_roles_named`), placed by ``doc``. Without a lock file, or for
+    owner is an error, a developer a warning naming the role change (:func:`_service_roles_named`), placed by
+    ``doc``. Without a lock file, or for
     an app it does not know, nothing tells, and ``own`` stays as it is."""
     held = [p for p in own if p.code.startswith("held_") and not p.is_error and len(p.path) >= 3]
     apps = data.get("apps") if isinstance(data, Mapping) else None
@@ -89,10 +90,9 @@ def _lock_apps(path: str, size: int, mtime_ns: int) -> Mapping[str, Any]:
 
 
 def _service_roles_named(apps: list[Any], base_apps: Mapping[str, Any]) -> list[Problem]:
-    """An error at each admin or moderator the draft names who is the app's owner or a developer on the service
-    (the base's ``service_team``, :func:`~tenantdeck.draft.team_view.service_role`: the Team tab's own rule): those
-    roles are the service's, and a push would change the developer's role (trial K, K3: the Team tab refused it, the
-    draft's file did not)."""
+    """At each admin or moderator the draft names who is the app's owner or a developer on the service (the
+    base's ``service_team``): an error for the owner (the service refuses it), a warning naming the role change for
+    a developer (:func:`~tenantdeck.draft.team_view.role_change`: the Team tab's and the plan's own rule)."""
     from tenantdeck.draft import team_view as tv
     from tenantdeck.models.catalog import TEAM_LISTS
 
@@ -101,13 +101,13 @@ def _service_roles_named(apps: list[Any], base_apps: Mapping[str, Any]) -> list[
         team = app.get("team") if isinstance(app, Mapping) else None
         base = base_apps.get(app.get("id")) if isinstance(team, Mapping) and isinstance(app.get("id"), str) else None
         service = tv.service_members(base.get("app")) if isinstance(base, Mapping) else []
-        for key in TEAM_LISTS.values() if service else ():
+        for role, key in TEAM_LISTS.items() if service else ():
             emails = team.get(key) if isinstance(team, Mapping) else None
             for k, email in enumerate(emails if isinstance(emails, list) else ()):
-                role = tv.service_role(email, service) if isinstance(email, str) else None
-                if role is not None:
-                    out.append(Problem(Severity.ERROR, f"{shown(email)} is this app's {role} on the service: that "
-                                       "role is the service's, not the draft's (change it in the dashboard)",
+                change = tv.role_change(email, role, service) if isinstance(email, str) else None
+                if change is not None:
+                    refused, words = change
+                    out.append(Problem(Severity.ERROR if refused else Severity.WARNING, shown(words),
                                        ("apps", i, "team", key, k), code="service_role"))
     return out
 

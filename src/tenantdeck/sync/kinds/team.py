@@ -78,6 +78,11 @@ class TeamKind(Kind):
         local = res.by_state("local")
         if not local:
             return
+        refused = _owner_named(local, (planner.app.live or {}).get(SERVICE_TEAM))
+        for words in refused:
+            planner.refuse(res, words)  # the service refuses the owner's email in any list (422): not sent
+        if refused:
+            return
         payload = {key: sorted(leaf.path for leaf in local if leaf.draft == role)
                    for role, key in catalog.TEAM_LISTS.items()}
         payload["collaboratorsToRemove"] = sorted(leaf.path for leaf in local if leaf.draft is ABSENT)
@@ -94,6 +99,17 @@ class TeamKind(Kind):
             team.pop(email, None)
         base["team"] = dict(sorted(team.items()))
         return base
+
+
+def _owner_named(local: list[Any], service_team: Any) -> list[str]:
+    """Why each email the draft names as an admin or a moderator is refused: the app's owner on the service
+    (:func:`~tenantdeck.draft.team_view.role_change`, the rule ``validate`` and the Team tab apply)."""
+    from tenantdeck.draft import team_view as tv
+
+    service = [(str(m.get("email", "")), str(m.get("role") or "")) for m in service_team or ()
+               if isinstance(m, Mapping)]
+    changes = (tv.role_change(leaf.path, str(leaf.draft), service) for leaf in local if leaf.draft is not ABSENT)
+    return [words for change in changes if change is not None for refused, words in [change] if refused]
 
 
 def _as_role_changes(changes: list[FieldChange], service_team: Any) -> list[FieldChange]:

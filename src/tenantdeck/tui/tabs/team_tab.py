@@ -256,11 +256,12 @@ another only in case) are listed after the draft's, read-only: a push leaves the
         if role is None:
             return
         last_read = self.editor.last_read(self.editor.get(f"apps[{self.app_index}].id", None))
-        problem = tv.email_problem(email, self.team(), tv.service_members(last_read))
+        service = tv.service_members(last_read)
+        problem = tv.email_problem(email, self.team(), service)
         if problem is not None:
             self.notify(problem, title="Not added", severity="warning", markup=False)
             return
-        if self._write(tv.added(self.team(), email, role), f"{email} added as {role} (a push invites them)."):
+        if self._write(tv.added(self.team(), email, role), tv.added_text(email, role, service)):
             self._close_add()
             members = [e for e, _ in tv.rows(self.team())]
             self.query_one(DataTable).move_cursor(row=members.index(email) if email in members else 0)
