@@ -183,6 +183,12 @@ CASES: dict[str, tuple[Callable[[Path], str], str]] = {
                                  "its DER header says 23 bytes, the file has 24: was it followed by other bytes?"),
     "a BER .p12 cut short": (_in_certs(lambda p: p.write_bytes(P12_BER[:-3]), "apns.p12"),
                              "its SEQUENCE of unstated length has no end mark"),
+    # trial L, L4: the whole file is sent, so nothing but the one block may be in it
+    "text before the PEM block": (_in_certs(lambda p: p.write_bytes(b"AWS_SECRET_ACCESS_KEY=topsecret123\n" + P8)),
+                                  "holds other text before its PRIVATE KEY block (34 bytes)"),
+    "text after the PEM block": (_in_certs(lambda p: p.write_bytes(P8 + b"\nGITHUB_TOKEN=ghp_leakme\n")),
+                                 "holds other text after its PRIVATE KEY block (23 bytes)"),
+    "two PEM blocks": (_in_certs(lambda p: p.write_bytes(P8 + b"\n" + P8)), "holds other text after its PRIVATE KEY"),
     "a .p8 named as the .p12": (_in_certs(lambda p: p.write_bytes(P8), "apns.p12"),
                                 "is not a .p12 bundle (PKCS#12 is binary DER, starting with the byte 0x30)"),
 }

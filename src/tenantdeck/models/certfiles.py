@@ -133,6 +133,13 @@ def _p8_problem(data: bytes) -> str | None:
     match = _PEM_KEY.search(data)
     if match is None:
         return "holds no '-----BEGIN PRIVATE KEY-----' block: it is not a .p8 key, and nothing else is sent"
+    # the whole file is uploaded: text around the block (a pasted .env line, a second block) would be sent with it
+    # (trial L, L4: 59 bytes of other text went up with a valid key)
+    before, after = len(data[: match.start()].strip()), len(data[match.end() :].strip())
+    if before or after:
+        where = " and ".join(part for part, n in (("before", before), ("after", after)) if n)
+        return (f"holds other text {where} its PRIVATE KEY block ({before + after} bytes): a .p8 file is that one "
+                "block and nothing else, since the whole file is sent")
     body = b"".join(match.group(1).split())
     if not body:
         return "its PRIVATE KEY block is empty: a .p8 key has base64 text between its BEGIN and END lines"
