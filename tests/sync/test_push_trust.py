@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from tenantdeck import exitcodes
 from tenantdeck.api.client import ManagementClient
@@ -33,6 +35,7 @@ from tenantdeck.models import App, WidgetSettings
 from tenantdeck.sandbox import create_app
 from tenantdeck.sync.workspace.state import Workspace
 from tests import procs
+from tests.fuzzing import examples
 from tests.loopback import serve_on_loopback
 from tests.models import factories
 from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
@@ -559,6 +562,24 @@ def test_pushing_an_applied_saved_plan_again_is_told_apart_from_the_push_in_the_
     assert f"applied=0 already={n} failed" in rows[1]
 
 
+@settings(max_examples=examples(100), deadline=None)
+@given(credential=st.text(min_size=1, max_size=40), before=st.text(max_size=10), after=st.text(max_size=10),
+       other=st.text(max_size=60))
+def test_a_value_holding_a_credential_in_any_case_is_found(credential: str, before: str, after: str,
+                                                           other: str) -> None:
+    """``preflight.holds_credential``: a long credential anywhere in a value, in any letter case, is found; a
+    short one as the whole value (trimmed); a value that does not hold it is not flagged."""
+    from tenantdeck.sync.preflight import CONTAINED_FROM, holds_credential
+
+    assume(credential.strip())
+    whole = holds_credential(f" {credential.upper()}\n", [credential])
+    assert whole or credential.upper().casefold() != credential.casefold()  # a case mapping that changes length
+    if len(credential.strip()) >= CONTAINED_FROM:
+        assert holds_credential(before + credential + after, [credential])
+    if credential.strip().casefold() not in other.casefold():
+        assert not holds_credential(other, [credential])
+
+
 def test_a_secret_holding_the_management_credential_is_never_sent(tmp_path: Path) -> None:
     """Trial J, J13: a webhook password of ``${PROD_SECRET}`` (the variable a profile signs in with), pointed at
     another host, was pushed: the service then sent the account's management secret as Basic Auth on every event.
@@ -580,6 +601,9 @@ def test_a_secret_holding_the_management_credential_is_never_sent(tmp_path: Path
             said = out.stdout + out.stderr
             assert re.search(r":\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: \$\{COPY_OF_SECRET\} holds "
                              r"the credential tenantdeck signs in to the service with", said), command
+        # inside a longer value, in another case (trial L, L5: an exact match only was refused)
+        out = cli(server, "push", "--draft", str(draft), "--yes", env={**env, "COPY_OF_SECRET": f"x{secret.upper()}x"})
+        assert out.returncode == exitcodes.ERROR and "${COPY_OF_SECRET} holds the credential" in out.stderr, out.stderr
         assert names_with(server, "pkey12345", secret) == before
 
     text = draft.read_text(encoding="utf-8").replace("${COPY_OF_SECRET}", "${TENANTDECK_SECRET}")

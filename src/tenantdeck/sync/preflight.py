@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from tenantdeck.problems import Problem, error, parse_path
 from tenantdeck.sync.placeholders import placeholders_in
@@ -56,7 +56,7 @@ def secret_value_problems(plan: Plan, env: Mapping[str, str], credentials: Colle
             if (path, var) in seen or secret is None:
                 continue
             seen.add((path, var))
-            if env[var] in credentials:
+            if holds_credential(env[var], credentials):
                 out.append(error(f"${{{var}}} holds the credential tenantdeck signs in to the service with: a draft "
                                  "never sends it; use a variable of its own", parse_path(path)
                                  if path.startswith("apps") else (), "credential_reference"))
@@ -66,6 +66,20 @@ def secret_value_problems(plan: Plan, env: Mapping[str, str], credentials: Colle
                 out.append(error(f"the value of ${{{var}}} would be refused by the service: {reasons}",
                                  parse_path(path) if path.startswith("apps") else (), "secret_value"))
     return out
+
+
+#: a credential this long or longer is found inside a value too; a shorter one only as the whole value (a short
+#: text inside a long one may be chance)
+CONTAINED_FROM: Final = 8
+
+
+def holds_credential(value: str, credentials: Collection[str]) -> bool:
+    """Whether ``value`` is, or holds, one of ``credentials`` in any letter case: a secret with a newline after it
+    or inside a longer text is still the secret, and was sent (trial L, L5: ``sandbox-secret\n`` was pushed into
+    an extension setting)."""
+    folded = value.casefold()
+    wanted = [cred.strip().casefold() for cred in credentials if cred.strip()]
+    return any(cred == folded.strip() or (len(cred) >= CONTAINED_FROM and cred in folded) for cred in wanted)
 
 
 def _refused(model: type, name: str, value: str) -> str:
