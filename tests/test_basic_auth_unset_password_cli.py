@@ -124,8 +124,17 @@ def test_an_unset_password_the_change_does_not_need_is_left_as_it_is(draft: Path
     pushed = tenantdeck("push", "--draft", str(draft), "--yes", env=env)
 
     assert pushed.exit_code == exitcodes.OK, pushed.output
-    # located as every problem is (FILE:LINE:COL), the file as the command was given it
-    assert re.search(rf"^warning: {re.escape(str(draft))}:{line}:\d+: apps\[0\]\.webhooks\[1\]\.password: {VAR} is not "
+    # located and rendered as every problem of the draft is (FILE:LINE:COL: warning:; trial L, L9)
+    assert re.search(rf"^{re.escape(str(draft))}:{line}:\d+: warning: apps\[0\]\.webhooks\[1\]\.password: {VAR} is not "
                      "set; this secret is left as it is", pushed.output, re.M), pushed.output
     doc, password = stored_webhook(env, "audit") or ({}, None)
     assert (doc.get("name"), doc.get("useBasicAuth"), password) == ("Audit trail 2", True, "Sup3rSecret")
+
+    def rename_again(d: Any) -> None:
+        next(h for h in app_named(d, APP).webhooks if h.id == "audit").name = "Audit trail 3"
+
+    edit_draft(draft, rename_again)
+    as_json = tenantdeck("push", "--draft", str(draft), "--yes", "--format", "json", env=env)
+    assert as_json.exit_code == exitcodes.OK, as_json.output
+    warned = json.loads(as_json.stdout)["result"]["warnings"]  # said before the push ran, and kept in the JSON
+    assert any(f":{line}:" in w and f"{VAR} is not set" in w for w in warned), warned

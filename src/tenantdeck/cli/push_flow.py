@@ -96,9 +96,13 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         _err(err, notice)
     if opts.source is None and prepared.local.warnings:  # the draft's own (literal secrets...), located
         _err(err, render_text(prepared.local.warnings).rstrip("\n"))
+    if prepared.draft_warnings:  # the same, found by the push (an unset ${VAR} it does not send)
+        _err(err, render_text(prepared.draft_warnings).rstrip("\n"))
     for warning in prepared.warnings:
         _err(err, f"warning: {warning}")
+    said = [p.render() for p in prepared.draft_warnings] + prepared.warnings  # said now: kept for the JSON
     prepared.warnings.clear()
+    prepared.draft_warnings.clear()
     plan = prepared.plan
     report["plan"] = plan.to_json(with_snapshots=False)
     _err(err, render_plan(plan))
@@ -123,6 +127,7 @@ async def _push_flow(target: Target, opts: PushOptions, *, env: Mapping[str, str
         progress.finish()
         _err(err, result.summary())
         report["result"] = result.to_json()
+        report["result"]["warnings"][:0] = said  # every warning of the push, those said before it ran included
     if result.write_failed:
         return exitcodes.WRITE_FAILED
     if not result.complete:

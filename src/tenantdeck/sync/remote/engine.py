@@ -159,6 +159,9 @@ class Prepared:
     #: things the user should read before confirming: adopted objects, unset-but-unused variables, a changed draft
     notices: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the draft's warnings only a push can see (a ``${VAR}`` unset and not sent: :func:`unset_but_unused`), located
+    #: as every problem of the draft is (``FILE:LINE:COL: warning:``)
+    draft_warnings: list[Problem] = field(default_factory=list)
     #: error violations of the fleet policies let through by ``--allow-violation`` (recorded in the history)
     allowed_violations: list[Any] = field(default_factory=list)
 
@@ -379,7 +382,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     if refused:
         return PushRefused("refused_secrets", "the service would refuse these values; nothing was pushed",
                            problems=refused, plan=plan, notices=notices)
-    warnings += unset_but_unused(local, env)
+    draft_warnings = unset_but_unused(local, env)
     allowed: list[Any] = []
     if request.gate is not None and plan.operations:
         # the fleet policies on the account after this push (the one view ``diff`` shows)
@@ -390,7 +393,8 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
         allowed = verdict
         notices += [f"allowed ({request.violation_reason}): {v.text()}" for v in allowed]
     _record(local, advanced)  # only once nothing above refused the push: a refusal writes nothing
-    return Prepared(plan, local, live, request, already, notices, warnings, allowed)
+    return Prepared(plan, local, live, request, already, notices, warnings, draft_warnings=draft_warnings,
+                    allowed_violations=allowed)
 
 
 def without_base(plan: Plan, local: Local) -> list[str]:
@@ -506,18 +510,17 @@ def missing_secrets(plan: Plan, env: Mapping[str, str]) -> list[Problem]:
     return out
 
 
-def unset_but_unused(local: Local, env: Mapping[str, str]) -> list[str]:
+def unset_but_unused(local: Local, env: Mapping[str, str]) -> list[Problem]:
     """Warnings for the unset references, once the plan is known to send none of them: their secrets are left as
-    they are on the service, and saying so keeps a forgotten ``export`` from passing for a rotation."""
+    they are on the service, and saying so keeps a forgotten ``export`` from passing for a rotation. Located and
+    rendered as the draft's own warnings are (they were ``warning: FILE:LINE: ...``, no column: trial J, J12;
+    trial L, L9)."""
+    from tenantdeck.problems import warning
     from tenantdeck.rules import missing_secret_variables
-    from tenantdeck.textsafe import shown
 
-    lines = []
-    for problem in missing_secret_variables(local.draft, dict(env)):
-        placed = local.result.doc.place(problem)  # FILE:LINE:COL, as every located problem (it had no column)
-        lines.append(shown(f"{placed.where}: {placed.key_path}: {problem.extra['variable']} is not set; this secret "
-                           "is left as it is on the service"))
-    return lines
+    return [local.result.doc.place(warning(f"{p.extra['variable']} is not set; this secret is left as it is on "
+                                           "the service", p.path, "secret_unset_unsent"))
+            for p in missing_secret_variables(local.draft, dict(env))]
 
 
 def _wrong_target(local: Local, target: Target, rebind: bool, plan_in: Plan | None) -> PushRefused | None:
@@ -659,7 +662,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
             finally:
                 journal.close()
                 _record_ids(ids, result, local)
-                result.warnings[:0] = prepared.warnings
+                result.warnings[:0] = [p.render() for p in prepared.draft_warnings] + prepared.warnings
                 state = "interrupted" if result.interrupted else "complete" if result.complete else "partial"
                 try:
                     append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
