@@ -19,7 +19,7 @@ from tenantdeck.sync.compare import compare_all
 from tenantdeck.sync.kinds import canonical_app_from_draft
 from tenantdeck.sync.plan import build_plan
 from tenantdeck.sync.render import render_json, render_markdown, render_text
-from tenantdeck.textsafe import unsafe
+from tenantdeck.textsafe import shown, unsafe
 from tests.fuzzing import examples
 from tests.models import factories
 from tests.sync.helpers_push import edit_draft, make_sandbox, run_pull
@@ -151,7 +151,7 @@ def test_a_value_spells_a_control_character_as_every_screen_does(text: str) -> N
 
 #: what a name from a pull request or the dashboard tried in trial J (J18), and what a code span must survive
 HOSTILE_NAMES = ["**bold** [a](https://e.example) <b>x</b>", "<img src=https://x.example/p>@octocat", "`<b>x</b>`",
-                 "``a`` `", "a | b", "@octocat", "# heading", "x\n<script>y</script>"]
+                 "``a`` `", "a | b", "@octocat", "# heading", "x\n<script>y</script>", " <b>x</b> "]
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -189,6 +189,8 @@ def test_a_name_in_the_markdown_plan_is_never_markup_a_link_or_a_mention(name: s
     in_table = list(itertools.accumulate((t.type == "table_open") - (t.type == "table_close") for t in tokens))
     cells = [c.content for tok, inside in zip(tokens, in_table, strict=True) if inside
              for c in tok.children or [] if c.type == "code_inline"]
-    assert next(c.content for c in heading.children or [] if c.type == "code_inline") in cells, (name, md)
+    span = next(c.content for c in heading.children or [] if c.type == "code_inline")
+    assert span in cells, (name, md)
+    assert span == shown(name.replace("\n", " ")), (name, span)  # whole: no space, backslash or character lost
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert all(h.startswith(("tenantdeck plan", "App ", "Drift", "Conflicts", "Notes")) for h in headings), headings

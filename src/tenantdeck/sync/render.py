@@ -288,7 +288,10 @@ def _md_data(text: str, cell: bool = True) -> str:
     backticks in the text, so a backtick cannot end the span early."""
     text = _md(text, cell)
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    # a code span drops one space at each end when both ends have one (CommonMark): padded, " x " keeps its spaces
+    # (trial L, L10); a backtick at an end needs the space to stay apart from the fence
+    spaced = text[:1] == " " and text[-1:] == " " and text.strip(" ") != ""
+    pad = " " if text.startswith("`") or text.endswith("`") or spaced else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
