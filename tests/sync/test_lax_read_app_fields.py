@@ -47,6 +47,7 @@ def test_an_app_name_with_a_newline_is_kept_out_of_the_draft_with_a_note(service
     (note,) = [line for line in pulled.stderr.splitlines() if app_id in line]
     assert "Glo\\nbex\\x1b[2J" in note and "kept as the service holds it" in note
     assert "name: must be a single line" in note
+    assert "; kept 1 app out of the draft, as the service holds it (see the note)" in pulled.output
     assert draft_names(tmp_path) == ["Acme Support", "Initech Field Chat"]
     assert base_app(tmp_path, app_id)["verbatim"] == {"app": ["name"]}
     assert_in_sync_and_push_sends_nothing(service)

@@ -49,6 +49,8 @@ class PullResult:
     extension_settings: int = 0  #: extensions with settings on the service
     team: int = 0  #: admins and moderators
     removed_apps: list[str] = field(default_factory=list)
+    #: ids of the apps kept out of the draft as the service holds them (a name the draft refuses: their notes say)
+    kept_apps: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     #: what the pull changed in the draft that was there, each change with whose it was (the editor's F5 preview):
@@ -73,6 +75,9 @@ class PullResult:
         )
         if self.removed_apps:
             text += f"; removed {_count(len(self.removed_apps), 'app')} no longer on the service"
+        if self.kept_apps:
+            text += (f"; kept {_count(len(self.kept_apps), 'app')} out of the draft, as the service holds it "
+                     "(see the note)")
         return text
 
 
@@ -184,6 +189,7 @@ async def pull(
         if conversion.verbatim:
             canonical[VERBATIM] = conversion.verbatim  # the base keeps them; leaving them out is not a delete
         if conversion.app is None:
+            result.kept_apps.append(canonical["id"])
             continue  # kept out of the draft as a whole: in the base only (its note says so)
         pulled.append(conversion.app)
         result.widgets += len(canonical["widgets"])
