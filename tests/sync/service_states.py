@@ -86,3 +86,14 @@ def hold_widget_values(sandbox: Any, app_id: str, values: dict[str, dict[str, An
         config[section] = {**(config.get(section) or {}), **fields}
     store.update_widget(app_id, widget_id, config)
     return widget_id
+
+
+def hold_app_fields(sandbox: Any, app_id: str, fields: dict[str, Any]) -> None:
+    """An app's own fields (``name``, ``region``, ``version``) as the dashboard or an older API may have written
+    them, any JSON value (the sandbox's create would refuse a name with a newline or a region ``mars``)."""
+    with sandbox.state.store.transaction(write=True) as conn:
+        doc = json.loads(conn.execute("SELECT doc FROM apps WHERE id = ?", (app_id,)).fetchone()[0])
+        doc.update(fields)
+        name = doc.get("name")
+        conn.execute("UPDATE apps SET doc = ?, name = ? WHERE id = ?",
+                     (json.dumps(doc), name if isinstance(name, str) else json.dumps(name), app_id))

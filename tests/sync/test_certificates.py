@@ -107,3 +107,26 @@ def test_the_bytes_uploaded_are_the_bytes_whose_fingerprint_the_plan_shows(sandb
     assert code == exitcodes.PARTIAL, err
     assert "changed since the plan was made" in err and MARK.decode() not in err
     assert call(sandbox, "query_certificates", acme)["p8"] is False
+
+
+def test_a_saved_plan_refused_for_a_changed_file_says_to_plan_again(sandbox: Any, draft: Path) -> None:
+    """Trial L, L10: the summary ended with "Run the same push again to finish", which can only fail the same way.
+    Keyed on the failure's code (``ops.CHANGED_SINCE_PLAN``), not its text: it says to make the plan again."""
+    from tenantdeck.sync.remote.ops import CHANGED_SINCE_PLAN, StepFailed, attach_files
+
+    key = draft.parent / "acme.p8"
+    key.write_bytes(P8)
+    _use(draft, "acme.p8")
+    plan_file = draft.parent / "plan.json"
+    plan = live_plan(sandbox, draft, ENV)
+    plan_file.write_text(json.dumps(plan.to_json()), encoding="utf-8")
+    key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
+    (step,) = plan.operations
+    with pytest.raises(StepFailed) as caught:
+        attach_files(step, dict(step.payload), folder=draft.parent, env=ENV, secret_key=b"k" * 32)
+    assert caught.value.code == CHANGED_SINCE_PLAN
+    code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
+    assert code == exitcodes.PARTIAL, err
+    last = err.strip().splitlines()[-1]
+    assert "Run the same push again" not in err and last.startswith("Make the plan again to finish"), err
+    assert "tenantdeck plan -o" in last

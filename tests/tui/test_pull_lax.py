@@ -46,3 +46,37 @@ def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
             assert set(app.editor.app_states.values()) == {"in sync"}
 
     asyncio.run(flow())
+
+
+def test_f5_keeps_an_app_whose_name_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
+    """Trial L, L6: an app renamed on the service with a newline made F5 say "Could not read the service" and
+    "1 validation error for App". Now the preview takes it out of the draft (the row says why, the note names it
+    escaped, as the CLI's pull does), and once saved nothing is planned for it: not a delete."""
+    from tenantdeck.sync.workspace.local import compare_local, load_local
+    from tests.sync.service_states import hold_app_fields
+
+    sandbox = local_target().transport.app  # type: ignore[attr-defined]
+    globex = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Globex Community")
+    hold_app_fields(sandbox, globex["id"], {"name": "Glo\nbex\u202e"})
+
+    async def flow() -> None:
+        app = make_app(pulled)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_pull(pilot)
+            table = screen.query_one("DataTable")
+            rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
+            text = " ".join(rows) + " ".join(screen._full.values())
+            assert "validation error" not in text and "Could not read" not in str(screen.query_one("#status").render())
+            assert "\u202e" not in text and "\n" not in text
+            assert "the draft cannot hold it" in text
+            assert "Glo\\nbex\\u202e" in text and "kept as the service holds it" in text
+            await pilot.press("y")
+            await settle(pilot, 5)
+            assert [a["name"] for a in app.editor.get("apps")] == ["Acme Support", "Initech Field Chat"]
+            await pilot.press("f2")
+            await settle(pilot, 5)
+            assert set(app.editor.app_states.values()) == {"in sync"}
+
+    asyncio.run(flow())
+    comparison = compare_local(load_local(pulled, {}), None)
+    assert {a.status for a in comparison.apps} == {"in_sync"}, [(a.name, a.status) for a in comparison.apps]

@@ -64,7 +64,10 @@ def service_app(canonical: Mapping[str, Any], labels: Mapping[str, Any] | None,
 
     conversion = app_from_canonical(_with_ids(canonical), existing=None, base=None, presets=dict(presets),
                                     namer=SecretNamer())
-    app = conversion.app.model_dump(mode="json", exclude_none=True, by_alias=True)
+    # an app kept out of the draft as a whole (a name the draft refuses) is still the service's: judged as it is
+    converted = conversion.app if conversion.app is not None else conversion.unchecked
+    assert converted is not None
+    app = converted.model_dump(mode="json", exclude_none=True, by_alias=True, warnings=False)
     _with_held(app, canonical, conversion.verbatim)
     if canonical.get("id") is None:
         app.pop("id", None)

@@ -49,6 +49,7 @@ from tenantdeck.sync.types import (
     app_key_for,
     cannot_tell,
     is_unknown,
+    kept_whole,
     secret_word,
     with_verbatim,
 )
@@ -285,6 +286,8 @@ def compare_app(
                    dict(base) if base else None, dict(live) if live else None)
     if draft is None:
         diff.status = "delete" if live is not None else "in_sync"
+        if kept_whole(base):
+            diff.status = "in_sync"  # pull kept it out of the draft, as the service holds it: not a local delete
         if base is not None and live is None:
             diff.status = "in_sync"  # gone on both sides
         return diff

@@ -55,6 +55,9 @@ class AppPull:
     #: resource title (of ``added`` or ``removed``) -> whose change it is, when not ``remote``: a resource the
     #: draft deleted that the pull brings back, or one the draft added that the pull takes out, is ``local``
     resource_origins: dict[str, Origin] = field(default_factory=dict)
+    #: ``removed`` though still on the service: the draft's model refuses one of the app's own fields (a name with
+    #: a newline), so the pull keeps it out of the draft, as the service holds it (the preview's note says which)
+    kept: bool = False
 
     def origins(self) -> list[Origin]:
         """Whose change each difference of this app is: the app's own (new or removed), each field, each
@@ -171,6 +174,8 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
     namer = SecretNamer()
     reserve_draft_references(namer, old_apps)
     inserts: list[Edit] = []
+    deletes: list[Edit] = []
+    removed: list[AppPull] = []
     for canonical in canonicals:
         app_id = str(canonical["id"])
         old = matched.get(app_id)
@@ -178,6 +183,11 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
         preview.notes.extend(conversion.notes)
         if conversion.verbatim and isinstance(canonical, dict):
             canonical[VERBATIM] = conversion.verbatim  # recorded in the base once the draft is saved
+        if conversion.app is None:  # kept out of the draft as a whole (its note says why): the draft's copy goes
+            if old is not None:
+                removed.append(AppPull(old.name, app_id, "removed", kept=True))
+                deletes.append(("delete", ("apps", index[id(old)]), None))
+            continue
         new_data = conversion.app.model_dump(mode="json", exclude_none=True, exclude_unset=True)
         new_canon = canonical_app_from_draft(draft.model_copy(update={"apps": [conversion.app]}), 0,
                                              secret_key=secret_key, env=env)
@@ -201,7 +211,7 @@ def preview_pull(data: Mapping[str, Any], canonicals: Sequence[Mapping[str, Any]
         preview.apps.append(pulled)
         preview.edits.extend(edits)
     remote_ids = {str(c["id"]) for c in canonicals}
-    deletes: list[Edit] = []
+    preview.apps.extend(removed)
     for app in old_apps:
         if app.id is not None and app.id not in remote_ids:
             preview.apps.append(AppPull(app.name, app.id, "removed"))

@@ -38,7 +38,7 @@ from tenantdeck.models.widget import SECTION_MODELS, SECTIONS
 from tenantdeck.problems import format_path
 from tenantdeck.rules import merge_settings
 from tenantdeck.sync.canonical import SMS_FIELDS, WEBHOOK_FIELDS, canonical_preset, normalise_widget_settings
-from tenantdeck.sync.types import is_unknown, value_at
+from tenantdeck.sync.types import WHOLE_APP, is_unknown, value_at
 from tenantdeck.textsafe import shown
 
 if TYPE_CHECKING:
@@ -440,11 +440,17 @@ def extensions_from_canonical(states: Mapping[str, bool] | None, existing: Exten
 class AppConversion:
     """One converted app plus what the user should hear about it (kept local items, unrepresentable values)."""
 
-    app: App
+    #: None when the whole app is kept out of the draft (:data:`~tenantdeck.sync.types.WHOLE_APP` in ``verbatim``):
+    #: the draft's model refuses one of its own fields (a name with a newline, a region outside us/eu/in)
+    app: App | None
     notes: list[str] = field(default_factory=list)
     #: section -> keys kept as the service holds them, not written to the draft (the base's ``verbatim``); for
-    #: widgets, ``{widget id: [field paths]}`` (no path: the whole widget)
+    #: widgets, ``{widget id: [field paths]}`` (no path: the whole widget); ``app``: the app's own fields that kept
+    #: the whole app out
     verbatim: dict[str, Any] = field(default_factory=dict)
+    #: the app as converted, not validated (what the service holds, in the draft's shape): for readers that judge
+    #: the service rather than write a draft (the policies), when :attr:`app` is None
+    unchecked: App | None = None
 
 
 def _validation_summary(exc: ValidationError) -> str:
@@ -591,7 +597,26 @@ def app_from_canonical(
         notes.append(settings_note(label, canonical.get("settings") or {}, kept_settings))
     verbatim: dict[str, Any] = {k: v for k, v in (("team", kept_team), ("extension_settings", kept_ext),
                                                    ("settings", kept_settings), ("widgets", kept_widgets)) if v}
-    return AppConversion(app=App.model_validate(data), notes=notes, verbatim=verbatim)
+    try:
+        app = App.model_validate(data)
+    except ValidationError as exc:
+        return _kept_whole(label, data, exc, verbatim)
+    return AppConversion(app=app, notes=notes, verbatim=verbatim)
+
+
+def _kept_whole(label: str, data: dict[str, Any], exc: ValidationError, verbatim: dict[str, Any]) -> AppConversion:
+    """The app kept out of the draft as a whole, as the service holds it: the draft's model refuses one of the
+    app's own fields (a name with a newline or blank, a region outside us/eu/in, a version not "3"), and the draft
+    cannot leave a required field out. Its base keeps it (:data:`~tenantdeck.sync.types.WHOLE_APP`), so a draft
+    without it is never a delete (nor a create: the draft has no such app); lax on read, a traceback never was
+    the answer (trial L, L6). Everything inside it is the service's until the field is fixed in the dashboard and
+    pulled again; the draft's other apps are pulled as usual."""
+    fields = sorted({str(e["loc"][0]) for e in exc.errors(include_url=False) if e["loc"]}) or ["name"]
+    note = (f"{shown(label)}: kept as the service holds it, not written to the draft (its "
+            f"{shown(_validation_summary(exc))}); a push leaves the whole app as it is: fix it in the dashboard, "
+            "then pull")
+    return AppConversion(app=None, notes=[note], verbatim={**verbatim, WHOLE_APP: fields},
+                         unchecked=App.model_construct(**data))
 
 
 def settings_from_canonical(live: Mapping[str, Any] | None, existing: Mapping[str, Any] | None,

@@ -49,6 +49,10 @@ SERVICE_TEAM = "service_team"
 #: refuse). A draft that leaves such an entry out means "as the base holds it" (:func:`with_verbatim`): never
 #: planned as a delete, in sync after the pull that kept it.
 VERBATIM = "verbatim"
+#: the :data:`VERBATIM` entry of a base app pull kept out of the draft as a whole, because the draft's model refuses
+#: one of the app's own fields (a name with a newline, a region outside us/eu/in): ``{"app": [field, ...]}``. A
+#: draft without that app means "as the service holds it" (:func:`kept_whole`): never a delete, never a create.
+WHOLE_APP = "app"
 #: a canonical draft app's key: ``{widget id: [leaf paths]}``, the fields of each widget the draft does not write
 #: (the model's default fills them in): :func:`with_verbatim` tells by it a field pull kept verbatim from one the
 #: user wrote. Never compared, never in a base.
@@ -60,6 +64,12 @@ SHOWN_ONLY = (SERVICE_TEAM, VERBATIM)
 def is_unknown(value: object) -> bool:
     """True for :data:`UNKNOWN`: a field or secret whose remote value the service does not reveal."""
     return isinstance(value, Mapping) and value.get("unknown") is True
+
+
+def kept_whole(base: Mapping[str, Any] | None) -> bool:
+    """Whether pull kept the app of ``base`` (a base app) out of the draft as a whole (:data:`WHOLE_APP`)."""
+    kept = (base or {}).get(VERBATIM)
+    return isinstance(kept, Mapping) and bool(kept.get(WHOLE_APP))
 
 
 def with_verbatim(draft: Mapping[str, Any], base: Mapping[str, Any] | None) -> Mapping[str, Any]:

@@ -23,8 +23,19 @@ Call = Callable[["ManagementClient", "Step", "str | None", dict[str, Any]], Awai
 SecretRead = Callable[["ManagementClient", str, str], Awaitable["str | None"]]
 
 
+#: the :attr:`StepFailed.code` of a step whose input changed since the plan was made (a certificate file): the same
+#: plan can only fail again, so what finishes the push is a new plan (the summary says so, keyed on this code)
+CHANGED_SINCE_PLAN = "changed_since_plan"
+
+
 class StepFailed(Exception):
-    """The call returned, but the service reported that part of it did not apply (e.g. one trigger)."""
+    """The call returned, but the service reported that part of it did not apply (e.g. one trigger); or the step
+    refused itself before sending. ``code`` names the kind where what to do next depends on it
+    (:data:`CHANGED_SINCE_PLAN`), so no reader parses the message."""
+
+    def __init__(self, message: str, *, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _all_confirmed(confirmed: Mapping[str, bool], what: str) -> dict[str, Any]:
@@ -169,7 +180,7 @@ def attach_files(step: Step, payload: dict[str, Any], *, folder: Path | None, en
         raise StepFailed(f"cannot read the certificate file {payload['path']!r}: {exc.reason}") from None
     if fingerprint(content, secret_key) != payload.get("fingerprint"):
         raise StepFailed(f"the certificate file {payload['path']!r} changed since the plan was made; nothing was "
-                         "sent (plan or push again)")
+                         "sent (plan or push again)", code=CHANGED_SINCE_PLAN)
     return {**payload, "content": content}
 
 

@@ -130,6 +130,9 @@ def promoted_data(source: Local, live: Mapping[str, Mapping[str, Any]], draft_da
         conversion = app_from_canonical(state, existing=app, base=source.base.get(app.id),
                                         presets=dict(draft.presets), namer=namer)
         out.notices += conversion.notes
+        if conversion.app is None:  # the draft cannot hold the source's app (its note says why)
+            out.notices.append(f"app {app.name!r}: not promoted: the draft cannot hold {source_name}'s app")
+            continue
         new = conversion.app.model_dump(mode="json", exclude_none=True, exclude_unset=True)
         for key in [k for k in new if k not in own and k not in ALWAYS]:
             del new[key]  # a section the draft leaves out is not managed: promotion does not start managing it

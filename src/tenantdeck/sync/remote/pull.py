@@ -22,7 +22,7 @@ from tenantdeck.sync.kinds import canonical_app_from_remote
 from tenantdeck.sync.pull_preview import PullPreview, match_apps, preview_pull
 from tenantdeck.sync.remote.fetch import fetch_remote_apps, managed_extensions_of
 from tenantdeck.sync.remote_to_draft import SecretNamer, app_from_canonical, draft_notes, reserve_draft_references
-from tenantdeck.sync.types import VERBATIM
+from tenantdeck.sync.types import VERBATIM, kept_whole
 from tenantdeck.sync.workspace.state import Workspace
 
 if TYPE_CHECKING:
@@ -49,6 +49,8 @@ class PullResult:
     extension_settings: int = 0  #: extensions with settings on the service
     team: int = 0  #: admins and moderators
     removed_apps: list[str] = field(default_factory=list)
+    #: ids of the apps kept out of the draft as the service holds them (a name the draft refuses: their notes say)
+    kept_apps: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     #: what the pull changed in the draft that was there, each change with whose it was (the editor's F5 preview):
@@ -73,6 +75,9 @@ class PullResult:
         )
         if self.removed_apps:
             text += f"; removed {_count(len(self.removed_apps), 'app')} no longer on the service"
+        if self.kept_apps:
+            text += (f"; kept {_count(len(self.kept_apps), 'app')} out of the draft, as the service holds it "
+                     "(see the note)")
         return text
 
 
@@ -180,10 +185,13 @@ async def pull(
             presets=presets,
             namer=namer,
         )
-        pulled.append(conversion.app)
         result.notes.extend(conversion.notes)
         if conversion.verbatim:
             canonical[VERBATIM] = conversion.verbatim  # the base keeps them; leaving them out is not a delete
+        if conversion.app is None:
+            result.kept_apps.append(canonical["id"])
+            continue  # kept out of the draft as a whole: in the base only (its note says so)
+        pulled.append(conversion.app)
         result.widgets += len(canonical["widgets"])
         result.webhooks += len(canonical["webhooks"])
         result.extension_settings += len(canonical.get("extension_settings") or {})
@@ -309,6 +317,9 @@ def record_pulled_base(draft_path: Path, live: Mapping[str, Mapping[str, Any]], 
     for app_id, live_app in live.items():
         draft_app = in_draft.get(app_id)
         if draft_app is None:
+            if kept_whole(live_app):  # the pull kept it out of the draft: only the base can hold it
+                local.workspace.write_base_app(app_id, dict(live_app))
+                written += 1
             continue
         base = local.base.get(app_id)
         new = dict(live_app) if base is None else advance_app(draft_app, base, live_app)

@@ -51,6 +51,7 @@ class OpResult:
     status: str  #: applied | failed | not_attempted
     reason: str = ""
     earlier: bool = False  #: applied by an earlier run of the same saved plan (journalled), not redone
+    code: str = ""  #: a failure's kind where the next step depends on it (``ops.StepFailed.code``)
 
 
 #: how many times a change of ours that a concurrent whole-object write overwrote is laid again on a fresh read
@@ -132,9 +133,20 @@ class PushResult:
         if self.stopped:
             lines.append(f"Stopped: {self.stopped}.")
         if not self.complete:
-            lines.append("Run the same push again to finish: what was applied is recorded and will not be redone.")
+            lines.append(self._next_step())
         return "\n".join(lines)
 
+    def _next_step(self) -> str:
+        """What finishes an incomplete push. Running the same push again, unless a step failed because its input
+        changed since the plan was made (a certificate file: :data:`~.ops.CHANGED_SINCE_PLAN`): that plan can only
+        fail again (trial L, L10), so the way on is a new plan."""
+        from tenantdeck.sync.remote.ops import CHANGED_SINCE_PLAN
+
+        if any(r.code == CHANGED_SINCE_PLAN for r in self.of("failed")):
+            return ("Make the plan again to finish (`tenantdeck plan -o FILE`, review it, push that file; or "
+                    "`tenantdeck push`, which plans anew): a file changed since this plan was made, so this plan "
+                    "can only fail again. What was applied is recorded and will not be redone.")
+        return "Run the same push again to finish: what was applied is recorded and will not be redone."
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as data for ``push --format json`` (docs/json-output.md): each operation by its plan key with
@@ -528,7 +540,10 @@ class Executor:
         from tenantdeck.api.errors import ApiError
 
         self._statuses[op.key] = status
-        self.result.results.append(OpResult(op, status, reason, earlier))
+        from tenantdeck.sync.remote.ops import StepFailed
+
+        code = error.code if isinstance(error, StepFailed) else ""
+        self.result.results.append(OpResult(op, status, reason, earlier, code))
         self._emit(PushEvent(status, op=op, message=reason, earlier=earlier,  # type: ignore[arg-type]
                              error=error if isinstance(error, ApiError) else None,
                              done=len(self.result.results), total=len(self.plan.operations),

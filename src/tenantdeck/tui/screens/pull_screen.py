@@ -179,6 +179,8 @@ you take back with ctrl+z before saving stay changes on the service (drift), nev
                     "changed": f"{len(app.changes)} field(s) changed"}[app.status]
             if app.status == "new" and app.origin != "remote":
                 what = "deleted in your draft: the pull adds it back"
+            if app.kept:
+                what = "the draft cannot hold it (see the note): taken out of the draft, kept on the service"
             mark = {"new": "+", "removed": "-", "changed": "~"}[app.status]
             add_row(app.name, mark, what, key=f"app{n}",
                     whose="" if app.status == "changed" else ORIGIN_WORDS[app.origin])
