@@ -130,6 +130,30 @@ def quote(text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Escapes: how a character is written inside double quotes
+# --------------------------------------------------------------------------------------------------------------
+
+#: YAML's named escapes, as the draft's writer (:mod:`tenantdeck.draft.emit`) writes them
+NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0", "\x07": "\\a",
+            "\b": "\\b", "\x0b": "\\v", "\x0c": "\\f", "\x1b": "\\e", "\x85": "\\N", "\u2028": "\\L",
+            "\u2029": "\\P"}  # fmt: skip
+
+
+def escape(char: str) -> str:
+    """One character as a YAML double-quoted escape, in ruamel's spelling (``\\x85``, ``\\u202E``)."""
+    code = ord(char)
+    return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+
+
+def escaped(char: str) -> str:
+    """``char`` as the writer escapes it inside double quotes, whether or not it would be escaped there: a named
+    escape where YAML has one (``\\e``, ``\\a``, ``\\t``), else :func:`escape`'s (``\\x7F``, ``\\u202E``). The one
+    spelling: the writer's (:func:`tenantdeck.draft.emit.scalar`) and the advice of :func:`reader_problem`; it lives
+    here, below the writer, because the reader's message needs it too."""
+    return NAMED_ESCAPES.get(char) or escape(char)
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Reading bytes
 # --------------------------------------------------------------------------------------------------------------
 
@@ -659,8 +683,9 @@ _CONTROL_NAMES = {0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x1B: "ESC", 
 
 def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Problem:
     """A character YAML does not allow written raw (an ESC pasted from a terminal): at its line and column, with the
-    escape that writes it. PyYAML's own message gave only a character offset, over two lines, at 1:1 (trial J,
-    J2)."""
+    escape that writes it, spelt as the draft's writer spells it (:func:`escaped`: ``\\e``,
+    ``\\x7F``), so that the advice and the next save agree. PyYAML's own message gave only a character offset, over
+    two lines, at 1:1 (trial J, J2)."""
     # libyaml reports a byte offset, PyYAML's reader a character one: the character itself is found again in the
     # text (the first one YAML refuses), so a file with multi-byte characters before it is placed right (trial K, K1)
     found = _REFUSED_BY_YAML.search(text)
@@ -671,7 +696,7 @@ def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Proble
     code = exc.character if isinstance(exc.character, int) else ord(text[position]) if position < len(text) else 0
     name = _CONTROL_NAMES.get(code)
     what = f"U+{code:04X}" + (f" ({name})" if name else "")
-    escape = "\\e or \\u001b" if code == 0x1B else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    escape = escaped(chr(code))
     return _problem(file, line0, col0, f"the character {what} cannot be written as it is in YAML; in a double-quoted "
                     f"string write it as {escape}", code="yaml-character")
 
