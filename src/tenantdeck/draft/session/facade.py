@@ -176,6 +176,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._preset_objs = {}
         self._checker = None
         self._unique = []
+        self._comment_memo = {}  # a text read anew: what was a comment is judged again
         self._place_text_problems(parsed)
         self._bump(ChangeKind.RELOAD, (), [])
 
