@@ -150,7 +150,7 @@ def test_a_character_yaml_does_not_allow_is_placed_at_its_line_and_column(char: 
 @pytest.mark.parametrize("char", ["\x01", "\x07", "\x08", "\x0b", "\x0c", "\x1b", "\x7f", "\x80", "\x9b",
                                   "\x9f", "\ufffe"])
 def test_the_escape_a_refused_character_is_told_is_the_one_the_writer_writes(char: str) -> None:
-    """One spelling (task W, 2): the reader suggested ``\\u0007`` and ``\\e or \\u001b`` while the writer, which
+    """One spelling: the reader suggested ``\\u0007`` and ``\\e or \\u001b`` while the writer, which
     a save runs, writes ``\\a`` and ``\\e``; the advice is now the writer's own, and it reads back as the
     character."""
     from tenantdeck.draft.emit import scalar
