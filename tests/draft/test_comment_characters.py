@@ -97,6 +97,18 @@ def test_a_file_that_does_not_read_keeps_the_warnings_before_the_error() -> None
     assert [p.code for p in found] == [COMMENT_CODE, "yaml-truncated"]
 
 
+def test_a_character_yaml_refuses_in_a_comment_is_told_to_be_deleted_not_escaped() -> None:
+    """An ESC or BEL is refused by YAML anywhere (the located yaml-character error); its advice was a double-quoted
+    escape, which a comment cannot hold."""
+    for text, at in ((f"format: 1\n# a \x1b[2J {RLO}\napps: []\n", (2, 5)), ("format: 1  # x\x07\n", (1, 15))):
+        (p,) = load_text(text, "d.yaml").problems
+        assert (p.line, p.column, p.code) == (*at, "yaml-character")
+        assert p.message.endswith("cannot be written as it is in YAML, not even in a comment, and a comment has no "
+                                  "escapes: delete it"), p.message
+    (p,) = load_text("format: 1\nname: '# \x1b'  # \x07\n", "d.yaml").problems  # the first one, in a value
+    assert (p.line, p.column) == (2, 10) and p.message.endswith("in a double-quoted string write it as \\e")
+
+
 def test_the_policies_and_targets_files_are_told_too(tmp_path: Path) -> None:
     """Both are read by the draft's YAML reader and reviewed in the same pull request."""
     draft = tmp_path / "d.yaml"
@@ -137,7 +149,7 @@ def test_a_clean_draft_costs_one_pass_and_no_parse(monkeypatch: object) -> None:
     def boom(*args: object) -> list[int]:
         raise AssertionError("events read for a draft with no candidate")
 
-    monkeypatch.setattr(rs, "_in_comments", boom)  # type: ignore[attr-defined]
+    monkeypatch.setattr(rs, "in_comments", boom)  # type: ignore[attr-defined]
     assert comment_problems(MINIMAL + f"key: '{RLO}'\t# a tab before the comment\n", "d.yaml") == []
 
 

@@ -30,7 +30,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from tenantdeck.draft.emit import _escape
-from tenantdeck.draft.yamlsource import HAVE_LIBYAML
+from tenantdeck.draft.yamlsource import COMMENT_START, HAVE_LIBYAML, in_comments
 from tenantdeck.problems import Problem, Severity
 from tenantdeck.textsafe import UNSAFE_BUT_BREAKS_CLASS
 
@@ -182,8 +182,6 @@ def _same_data(a: str, b: str) -> Any:
 # Comments
 # --------------------------------------------------------------------------------------------------------------
 
-#: a ``#`` that can start a comment: first on its line or after a blank (YAML's rule; ``a#b`` is one plain word)
-_COMMENT_START = re.compile("(?<![^ \t\n\r\x85\u2028\u2029])#")
 #: characters YAML reads as a line break although ``git diff`` and a pull request page do not break the line there
 _YAML_ONLY_BREAKS = "\x85\u2028\u2029"
 #: names unicodedata does not give (controls have none)
@@ -223,7 +221,7 @@ def comment_problems(text: str, file: str = "", *, data: Any = None, memo: dict[
     scalars), so they are placed again from the offsets alone.
     """
     found = [c for c in positions(text) if text[c] != "\r"]  # a lone CR breaks the line for YAML and for a viewer
-    maybe = [c for c in found if _COMMENT_START.search(text, text.rfind("\n", 0, c) + 1, c) is not None]
+    maybe = [c for c in found if COMMENT_START.search(text, text.rfind("\n", 0, c) + 1, c) is not None]
     if not maybe:
         return []
     key = tuple(text[text.rfind("\n", 0, c) + 1 : c + 1] for c in maybe)
@@ -264,50 +262,15 @@ def _judged(text: str, maybe: list[int], data: Any) -> list[int]:
     """The offsets of ``maybe`` that lie in a comment: those the data settles (:func:`comment_problems`), then the
     events for the rest."""
     if data is None:
-        return _in_comments(text, maybe)
+        return in_comments(text, maybe)
     chars = {text[c] for c in maybe if unicodedata.category(text[c]) == "Cf"}  # not a blank or line break to YAML
     try:
         held = json.dumps(data, ensure_ascii=False, default=str, check_circular=False) if chars else ""
     except (TypeError, ValueError, RecursionError):
-        return _in_comments(text, maybe)
+        return in_comments(text, maybe)
     settled = {ch for ch in chars if ch not in held}  # json writes the bidi controls as they are
     rest = [c for c in maybe if text[c] not in settled]
-    return sorted([c for c in maybe if text[c] in settled] + (_in_comments(text, rest) if rest else []))
-
-
-def _in_comments(text: str, maybe: list[int]) -> list[int]:
-    """The offsets of ``maybe`` (sorted) that lie in a comment: outside every event's span (a scalar with its
-    quotes, tag or block lines, an alias, an indicator) and after a ``#`` that starts a comment on their line."""
-    loader = (yaml.CSafeLoader if HAVE_LIBYAML else yaml.SafeLoader)(text)
-    out: list[int] = []
-    k, n, gap = 0, len(maybe), 0  # gap: where the text outside every event read so far starts
-
-    def judge(before: int) -> int:
-        """Judge the offsets before ``before`` (in the gap, or inside an event that ended after them)."""
-        i = k
-        while i < n and maybe[i] < before:
-            c = maybe[i]
-            if c >= gap and _COMMENT_START.search(text, max(gap, text.rfind("\n", 0, c) + 1), c) is not None:
-                out.append(c)
-            i += 1
-        return i
-
-    try:
-        while k < n:
-            ev = loader.get_event()
-            if ev is None:
-                k = judge(len(text) + 1)
-                break
-            start, end = ev.start_mark.index, ev.end_mark.index
-            k = judge(start)
-            while k < n and maybe[k] < end:  # inside the event: a value, not a comment
-                k += 1
-            gap = max(gap, end)
-    except yaml.YAMLError:
-        pass  # what follows the error is not judged: the reader reports the error itself
-    finally:
-        loader.dispose()
-    return out
+    return sorted([c for c in maybe if text[c] in settled] + (in_comments(text, rest) if rest else []))
 
 
 __all__ = ["COMMENT_CODE", "RAW", "Edit", "apply", "character_name", "comment_problems", "double_quoted",
