@@ -92,9 +92,16 @@ def test_a_yaml_line_break_ending_a_comment_is_told_as_one() -> None:
     assert "U+2028 LINE SEPARATOR" in p.message and "read as YAML, not as the comment" in p.message
 
 
-def test_a_file_that_does_not_read_keeps_the_warnings_before_the_error() -> None:
-    found = load_text(f"format: 1\n# {RLO}\napps: [\n", "d.yaml").problems
+def test_a_file_that_does_not_read_keeps_the_warnings_before_the_error(tmp_path: Path) -> None:
+    """validate, and the editor, which opens such a file read-only with the same list."""
+    text = f"format: 1\n# {RLO}\napps: [\n"
+    found = load_text(text, "d.yaml").problems
     assert [p.code for p in found] == [COMMENT_CODE, "yaml-truncated"]
+    path = tmp_path / "d.yaml"
+    path.write_text(text, encoding="utf-8")
+    session = DraftSession.open(path)
+    assert session.read_only
+    assert [(p.line, p.column, p.code) for p in session.problems] == [(p.line, p.column, p.code) for p in found]
 
 
 def test_a_character_yaml_refuses_in_a_comment_is_told_to_be_deleted_not_escaped() -> None:

@@ -157,7 +157,10 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                                  or parsed.empty or parsed.aliases)
         broken = unreadable(parsed, self.file)
         if broken:
-            self._read_only(self.text, broken)
+            from tenantdeck.draft.raw_scalars import comment_problems
+
+            # what validate says of the same text: the comments before the error too (load.load_text)
+            self._read_only(self.text, broken + comment_problems(self.text, self.file))
             return
         self.read_only = False
         self.data = parsed.data
