@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tenantdeck.draft import load_draft, load_text, pydantic_problems, yamlsource
@@ -132,10 +133,10 @@ def test_missing_file(tmp_path: Path) -> None:
     assert (p.to_json()["line"], p.to_json()["column"]) == (None, None)  # docs/json-output.md: null, not 0
 
 
-@pytest.mark.parametrize(("char", "what", "escape"), [("\x1b", "U+001B (ESC)", "\\e or \\u001b"),
-                                                      ("\x07", "U+0007 (BEL)", "\\u0007"),
-                                                      ("\x7f", "U+007F (DEL)", "\\u007f"),
-                                                      ("\x9b", "U+009B", "\\u009b")])
+@pytest.mark.parametrize(("char", "what", "escape"), [("\x1b", "U+001B (ESC)", "\\e"),
+                                                      ("\x07", "U+0007 (BEL)", "\\a"),
+                                                      ("\x7f", "U+007F (DEL)", "\\x7F"),
+                                                      ("\x9b", "U+009B", "\\x9B")])
 def test_a_character_yaml_does_not_allow_is_placed_at_its_line_and_column(char: str, what: str, escape: str) -> None:
     """Trial J, J2: a raw ESC pasted into a webhook name was "1:1: cannot read the YAML: unacceptable character
     #x001b: control characters are not allowed\\n  in "<unicode string>", position 3815"."""
@@ -144,6 +145,20 @@ def test_a_character_yaml_does_not_allow_is_placed_at_its_line_and_column(char: 
     assert p.message == (f"the character {what} cannot be written as it is in YAML; in a double-quoted string "
                          f"write it as {escape}")
     assert "\n" not in p.render()
+
+
+@pytest.mark.parametrize("char", ["\x01", "\x07", "\x08", "\x0b", "\x0c", "\x1b", "\x7f", "\x80", "\x9b",
+                                  "\x9f", "\ufffe"])
+def test_the_escape_a_refused_character_is_told_is_the_one_the_writer_writes(char: str) -> None:
+    """One spelling: the reader suggested ``\\u0007`` and ``\\e or \\u001b`` while the writer, which
+    a save runs, writes ``\\a`` and ``\\e``; the advice is now the writer's own, and it reads back as the
+    character."""
+    from tenantdeck.draft.emit import scalar
+
+    p = only(load("format: 1\napps:\n  - name: x" + char + "\n"))
+    told = p.message.rsplit("write it as ", 1)[1]
+    assert scalar("x" + char) == f'"x{told}"'
+    assert yaml.load(f'"{told}"', Loader=yaml.SafeLoader) == char
 
 
 def test_a_refused_character_after_multi_byte_ones_is_placed_by_characters() -> None:

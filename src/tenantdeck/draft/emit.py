@@ -16,7 +16,7 @@ import functools
 import re
 from typing import Any
 
-from tenantdeck.draft.yamlsource import STR_TAG, resolve_plain
+from tenantdeck.draft.yamlsource import NAMED_ESCAPES, STR_TAG, escape, escaped, resolve_plain
 from tenantdeck.textsafe import unsafe
 
 #: Characters YAML reads as line breaks (NEL, LS, PS): outside double quotes a reader folds them into spaces.
@@ -27,9 +27,6 @@ _PLAIN = re.compile(
     r"(?:[^\s#,\[\]{}&*!|>'\"%@`?:\-]|[?:\-](?=\S))"  # first character: no indicator ("-x" is fine, "- x" is not)
     r"(?:[^\s:#]|:(?=\S)|(?<=\S)#| +(?=[^\s#]))*"  # then: no ": ", no " #", no trailing colon or space
 )
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0", "\x07": "\\a",
-            "\b": "\\b", "\x0b": "\\v", "\x0c": "\\f", "\x1b": "\\e", "\x85": "\\N", "\u2028": "\\L",
-            "\u2029": "\\P"}  # fmt: skip
 
 
 def needs_quotes(text: str) -> bool:
@@ -114,22 +111,14 @@ def _resolver_12() -> Any:
 
 def _escape(char: str) -> str:
     """One character inside double quotes, escaped exactly when YAML's printable set says so (as ruamel does)."""
-    if char in _ESCAPES:
-        return _ESCAPES[char]
-    if unsafe(char):  # bidi controls are printable to YAML, not to a reviewer (draft/yaml_escapes.py)
-        return escape(char)
+    if char in NAMED_ESCAPES or unsafe(char):  # bidi controls: printable to YAML, not to a reviewer (yaml_escapes.py)
+        return escaped(char)
     code = ord(char)
     if (0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and (
         code != 0xFEFF
     ):
         return char
     return escape(char)
-
-
-def escape(char: str) -> str:
-    """One character as a YAML double-quoted escape, in ruamel's spelling (``\\x85``, ``\\u202E``)."""
-    code = ord(char)
-    return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
 #: End-of-line comments to write, by the path of the mapping key whose line carries them (``("apps", 0, "id")``).

@@ -160,9 +160,12 @@ def load_draft(
 
 def load_text(text: str, file: str = "<draft>") -> LoadResult:
     """Parse and validate draft ``text`` (what :func:`load_draft` does after reading the file)."""
+    from tenantdeck.draft.raw_scalars import comment_problems
+
     parsed = yamlsource.parse(text, file)
     doc = DraftDocument(file, text, parsed.data)
-    problems = list(parsed.problems)
+    # a raw bidi character in a comment, which no escape can write (the data settles most without a second read)
+    problems = [*parsed.problems, *comment_problems(text, file, data=None if parsed.fatal else parsed.data)]
     if parsed.fatal or parsed.empty:
         return LoadResult(None, sort_problems(problems), doc)
 

@@ -117,9 +117,11 @@ def targets_schema() -> dict[str, Any]:
 class TargetOverridesInvalid(Exception):
     """The targets file cannot be used; ``problems`` are located in it (or in the draft)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], warnings: list[Problem] | None = None) -> None:
         super().__init__(f"{sum(p.is_error for p in problems)} error(s) in the targets file")
         self.problems = problems
+        #: what ``validate`` says of the file besides (a comment holding a raw bidi character), never an error
+        self.warnings = warnings or []
 
 
 @dataclass(slots=True)
@@ -129,6 +131,9 @@ class TargetOverrides:
     path: Path
     model: TargetsFile
     doc: DraftDocument
+    #: the file's own warnings: a comment holding a raw bidi character
+    #: (:func:`~tenantdeck.draft.raw_scalars.comment_problems`)
+    warnings: list[Problem] = field(default_factory=list)
 
     def section(self, profile: str | None) -> TargetSection | None:
         return self.model.targets.get(profile) if profile else None
@@ -145,26 +150,30 @@ def read_target_overrides(draft_path: str | os.PathLike[str]) -> TargetOverrides
     text, problems = yamlsource.read_text(path, display=name)
     if text is None:
         raise TargetOverridesInvalid(problems)
+    from tenantdeck.draft.raw_scalars import comment_problems
+
     parsed = yamlsource.parse(text, name)
+    notes = comment_problems(text, name, data=None if parsed.fatal else parsed.data)
     doc = DraftDocument(name, text, parsed.data)
     if parsed.fatal:
-        raise TargetOverridesInvalid(sort_problems(parsed.problems))
+        raise TargetOverridesInvalid(sort_problems(parsed.problems), notes)
     data = parsed.data if not parsed.empty else {}
     if not isinstance(data, dict):
-        raise TargetOverridesInvalid([doc.place(error("a targets file is a mapping with the keys format and targets"))])
+        raise TargetOverridesInvalid([doc.place(error("a targets file is a mapping with the keys format and targets"))],
+                                     notes)
     try:
         model = TargetsFile.model_validate(data)
     except ValidationError as exc:
         from tenantdeck.draft.pydantic_problems import convert
 
         raise TargetOverridesInvalid(sort_problems(doc.place(p) for p in convert(
-            exc, root=TargetsFile, data=data, scalar=doc.scalar))) from None
+            exc, root=TargetsFile, data=data, scalar=doc.scalar)), notes) from None
     from tenantdeck.draft.load import _duplicates
 
     found = [*parsed.problems, *_duplicates(doc, parsed.duplicates)]
     if any(p.is_error for p in found):
-        raise TargetOverridesInvalid(sort_problems(found))
-    return TargetOverrides(path, model, doc)
+        raise TargetOverridesInvalid(sort_problems(found), notes)
+    return TargetOverrides(path, model, doc, notes)
 
 
 def has_section(draft_path: str | os.PathLike[str], profile: str | None) -> bool:
@@ -436,10 +445,10 @@ def target_problems(draft_path: str | os.PathLike[str]) -> list[Problem]:
     try:
         overrides = read_target_overrides(draft_path)
     except TargetOverridesInvalid as exc:
-        return exc.problems
+        return sort_problems([*exc.problems, *exc.warnings])
     if overrides is None:
         return []
-    out: list[Problem] = []
+    out: list[Problem] = list(overrides.warnings)
     for profile in overrides.model.targets:
         try:
             result = load_effective(draft_path, profile)

@@ -130,6 +130,30 @@ def quote(text: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Escapes: how a character is written inside double quotes
+# --------------------------------------------------------------------------------------------------------------
+
+#: YAML's named escapes, as the draft's writer (:mod:`tenantdeck.draft.emit`) writes them
+NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0", "\x07": "\\a",
+            "\b": "\\b", "\x0b": "\\v", "\x0c": "\\f", "\x1b": "\\e", "\x85": "\\N", "\u2028": "\\L",
+            "\u2029": "\\P"}  # fmt: skip
+
+
+def escape(char: str) -> str:
+    """One character as a YAML double-quoted escape, in ruamel's spelling (``\\x85``, ``\\u202E``)."""
+    code = ord(char)
+    return f"\\x{code:02X}" if code <= 0xFF else f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+
+
+def escaped(char: str) -> str:
+    """``char`` as the writer escapes it inside double quotes, whether or not it would be escaped there: a named
+    escape where YAML has one (``\\e``, ``\\a``, ``\\t``), else :func:`escape`'s (``\\x7F``, ``\\u202E``). The one
+    spelling: the writer's (:func:`tenantdeck.draft.emit.scalar`) and the advice of :func:`reader_problem`; it lives
+    here, below the writer, because the reader's message needs it too."""
+    return NAMED_ESCAPES.get(char) or escape(char)
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Reading bytes
 # --------------------------------------------------------------------------------------------------------------
 
@@ -605,6 +629,52 @@ def _count_aliases(out: Parsed) -> None:
 
 
 # --------------------------------------------------------------------------------------------------------------
+# Comments
+# --------------------------------------------------------------------------------------------------------------
+
+#: a ``#`` that can start a comment: first on its line or after a blank (YAML's rule; ``a#b`` is one plain word)
+COMMENT_START = re.compile("(?<![^ \t\n\r\x85\u2028\u2029])#")
+
+
+def in_comments(text: str, maybe: list[int]) -> list[int]:
+    """The offsets of ``maybe`` (sorted) that lie in a comment: outside every event's span (a scalar with its
+    quotes, tag or block lines, an alias, an indicator) and after a ``#`` that starts a comment on their line.
+
+    libyaml's events are read up to the last offset (a comment is what lies between them, and only a ``#`` starts
+    one there); past a YAML error nothing more is judged. Linear in the text up to the last offset."""
+    loader = _EventLoader(text)
+    out: list[int] = []
+    k, n, gap = 0, len(maybe), 0  # gap: where the text outside every event read so far starts
+
+    def judge(before: int) -> int:
+        """Judge the offsets before ``before`` (in the gap, or inside an event that ended after them)."""
+        i = k
+        while i < n and maybe[i] < before:
+            c = maybe[i]
+            if c >= gap and COMMENT_START.search(text, max(gap, text.rfind("\n", 0, c) + 1), c) is not None:
+                out.append(c)
+            i += 1
+        return i
+
+    try:
+        while k < n:
+            ev = loader.get_event()
+            if ev is None:
+                k = judge(len(text) + 1)
+                break
+            start, end = ev.start_mark.index, ev.end_mark.index
+            k = judge(start)
+            while k < n and maybe[k] < end:  # inside the event: a value, not a comment
+                k += 1
+            gap = max(gap, end)
+    except yaml.YAMLError:
+        pass  # what follows the error is not judged: the reader reports the error itself
+    finally:
+        loader.dispose()
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------------
 # Syntax errors -> problems
 # --------------------------------------------------------------------------------------------------------------
 
@@ -659,8 +729,9 @@ _CONTROL_NAMES = {0x07: "BEL", 0x08: "BS", 0x0B: "VT", 0x0C: "FF", 0x1B: "ESC", 
 
 def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Problem:
     """A character YAML does not allow written raw (an ESC pasted from a terminal): at its line and column, with the
-    escape that writes it. PyYAML's own message gave only a character offset, over two lines, at 1:1 (trial J,
-    J2)."""
+    escape that writes it, spelt as the draft's writer spells it (:func:`escaped`: ``\\e``, ``\\x7F``), so that the
+    advice and the next save agree; in a comment, which has no escapes, to delete it. PyYAML's own message gave only a
+    character offset, over two lines, at 1:1 (trial J, J2)."""
     # libyaml reports a byte offset, PyYAML's reader a character one: the character itself is found again in the
     # text (the first one YAML refuses), so a file with multi-byte characters before it is placed right (trial K, K1)
     found = _REFUSED_BY_YAML.search(text)
@@ -671,9 +742,20 @@ def reader_problem(exc: yaml.reader.ReaderError, text: str, file: str) -> Proble
     code = exc.character if isinstance(exc.character, int) else ord(text[position]) if position < len(text) else 0
     name = _CONTROL_NAMES.get(code)
     what = f"U+{code:04X}" + (f" ({name})" if name else "")
-    escape = "\\e or \\u001b" if code == 0x1B else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    if _in_a_comment(text, position):  # no escape can write it there (trial K, K7)
+        return _problem(file, line0, col0, f"the character {what} cannot be written as it is in YAML, not even in a "
+                        "comment, and a comment has no escapes: delete it", code="yaml-character")
+    escape = escaped(chr(code))
     return _problem(file, line0, col0, f"the character {what} cannot be written as it is in YAML; in a double-quoted "
                     f"string write it as {escape}", code="yaml-character")
+
+
+def _in_a_comment(text: str, position: int) -> bool:
+    """Whether the refused character at ``position`` is in a comment: judged on a copy whose refused characters are
+    ``x`` (libyaml stops at the first one), so the events up to it can be read; only on this error path."""
+    if position >= len(text) or COMMENT_START.search(text, text.rfind("\n", 0, position) + 1, position) is None:
+        return False
+    return in_comments(_REFUSED_BY_YAML.sub("x", text), [position]) == [position]
 
 
 def syntax_problem(exc: yaml.MarkedYAMLError, text: str, file: str) -> Problem:

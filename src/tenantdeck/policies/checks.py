@@ -42,15 +42,15 @@ def check_draft(draft_path: Path, data: Mapping[str, Any], doc: Any, policies_fi
     not what it means), every other app is judged: one broken app does not hide the violations of the rest."""
     policies = policies_for(draft_path, policies_file)
     if not policies.rules:
-        return policies, list(policies.problems)
+        return policies, [*policies.problems, *policies.warnings]
     apps = list(data.get("apps") or []) if isinstance(data.get("apps"), list) else []
     broken = broken_apps(schema)
     kept = [i for i in range(len(apps)) if i not in broken]
     evaluation = PolicyEngine(policies).evaluate([apps[i] for i in kept] if broken else apps, data.get("presets"))
     if broken:
         evaluation.violations = [replace(v, app_index=kept[v.app_index]) for v in evaluation.violations]
-    return policies, [*policies.problems, *fleet_problems(policies, apps, evaluation), *evaluation.problems,
-                      *violation_problems(evaluation, doc)]
+    return policies, [*policies.problems, *policies.warnings, *fleet_problems(policies, apps, evaluation),
+                      *evaluation.problems, *violation_problems(evaluation, doc)]
 
 
 def fleet_problems(policies: PolicySet, apps: Sequence[Any], evaluation: Evaluation) -> list[Problem]:

@@ -122,6 +122,9 @@ class PolicySet:
     path: Path | None = None
     rules: list[Rule] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    #: what ``validate`` says of the file besides, never blocking a rule or a push: a comment holding a raw bidi or
+    #: control character (:func:`tenantdeck.draft.raw_scalars.comment_problems`)
+    warnings: list[Problem] = field(default_factory=list)
     #: rule name -> compiled CEL program (the ``cel`` package's), for cel checks
     programs: dict[str, Any] = field(default_factory=dict)
     #: rule name -> (its CEL tree, to estimate its cost per app, or None when the estimate at load holds for every
@@ -359,6 +362,9 @@ def load_policies(path: Path) -> PolicySet:
         return result
     doc = DraftDocument(str(path), text, data)
     result.doc = doc
+    from tenantdeck.draft.raw_scalars import comment_problems
+
+    result.warnings = comment_problems(text, str(path), data=data)
 
     def problem(message: str, loc: Sequence[PathPart], code: str) -> None:
         line, column = doc.locate(tuple(loc))

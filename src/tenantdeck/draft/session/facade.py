@@ -157,7 +157,10 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
                                  or parsed.empty or parsed.aliases)
         broken = unreadable(parsed, self.file)
         if broken:
-            self._read_only(self.text, broken)
+            from tenantdeck.draft.raw_scalars import comment_problems
+
+            # what validate says of the same text: the comments before the error too (load.load_text)
+            self._read_only(self.text, broken + comment_problems(self.text, self.file))
             return
         self.read_only = False
         self.data = parsed.data
@@ -176,6 +179,7 @@ class DraftSession(PlacingMixin, ValidationMixin, SplicingMixin, RegionsMixin, E
         self._preset_objs = {}
         self._checker = None
         self._unique = []
+        self._comment_memo = {}  # a text read anew: what was a comment is judged again
         self._place_text_problems(parsed)
         self._bump(ChangeKind.RELOAD, (), [])
 

@@ -4,6 +4,7 @@ when they are read, with the node positions of one region (an app, a preset) rat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from tenantdeck.draft.locate import Positions
 from tenantdeck.draft.session.paths import PathLike, parts_of
@@ -26,11 +27,14 @@ class PlacingMixin:
     _fatal: list[Problem]
     _problems_cache: tuple[int, list[Problem]] | None
     _whole_positions: tuple[int, Positions] | None
+    _comment_memo: dict[str, Any]
+    data: Any
 
     def _init_placing(self) -> None:
         """The state this part owns, as a session starts (called by ``DraftSession.__init__``)."""
         self._problems_cache = None
         self._whole_positions = None
+        self._comment_memo = {}
 
     @property
     def problems(self) -> list[Problem]:
@@ -47,9 +51,18 @@ class PlacingMixin:
             for i, scope in enumerate(self._apps):
                 out += self._placed_scope(scope, ("apps", i))
             out += [self._place_absolute(p) for p in self._unique]
+            out += self._comment_problems()
             result = sort_problems(out)
             self._problems_cache = (self.version, result)
             return list(result)
+
+    def _comment_problems(self) -> list[Problem]:
+        """What ``validate`` says of a comment holding a raw bidi or control character
+        (:func:`tenantdeck.draft.raw_scalars.comment_problems`), of the text as it is now: an edit moves comments,
+        never changes them, so the memo keeps the one costly part (telling a comment from a value) across edits."""
+        from tenantdeck.draft.raw_scalars import comment_problems
+
+        return comment_problems(self.text, self.file, data=self.data, memo=self._comment_memo)
 
     def problems_under(self, path: PathLike) -> list[Problem]:
         """The problems at ``path`` or below it, placed, in line order.
