@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -204,6 +204,11 @@ def character_name(char: str) -> str:
     return f"U+{code:04X}" + (f" {name}" if name else "")
 
 
+#: what the save's rule calls unsafe that a comment may hold without a word: a lone CR breaks the line for YAML and
+#: for a viewer alike, and a tab is whitespace a reviewer sees as such (it reorders nothing)
+QUIET_IN_COMMENTS: Final = "\r\t"
+
+
 def comment_problems(text: str, file: str = "", *, data: Any = None, memo: dict[str, Any] | None = None
                      ) -> list[Problem]:
     """A located warning for each line whose comment holds a raw unsafe character (:func:`positions`' rule, the one
@@ -228,7 +233,7 @@ def comment_problems(text: str, file: str = "", *, data: Any = None, memo: dict[
     such characters changed; an edit elsewhere moves them, it cannot make a comment a value (a splice writes whole
     scalars), so they are placed again from the offsets alone.
     """
-    found = [c for c in positions(text) if text[c] != "\r"]  # a lone CR breaks the line for YAML and for a viewer
+    found = [c for c in positions(text) if text[c] not in QUIET_IN_COMMENTS]
     maybe = [c for c in found if COMMENT_START.search(text, text.rfind("\n", 0, c) + 1, c) is not None]
     if not maybe:
         return []
