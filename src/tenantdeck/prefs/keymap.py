@@ -141,3 +141,21 @@ def unknown_ids(keymap: Keymap, known: set[str]) -> list[str]:
 def risky_keys(keymap: Keymap) -> list[str]:
     """Entries that rely only on keys tmux, screen or terminals often take."""
     return sorted(b for b, keys in keymap.bindings.items() if all(k in RISKY for k in keys.split(",")))
+
+
+def settle(keymap: Keymap, scopes: list[list[Bound]], known: set[str]) -> list[str]:
+    """Everything said of the keymap file against the app's bindings (``scopes`` and ``known`` ids, which the TUI
+    reads from the app's classes): its problems, the entries :func:`refuse_clashes` leaves out of
+    ``keymap.bindings``, ids no binding has, and entries only on keys a terminal often takes. One rule for the
+    editor's notice at start and ``tenantdeck doctor``'s warning (a trial found doctor ``ok`` for a keymap whose
+    entries the editor then left out)."""
+    problems = list(keymap.problems)
+    if keymap.bindings:
+        problems += refuse_clashes(keymap, scopes)
+        unknown = unknown_ids(keymap, known)
+        if unknown:
+            problems.append(f"no key has the id {', '.join(unknown)} (F1 and the README list the ids)")
+        risky = risky_keys(keymap)
+        if risky:
+            problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
+    return problems

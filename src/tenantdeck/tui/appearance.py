@@ -74,10 +74,12 @@ def variable_problem(name: str, value: str) -> str | None:
     return None
 
 
-def register_themes(app: App[object]) -> ThemeSet:
-    """Register every valid theme file with ``app``; a file Textual cannot build (a colour, a variable) becomes a
-    failure too."""
-    loaded = load_themes(config_dir(), cache_path(cache_dir()))
+def usable_themes(loaded: ThemeSet) -> dict[str, Theme]:
+    """The Textual themes of ``loaded``'s specs; a spec Textual cannot build (a colour it refuses) or whose
+    variable fails :func:`variable_problem` is moved from ``loaded.themes`` to ``loaded.failures``. The one rule
+    of what the editor leaves out: :func:`register_themes` registers what it returns, and ``tenantdeck doctor``
+    warns of the rest (a trial found doctor ``ok`` for a theme file the editor then left out)."""
+    usable: dict[str, Theme] = {}
     for name, spec in list(loaded.themes.items()):
         try:
             theme = Theme(**spec.kwargs)  # type: ignore[arg-type]
@@ -90,6 +92,14 @@ def register_themes(app: App[object]) -> ThemeSet:
             loaded.failures.append(ThemeFailure(spec.source, f"Textual cannot use it: {problem}"))
             del loaded.themes[name]
             continue
+        usable[name] = theme
+    return usable
+
+
+def register_themes(app: App[object]) -> ThemeSet:
+    """Register every valid theme file with ``app`` (:func:`usable_themes`); the others are its failures."""
+    loaded = load_themes(config_dir(), cache_path(cache_dir()))
+    for theme in usable_themes(loaded).values():
         app.register_theme(theme)
     return loaded
 
@@ -129,20 +139,23 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> list[tuple[str, str]]:
     return notices
 
 
+def keymap_problems(loaded: keymaps.Keymap, app: type[App[object]]) -> list[str]:
+    """:func:`tenantdeck.prefs.keymap.settle` against the bindings of the app class ``app`` and of every class of
+    ``tenantdeck.tui``: what the editor leaves out of ``loaded.bindings`` and says at start, and what ``tenantdeck
+    doctor`` warns of. The classes are read only when there is an entry to check (importing every screen for them
+    costs more than a bare Textual app takes to start)."""
+    if not loaded.bindings:
+        return list(loaded.problems)
+    return keymaps.settle(loaded, binding_scopes(app), known_binding_ids(app))
+
+
 def apply_keymap(app: App[object]) -> list[tuple[str, str]]:
     """``keymap.yaml``: good entries applied; returns its problems (and ids no binding has) as one notice naming
     the file."""
     loaded = keymaps.load(config_dir())
-    problems = list(loaded.problems)
+    problems = keymap_problems(loaded, type(app))
     if loaded.bindings:
-        problems += keymaps.refuse_clashes(loaded, binding_scopes(app))
         app.set_keymap(loaded.bindings)
-        unknown = keymaps.unknown_ids(loaded, known_binding_ids(app))
-        if unknown:
-            problems.append(f"no key has the id {', '.join(unknown)} (F1 and the README list the ids)")
-        risky = keymaps.risky_keys(loaded)
-        if risky:
-            problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
     return [("Keymap", f"{loaded.path}:\n" + "\n".join(problems))] if problems else []
 
 
@@ -174,8 +187,8 @@ def _bound_classes() -> list[type]:
     return list(found.values())
 
 
-def known_binding_ids(app: App[object]) -> set[str]:
-    """Every binding id of the app and of the classes in ``tenantdeck.tui``."""
+def known_binding_ids(app: type[App[object]]) -> set[str]:
+    """Every binding id of the app class ``app`` and of the classes in ``tenantdeck.tui``."""
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}  # type: ignore[union-attr]
     for cls in _bound_classes():
         for binding in cls.BINDINGS:  # type: ignore[attr-defined]
@@ -184,7 +197,7 @@ def known_binding_ids(app: App[object]) -> set[str]:
     return {i for i in ids if i}
 
 
-def binding_scopes(app: App[object]) -> list[list[keymaps.Bound]]:
+def binding_scopes(app: type[App[object]]) -> list[list[keymaps.Bound]]:
     """The bindings that work together, for :func:`tenantdeck.prefs.keymap.refuse_clashes`: the app's, and each
     screen's or widget's (with what it inherits) together with the app's, which work on every screen. A binding
     without an id (Textual's own: Tab moves the focus) is there under its action: no entry can move it, but an entry
@@ -194,7 +207,7 @@ def binding_scopes(app: App[object]) -> list[list[keymaps.Bound]]:
                 for key, bindings in node._merge_bindings().key_to_bindings.items()  # type: ignore[attr-defined]
                 for b in bindings]
 
-    everywhere = _merged(bound(type(app)))
+    everywhere = _merged(bound(app))
     return [everywhere, *(_merged(bound(cls) + everywhere) for cls in _bound_classes())]
 
 
