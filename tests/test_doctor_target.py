@@ -119,11 +119,13 @@ def test_doctor_warns_of_every_keymap_entry_the_editor_leaves_out_or_says(tmp_pa
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial K4: doctor said ``ok`` (``n key(s) remapped``) for a keymap.yaml whose entries the editor left out
     at start with a notice: a clash taking Quit's only key, a key of a binding that runs first, an id no binding
-    has, keys a terminal takes. Doctor settles the keymap against the app's bindings as the editor does
-    (tui/appearance.keymap_problems) and warns, naming the file and each entry."""
+    has, keys a terminal takes, a key name Textual does not know (left out first: Quit keeps ctrl+q). Doctor
+    settles the keymap against the app's bindings as the editor does (tui/appearance.keymap_problems) and warns,
+    naming the file and each entry."""
     config = tmp_path / "config"
     config.mkdir()
-    (config / "keymap.yaml").write_text("problems: ctrl+q\nhelp: f2\nnosuch.binding: f9\nundo: ctrl+b\n")
+    (config / "keymap.yaml").write_text("problems: ctrl+q\nhelp: f2\nnosuch.binding: f9\nundo: ctrl+b\n"
+                                        "quit: notakey\n")
     code, checks = doctor_checks(tmp_path, monkeypatch)
     keys = checks["keymap file"]
     assert keys["status"] == "warn", keys
@@ -131,7 +133,8 @@ def test_doctor_warns_of_every_keymap_entry_the_editor_leaves_out_or_says(tmp_pa
     for said in ("problems: ctrl+q is the only key of Quit (quit); entry left out",
                  "help: f2 is the key of Save webhook (webhook_form.save), which runs first; entry left out",
                  "no key has the id nosuch.binding",
-                 "undo: only keys tmux, screen or terminals often take"):
+                 "undo: only keys tmux, screen or terminals often take",
+                 "quit: 'notakey' is not a key name Textual knows"):
         assert said in keys["detail"], keys
     assert code == 0
 

@@ -137,6 +137,20 @@ def test_a_keymap_entry_that_would_leave_an_action_without_a_key_is_refused(tmp_
     assert bindings == {"problems": "ctrl+q", "quit": "ctrl+x"} and said == []
 
 
+def test_a_keymap_entry_on_a_key_the_ui_does_not_know_is_left_out_before_clashes_are_settled(tmp_path: Path) -> None:
+    """``quit: notakey`` passes the file's syntax; the UI's key names (here a stand-in for Textual's) refuse it, the
+    entry is left out first, so Quit keeps ctrl+q and ``problems: ctrl+q`` is then refused as a clash."""
+    quit_ = keymap.Bound("quit", ("ctrl+q",), "Quit", True, "App")
+    problems = keymap.Bound("problems", ("f8",), "Problems", False, "App")
+    (tmp_path / "keymap.yaml").write_text("quit: notakey,f10\nproblems: ctrl+q\n", encoding="utf-8")
+    loaded = keymap.load(tmp_path)
+    said = keymap.settle(loaded, [[quit_, problems]], {"quit", "problems"}, lambda key: key != "notakey")
+    assert said == ["quit: 'notakey' is not a key name Textual knows (e.g. f5, ctrl+r, alt+x, shift+tab, "
+                    "question_mark); entry left out",
+                    "problems: ctrl+q is the only key of Quit (quit); entry left out"]
+    assert loaded.bindings == {}
+
+
 def test_every_bad_settings_value_is_said_with_the_file_and_the_key(tmp_path: Path) -> None:
     """settings.yaml with a bad theme and a bad port (a docs-only trial, F17): each is said, naming the file and the
     key, and left out; before, a theme that was not text replaced the port's problem."""

@@ -361,6 +361,28 @@ def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path
     run(app, body)
 
 
+def test_a_keymap_entry_on_a_key_textual_does_not_know_is_left_out_with_a_notice(tmp_path: Path) -> None:
+    """Trial K4: ``quit: notakey`` passed the file's syntax and Textual applied it: the footer said "notakey Quit"
+    and ctrl+q no longer quit. The entry is left out with a notice naming the file, the entry and the key; Quit
+    keeps ctrl+q, and a good entry in the same file applies."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("quit: notakey\nproblems: f10\n")
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        from tenantdeck.tui.widgets.footer import KeyFooter
+
+        text = notices(app)
+        assert "keymap.yaml" in text and "quit: 'notakey' is not a key name Textual knows" in text, text
+        assert "^q Quit" in app.screen.query_one(KeyFooter).text
+        await pilot.press("f10")
+        await settle(pilot)
+        assert isinstance(app.screen, ProblemsScreen)
+
+    run(app, body)
+
+
 def test_palette_jumps_to_an_app_a_webhook_and_a_toggle(tmp_path: Path) -> None:
     from tenantdeck.tui.commands import TenantdeckCommands
 

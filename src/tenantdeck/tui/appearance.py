@@ -8,6 +8,7 @@ default theme, the default keys) and starts anyway.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import pkgutil
 import re
@@ -146,7 +147,27 @@ def keymap_problems(loaded: keymaps.Keymap, app: type[App[object]]) -> list[str]
     costs more than a bare Textual app takes to start)."""
     if not loaded.bindings:
         return list(loaded.problems)
-    return keymaps.settle(loaded, binding_scopes(app), known_binding_ids(app))
+    return keymaps.settle(loaded, binding_scopes(app), known_binding_ids(app), textual_knows)
+
+
+@functools.cache
+def _key_names() -> frozenset[str]:
+    """The key names (modifiers aside) Textual reports that no character's Unicode name gives: its ``Keys`` (f1,
+    pageup, tab), its short names of characters (slash, minus) and its aliases (newline)."""
+    from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
+
+    names = {key.value for key in Keys} | set(KEY_NAME_REPLACEMENTS.values())
+    names |= {alias for aliases in KEY_ALIASES.values() for alias in aliases}
+    return frozenset(name.rpartition("+")[2] for name in names)
+
+
+def textual_knows(key: str) -> bool:
+    """Whether ``key`` (``ctrl+r``, ``question_mark``: the keymap file's syntax, lower case) names a key Textual can
+    report: its base is one character, one of :func:`_key_names`, or a character's Unicode name (comma)."""
+    from textual.keys import key_to_character
+
+    base = key.rpartition("+")[2]
+    return len(base) == 1 or base in _key_names() or key_to_character(base) is not None
 
 
 def apply_keymap(app: App[object]) -> list[tuple[str, str]]:
