@@ -141,10 +141,10 @@ def test_doctor_warns_of_every_keymap_entry_the_editor_leaves_out_or_says(tmp_pa
 
 def test_doctor_says_ok_for_a_keymap_and_a_theme_the_editor_uses_whole(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same checks leave a good keymap and theme file alone: ``ok``, nothing left out."""
+    """The same checks leave a good keymap (docs/configuration.md's example) and theme file alone: ``ok``."""
     config = tmp_path / "config"
     (config / "themes").mkdir(parents=True)
-    (config / "keymap.yaml").write_text("problems: f8,f10\napps.filter: [f, slash]\n")
+    (config / "keymap.yaml").write_text("save: f2,alt+w\napps.filter: [f, slash]\n")
     (config / "themes" / "ocean.yaml").write_text("name: ocean\ndark: true\nprimary: '#2e86de'\nvariables:\n"
                                                   "  footer-key-foreground: '#7cc0ff'\n")
     code, checks = doctor_checks(tmp_path, monkeypatch)

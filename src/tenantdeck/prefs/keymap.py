@@ -116,6 +116,8 @@ def refuse_clashes(keymap: Keymap, scopes: list[list[Bound]]) -> list[str]:
                     if other.id == entry.id:
                         continue
                     taken = sorted(set(wanted[entry.id].split(",")) & _keys(wanted, other))
+                    if other.owner != entry.owner:  # no key moves across classes: a key the entry had is as it was
+                        taken = [k for k in taken if k not in entry.keys]  # (`save: f2,alt+w`, the docs' example)
                     if not taken:
                         continue
                     left = _keys(wanted, other) - set(wanted[entry.id].split(","))
