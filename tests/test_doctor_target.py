@@ -141,13 +141,16 @@ def test_doctor_warns_of_every_keymap_entry_the_editor_leaves_out_or_says(tmp_pa
 
 def test_doctor_says_ok_for_a_keymap_and_a_theme_the_editor_uses_whole(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same checks leave a good keymap (docs/configuration.md's example) and theme file alone: ``ok``."""
+    """The same checks leave a good keymap (docs/configuration.md's example) and theme file alone: ``ok``; so is a
+    remembered theme of Textual's own (``nord``), which the editor uses (doctor warned of it)."""
     config = tmp_path / "config"
     (config / "themes").mkdir(parents=True)
     (config / "keymap.yaml").write_text("save: f2,alt+w\napps.filter: [f, slash]\n")
+    (config / "settings.yaml").write_text("theme: nord\n")  # one of Textual's own: the editor uses it
     (config / "themes" / "ocean.yaml").write_text("name: ocean\ndark: true\nprimary: '#2e86de'\nvariables:\n"
                                                   "  footer-key-foreground: '#7cc0ff'\n")
     code, checks = doctor_checks(tmp_path, monkeypatch)
     assert checks["keymap file"] == {"name": "keymap file", "status": "ok", "detail": "2 key(s) remapped"}
     assert checks["theme files"]["status"] == "ok", checks["theme files"]
+    assert checks["settings file"] == {"name": "settings file", "status": "ok", "detail": "read"}
     assert code == 0

@@ -274,6 +274,15 @@ def test_a_theme_whose_variables_textual_cannot_use_is_left_out_and_never_closes
             assert name in text, text
         assert "footer-key-foreground" in text and "block-cursor-text-style" in text and "\x1b[" not in text
         assert "fine" in app.available_themes and not {"evil", "evil2", "evil3"} & set(app.available_themes)
+        # doctor's view of the theme files (tenantdeck doctor, trial K4) is the editor's: the same names usable
+        from tenantdeck.locations import config_dir
+        from tenantdeck.prefs.themes import load_themes
+        from tenantdeck.tui import appearance
+
+        seen = load_themes(config_dir(), None)
+        appearance.usable_themes(seen)
+        assert appearance.theme_names(seen) == set(app.available_themes)
+        assert {f.path.name for f in seen.failures} == {"evil.yaml", "evil2.yaml", "evil3.yaml"}
         app.theme = "fine"
         await pilot.pause()
         await pilot.pause()

@@ -196,12 +196,12 @@ def config_checks() -> list[Check]:
     appearance.usable_themes(loaded)  # what Textual cannot use becomes a failure, as when the editor starts
     remembered = settings.load(config)
     said = list(remembered.problems)
-    if remembered.theme is not None and remembered.theme not in loaded.themes:
+    if remembered.theme is not None and remembered.theme not in appearance.theme_names(loaded):
         failure = loaded.failure_for(remembered.theme)
         why = f"its file is left out: {failure.render()}" if failure else (
             f"no theme file is named so (theme files: {', '.join(sorted(loaded.themes))}; "
-            f"yours go in {themes.user_dir(config)}); the editor uses tenantdeck's default unless Textual has a "
-            "theme of that name")
+            f"yours go in {themes.user_dir(config)}), nor is it one of Textual's; the editor uses tenantdeck's "
+            "default")
         said.append(f"{settings.settings_path(config)}: theme: {remembered.theme!r}: {why}")
     if said:
         checks.append(Check("settings file", "warn", "; ".join(said)))

@@ -97,6 +97,15 @@ def usable_themes(loaded: ThemeSet) -> dict[str, Theme]:
     return usable
 
 
+def theme_names(loaded: ThemeSet) -> set[str]:
+    """The themes the editor can switch to once :func:`register_themes` registered ``loaded``'s: those and Textual's
+    own (``App.available_themes`` is the two). The remembered theme is checked against these by the editor
+    (:func:`apply_theme`) and ``tenantdeck doctor``, which warned of a remembered ``nord`` the editor used."""
+    from textual.theme import BUILTIN_THEMES
+
+    return set(BUILTIN_THEMES) | set(loaded.themes)
+
+
 def register_themes(app: App[object]) -> ThemeSet:
     """Register every valid theme file with ``app`` (:func:`usable_themes`); the others are its failures."""
     loaded = load_themes(config_dir(), cache_path(cache_dir()))
@@ -112,7 +121,7 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> list[tuple[str, str]]:
     remembered = prefs_settings.load(config)
     said = list(remembered.problems)  # each names settings.yaml, the key and why
     wanted = remembered.theme or DEFAULT_THEME
-    if wanted not in app.available_themes:
+    if wanted not in theme_names(loaded):
         failure = loaded.failure_for(wanted)
         why = failure.render() if failure else f"no theme named {wanted!r} (themes are in {config / 'themes'})"
         where = f"{prefs_settings.settings_path(config)}: theme: " if remembered.theme else ""
