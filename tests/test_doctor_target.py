@@ -154,3 +154,23 @@ def test_doctor_says_ok_for_a_keymap_and_a_theme_the_editor_uses_whole(tmp_path:
     assert checks["theme files"]["status"] == "ok", checks["theme files"]
     assert checks["settings file"] == {"name": "settings file", "status": "ok", "detail": "read"}
     assert code == 0
+
+
+def test_doctor_without_textual_warns_and_reads_the_files_with_their_own_loaders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Doctor now asks the editor's rules, which need Textual; doctor is run when something is wrong, so a Textual
+    that does not import is a warning naming the editor, not a traceback, and the files are still read."""
+    import sys
+
+    import tenantdeck.tui
+
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("undo: 12345\n")
+    monkeypatch.setitem(sys.modules, "tenantdeck.tui.appearance", None)  # its import raises ImportError
+    monkeypatch.delattr(tenantdeck.tui, "appearance", raising=False)
+    code, checks = doctor_checks(tmp_path, monkeypatch)
+    assert checks["editor"]["status"] == "warn" and "`tenantdeck edit` cannot start" in checks["editor"]["detail"]
+    assert checks["keymap file"]["status"] == "warn" and "undo: keys must be text" in checks["keymap file"]["detail"]
+    assert checks["theme files"]["status"] == "ok"
+    assert code == 0

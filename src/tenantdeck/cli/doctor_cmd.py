@@ -28,6 +28,8 @@ from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.target_options import target_options
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tenantdeck.api.models import Ping
     from tenantdeck.targets import Target
 
@@ -179,10 +181,10 @@ def config_checks() -> list[Check]:
     from tenantdeck.locations import config_dir
     from tenantdeck.prefs import keymap, settings, themes
     from tenantdeck.targets import ProfileError, load_profiles, profiles_path
-    from tenantdeck.tui import appearance  # the editor's own rules of what it leaves out (they need Textual)
 
     config = config_dir()
     checks = []
+    appearance = _editor_rules(checks)
     path = profiles_path()
     if not path.exists():
         checks.append(Check("profiles file", "ok", "none (only the built-in 'local' sandbox)"))
@@ -193,10 +195,12 @@ def config_checks() -> list[Check]:
         except ProfileError as exc:
             checks.append(Check("profiles file", "FAIL", str(exc)))
     loaded = themes.load_themes(config, None)
-    appearance.usable_themes(loaded)  # what Textual cannot use becomes a failure, as when the editor starts
+    if appearance is not None:  # what Textual cannot use becomes a failure, as when the editor starts
+        appearance.usable_themes(loaded)
+    names = appearance.theme_names(loaded) if appearance is not None else set(loaded.themes)
     remembered = settings.load(config)
     said = list(remembered.problems)
-    if remembered.theme is not None and remembered.theme not in appearance.theme_names(loaded):
+    if remembered.theme is not None and remembered.theme not in names:
         failure = loaded.failure_for(remembered.theme)
         why = f"its file is left out: {failure.render()}" if failure else (
             f"no theme file is named so (theme files: {', '.join(sorted(loaded.themes))}; "
@@ -210,7 +214,7 @@ def config_checks() -> list[Check]:
         checks.append(Check("settings file", "ok", "read" if there else "none (the defaults)"))
     keys = keymap.load(config)
     problems = list(keys.problems)
-    if keys.bindings:  # against the app's bindings, as the editor settles it at start (the only import of them)
+    if keys.bindings and appearance is not None:  # against the app's bindings, as the editor settles it at start
         from tenantdeck.tui.app import TenantdeckApp
 
         problems = appearance.keymap_problems(keys, TenantdeckApp)
@@ -224,6 +228,21 @@ def config_checks() -> list[Check]:
     else:
         checks.append(Check("theme files", "ok", f"{len(loaded.themes)} theme(s)"))
     return checks
+
+
+def _editor_rules(checks: list[Check]) -> ModuleType | None:
+    """:mod:`tenantdeck.tui.appearance`, the editor's own rules of what it leaves out of the theme and keymap files
+    (they need Textual, so they are imported here only); if it does not import, a warning says so and the files
+    are read by their core loaders alone: doctor is run when something is wrong, and says it without a
+    traceback."""
+    try:
+        from tenantdeck.tui import appearance
+    except Exception as exc:
+        checks.append(Check("editor", "warn", f"Textual does not import ({type(exc).__name__}: {exc}): "
+                                              "`tenantdeck edit` cannot start; theme and keymap files are read "
+                                              "without the editor's checks"))
+        return None
+    return appearance
 
 
 @dataclass(frozen=True, slots=True)
