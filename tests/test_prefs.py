@@ -135,6 +135,30 @@ def test_a_keymap_entry_that_would_leave_an_action_without_a_key_is_refused(tmp_
     assert bindings == {"help": "ctrl+s"} and said == ["help: ctrl+s taken from Save (save), which keeps f2"]
     bindings, said = refused("problems: ctrl+q\nquit: ctrl+x\n")
     assert bindings == {"problems": "ctrl+q", "quit": "ctrl+x"} and said == []
+    # A key the entry already had, which a priority binding of another class also has (the webhook form's Save on
+    # f2): nothing changes there, so the docs' own example applies without a word (it was left out, trial K4).
+    form = [keymap.Bound("webhook_form.save", ("f2",), "Save webhook", True, "WebhookForm"), *app]
+    (tmp_path / "keymap.yaml").write_text("save: f2,alt+w\n", encoding="utf-8")
+    loaded = keymap.load(tmp_path)
+    assert keymap.refuse_clashes(loaded, [app, form]) == [] and loaded.bindings == {"save": "f2,alt+w"}
+    (tmp_path / "keymap.yaml").write_text("help: f2\n", encoding="utf-8")  # a key it did not have: left out
+    loaded = keymap.load(tmp_path)
+    assert keymap.refuse_clashes(loaded, [app, form]) == [
+        "help: f2 is the key of Save webhook (webhook_form.save), which runs first; entry left out"]
+
+
+def test_a_keymap_entry_on_a_key_the_ui_does_not_know_is_left_out_before_clashes_are_settled(tmp_path: Path) -> None:
+    """``quit: notakey`` passes the file's syntax; the UI's key names (here a stand-in for Textual's) refuse it, the
+    entry is left out first, so Quit keeps ctrl+q and ``problems: ctrl+q`` is then refused as a clash."""
+    quit_ = keymap.Bound("quit", ("ctrl+q",), "Quit", True, "App")
+    problems = keymap.Bound("problems", ("f8",), "Problems", False, "App")
+    (tmp_path / "keymap.yaml").write_text("quit: notakey,f10\nproblems: ctrl+q\n", encoding="utf-8")
+    loaded = keymap.load(tmp_path)
+    said = keymap.settle(loaded, [[quit_, problems]], {"quit", "problems"}, lambda key: key != "notakey")
+    assert said == ["quit: 'notakey' is not a key name Textual knows (e.g. f5, ctrl+r, alt+x, shift+tab, "
+                    "question_mark); entry left out",
+                    "problems: ctrl+q is the only key of Quit (quit); entry left out"]
+    assert loaded.bindings == {}
 
 
 def test_every_bad_settings_value_is_said_with_the_file_and_the_key(tmp_path: Path) -> None:

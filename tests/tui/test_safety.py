@@ -274,6 +274,15 @@ def test_a_theme_whose_variables_textual_cannot_use_is_left_out_and_never_closes
             assert name in text, text
         assert "footer-key-foreground" in text and "block-cursor-text-style" in text and "\x1b[" not in text
         assert "fine" in app.available_themes and not {"evil", "evil2", "evil3"} & set(app.available_themes)
+        # doctor's view of the theme files (tenantdeck doctor, trial K4) is the editor's: the same names usable
+        from tenantdeck.locations import config_dir
+        from tenantdeck.prefs.themes import load_themes
+        from tenantdeck.tui import appearance
+
+        seen = load_themes(config_dir(), None)
+        appearance.usable_themes(seen)
+        assert appearance.theme_names(seen) == set(app.available_themes)
+        assert {f.path.name for f in seen.failures} == {"evil.yaml", "evil2.yaml", "evil3.yaml"}
         app.theme = "fine"
         await pilot.pause()
         await pilot.pause()
@@ -357,6 +366,28 @@ def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path
         await pilot.press("ctrl+q")
         await settle(pilot)
         assert not isinstance(app.screen, ProblemsScreen)
+
+    run(app, body)
+
+
+def test_a_keymap_entry_on_a_key_textual_does_not_know_is_left_out_with_a_notice(tmp_path: Path) -> None:
+    """Trial K4: ``quit: notakey`` passed the file's syntax and Textual applied it: the footer said "notakey Quit"
+    and ctrl+q no longer quit. The entry is left out with a notice naming the file, the entry and the key; Quit
+    keeps ctrl+q, and a good entry in the same file applies."""
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "keymap.yaml").write_text("quit: notakey\nproblems: f10\n")
+    app = make_app(prepare(tmp_path))
+
+    async def body(pilot) -> None:  # type: ignore[no-untyped-def]
+        from tenantdeck.tui.widgets.footer import KeyFooter
+
+        text = notices(app)
+        assert "keymap.yaml" in text and "quit: 'notakey' is not a key name Textual knows" in text, text
+        assert "^q Quit" in app.screen.query_one(KeyFooter).text
+        await pilot.press("f10")
+        await settle(pilot)
+        assert isinstance(app.screen, ProblemsScreen)
 
     run(app, body)
 

@@ -4,7 +4,9 @@ One line per check, in the order a user would debug by hand: target resolved -> 
 accepted -> TLS -> clock skew. ``ok`` and ``warn`` pass; any ``FAIL`` makes the exit code 1. Checks that cannot
 run because an earlier one failed say ``skip``. Then each config file it lists below is read as the commands and
 the editor read it (:func:`config_checks`): a broken profiles.yaml fails (every command naming a profile fails on
-it), a bad value in settings.yaml, keymap.yaml or a theme file warns (the editor leaves it out). Then every path
+it), a bad value in settings.yaml, keymap.yaml or a theme file warns (the editor leaves it out). Keymap and theme
+files are judged by the editor's own rules (:mod:`tenantdeck.tui.appearance`, imported here only, for they need
+Textual), so doctor warns of all the editor's start-up notices say. Then every path
 the tool reads or writes (config, data, cache), so "where does it keep X" has one answer; ``--format json``
 prints the same as one document. Nothing here prints a traceback or a secret: errors are the client's one-line
 messages (already redacted), and anything unexpected is redacted again before printing.
@@ -26,6 +28,8 @@ from tenantdeck.cli.machine import document, emit, format_option
 from tenantdeck.cli.target_options import target_options
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from tenantdeck.api.models import Ping
     from tenantdeck.targets import Target
 
@@ -171,13 +175,16 @@ def run_checks(profile: str | None, base_url: str | None, insecure: bool, max_rp
 def config_checks() -> list[Check]:
     """Each config file :func:`used_paths` lists, read by its own loader, so doctor says what the commands and the
     editor would say of it (a docs-only trial found ``doctor`` all ``ok`` with a profiles.yaml every command
-    naming a profile refused). Not there: ``ok`` (the defaults)."""
+    naming a profile refused; trial K4, with theme files and keymap entries the editor left out at start). Not
+    there: ``ok`` (the defaults). Cost: Textual's theme classes always (about 0.1 s), the app's bindings (every
+    screen imported, about 0.35 s) only when keymap.yaml has an entry to settle."""
     from tenantdeck.locations import config_dir
     from tenantdeck.prefs import keymap, settings, themes
     from tenantdeck.targets import ProfileError, load_profiles, profiles_path
 
     config = config_dir()
     checks = []
+    appearance = _editor_rules(checks)
     path = profiles_path()
     if not path.exists():
         checks.append(Check("profiles file", "ok", "none (only the built-in 'local' sandbox)"))
@@ -188,14 +195,17 @@ def config_checks() -> list[Check]:
         except ProfileError as exc:
             checks.append(Check("profiles file", "FAIL", str(exc)))
     loaded = themes.load_themes(config, None)
+    if appearance is not None:  # what Textual cannot use becomes a failure, as when the editor starts
+        appearance.usable_themes(loaded)
+    names = appearance.theme_names(loaded) if appearance is not None else set(loaded.themes)
     remembered = settings.load(config)
     said = list(remembered.problems)
-    if remembered.theme is not None and remembered.theme not in loaded.themes:
+    if remembered.theme is not None and remembered.theme not in names:
         failure = loaded.failure_for(remembered.theme)
         why = f"its file is left out: {failure.render()}" if failure else (
             f"no theme file is named so (theme files: {', '.join(sorted(loaded.themes))}; "
-            f"yours go in {themes.user_dir(config)}); the editor uses tenantdeck's default unless Textual has a "
-            "theme of that name")
+            f"yours go in {themes.user_dir(config)}), nor is it one of Textual's; the editor uses tenantdeck's "
+            "default")
         said.append(f"{settings.settings_path(config)}: theme: {remembered.theme!r}: {why}")
     if said:
         checks.append(Check("settings file", "warn", "; ".join(said)))
@@ -203,8 +213,13 @@ def config_checks() -> list[Check]:
         there = settings.settings_path(config).exists()
         checks.append(Check("settings file", "ok", "read" if there else "none (the defaults)"))
     keys = keymap.load(config)
-    if keys.problems:
-        checks.append(Check("keymap file", "warn", f"{keys.path}: " + "; ".join(keys.problems)))
+    problems = list(keys.problems)
+    if keys.bindings and appearance is not None:  # against the app's bindings, as the editor settles it at start
+        from tenantdeck.tui.app import TenantdeckApp
+
+        problems = appearance.keymap_problems(keys, TenantdeckApp)
+    if problems:
+        checks.append(Check("keymap file", "warn", f"{keys.path}: " + "; ".join(problems)))
     else:
         checks.append(Check("keymap file", "ok", f"{len(keys.bindings)} key(s) remapped" if keys.bindings
                             else "none (the default keys)"))
@@ -213,6 +228,21 @@ def config_checks() -> list[Check]:
     else:
         checks.append(Check("theme files", "ok", f"{len(loaded.themes)} theme(s)"))
     return checks
+
+
+def _editor_rules(checks: list[Check]) -> ModuleType | None:
+    """:mod:`tenantdeck.tui.appearance`, the editor's own rules of what it leaves out of the theme and keymap files
+    (they need Textual, so they are imported here only); if it does not import, a warning says so and the files
+    are read by their core loaders alone: doctor is run when something is wrong, and says it without a
+    traceback."""
+    try:
+        from tenantdeck.tui import appearance
+    except Exception as exc:
+        checks.append(Check("editor", "warn", f"Textual does not import ({type(exc).__name__}: {exc}): "
+                                              "`tenantdeck edit` cannot start; theme and keymap files are read "
+                                              "without the editor's checks"))
+        return None
+    return appearance
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,14 @@ Example::
 A broken file, a wrong type or an unusable key is reported line by line and that entry is left out; the rest
 applies. So is an entry that takes a key another action needs (:func:`refuse_clashes`): ``problems: ctrl+q`` left
 Quit without a key, silently, since Textual moves a key given to one binding away from the others of its screen.
-Keys are Textual key names (``textual keys`` shows what a terminal sends).
+Keys are Textual key names (``textual keys`` shows what a terminal sends); a name Textual does not know is left out
+too (:func:`unknown_keys`). :func:`settle` is the whole rule, for the editor's notice and ``tenantdeck doctor``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +116,8 @@ def refuse_clashes(keymap: Keymap, scopes: list[list[Bound]]) -> list[str]:
                     if other.id == entry.id:
                         continue
                     taken = sorted(set(wanted[entry.id].split(",")) & _keys(wanted, other))
+                    if other.owner != entry.owner:  # no key moves across classes: a key the entry had is as it was
+                        taken = [k for k in taken if k not in entry.keys]  # (`save: f2,alt+w`, the docs' example)
                     if not taken:
                         continue
                     left = _keys(wanted, other) - set(wanted[entry.id].split(","))
@@ -141,3 +145,36 @@ def unknown_ids(keymap: Keymap, known: set[str]) -> list[str]:
 def risky_keys(keymap: Keymap) -> list[str]:
     """Entries that rely only on keys tmux, screen or terminals often take."""
     return sorted(b for b, keys in keymap.bindings.items() if all(k in RISKY for k in keys.split(",")))
+
+
+def unknown_keys(keymap: Keymap, is_key: Callable[[str], bool]) -> list[str]:
+    """Leave out of ``keymap.bindings`` every entry with a key ``is_key`` refuses (the TUI's: a name Textual
+    knows), and say which. ``quit: notakey`` passed the file's syntax, and Textual gave Quit a key no terminal
+    sends, taking ctrl+q away."""
+    said = []
+    for binding_id, keys in list(keymap.bindings.items()):
+        bad = [k for k in keys.split(",") if not is_key(k)]
+        if bad:
+            said.append(f"{binding_id}: {', '.join(map(repr, bad))} is not a key name Textual knows (e.g. f5, "
+                        "ctrl+r, alt+x, shift+tab, question_mark); entry left out")
+            del keymap.bindings[binding_id]
+    return said
+
+
+def settle(keymap: Keymap, scopes: list[list[Bound]], known: set[str], is_key: Callable[[str], bool]) -> list[str]:
+    """Everything said of the keymap file against the app's bindings (``scopes`` and ``known`` ids, which the TUI
+    reads from the app's classes, and ``is_key``, Textual's key names): its problems, the entries
+    :func:`unknown_keys` and :func:`refuse_clashes` leave out of ``keymap.bindings``, ids no binding has, and
+    entries only on keys a terminal often takes. One rule for the editor's notice at start and ``tenantdeck
+    doctor``'s warning (trial K4 found doctor ``ok`` for a keymap whose entries the editor then left out)."""
+    problems = list(keymap.problems)
+    if keymap.bindings:
+        problems += unknown_keys(keymap, is_key)
+        problems += refuse_clashes(keymap, scopes)
+        unknown = unknown_ids(keymap, known)
+        if unknown:
+            problems.append(f"no key has the id {', '.join(unknown)} (F1 and the README list the ids)")
+        risky = risky_keys(keymap)
+        if risky:
+            problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
+    return problems

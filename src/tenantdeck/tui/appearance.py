@@ -8,6 +8,7 @@ default theme, the default keys) and starts anyway.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import pkgutil
 import re
@@ -74,10 +75,12 @@ def variable_problem(name: str, value: str) -> str | None:
     return None
 
 
-def register_themes(app: App[object]) -> ThemeSet:
-    """Register every valid theme file with ``app``; a file Textual cannot build (a colour, a variable) becomes a
-    failure too."""
-    loaded = load_themes(config_dir(), cache_path(cache_dir()))
+def usable_themes(loaded: ThemeSet) -> dict[str, Theme]:
+    """The Textual themes of ``loaded``'s specs; a spec Textual cannot build (a colour it refuses) or whose
+    variable fails :func:`variable_problem` is moved from ``loaded.themes`` to ``loaded.failures``. The one rule
+    of what the editor leaves out: :func:`register_themes` registers what it returns, and ``tenantdeck doctor``
+    warns of the rest (a trial found doctor ``ok`` for a theme file the editor then left out)."""
+    usable: dict[str, Theme] = {}
     for name, spec in list(loaded.themes.items()):
         try:
             theme = Theme(**spec.kwargs)  # type: ignore[arg-type]
@@ -90,6 +93,23 @@ def register_themes(app: App[object]) -> ThemeSet:
             loaded.failures.append(ThemeFailure(spec.source, f"Textual cannot use it: {problem}"))
             del loaded.themes[name]
             continue
+        usable[name] = theme
+    return usable
+
+
+def theme_names(loaded: ThemeSet) -> set[str]:
+    """The themes the editor can switch to once :func:`register_themes` registered ``loaded``'s: those and Textual's
+    own (``App.available_themes`` is the two). The remembered theme is checked against these by the editor
+    (:func:`apply_theme`) and ``tenantdeck doctor``, which warned of a remembered ``nord`` the editor used."""
+    from textual.theme import BUILTIN_THEMES
+
+    return set(BUILTIN_THEMES) | set(loaded.themes)
+
+
+def register_themes(app: App[object]) -> ThemeSet:
+    """Register every valid theme file with ``app`` (:func:`usable_themes`); the others are its failures."""
+    loaded = load_themes(config_dir(), cache_path(cache_dir()))
+    for theme in usable_themes(loaded).values():
         app.register_theme(theme)
     return loaded
 
@@ -101,7 +121,7 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> list[tuple[str, str]]:
     remembered = prefs_settings.load(config)
     said = list(remembered.problems)  # each names settings.yaml, the key and why
     wanted = remembered.theme or DEFAULT_THEME
-    if wanted not in app.available_themes:
+    if wanted not in theme_names(loaded):
         failure = loaded.failure_for(wanted)
         why = failure.render() if failure else f"no theme named {wanted!r} (themes are in {config / 'themes'})"
         where = f"{prefs_settings.settings_path(config)}: theme: " if remembered.theme else ""
@@ -129,20 +149,43 @@ def apply_theme(app: App[object], loaded: ThemeSet) -> list[tuple[str, str]]:
     return notices
 
 
+def keymap_problems(loaded: keymaps.Keymap, app: type[App[object]]) -> list[str]:
+    """:func:`tenantdeck.prefs.keymap.settle` against the bindings of the app class ``app`` and of every class of
+    ``tenantdeck.tui``: what the editor leaves out of ``loaded.bindings`` and says at start, and what ``tenantdeck
+    doctor`` warns of. The classes are read only when there is an entry to check (importing every screen for them
+    costs more than a bare Textual app takes to start)."""
+    if not loaded.bindings:
+        return list(loaded.problems)
+    return keymaps.settle(loaded, binding_scopes(app), known_binding_ids(app), textual_knows)
+
+
+@functools.cache
+def _key_names() -> frozenset[str]:
+    """The key names (modifiers aside) Textual reports that no character's Unicode name gives: its ``Keys`` (f1,
+    pageup, tab), its short names of characters (slash, minus) and its aliases (newline)."""
+    from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
+
+    names = {key.value for key in Keys} | set(KEY_NAME_REPLACEMENTS.values())
+    names |= {alias for aliases in KEY_ALIASES.values() for alias in aliases}
+    return frozenset(name.rpartition("+")[2] for name in names)
+
+
+def textual_knows(key: str) -> bool:
+    """Whether ``key`` (``ctrl+r``, ``question_mark``: the keymap file's syntax, lower case) names a key Textual can
+    report: its base is one character, one of :func:`_key_names`, or a character's Unicode name (comma)."""
+    from textual.keys import key_to_character
+
+    base = key.rpartition("+")[2]
+    return len(base) == 1 or base in _key_names() or key_to_character(base) is not None
+
+
 def apply_keymap(app: App[object]) -> list[tuple[str, str]]:
     """``keymap.yaml``: good entries applied; returns its problems (and ids no binding has) as one notice naming
     the file."""
     loaded = keymaps.load(config_dir())
-    problems = list(loaded.problems)
+    problems = keymap_problems(loaded, type(app))
     if loaded.bindings:
-        problems += keymaps.refuse_clashes(loaded, binding_scopes(app))
         app.set_keymap(loaded.bindings)
-        unknown = keymaps.unknown_ids(loaded, known_binding_ids(app))
-        if unknown:
-            problems.append(f"no key has the id {', '.join(unknown)} (F1 and the README list the ids)")
-        risky = keymaps.risky_keys(loaded)
-        if risky:
-            problems.append(f"{', '.join(risky)}: only keys tmux, screen or terminals often take; add another")
     return [("Keymap", f"{loaded.path}:\n" + "\n".join(problems))] if problems else []
 
 
@@ -174,8 +217,8 @@ def _bound_classes() -> list[type]:
     return list(found.values())
 
 
-def known_binding_ids(app: App[object]) -> set[str]:
-    """Every binding id of the app and of the classes in ``tenantdeck.tui``."""
+def known_binding_ids(app: type[App[object]]) -> set[str]:
+    """Every binding id of the app class ``app`` and of the classes in ``tenantdeck.tui``."""
     ids = {b.id for b in app.BINDINGS if getattr(b, "id", None)}  # type: ignore[union-attr]
     for cls in _bound_classes():
         for binding in cls.BINDINGS:  # type: ignore[attr-defined]
@@ -184,7 +227,7 @@ def known_binding_ids(app: App[object]) -> set[str]:
     return {i for i in ids if i}
 
 
-def binding_scopes(app: App[object]) -> list[list[keymaps.Bound]]:
+def binding_scopes(app: type[App[object]]) -> list[list[keymaps.Bound]]:
     """The bindings that work together, for :func:`tenantdeck.prefs.keymap.refuse_clashes`: the app's, and each
     screen's or widget's (with what it inherits) together with the app's, which work on every screen. A binding
     without an id (Textual's own: Tab moves the focus) is there under its action: no entry can move it, but an entry
@@ -194,7 +237,7 @@ def binding_scopes(app: App[object]) -> list[list[keymaps.Bound]]:
                 for key, bindings in node._merge_bindings().key_to_bindings.items()  # type: ignore[attr-defined]
                 for b in bindings]
 
-    everywhere = _merged(bound(type(app)))
+    everywhere = _merged(bound(app))
     return [everywhere, *(_merged(bound(cls) + everywhere) for cls in _bound_classes())]
 
 
