@@ -56,6 +56,15 @@ def test_broken_user_theme_is_reported_by_file_and_field(tmp_path: Path) -> None
     assert loaded.failure_for("mine") is not None
 
 
+def test_a_folder_named_like_a_theme_file_is_said_not_skipped(tmp_path: Path) -> None:
+    """Trial L, L10: ``themes/dir.yaml/`` was passed over without a word (doctor said ok); docs/security.md says a
+    folder where a file is read is one clear problem."""
+    user = themes.user_dir(tmp_path)
+    (user / "dir.yaml").mkdir(parents=True)
+    loaded = themes.load_themes(tmp_path, None)
+    assert [(f.path.name, "is a directory" in f.message) for f in loaded.failures] == [("dir.yaml", True)]
+
+
 def test_cache_avoids_pydantic_when_files_are_unchanged(tmp_path: Path) -> None:
     cache = themes.cache_path(tmp_path / "data")
     first = themes.load_themes(tmp_path, cache)

@@ -73,9 +73,9 @@ def theme_files(config: Path) -> list[tuple[Path, bool]]:
     found: list[tuple[Path, bool]] = []
     for folder, bundled in ((BUNDLED_DIR, True), (user_dir(config), False)):
         with contextlib.suppress(OSError):
-            # not only regular files: a FIFO or a device named like a theme is reported (by the reader), not skipped
-            found += [(p, bundled) for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml")
-                      and not p.is_dir()]
+            # not only regular files: a FIFO, a device or a folder named like a theme is reported (by the reader),
+            # not skipped (a folder was passed over without a word; trial L, L10)
+            found += [(p, bundled) for p in sorted(folder.iterdir()) if p.suffix in (".yaml", ".yml")]
     return found
 
 
