@@ -31,6 +31,14 @@ def target_for(sandbox: Any) -> Target:
     return Target("test", BASE_URL, KEY, SECRET, httpx.ASGITransport(app=sandbox, raise_app_exceptions=False))
 
 
+def save_plan(plan: Any, path: Path) -> Path:
+    """Write ``plan`` as ``plan -o`` writes it for the sandbox target of :func:`target_for`; returns ``path``."""
+    import json
+
+    path.write_text(json.dumps(plan.to_json()), encoding="utf-8")
+    return path
+
+
 def client_for(sandbox: Any, **kw: Any) -> ManagementClient:
     return ManagementClient(BASE_URL, KEY, SECRET, transport=httpx.ASGITransport(app=sandbox), **kw)
 

@@ -157,6 +157,8 @@ def test_changes_and_payload_edited_together_push_what_the_plan_then_shows(templ
     (lambda d: d.__setitem__("fingerprints", []), "fingerprints: expected an object (got a list)"),
     (lambda d: d.__setitem__("format_version", 99), "format_version: unsupported plan format_version 99"),
     (lambda d: d.pop("plan_hash"), "plan_hash: missing"),
+    (lambda d: d.pop("plan_id"), "plan_id: missing: this file was not written by this version's `tenantdeck plan -o`"),
+    (lambda d: d.__setitem__("plan_id", "../*"), "plan_id: not an id `tenantdeck plan` writes"),
 ])
 def test_a_malformed_plan_file_is_named_where_it_is_wrong(template: Path, tmp_path: Path, edit: Any,
                                                           line: str) -> None:

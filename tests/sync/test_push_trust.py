@@ -35,7 +35,17 @@ from tenantdeck.sync.workspace.state import Workspace
 from tests import procs
 from tests.loopback import serve_on_loopback
 from tests.models import factories
-from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
+from tests.sync.helpers_push import (
+    KEY,
+    SECRET,
+    app_named,
+    edit_draft,
+    loaded,
+    make_sandbox,
+    run_pull,
+    run_push,
+    save_plan,
+)
 
 NEW_PW = "FreshHookPw77"
 ENV = {"NEW_HOOK_PW": NEW_PW, "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "TrustTok11",
@@ -588,3 +598,46 @@ def test_a_secret_holding_the_management_credential_is_never_sent(tmp_path: Path
     assert checked.returncode == exitcodes.ERROR, checked.stdout
     assert re.search(r":\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: \$\{TENANTDECK_SECRET\} is the "
                      r"credential tenantdeck signs in to the service with", checked.stdout), checked.stdout
+
+
+def test_a_new_saved_plan_equal_to_an_applied_one_is_pushed_not_taken_for_its_earlier_run(tmp_path: Path) -> None:
+    """Trial L, L2: a toggle turned on (saved plan, pushed), off (pushed), on again: the new ``on2.json`` has the
+    operations of ``on1.json``, and the journal matched saved plans by their operations' hash, so it was reported
+    "1 applied (1 by an earlier run)", exit 0, with nothing sent and ``diff`` still showing the change. A saved
+    plan resumes its own runs only. Fails without the plan's own id: the last push sends nothing."""
+    from tests.sync.test_push import live_plan
+
+    env: dict[str, str] = {}  # the trial's: the draft's secrets unset, so each plan is the one toggle
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+
+    def gifs(on: bool) -> None:
+        edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").widgets[0].main, "send_gifs", on))
+
+    def live_gifs() -> bool:
+        from tests.sync.helpers_push import call
+
+        acme = app_named(loaded(draft), "Acme Support").id
+        return bool(call(sandbox, "list_widgets", acme)[0].settings["main"]["send_gifs"])
+
+    gifs(True)
+    on1 = live_plan(sandbox, draft, env)
+    save_plan(on1, tmp_path / "on1.json")
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on1.json")
+    assert code == exitcodes.OK and live_gifs() is True, err
+    gifs(False)
+    code, err = run_push(sandbox, draft, env)
+    assert code == exitcodes.OK and live_gifs() is False, err
+    gifs(True)
+    on2 = live_plan(sandbox, draft, env)
+    assert on2.plan_hash() == on1.plan_hash() and on2.plan_id != on1.plan_id  # the same requests, another plan
+    save_plan(on2, tmp_path / "on2.json")
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on2.json")
+    assert code == exitcodes.OK, err
+    assert "earlier run" not in err and "Push complete: 1 applied, 0 failed" in err, err
+    assert live_gifs() is True
+    # and on1.json, pushed again, is still its own earlier run (applied, not sent again: the service moved since
+    # only by this same value)
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on1.json")
+    assert code == exitcodes.OK and "1 by an earlier run" in err, err

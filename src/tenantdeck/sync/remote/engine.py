@@ -335,7 +335,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                                    "push again.", plan=plan, notices=notices, lines=without_base(plan, local))
         else:
             plan = plan_in
-            already = completed_ops(local.workspace.journal_dir, plan.plan_hash())
+            already = completed_ops(local.workspace.journal_dir, plan.plan_id)
             already.update(_adopted_ops(plan, resolution))
             if plan.draft_sha256 and not local.workspace.written_by_tool(plan.draft_sha256, local.sha256):
                 warnings.append(f"{local.path} changed since the plan was made; the plan's operations are pushed as "
@@ -636,7 +636,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
         await asyncio.sleep(delay)
 
     local.workspace.ensure()
-    journal = Journal.new(local.workspace.journal_dir, plan.plan_hash())
+    journal = Journal.new(local.workspace.journal_dir, plan.plan_id)
     result = result if result is not None else PushResult()
     # the lock file is rewritten once, as the push ends (killed: the cache has each operation's base, and the
     # next run reads it with the lock file; Workspace.lock_deferred)
@@ -664,6 +664,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                 try:
                     append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
                                   draft=str(local.path.resolve()), plan_hash=plan.plan_hash(),
+                                  plan_id=plan.plan_id,
                                   plan_counts=plan.counts(), counts=result.counts(), result=state,
                                   journal=str(journal.path.resolve()),
                                   saved_plan=str(Path(saved_plan).resolve()) if saved_plan else None,

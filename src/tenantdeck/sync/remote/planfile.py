@@ -12,7 +12,9 @@ together: an edit of ``payload`` alone was sent while the push printed and recor
    object (got a list)", never a Python error from deep inside the push.
 2. **Its hash** (``plan_hash``): the hash of the operations as ``tenantdeck plan`` wrote them. A file whose
    operations (payloads or changes) were edited since no longer matches it: refused, naming both hashes. This is
-   also the identity the history and the journal record, so it is the one ``plan -o`` announced.
+   the hash the history records, the one ``plan -o`` announced. Which plan it is, is its ``plan_id`` (random,
+   made with the plan): the journal is matched by it, so ``push FILE`` again resumes that file's runs and no
+   other plan's that sends the same requests (trial L, L2); a file without one is refused.
 3. **Each payload against what the plan shows** (:func:`disagreements`): the hash is no signature (anyone can
    compute it again), so each operation's payload is derived again from its own ``changes`` and the plan's
    snapshot of the resource (what an update lays the changes on) and must be exactly that. The only values a plan
@@ -31,6 +33,7 @@ user's ``push FILE``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -55,6 +58,9 @@ from tenantdeck.sync.placeholders import KEY as PLACEHOLDER_KEY
 from tenantdeck.sync.placeholders import is_placeholder, secret_placeholder
 from tenantdeck.sync.plan import FORMAT_VERSION, Plan, fingerprint_leaves, resource_key
 from tenantdeck.sync.types import Step, app_key_for, is_unknown
+
+#: a saved plan's own identity (:attr:`Plan.plan_id`): hex, as ``plan -o`` writes it (it names journal files)
+_PLAN_ID = re.compile(r"[0-9a-f]{16,64}")
 
 #: at most this many problems are listed (a file that is wrong everywhere says so in one screen)
 _MAX_LISTED = 12
@@ -141,6 +147,7 @@ class PlanFile(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore")
     format_version: Literal[1]
     plan_hash: str
+    plan_id: str = ""
     operations: list[StepFile]
     created_at: float = 0.0
     draft_path: str = ""
@@ -223,6 +230,11 @@ def parse_plan(path: Path, raw: bytes) -> Plan:
         PlanFile.model_validate(data)
     except ValidationError as exc:
         raise PlanFileInvalid(path, _trimmed(_shape_lines(path, exc))) from None
+    if not _PLAN_ID.fullmatch(data.get("plan_id", "")):
+        raise PlanFileInvalid(path, [
+            f"{path}: plan_id: {'missing' if not data.get('plan_id') else 'not an id `tenantdeck plan` writes'}: "
+            "this file was not written by this version's `tenantdeck plan -o`; make the plan again with "
+            "`tenantdeck plan -o FILE`"])
     plan = Plan.from_json(data)
     recorded, in_file = data["plan_hash"], plan.plan_hash()
     if in_file != recorded:
