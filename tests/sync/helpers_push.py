@@ -31,11 +31,16 @@ def target_for(sandbox: Any) -> Target:
     return Target("test", BASE_URL, KEY, SECRET, httpx.ASGITransport(app=sandbox, raise_app_exceptions=False))
 
 
-def save_plan(plan: Any, path: Path) -> Path:
-    """Write ``plan`` as ``plan -o`` writes it for the sandbox target of :func:`target_for`; returns ``path``."""
-    import json
+#: the key saved plans are signed with for :func:`target_for`'s target (``Target.plan_key``)
+PLAN_KEY = Target("test", BASE_URL, KEY, SECRET).plan_key()
 
-    path.write_text(json.dumps(plan.to_json()), encoding="utf-8")
+
+def save_plan(plan: Any, path: Path) -> Path:
+    """Write ``plan`` as ``plan -o`` writes it for the sandbox target of :func:`target_for` (signed); returns
+    ``path``."""
+    from tenantdeck.sync.remote.planfile import saved_text
+
+    path.write_text(saved_text(plan, PLAN_KEY), encoding="utf-8")
     return path
 
 

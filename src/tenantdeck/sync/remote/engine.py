@@ -213,11 +213,11 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
     return scoped, len(plan.operations) - len(ops)
 
 
-def _read_plan(path: Path) -> Plan | PushRefused:
-    """The saved plan at ``path``, or why it cannot be pushed (:mod:`.planfile`: its shape, its hash, and each
-    payload against what the plan shows)."""
+def _read_plan(path: Path, target: Target) -> Plan | PushRefused:
+    """The saved plan at ``path``, or why it cannot be pushed (:mod:`.planfile`: its shape, its hash, its signature
+    with ``target``'s credentials, and each payload against what the plan shows). Before any request."""
     try:
-        return read_plan(path)
+        return read_plan(path, key=target.plan_key())
     except PlanFileInvalid as exc:
         if exc.unreadable:
             return PushRefused("invalid_plan_file", exc.lines[0])
@@ -236,7 +236,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     before a refusal that never reads it)."""
     plan_in: Plan | None = None
     if request.plan_file is not None:
-        read = _read_plan(request.plan_file)
+        read = _read_plan(request.plan_file, target)
         if isinstance(read, PushRefused):
             return read
         plan_in = read
