@@ -91,8 +91,9 @@ def _workspace(tmp: Path) -> object:
 
 def _plan(tmp: Path) -> object:
     from tenantdeck.sync.remote.engine import _read_plan
+    from tenantdeck.targets import Target
 
-    refused = _read_plan(tmp / "plan.json")
+    refused = _read_plan(tmp / "plan.json", Target("test", "http://sandbox", "k", "s"))
     return getattr(refused, "summary", refused)
 
 

@@ -367,6 +367,18 @@ class Target:
         label = f"tenantdeck fingerprint key v1|{self.base_url}".encode()
         return hmac.new(self.secret.encode("utf-8"), label, hashlib.sha256).digest()
 
+    def plan_key(self) -> bytes:
+        """The HMAC key of a saved plan's signature (:mod:`tenantdeck.sync.remote.planfile`): derived from the key
+        and the secret this target signs in with, which ``plan`` (it reads the service) and ``push`` (it writes)
+        hold and whoever can only write the plan file does not. Only the signature is ever written, never this
+        key; an HMAC reveals nothing of its key, and the derivation is one-way too (trial L, L1)."""
+        import hashlib
+        import hmac
+        import json
+
+        material = json.dumps([self.key, self.secret], ensure_ascii=True).encode("ascii")
+        return hmac.new(material, b"tenantdeck saved plan signature key v1", hashlib.sha256).digest()
+
     def client(self, **kwargs: Any) -> ManagementClient:
         """A :class:`ManagementClient` for this target; keyword arguments override the profile's settings."""
         from tenantdeck.api.client import ManagementClient

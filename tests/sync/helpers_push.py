@@ -31,6 +31,19 @@ def target_for(sandbox: Any) -> Target:
     return Target("test", BASE_URL, KEY, SECRET, httpx.ASGITransport(app=sandbox, raise_app_exceptions=False))
 
 
+#: the key saved plans are signed with for :func:`target_for`'s target (``Target.plan_key``)
+PLAN_KEY = Target("test", BASE_URL, KEY, SECRET).plan_key()
+
+
+def save_plan(plan: Any, path: Path) -> Path:
+    """Write ``plan`` as ``plan -o`` writes it for the sandbox target of :func:`target_for` (signed); returns
+    ``path``."""
+    from tenantdeck.sync.remote.planfile import saved_text
+
+    path.write_text(saved_text(plan, PLAN_KEY), encoding="utf-8")
+    return path
+
+
 def client_for(sandbox: Any, **kw: Any) -> ManagementClient:
     return ManagementClient(BASE_URL, KEY, SECRET, transport=httpx.ASGITransport(app=sandbox), **kw)
 

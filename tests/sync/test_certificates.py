@@ -15,7 +15,16 @@ from tenantdeck.draft import load_draft
 from tenantdeck.models.app import PushCertificates
 from tenantdeck.sync.render import render_text
 from tenantdeck.sync.workspace.local import DraftInvalid, load_local
-from tests.sync.helpers_push import app_named, call, edit_draft, live_plan, loaded, run_pull, run_push
+from tests.sync.helpers_push import (
+    app_named,
+    call,
+    edit_draft,
+    live_plan,
+    loaded,
+    run_pull,
+    run_push,
+    save_plan,
+)
 from tests.test_hostile_certificates_cli import P8  # a well-formed stand-in key, whose private value is this:
 
 ENV = {"TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "sandboxfaketoken0000000000000000"}
@@ -101,7 +110,7 @@ def test_the_bytes_uploaded_are_the_bytes_whose_fingerprint_the_plan_shows(sandb
     _use(draft, "acme.p8")
     acme = str(app_named(loaded(draft), "Acme Support").id)
     plan_file = draft.parent / "plan.json"
-    plan_file.write_text(json.dumps(live_plan(sandbox, draft, ENV).to_json()), encoding="utf-8")
+    save_plan(live_plan(sandbox, draft, ENV), plan_file)
     key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
     code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
     assert code == exitcodes.PARTIAL, err

@@ -192,7 +192,10 @@ def test_a_saved_plan_pushes_only_into_the_draft_it_was_made_from(tmp_path: Path
     """Trial J, J10: the plan's draft_path (which picks the draft, and the workspace whose base, journal and history
     the push writes, when --draft is not given) is not covered by its hash; pointed at another workspace's draft,
     the plan was pushed and that workspace's base advanced, so its next push reverted the change. It is refused
-    before any request (exit 1); the same plan still pushes from its own draft."""
+    before any request (exit 1): by its signature (trial L, L1), and, signed again by whoever holds the
+    credentials, by the draft it names; the same plan still pushes from its own draft."""
+    from tenantdeck.sync.remote.planfile import signature
+
     mine, theirs, token, plan = two_clones_and_a_plan(tmp_path)
     doc = json.loads(plan.read_text(encoding="utf-8"))
     assert doc["draft_path"] == str(mine)
@@ -201,6 +204,12 @@ def test_a_saved_plan_pushes_only_into_the_draft_it_was_made_from(tmp_path: Path
     lock = theirs.parent / "tenantdeck.lock.json"
     before = lock.read_bytes()
 
+    refused = run(tmp_path, "push", str(moved), "--yes", **{TOKEN_VAR: token})
+    assert refused.exit_code == exitcodes.ERROR, refused.output
+    assert "signature: does not match this file" in refused.output
+    resigned = {**doc, "draft_path": str(theirs)}
+    moved.write_text(json.dumps({**resigned, "signature": signature(resigned, local_target(env_of(tmp_path))
+                                                                    .plan_key())}), encoding="utf-8")
     refused = run(tmp_path, "push", str(moved), "--yes", **{TOKEN_VAR: token})
     assert refused.exit_code == exitcodes.ERROR, refused.output
     assert "draft_path" in refused.output and "not the draft this plan was made from" in refused.output

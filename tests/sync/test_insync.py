@@ -26,8 +26,10 @@ def offline_diff(draft: Path, fmt: str = "json", env: dict[str, str] | None = No
 
 
 def without_clock(result: tuple[int, str]) -> tuple[int, dict[str, Any]]:
+    """The document without what each plan has of its own: when it was made and its random id."""
     doc = json.loads(result[1])
     doc.pop("created_at")
+    doc.pop("plan_id")
     return result[0], doc
 
 

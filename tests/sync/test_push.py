@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from tests.sync.helpers_push import (
     make_sandbox,
     run_pull,
     run_push,
+    save_plan,
 )
 
 TOKEN_VAR, HOOK_VAR = "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN", "TENANTDECK_ACME_SUPPORT_ORDERS_PASSWORD"
@@ -225,7 +225,7 @@ def test_saved_plan_is_refused_when_a_touched_resource_moved(sandbox: Any, draft
     edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").widgets[0].main, "send_gifs", True))
     plan = live_plan(sandbox, draft, SECRETS)
     plan_file = tmp_path / "plan.json"
-    plan_file.write_text(json.dumps(plan.to_json()))
+    save_plan(plan, plan_file)
     assert plan.fingerprints and all(v.startswith("sha256:") for v in plan.fingerprints.values())
 
     acme_id = app_named(loaded(draft), "Acme Support").id
@@ -238,7 +238,7 @@ def test_saved_plan_is_refused_when_a_touched_resource_moved(sandbox: Any, draft
     assert call(sandbox, "list_widgets", acme_id)[0].settings["main"]["send_gifs"] is False
 
     fresh = live_plan(sandbox, draft, SECRETS)
-    plan_file.write_text(json.dumps(fresh.to_json()))
+    save_plan(fresh, plan_file)
     code, err = run_push(sandbox, None, SECRETS, plan_file=plan_file)
     assert code == exitcodes.OK, err
     settings = call(sandbox, "list_widgets", acme_id)[0].settings
@@ -248,12 +248,11 @@ def test_saved_plan_is_refused_when_a_touched_resource_moved(sandbox: Any, draft
 def test_saved_plan_resolves_secrets_at_push_time_only(sandbox: Any, draft: Path, tmp_path: Path) -> None:
     edit_draft(draft, add_new_app)
     plan = live_plan(sandbox, draft, SECRETS)
-    text = json.dumps(plan.to_json())
+    plan_file = save_plan(plan, tmp_path / "plan.json")
+    text = plan_file.read_text(encoding="utf-8")
     for value in SECRETS.values():
         assert value not in text
     assert '"var": "NEW_HOOK_PW"' in text
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(text)
     code, err = run_push(sandbox, None, {k: v for k, v in SECRETS.items() if k != "NEW_HOOK_PW"},
                          plan_file=plan_file)
     assert code == exitcodes.ERROR and "NEW_HOOK_PW" in err

@@ -38,7 +38,17 @@ from tests import procs
 from tests.fuzzing import examples
 from tests.loopback import serve_on_loopback
 from tests.models import factories
-from tests.sync.helpers_push import KEY, SECRET, app_named, edit_draft, loaded, make_sandbox, run_pull, run_push
+from tests.sync.helpers_push import (
+    KEY,
+    SECRET,
+    app_named,
+    edit_draft,
+    loaded,
+    make_sandbox,
+    run_pull,
+    run_push,
+    save_plan,
+)
 
 NEW_PW = "FreshHookPw77"
 ENV = {"NEW_HOOK_PW": NEW_PW, "TENANTDECK_ACME_SUPPORT_TWILIO_AUTH_TOKEN": "TrustTok11",
@@ -309,7 +319,7 @@ def test_a_saved_plan_with_a_failed_operation_is_finished_by_pushing_it_again(
 
     plan = live_plan(sandbox, draft, ENV)
     plan_file = tmp_path / "p.json"
-    plan_file.write_text(json.dumps(plan.to_json()))
+    save_plan(plan, plan_file)
 
     from tenantdeck.api.errors import ServerError
     from tenantdeck.sync.remote import ops
@@ -546,7 +556,7 @@ def test_pushing_an_applied_saved_plan_again_is_told_apart_from_the_push_in_the_
     end = text.index("\n", at)
     draft.write_text(text[:at] + 'primary_color: "#FF0000"' + text[end:], encoding="utf-8")  # one operation
     plan_file = tmp_path / "change.json"
-    plan_file.write_text(json.dumps(live_plan(sandbox, draft, ENV).to_json()))
+    save_plan(live_plan(sandbox, draft, ENV), plan_file)
     code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
     assert code == exitcodes.OK, err
     code, err = run_push(sandbox, None, ENV, plan_file=plan_file)
@@ -612,3 +622,107 @@ def test_a_secret_holding_the_management_credential_is_never_sent(tmp_path: Path
     assert checked.returncode == exitcodes.ERROR, checked.stdout
     assert re.search(r":\d+:\d+: error: apps\[\d+\]\.webhooks\[0\]\.password: \$\{TENANTDECK_SECRET\} is the "
                      r"credential tenantdeck signs in to the service with", checked.stdout), checked.stdout
+
+
+def test_a_new_saved_plan_equal_to_an_applied_one_is_pushed_not_taken_for_its_earlier_run(tmp_path: Path) -> None:
+    """Trial L, L2: a toggle turned on (saved plan, pushed), off (pushed), on again: the new ``on2.json`` has the
+    operations of ``on1.json``, and the journal matched saved plans by their operations' hash, so it was reported
+    "1 applied (1 by an earlier run)", exit 0, with nothing sent and ``diff`` still showing the change. A saved
+    plan resumes its own runs only. Fails without the plan's own id: the last push sends nothing."""
+    from tests.sync.test_push import live_plan
+
+    env: dict[str, str] = {}  # the trial's: the draft's secrets unset, so each plan is the one toggle
+    sandbox = make_sandbox(tmp_path / "db.sqlite3")
+    draft = tmp_path / "tenantdeck.yaml"
+    run_pull(sandbox, draft)
+
+    def gifs(on: bool) -> None:
+        edit_draft(draft, lambda d: setattr(app_named(d, "Acme Support").widgets[0].main, "send_gifs", on))
+
+    def live_gifs() -> bool:
+        from tests.sync.helpers_push import call
+
+        acme = app_named(loaded(draft), "Acme Support").id
+        return bool(call(sandbox, "list_widgets", acme)[0].settings["main"]["send_gifs"])
+
+    gifs(True)
+    on1 = live_plan(sandbox, draft, env)
+    save_plan(on1, tmp_path / "on1.json")
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on1.json")
+    assert code == exitcodes.OK and live_gifs() is True, err
+    gifs(False)
+    code, err = run_push(sandbox, draft, env)
+    assert code == exitcodes.OK and live_gifs() is False, err
+    gifs(True)
+    on2 = live_plan(sandbox, draft, env)
+    assert on2.plan_hash() == on1.plan_hash() and on2.plan_id != on1.plan_id  # the same requests, another plan
+    save_plan(on2, tmp_path / "on2.json")
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on2.json")
+    assert code == exitcodes.OK, err
+    assert "earlier run" not in err and "Push complete: 1 applied, 0 failed" in err, err
+    assert live_gifs() is True
+    # and on1.json, pushed again, is still its own earlier run (applied, not sent again: the service moved since
+    # only by this same value)
+    code, err = run_push(sandbox, None, env, plan_file=tmp_path / "on1.json")
+    assert code == exitcodes.OK and "1 by an earlier run" in err, err
+
+
+def _gifs_on(draft: Path) -> None:
+    """The trial's edit: every ``send_gifs: false`` of the pulled draft turned true."""
+    draft.write_text(draft.read_text(encoding="utf-8").replace("send_gifs: false", "send_gifs: true"),
+                     encoding="utf-8")
+
+
+def test_a_saved_plan_edited_with_its_hash_made_again_is_refused_by_the_cli(server: str, tmp_path: Path) -> None:
+    """Trial L, L1, as the trial ran it: `plan -o`, then a change that is in neither the draft nor the reviewed
+    plan (a primary colour to black) added to the file with its plan_hash computed again, then `push plan.json`:
+    it was pushed (exit 0). Now refused before any request (exit 1), saying to make the plan again. Fails without
+    the signature."""
+    import hashlib
+
+    draft = pulled(server, tmp_path)
+    _gifs_on(draft)
+    plan_file = tmp_path / "plan.json"
+    out = cli(server, "plan", "--draft", str(draft), "-o", str(plan_file))
+    assert out.returncode == exitcodes.CHANGES, out.stderr
+    doc = json.loads(plan_file.read_text(encoding="utf-8"))
+    op = doc["operations"][0]
+    change = dict(op["changes"][0])
+    change.update(path="style.primary_color", label="Primary colour", after="#000000",
+                  before=op["payload"]["settings"]["style"]["primary_color"])
+    op["changes"].append(change)
+    op["payload"]["settings"]["style"]["primary_color"] = "#000000"
+    doc["plan_hash"] = hashlib.sha256(json.dumps(doc["operations"], sort_keys=True,
+                                                 separators=(",", ":")).encode()).hexdigest()[:16]
+    plan_file.write_text(json.dumps(doc), encoding="utf-8")
+
+    def widgets() -> list[Any]:
+        return [w.settings for a in run(lambda c: c.list_apps(), server)
+                for w in run(lambda c, a=a: c.list_widgets(a.id), server)]
+
+    before = widgets()
+    out = cli(server, "push", str(plan_file), "--yes")
+    assert out.returncode == exitcodes.ERROR, out.stderr
+    assert f"{plan_file}: signature: does not match this file" in out.stderr
+    assert "make the plan again with `tenantdeck plan -o FILE`" in out.stderr
+    assert "Push complete" not in out.stderr
+    assert widgets() == before  # nothing sent: no colour, not even the reviewed toggle
+
+
+def test_a_saved_plan_made_for_one_target_is_refused_by_another_with_other_credentials(tmp_path: Path) -> None:
+    """The signature binds a plan to the credentials it was made with: `plan -o` against staging, `push` of the
+    same file to production (other key and secret) is refused before any request, whatever else matches."""
+    staging = create_app(tmp_path / "staging.sqlite3", key=KEY, secret=SECRET, seed=True)
+    production = create_app(tmp_path / "prod.sqlite3", key="prod-key", secret="prod-secret", seed=True)
+    with serve_on_loopback(staging) as s_url, serve_on_loopback(production) as p_url:
+        draft = pulled(s_url, tmp_path)
+        _gifs_on(draft)
+        plan_file = tmp_path / "plan.json"
+        assert cli(s_url, "plan", "--draft", str(draft), "-o", str(plan_file)).returncode == exitcodes.CHANGES
+        prod_env = cli_env(TENANTDECK_KEY="prod-key", TENANTDECK_SECRET="prod-secret")
+        out = cli(p_url, "push", str(plan_file), "--yes", "--rebind", env=prod_env)
+        assert out.returncode == exitcodes.ERROR, out.stderr
+        assert f"{plan_file}: signature: does not match" in out.stderr and "other credentials" in out.stderr
+        assert "Push complete" not in out.stderr
+        out = cli(s_url, "push", str(plan_file), "--yes")  # where it was made, it is pushed
+        assert out.returncode == exitcodes.OK, out.stderr

@@ -1,7 +1,9 @@
 """``tenantdeck plan -o FILE``: save the operations a push would run, bound to the live state they were made on.
 
 The file is versioned JSON (``format_version``) with, for each remote resource an operation touches, a fingerprint
-of its live state; ``tenantdeck push FILE`` refuses it (exit 3) if any of them moved. It never holds a secret.
+of its live state; ``tenantdeck push FILE`` refuses it (exit 3) if any of them moved. It never holds a secret. It
+is signed with a key derived from the target's credentials (:func:`tenantdeck.sync.remote.planfile.saved_text`):
+``push FILE`` refuses a file edited since, or made with other credentials (exit 1).
 Exit codes as ``diff``: 0 nothing to do, 2 plan written with changes, 3 conflicts (no file written), 1 error.
 """
 
@@ -24,13 +26,13 @@ from tenantdeck.cli.sync_common import (
     show_plan,
 )
 from tenantdeck.cli.target_options import rebind_option, target_options
-from tenantdeck.textsafe import json_text
 
 
 @click.command("plan")
 @draft_option
 @click.option("-o", "--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the plan to FILE (JSON). Without it, the plan is only shown.")
+              help="Write the plan to FILE (JSON, signed with a key derived from the target's credentials: `push "
+              "FILE` refuses it edited, or pushed with other credentials). Without it, the plan is only shown.")
 @format_option("markdown", help="What to print on stdout (json: the plan document, docs/json-output.md).")
 @click.option("--allow-delete", is_flag=True, help="Include deletions (apps, webhooks, triggers, SMS settings).")
 @duplicate_names_option
@@ -56,11 +58,14 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
       64 bad command line
     """
     from tenantdeck.atomic import atomic_write_bytes
+    from tenantdeck.cli.target_options import target_for_draft
+    from tenantdeck.sync.remote.planfile import saved_text
+    from tenantdeck.textsafe import shown
 
+    target = target_for_draft(draft_path, profile=profile, base_url=base_url, insecure=insecure, max_rps=max_rps)
     plan = compute_plan(draft_path, offline=False, allow_delete=allow_delete, concurrency=concurrency,
-                        allow_duplicate_names=allow_duplicate_names,
-                        target_args={"profile": profile, "base_url": base_url, "insecure": insecure,
-                                     "max_rps": max_rps}, rebind=rebind, prefer=prefer, strict=strict)
+                        allow_duplicate_names=allow_duplicate_names, target_args=None, target=target,
+                        rebind=rebind, prefer=prefer, strict=strict)
     code = show_plan(plan, fmt)
     if plan.conflicts:  # the exit code diff gives (plan_exit_code): 1 for a refused value, 3 for conflicts alone
         what = [f"{n} refused value(s) of the draft (fix them in the draft)" for n in [len(plan.refused)] if n]
@@ -68,11 +73,12 @@ def command(draft_path: Path, out: Path | None, fmt: str, allow_delete: bool,
         click.echo(f"error: {'; '.join(what)}; no plan written", err=True)
         sys.exit(code)
     if out is not None:
-        text = json_text(plan.to_json(), indent=2) + "\n"
+        text = saved_text(plan, target.plan_key())  # signed: push refuses a file edited since (trial L, L1)
         try:
             atomic_write_bytes(out, text.encode("utf-8"), mode=0o600, make_parents=True)
         except OSError as exc:
             fail(f"cannot write {out}: {exc.strerror or exc}")
-        click.echo(f"Plan written to {out} ({len(plan.operations)} operation(s), plan {plan.plan_hash()}); "
-                   f"push it with `tenantdeck push {out}`", err=True)
+        click.echo(f"Plan written to {out} ({len(plan.operations)} operation(s), plan {plan.plan_hash()}, signed "
+                   f"with the credentials of {shown(target.name)}); push it with `tenantdeck push {out}` and the same "
+                   "credentials", err=True)
     sys.exit(code)

@@ -114,15 +114,18 @@ def fail(message: str, code: int = exitcodes.ERROR) -> None:
 
 def compute_plan(draft_path: Path, *, offline: bool, allow_delete: bool, concurrency: int,
                  target_args: dict[str, Any] | None, allow_duplicate_names: bool = False, choice: Any = None,
-                 rebind: bool = False, prefer: str | None = None, strict: bool = False) -> Any:
+                 rebind: bool = False, prefer: str | None = None, strict: bool = False,
+                 target: Any = None) -> Any:
     """Load, (read live), compare and plan; prints draft problems and exits 1 on any error, 8 when the draft's
     base was taken from another account than the target (unless ``rebind``: then it is compared without it).
-    ``strict`` (``--strict``): a literal secret is such an error, found before the service is read."""
+    ``strict`` (``--strict``): a literal secret is such an error, found before the service is read. ``target``:
+    the target already resolved (``plan -o`` signs the file with it), else resolved here from ``target_args``."""
     from tenantdeck.sync.workspace.local import DraftInvalid, compare_local, load_local, plan_local
     from tenantdeck.sync.workspace.state import WorkspaceError
 
-    target = None
-    if not offline:
+    if offline:
+        target = None
+    elif target is None:
         from tenantdeck.cli.target_options import target_for_draft
 
         target = target_for_draft(draft_path, **(target_args or {}))

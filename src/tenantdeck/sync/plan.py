@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,10 @@ class Plan:
     #: name -> ids of live apps of that name, for each app the plan creates: a saved plan is stale only when an
     #: app of that name appears that the plan did not know of (see :mod:`tenantdeck.sync.names`)
     existing_names: dict[str, list[str]] = field(default_factory=dict)
+    #: this plan's own identity, random, made once with the plan: a saved plan's journal is matched by it, so
+    #: ``push FILE`` again resumes that file's runs and no other plan's (a new plan whose operations equal an
+    #: applied one's was reported "applied by an earlier run" and not sent; trial L, L2)
+    plan_id: str = field(default_factory=lambda: secrets.token_hex(8))
 
     @property
     def has_changes(self) -> bool:
@@ -92,7 +97,8 @@ class Plan:
         return out
 
     def plan_hash(self) -> str:
-        """A short, stable identity of the operations (recorded in history and in the journal's name)."""
+        """A short, stable hash of the operations (recorded in the history): equal for two plans that send the same
+        requests, so it names what is sent, not which plan; :attr:`plan_id` is the plan's own identity."""
         body = json.dumps([op.to_json() for op in self.operations], sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
@@ -108,6 +114,7 @@ class Plan:
             "offline": self.offline,
             "allow_delete": self.allow_delete,
             "plan_hash": self.plan_hash(),
+            "plan_id": self.plan_id,
             "summary": {**self.counts(), "skipped_deletions": self.skipped_deletions,
                         "conflicts": len(self.conflicts), "drift": len(self.drift)},
             "operations": [op.to_json() for op in self.operations],
@@ -145,6 +152,7 @@ class Plan:
             draft_sha256=data.get("draft_sha256", ""),
             unchanged_apps=int(data.get("unchanged_apps", 0)),
             existing_names={str(k): list(v) for k, v in (data.get("existing_names") or {}).items()},
+            plan_id=str(data.get("plan_id", "")),
         )
 
 

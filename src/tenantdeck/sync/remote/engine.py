@@ -216,11 +216,11 @@ def retry_scope(plan: Plan, only: frozenset[tuple[str, str, str]]) -> tuple[Plan
     return scoped, len(plan.operations) - len(ops)
 
 
-def _read_plan(path: Path) -> Plan | PushRefused:
-    """The saved plan at ``path``, or why it cannot be pushed (:mod:`.planfile`: its shape, its hash, and each
-    payload against what the plan shows)."""
+def _read_plan(path: Path, target: Target) -> Plan | PushRefused:
+    """The saved plan at ``path``, or why it cannot be pushed (:mod:`.planfile`: its shape, its hash, its signature
+    with ``target``'s credentials, and each payload against what the plan shows). Before any request."""
     try:
-        return read_plan(path)
+        return read_plan(path, key=target.plan_key())
     except PlanFileInvalid as exc:
         if exc.unreadable:
             return PushRefused("invalid_plan_file", exc.lines[0])
@@ -239,7 +239,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
     before a refusal that never reads it)."""
     plan_in: Plan | None = None
     if request.plan_file is not None:
-        read = _read_plan(request.plan_file)
+        read = _read_plan(request.plan_file, target)
         if isinstance(read, PushRefused):
             return read
         plan_in = read
@@ -338,7 +338,7 @@ async def prepare_push(target: Target, request: PushRequest, env: Mapping[str, s
                                    "push again.", plan=plan, notices=notices, lines=without_base(plan, local))
         else:
             plan = plan_in
-            already = completed_ops(local.workspace.journal_dir, plan.plan_hash())
+            already = completed_ops(local.workspace.journal_dir, plan.plan_id)
             already.update(_adopted_ops(plan, resolution))
             if plan.draft_sha256 and not local.workspace.written_by_tool(plan.draft_sha256, local.sha256):
                 warnings.append(f"{local.path} changed since the plan was made; the plan's operations are pushed as "
@@ -639,7 +639,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
         await asyncio.sleep(delay)
 
     local.workspace.ensure()
-    journal = Journal.new(local.workspace.journal_dir, plan.plan_hash())
+    journal = Journal.new(local.workspace.journal_dir, plan.plan_id)
     result = result if result is not None else PushResult()
     # the lock file is rewritten once, as the push ends (killed: the cache has each operation's base, and the
     # next run reads it with the lock file; Workspace.lock_deferred)
@@ -667,6 +667,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                 try:
                     append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
                                   draft=str(local.path.resolve()), plan_hash=plan.plan_hash(),
+                                  plan_id=plan.plan_id,
                                   plan_counts=plan.counts(), counts=result.counts(), result=state,
                                   journal=str(journal.path.resolve()),
                                   saved_plan=str(Path(saved_plan).resolve()) if saved_plan else None,

@@ -1,5 +1,5 @@
 """Reading a saved plan (``tenantdeck plan -o FILE``) for ``push FILE``: it is pushed only if what it would send is
-exactly what it shows and records.
+exactly what it shows and records, and only if it was written by someone who holds the target's credentials.
 
 A saved plan is a file: it travels through a pull request, is reviewed there as its ``changes`` (the plan text and
 ``plan.md`` are rendered from them), and is pushed on merge. Each operation carries both ``changes`` (what the
@@ -12,10 +12,20 @@ together: an edit of ``payload`` alone was sent while the push printed and recor
    object (got a list)", never a Python error from deep inside the push.
 2. **Its hash** (``plan_hash``): the hash of the operations as ``tenantdeck plan`` wrote them. A file whose
    operations (payloads or changes) were edited since no longer matches it: refused, naming both hashes. This is
-   also the identity the history and the journal record, so it is the one ``plan -o`` announced.
-3. **Each payload against what the plan shows** (:func:`disagreements`): the hash is no signature (anyone can
-   compute it again), so each operation's payload is derived again from its own ``changes`` and the plan's
-   snapshot of the resource (what an update lays the changes on) and must be exactly that. The only values a plan
+   the hash the history records, the one ``plan -o`` announced. Which plan it is, is its ``plan_id`` (random,
+   made with the plan): the journal is matched by it, so ``push FILE`` again resumes that file's runs and no
+   other plan's that sends the same requests (trial L, L2); a file without one is refused.
+3. **Its signature** (``signature``): an HMAC-SHA256 of the whole file but that key (:func:`signature`), keyed
+   by :meth:`Target.plan_key <tenantdeck.targets.Target.plan_key>`, derived from the management key and secret
+   ``plan -o`` read the service with and ``push`` writes with. The hash above is no signature: anyone can compute
+   it again, so a plan edited with its hash made again was pushed (trial L, L1). Now a file written or edited by
+   whoever lacks the target's credentials (the pull request job's artifact, changed on the way to the push job)
+   is refused, and so is a plan made for another account, or before the credentials were rotated. Someone who
+   holds the credentials can sign anything; they could also call the service directly.
+4. **Each payload against what the plan shows** (:func:`disagreements`): a plan signed by whoever holds the
+   credentials, by hand or by another tool, still sends only what it shows: each operation's payload is derived
+   again from its own ``changes`` and the plan's snapshot of the resource (what an update lays the changes on)
+   and must be exactly that. The only values a plan
    does not show are secrets: a payload holds each as a placeholder, allowed only at a secret field of that same
    resource of that same app, never elsewhere. Identity fields (the key, ``destructive``, the dependencies, each
    snapshot's fingerprint) are checked the same way, and so are the rules the plan builder refuses a value by
@@ -30,7 +40,10 @@ user's ``push FILE``.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -55,6 +68,10 @@ from tenantdeck.sync.placeholders import KEY as PLACEHOLDER_KEY
 from tenantdeck.sync.placeholders import is_placeholder, secret_placeholder
 from tenantdeck.sync.plan import FORMAT_VERSION, Plan, fingerprint_leaves, resource_key
 from tenantdeck.sync.types import Step, app_key_for, is_unknown
+from tenantdeck.textsafe import json_text
+
+#: a saved plan's own identity (:attr:`Plan.plan_id`): hex, as ``plan -o`` writes it (it names journal files)
+_PLAN_ID = re.compile(r"[0-9a-f]{16,64}")
 
 #: at most this many problems are listed (a file that is wrong everywhere says so in one screen)
 _MAX_LISTED = 12
@@ -141,6 +158,8 @@ class PlanFile(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore")
     format_version: Literal[1]
     plan_hash: str
+    plan_id: str = ""
+    signature: str = ""
     operations: list[StepFile]
     created_at: float = 0.0
     draft_path: str = ""
@@ -206,9 +225,9 @@ def _trimmed(lines: list[str]) -> list[str]:
     return [*lines[:_MAX_LISTED], f"... and {len(lines) - _MAX_LISTED} more"]
 
 
-def parse_plan(path: Path, raw: bytes) -> Plan:
-    """The plan in ``raw`` (the bytes of ``path``), checked as the module docstring says; raises
-    :class:`PlanFileInvalid`."""
+def parse_plan(path: Path, raw: bytes, *, key: bytes) -> Plan:
+    """The plan in ``raw`` (the bytes of ``path``), checked as the module docstring says, its signature with
+    ``key`` (the pushing target's :meth:`~tenantdeck.targets.Target.plan_key`); raises :class:`PlanFileInvalid`."""
     if too_deep(raw):
         raise PlanFileInvalid(path, [f"{path}: nested more than {MAX_JSON_DEPTH} levels deep; not a saved plan"])
     try:
@@ -223,29 +242,71 @@ def parse_plan(path: Path, raw: bytes) -> Plan:
         PlanFile.model_validate(data)
     except ValidationError as exc:
         raise PlanFileInvalid(path, _trimmed(_shape_lines(path, exc))) from None
+    if not data.get("signature"):
+        raise PlanFileInvalid(path, [
+            f"{path}: signature: missing: only a plan file `tenantdeck plan -o FILE` wrote (signed with the "
+            "target's credentials) is pushed; make the plan again with `tenantdeck plan -o FILE`"])
+    if not _PLAN_ID.fullmatch(data.get("plan_id", "")):
+        raise PlanFileInvalid(path, [
+            f"{path}: plan_id: {'missing' if not data.get('plan_id') else 'not an id `tenantdeck plan` writes'}: "
+            "this file was not written by this version's `plan -o`; make the plan again with "
+            "`tenantdeck plan -o FILE`"])
     plan = Plan.from_json(data)
     recorded, in_file = data["plan_hash"], plan.plan_hash()
     if in_file != recorded:
         raise PlanFileInvalid(path, [
             f"{path}: plan_hash: the operations are not the ones `tenantdeck plan` wrote (plan {recorded} recorded, "
             f"plan {in_file} in the file): it was changed after it was written"])
+    if not hmac.compare_digest(str(data["signature"]).encode("utf-8", "surrogatepass"),
+                               signature(data, key).encode("ascii")):
+        raise PlanFileInvalid(path, [
+            f"{path}: signature: does not match this file and the credentials of the target it is pushed to: the "
+            "file was changed after `plan -o` wrote it, or it was made for another account or with "
+            "other credentials (a rotated key or secret); make the plan again with `tenantdeck plan -o FILE` "
+            "against this target"])
     found = disagreements(plan)
     if found:
         raise PlanFileInvalid(path, _trimmed([f"{path}: {line}" for line in found]))
     return plan
 
 
-def read_plan(path: Path) -> Plan:
-    """Read and check the saved plan at ``path``; raises :class:`PlanFileInvalid` (a missing or unreadable file
-    included: one line, no traceback)."""
+def read_plan(path: Path, *, key: bytes) -> Plan:
+    """Read and check the saved plan at ``path`` (signed with ``key``, as :func:`parse_plan`); raises
+    :class:`PlanFileInvalid` (a missing or unreadable file included: one line, no traceback)."""
     try:
         raw = safefile.read_bytes(path, safefile.STATE_MAX_BYTES)
     except OSError as exc:
         raise PlanFileInvalid(path, [f"cannot read plan {path}: {exc}"], unreadable=True) from None
-    return parse_plan(path, raw)
+    return parse_plan(path, raw, key=key)
 
 
-# -- 3. each payload against what the plan shows ------------------------------------------------------------------
+# -- 3. its signature --------------------------------------------------------------------------------------------
+
+#: how a signature names its algorithm (another one later is another prefix, never a silent change)
+SIGNATURE_PREFIX = "hmac-sha256:"
+
+
+def _signed_bytes(doc: Mapping[str, Any]) -> bytes:
+    """What a signature covers: every key of the document but ``signature``, as canonical JSON (sorted keys, no
+    spaces, ASCII), so the same JSON data has one form whatever indentation or escapes the file was written with."""
+    body = {k: v for k, v in doc.items() if k != "signature"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def signature(doc: Mapping[str, Any], key: bytes) -> str:
+    """The signature of a saved plan's document ``doc`` (as JSON reads it back) with ``key``."""
+    return SIGNATURE_PREFIX + hmac.new(key, _signed_bytes(doc), hashlib.sha256).hexdigest()
+
+
+def saved_text(plan: Plan, key: bytes) -> str:
+    """The saved plan file ``plan -o`` writes: the plan's document and its :func:`signature` with ``key`` (the
+    target's :meth:`~tenantdeck.targets.Target.plan_key`), signed as :func:`parse_plan` will read it back."""
+    doc = json.loads(json_text(plan.to_json()))
+    doc["signature"] = signature(doc, key)
+    return json_text(doc, indent=2) + "\n"
+
+
+# -- 4. each payload against what the plan shows ------------------------------------------------------------------
 
 
 def _shown(value: Any) -> str:
@@ -507,4 +568,5 @@ def secret_sources(plan: Plan, draft: Draft) -> list[str]:
     return out
 
 
-__all__ = ["PlanFile", "PlanFileInvalid", "disagreements", "parse_plan", "read_plan", "secret_sources"]
+__all__ = ["SIGNATURE_PREFIX", "PlanFile", "PlanFileInvalid", "disagreements", "parse_plan", "read_plan",
+           "saved_text", "secret_sources", "signature"]

@@ -330,7 +330,8 @@ class Executor:
         for op in self.plan.operations:
             groups.setdefault(op.app_key, []).append(op)
         gate = _Gate(self._apps_at_once)
-        self.journal.write("start", plan_hash=self.plan.plan_hash(), operations=len(self.plan.operations),
+        self.journal.write("start", plan_hash=self.plan.plan_hash(), plan_id=self.plan.plan_id,
+                           operations=len(self.plan.operations),
                            counts=self.plan.counts())
 
         async def one(ops: list[Step]) -> None:

@@ -6,7 +6,7 @@ a widget. So before each create the push writes an ``intent`` line, and the next
 (app by name, widget by name in its app, webhook by id) before planning. The journal never holds a payload or a
 secret: only what was done to which resource, and why it failed.
 
-Events: ``start`` (plan hash, counts), ``intent`` (before a create), ``done`` (after the base was updated),
+Events: ``start`` (plan hash and id, counts), ``intent`` (before a create), ``done`` (after the base was updated),
 ``failed`` (with the one-line error), ``end`` (summary).
 
 Operations in flight record their lines with :meth:`Journal.record`: each line is appended at once and the fsync is
@@ -58,9 +58,11 @@ class Journal:
         self._sync_failed: WriteFailed | None = None  #: after a failed fsync nothing later is known to be on disk
 
     @classmethod
-    def new(cls, journal_dir: Path, plan_hash: str) -> Journal:
+    def new(cls, journal_dir: Path, plan_id: str) -> Journal:
+        """A journal for a run of the plan ``plan_id`` (:attr:`~tenantdeck.sync.plan.Plan.plan_id`, named in the
+        file name so :func:`completed_ops` finds that plan's runs)."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-        return cls(journal_dir / f"{stamp}-{plan_hash}.jsonl")
+        return cls(journal_dir / f"{stamp}-{plan_id}.jsonl")
 
     def write(self, event: str, **fields: Any) -> None:
         data = self._line(event, fields)
@@ -168,16 +170,18 @@ def open_intents(journal_dir: Path) -> list[Intent]:
     return list(pending.values())
 
 
-def completed_ops(journal_dir: Path, plan_hash: str) -> dict[str, dict[str, Any]]:
-    """The ``done`` records of every earlier run of the plan ``plan_hash``, by operation key.
+def completed_ops(journal_dir: Path, plan_id: str) -> dict[str, dict[str, Any]]:
+    """The ``done`` records of every earlier run of the plan ``plan_id``, by operation key.
 
     A saved plan pushed again after an interruption must treat its own journalled operations as progress: they
-    are neither redone nor mistaken for someone else's change (a "stale" plan).
+    are neither redone nor mistaken for someone else's change (a "stale" plan). Only its own: the plan is matched
+    by its id, never by its operations, since another plan that sends the same requests (a toggle turned on, off,
+    and on again) must send them (trial L, L2). An id that is not plain hex finds nothing (it is part of a glob).
     """
     out: dict[str, dict[str, Any]] = {}
-    if not journal_dir.is_dir():
+    if not journal_dir.is_dir() or not plan_id or not all(c in "0123456789abcdef" for c in plan_id):
         return out
-    for path in sorted(journal_dir.glob(f"*-{plan_hash}.jsonl")):
+    for path in sorted(journal_dir.glob(f"*-{plan_id}.jsonl")):
         for rec in read_journal(path):
             if rec.get("event") == "done" and isinstance(rec.get("op"), str):
                 out[rec["op"]] = rec
