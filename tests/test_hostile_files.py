@@ -205,7 +205,7 @@ def _certificate(tmp: Path) -> object:
 def _gitignore(tmp: Path) -> object:
     from tenantdeck.gitignore import ensure_lines
 
-    return ensure_lines(tmp / ".gitignore", [".tenantdeck/"], "# tenantdeck")
+    return ensure_lines(tmp / ".gitignore", [".tenantdeck/"], "# tenantdeck", beside=tmp)
 
 
 def _compare_and_swap(tmp: Path) -> object:
@@ -289,6 +289,8 @@ def test_a_hostile_file_is_a_clear_error_in_bounded_time(entry: Entry, kind: str
     if entry.read is _theme and kind == "directory":
         assert outcome == "[]"  # a folder named like a theme is not a theme file: not listed
         return
+    if kind == "device" and zero_device(folder) == Path("/dev/zero") and "outside the draft's folder" in outcome:
+        return  # not root: the link leads to the real /dev/zero, which a file beside the draft may not (L3)
     assert SAYS[kind] in outcome, outcome
 
 
