@@ -206,7 +206,7 @@ def _certificate(tmp: Path) -> object:
 def _gitignore(tmp: Path) -> object:
     from tenantdeck.gitignore import ensure_lines
 
-    return ensure_lines(tmp / ".gitignore", [".tenantdeck/"], "# tenantdeck")
+    return ensure_lines(tmp / ".gitignore", [".tenantdeck/"], "# tenantdeck", beside=tmp)
 
 
 def _compare_and_swap(tmp: Path) -> object:
@@ -287,6 +287,8 @@ def test_a_hostile_file_is_a_clear_error_in_bounded_time(entry: Entry, kind: str
     outcome = _outcome(lambda: entry.read(folder))
     if entry.cache:
         return  # bounded time (the timeout) and no traceback (_outcome) is the promise for a cache
+    if kind == "device" and zero_device(folder) == Path("/dev/zero") and "outside the draft's folder" in outcome:
+        return  # not root: the link leads to the real /dev/zero, which a file beside the draft may not (L3)
     assert SAYS[kind] in outcome, outcome
 
 

@@ -16,6 +16,12 @@ only when it says the file still holds what the caller read (:class:`ChangedSinc
 process the check and the replace run under one lock per file; across processes the caller holds the workspace
 lock (:mod:`tenantdeck.sync.workspace.lock`), so no other tenantdeck writes between the two.
 
+Beside a draft (``beside=``: the lock file, ``.gitignore``, the targets file, the workspace) the rule is
+:func:`tenantdeck.safefile.beside`: the file and the folder it is written in must lie in the draft's folder after
+every link, else :class:`~tenantdeck.safefile.FileRefused` before anything is made; and a link there is replaced
+by the new file, never written through (as ``.bak`` always was), so ``tenantdeck.lock.json -> tenantdeck.yaml``
+cannot aim a push's lock update at the draft. Appends there (:func:`open_append`) never follow a link at all.
+
 A full disk, a quota or an I/O error is raised as :class:`WriteFailed` (an ``OSError``) naming the file, never half
 a record: appends (:func:`append_durably`) loop on short writes and cut a partial record back off.
 """
@@ -153,6 +159,7 @@ def atomic_write_bytes(
     backup_data: bytes | None = None,
     expect: Callable[[bytes | None], bool] | None = None,
     leads_to: str | os.PathLike[str] | None = None,
+    beside: str | os.PathLike[str] | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (its target, when ``path`` is a symbolic link).
 
@@ -169,9 +176,12 @@ def atomic_write_bytes(
 
     ``leads_to`` (from :func:`leads_to` when the caller read the file) refuses with :class:`Redirected` a path that
     now leads elsewhere: the write goes to the file resolved here, so one check before anything is made is enough.
+
+    ``beside`` (the draft's folder, for a file kept beside a draft): :func:`in_folder` says where the file is
+    written; a link at ``path`` is replaced, not followed, and the ``.bak`` is made beside it.
     """
     named = Path(path)
-    target = resolve_link(named)
+    target = in_folder(named, beside) if beside is not None else resolve_link(named)
     moved = redirected(named, leads_to) if leads_to is not None else None
     if moved is not None:
         raise moved
@@ -208,7 +218,8 @@ def atomic_write_bytes(
             if expect is not None and not expect(_current(target)):
                 raise ChangedSinceRead(named)
             if backup and existing_mode is not None:
-                _backup(target, backup_data, existing_mode, named.with_name(named.name + ".bak"))
+                bak = (target if beside is not None else named).with_name(named.name + ".bak")
+                _backup(target, backup_data, existing_mode, bak)
             os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -216,6 +227,64 @@ def atomic_write_bytes(
         raise
     if sync_dir:
         fsync_dir(directory)
+
+
+def in_folder(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """Where a write of ``path`` beside a draft goes: ``path``'s name in its folder resolved, after checking
+    (:func:`tenantdeck.safefile.beside`) that both the folder and whatever ``path`` leads to lie in the draft's
+    ``folder``; :class:`~tenantdeck.safefile.FileRefused` before anything is made otherwise. A rename onto the
+    returned path replaces a link there rather than following it."""
+    from tenantdeck import safefile
+
+    named = Path(path)
+    safefile.beside(named, folder)  # a link leading out of the folder, even to nothing: refused, not replaced
+    return safefile.beside(named.parent if str(named.parent) else Path("."), folder) / named.name
+
+
+def make_dirs(path: str | os.PathLike[str], *, beside: str | os.PathLike[str]) -> Path:
+    """``path`` made as a folder (with its parents) after :func:`tenantdeck.safefile.beside` said it lies in the
+    draft's ``folder``: a ``.tenantdeck`` committed as a link to ``/home/ci`` gets nothing made in it. Returns the
+    folder resolved."""
+    from tenantdeck import safefile
+
+    real = safefile.beside(path, beside)
+    real.mkdir(parents=True, exist_ok=True)
+    return real
+
+
+#: an append opens the file itself: no link followed, no wait on a FIFO, not inherited by a child process
+_APPEND_EXTRA = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def open_append(path: str | os.PathLike[str], *, beside: str | os.PathLike[str], make_parents: bool = True) -> int:
+    """A descriptor to append records to ``path`` beside a draft (created mode 0600; the history, a journal, the
+    draft-writes record), for :func:`append_durably`. Its folder is checked as :func:`in_folder` checks a write
+    (and made when ``make_parents``); the file is opened with ``O_NOFOLLOW``, so a link there, even one inside the
+    folder (``history.jsonl -> ../../tenantdeck.yaml``), is refused rather than appended to; anything but a
+    regular file is refused too. :class:`~tenantdeck.safefile.FileRefused` before a byte is written; an ``OSError``
+    from the system otherwise."""
+    from tenantdeck import safefile
+
+    named = Path(path)
+    target = in_folder(named, beside)
+    if make_parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _APPEND_EXTRA, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(target):
+            raise safefile.FileRefused(named, f"is a symbolic link (to {os.readlink(target)}): tenantdeck appends "
+                                       "only to a regular file of its own, never through a link; remove the link",
+                                       safefile.NOT_REGULAR, err=errno.ELOOP) from None
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader
+            raise safefile.FileRefused(named, safefile.kind_of(os.stat(target).st_mode) or "is not a regular file",
+                                       safefile.NOT_REGULAR, err=errno.ENXIO) from None
+        raise
+    reason = safefile.kind_of(os.fstat(fd).st_mode)
+    if reason is not None:
+        os.close(fd)
+        raise safefile.FileRefused(named, reason, safefile.NOT_REGULAR)
+    return fd
 
 
 def _current(path: Path) -> bytes | None:

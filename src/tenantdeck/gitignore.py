@@ -37,14 +37,16 @@ _EQUIVALENT: dict[str, tuple[str, ...]] = {
 }
 
 
-def ensure_lines(path: Path, lines: Sequence[str], header: str) -> list[str]:
+def ensure_lines(path: Path, lines: Sequence[str], header: str, *, beside: Path) -> list[str]:
     """Append to the ignore file ``path`` (created if missing) the ``lines`` it does not have; returns them.
 
     The file's own lines, order and comments are kept; the new lines go at the end under ``header`` (written
-    once, when the file gets its first tenantdeck line). Raises ``OSError`` when the file cannot be written.
+    once, when the file gets its first tenantdeck line). Raises ``OSError`` when the file cannot be written, and
+    :class:`~tenantdeck.safefile.FileRefused` (before anything is written) when it leads out of the draft's folder
+    ``beside`` (``.gitignore -> /home/ci/.profile`` in a pull request); a link inside it is replaced, not followed.
     """
     try:
-        text = safefile.read_text(path, MAX_BYTES)
+        text = safefile.read_text(path, MAX_BYTES, beside=beside)
     except FileNotFoundError:
         text = ""
     present = {line.strip() for line in text.splitlines()}
@@ -53,5 +55,5 @@ def ensure_lines(path: Path, lines: Sequence[str], header: str) -> list[str]:
         return []
     block = ([] if header in present else [header]) + missing
     prefix = text if not text or text.endswith("\n") else text + "\n"
-    atomic_write_text(path, prefix + "\n".join(block) + "\n", make_parents=True)
+    atomic_write_text(path, prefix + "\n".join(block) + "\n", make_parents=True, beside=beside)
     return missing

@@ -14,6 +14,12 @@ draft's folder to ``/etc/shadow`` or a CI runner's cloud credentials. So a read 
 4. with ``within``: resolves the path after every symbolic link (``realpath``) and refuses it unless it lies in
    one of the given folders, then opens the resolved path.
 
+**Beside a draft** (the lock file, the policies and targets files, ``.gitignore``, everything under
+``.tenantdeck/``) the folder is always the draft's (:func:`draft_folder`): ``beside=`` a read here, and the same
+``beside=`` given to :mod:`tenantdeck.atomic`'s writes, appends and folder creation, is the one rule (:func:`beside`)
+that a pull request's ``tenantdeck.lock.json -> /home/ci/.bashrc`` is neither read nor written. Every write in
+``src/`` passes it or says why it need not (``tests/test_safefile.py``).
+
 Every refusal is a :class:`FileRefused` (an ``OSError``, so a caller that already handled "cannot read" still
 does) carrying the path, a human ``reason`` and a stable ``code``; :class:`FileMissing` is also a
 ``FileNotFoundError``. ``tests/test_safefile.py`` proves that no module of ``src/`` reads a file another way.
@@ -43,6 +49,9 @@ TOO_LARGE: Final = "too-large"
 OUTSIDE: Final = "outside"
 UNREADABLE: Final = "unreadable"
 EMPTY: Final = "empty"
+
+#: the folder the files beside a draft must lie in, as a refusal names it
+DRAFT_FOLDER: Final = "the draft's folder"
 
 
 class FileRefused(OSError):
@@ -127,11 +136,45 @@ def resolve_within(path: str | os.PathLike[str], within: Sequence[str | os.PathL
     return real
 
 
+def draft_folder(draft_path: str | os.PathLike[str]) -> Path:
+    """The folder every file tenantdeck keeps beside the draft ``draft_path`` must lie in after every link: the
+    folder of the draft file as given, resolved (a draft that is itself a link into a project keeps its lock file
+    and workspace beside the link, in the project)."""
+    return Path(os.path.realpath(Path(draft_path).parent))
+
+
+def beside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """The one rule of a file beside a draft, read or written: ``path`` after every symbolic link (of it and of the
+    folders above it, ``..`` included) when that lies inside ``folder`` (the draft's folder, resolved the same
+    way); :class:`FileRefused` (``outside``: ``resolves to /x, outside the draft's folder``) when it does not.
+    A path that does not exist yet resolves as far as it exists, so a dangling link, or a ``.tenantdeck`` that
+    links elsewhere, is refused before anything is created through it. A pull request can commit any of these
+    files as a link, and git stores it as one."""
+    return resolve_within(path, [folder], DRAFT_FOLDER)
+
+
+def beside_or_none(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> FileRefused | None:
+    """:func:`beside`'s refusal, or None when ``path`` keeps to ``folder``: for a check made before any write."""
+    try:
+        beside(path, folder)
+    except FileRefused as exc:
+        return exc
+    return None
+
+
+def _within(within: Sequence[str | os.PathLike[str]], what: str,
+            folder: str | os.PathLike[str] | None) -> tuple[Sequence[str | os.PathLike[str]], str]:
+    return ([folder], DRAFT_FOLDER) if folder is not None else (within, what)
+
+
 @contextlib.contextmanager
 def open_regular(path: str | os.PathLike[str], *, within: Sequence[str | os.PathLike[str]] = (),
-                 what: str = "the allowed folders") -> Iterator[tuple[BinaryIO, int]]:
+                 what: str = "the allowed folders",
+                 beside: str | os.PathLike[str] | None = None) -> Iterator[tuple[BinaryIO, int]]:
     """The opened regular file and its size (from ``fstat`` of what was opened), closed on exit; for a caller
-    that streams (hashing) rather than reads into memory. Raises :class:`FileRefused` before yielding."""
+    that streams (hashing) rather than reads into memory. Raises :class:`FileRefused` before yielding.
+    ``beside``: the draft's folder, for a file kept beside a draft (:func:`beside`; ``within`` that folder)."""
+    within, what = _within(within, what, beside)
     target = resolve_within(path, within, what) if within else path
     try:
         before = os.stat(target)
@@ -156,10 +199,11 @@ def open_regular(path: str | os.PathLike[str], *, within: Sequence[str | os.Path
 
 
 def read_bytes(path: str | os.PathLike[str], cap: int, *, within: Sequence[str | os.PathLike[str]] = (),
-               what: str = "the allowed folders") -> bytes:
+               what: str = "the allowed folders", beside: str | os.PathLike[str] | None = None) -> bytes:
     """The file's bytes, at most ``cap`` of them: :class:`FileRefused` for anything else (missing, not a regular
-    file, over ``cap``, outside ``within``, unreadable). Never reads more than ``cap + 1`` bytes."""
-    with open_regular(path, within=within, what=what) as (handle, size):
+    file, over ``cap``, outside ``within`` or the draft's folder ``beside``, unreadable). Never reads more than
+    ``cap + 1`` bytes."""
+    with open_regular(path, within=within, what=what, beside=beside) as (handle, size):
         if size > cap:
             raise too_large(path, size, cap)
         try:
@@ -172,10 +216,11 @@ def read_bytes(path: str | os.PathLike[str], cap: int, *, within: Sequence[str |
 
 
 def read_text(path: str | os.PathLike[str], cap: int, *, errors: str = "strict",
-              within: Sequence[str | os.PathLike[str]] = (), what: str = "the allowed folders") -> str:
+              within: Sequence[str | os.PathLike[str]] = (), what: str = "the allowed folders",
+              beside: str | os.PathLike[str] | None = None) -> str:
     """:func:`read_bytes` decoded as UTF-8 (``errors`` as :meth:`bytes.decode`; a bad byte under "strict" raises
     ``UnicodeDecodeError``, which the caller words)."""
-    return read_bytes(path, cap, within=within, what=what).decode("utf-8", errors=errors)
+    return read_bytes(path, cap, within=within, what=what, beside=beside).decode("utf-8", errors=errors)
 
 
 def check(path: str | os.PathLike[str], cap: int, *, within: Sequence[str | os.PathLike[str]] = (),

@@ -117,7 +117,7 @@ def test_a_short_write_is_completed_not_truncated(tmp_path: Path, monkeypatch: p
         return real(fd, bytes(data)[: max(1, len(data) // 3)])
 
     monkeypatch.setattr(os, "write", short)
-    with Journal(tmp_path / "j.jsonl") as journal:
+    with Journal(tmp_path / "j.jsonl", beside=tmp_path) as journal:
         journal.write("intent", op="o1", kind="create_widget", name="A widget with a long enough name")
     monkeypatch.undo()
     assert [r["event"] for r in read_journal(tmp_path / "j.jsonl")] == ["intent"]

@@ -29,7 +29,7 @@ def test_lines_recorded_together_share_fsyncs_and_each_is_on_disk_when_its_recor
     path = tmp_path / "j.jsonl"
 
     async def go() -> dict[str, int]:
-        with Journal(path) as journal:
+        with Journal(path, beside=tmp_path) as journal:
             synced_when_returned: dict[str, int] = {}
 
             async def one(i: int) -> None:
@@ -57,7 +57,7 @@ def test_a_failed_fsync_fails_the_line_waiting_on_it_and_every_later_one(tmp_pat
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
     async def go() -> None:
-        with Journal(tmp_path / "j.jsonl") as journal:
+        with Journal(tmp_path / "j.jsonl", beside=tmp_path) as journal:
             await journal.record("start")
             monkeypatch.setattr(os, "fsync", broken)
             with pytest.raises(WriteFailed):

@@ -179,7 +179,7 @@ def test_interrupted_create_is_adopted_not_duplicated(sandbox: Any, draft: Path)
     """An intent without "done" (killed after the POST landed): the next push finds the app by name."""
     edit_draft(draft, add_new_app)
     ws = Workspace(draft)
-    with Journal.new(ws.journal_dir, "crashed") as journal:
+    with Journal.new(ws.journal_dir, "crashed", beside=ws.folder) as journal:
         journal.write("intent", op="new:Brand New/create_app", kind="create_app", app_id=None,
                       app_name="Brand New", rid="", name="Brand New")
     created = call(sandbox, "create_app", "Brand New", "us")

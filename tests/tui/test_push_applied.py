@@ -208,9 +208,12 @@ def test_a_history_record_from_before_operations_were_recorded_is_still_shown(tm
            "counts": {"applied": 1, "failed": 1, "not_attempted": 0}, "result": "partial", "journal": str(journal)}
     assert operation_rows(old) is None
     assert "applied=1 failed=1" in render_history_text([old])
-    assert screen_rows(old) == [("intent", "Acme", "update webhook orders"), ("done", "Acme", "update webhook orders"),
-                                ("failed", "Acme", "create widget new:Help: HTTP 500")]
-    assert screen_rows({**old, "journal": str(tmp_path / "gone.jsonl")}) == []
+    assert screen_rows(old, tmp_path) == [("intent", "Acme", "update webhook orders"),
+                                          ("done", "Acme", "update webhook orders"),
+                                          ("failed", "Acme", "create widget new:Help: HTTP 500")]
+    assert screen_rows({**old, "journal": str(tmp_path / "gone.jsonl")}, tmp_path) == []
+    # a history arrives with a pull request too: the journal it names is read only in the draft's folder (L3)
+    assert screen_rows(old, tmp_path / "repo") == []
 
 
 # -- pictures -------------------------------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ def test_an_unfinished_push_is_offered_to_be_finished_at_the_next_start(draft: P
 
     journal_dir = Workspace(draft).journal_dir
     assert unfinished_push(journal_dir) is None
-    journal = Journal.new(journal_dir, "abc123")
+    journal = Journal.new(journal_dir, "abc123", beside=draft.parent)
     journal.write("start", plan_hash="abc123", operations=3, counts={})
     journal.write("done", op="x", kind="update_widget", app_id="a", app_name="Acme Support", rid="w")
     journal.close()  # no "end": the process died mid-push

@@ -35,7 +35,7 @@ def command(draft_path: Path, profile: str | None, fmt: str) -> None:
     workspace = Workspace(draft_path, target)
     try:
         check_workspace(workspace)
-        records = read_history(workspace.history_path)
+        records = read_history(workspace.history_path, beside=workspace.folder)
     except WorkspaceError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -56,12 +56,21 @@ def command(draft_path: Path, force: bool, schema_url: str | None) -> None:
 
     text = sample_text(schema_url or schema_reference(draft_path))
     folder = draft_path.parent
+    from tenantdeck import safefile
+    from tenantdeck.draft.schema import LOCAL_SCHEMA
+
+    # the files written beside the draft, checked before the draft is written: none may lead out of its folder
+    for beside in (folder / LOCAL_SCHEMA, folder / ".tenantdeck" / ".gitignore", folder / ".gitignore"):
+        outside = safefile.beside_or_none(beside, folder)
+        if outside is not None:
+            output.error(f"cannot write {outside}; nothing was written")
+            sys.exit(exitcodes.ERROR)
     try:
         write_atomic(draft_path, text, backup=True)
         if schema_url is None:
             write_local_schema(draft_path)
-            ensure_lines(folder / ".tenantdeck" / ".gitignore", WORKSPACE_LINES, WORKSPACE_HEADER)
-        added = ensure_lines(folder / ".gitignore", PROJECT_LINES, PROJECT_HEADER)
+            ensure_lines(folder / ".tenantdeck" / ".gitignore", WORKSPACE_LINES, WORKSPACE_HEADER, beside=folder)
+        added = ensure_lines(folder / ".gitignore", PROJECT_LINES, PROJECT_HEADER, beside=folder)
     except OSError as exc:
         where = exc.filename or path
         output.error(f"cannot write {where}: {exc.strerror or exc}")

@@ -68,8 +68,12 @@ def command(
     from tenantdeck.sync.remote.pull import PullError, pull_target
     from tenantdeck.sync.workspace.binding import WrongTarget
     from tenantdeck.sync.workspace.lock import WorkspaceLocked, hold
-    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError
+    from tenantdeck.sync.workspace.state import Workspace, WorkspaceError, check_workspace
 
+    try:
+        check_workspace(Workspace(draft_path))  # a lock file or workspace leading out of the folder: before any request
+    except WorkspaceError as exc:
+        raise TargetError(str(exc)) from None
     refused = _unwritable(draft_path)
     if refused:
         raise TargetError(f"cannot write {draft_path}: {refused}; nothing was changed")

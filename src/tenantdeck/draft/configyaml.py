@@ -49,10 +49,12 @@ def load_file(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_C
     return read_file(path, what, max_bytes=max_bytes)[0]
 
 
-def read_file(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_CONFIG_BYTES) -> tuple[Any, str]:
-    """:func:`load_file`, and the text it was read from (to place later problems, such as a model's)."""
+def read_file(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_CONFIG_BYTES,
+              beside: str | os.PathLike[str] | None = None) -> tuple[Any, str]:
+    """:func:`load_file`, and the text it was read from (to place later problems, such as a model's). ``beside``:
+    the draft's folder, for a file kept beside a draft (:func:`tenantdeck.safefile.beside`)."""
     name = os.fspath(path)
-    text, problems = yamlsource.read_text(path, display=name, max_bytes=max_bytes)
+    text, problems = yamlsource.read_text(path, display=name, max_bytes=max_bytes, beside=beside)
     if text is None:
         raise ConfigFileError(_reworded(problems[0], what, max_bytes))
     return load_text(text, name, what), text

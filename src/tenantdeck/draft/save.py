@@ -47,17 +47,19 @@ IDENTITY_KEYS: tuple[str, ...] = ("id", "name", "extends")
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, *, backup: bool = True,
-                 expected_text: str | None = None, leads_to: str | os.PathLike[str] | None = None) -> None:
+                 expected_text: str | None = None, leads_to: str | os.PathLike[str] | None = None,
+                 beside: str | os.PathLike[str] | None = None) -> None:
     """Replace the draft at ``path`` with ``text`` atomically, keeping its permissions and (with ``backup``) the
     previous version as ``<name>.bak``; see :mod:`tenantdeck.atomic`.
 
     ``expected_text`` makes it a compare-and-swap: the file must still hold that text (what the caller read and
     merged into), else :class:`DraftChanged` and nothing is written. ``leads_to`` (``tenantdeck.atomic.leads_to``
     of the path when it was read) refuses a symbolic link put in its place since (``atomic.Redirected``).
+    ``beside``: the draft's folder, for a YAML file kept beside the draft (its targets file).
     """
     try:
         atomic_write_text(path, text, backup=backup, expect=None if expected_text is None else still(expected_text),
-                          leads_to=leads_to)
+                          leads_to=leads_to, beside=beside)
     except ChangedSinceRead:
         raise DraftChanged(path) from None
 

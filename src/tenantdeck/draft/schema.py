@@ -63,5 +63,5 @@ def write_local_schema(draft_path: str | os.PathLike[str]) -> Path:
     from tenantdeck.atomic import atomic_write_text
 
     target = Path(draft_path).parent / LOCAL_SCHEMA
-    atomic_write_text(target, schema_text(), make_parents=True)
+    atomic_write_text(target, schema_text(), make_parents=True, beside=Path(draft_path).parent)
     return target

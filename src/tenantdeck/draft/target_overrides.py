@@ -144,10 +144,10 @@ def read_target_overrides(draft_path: str | os.PathLike[str]) -> TargetOverrides
     from tenantdeck.draft import yamlsource
 
     path = targets_path(draft_path)
-    if not path.exists():
+    if not (path.exists() or path.is_symlink()):  # a link to nothing is refused below (outside, or no such file)
         return None
     name = os.fspath(path)
-    text, problems = yamlsource.read_text(path, display=name)
+    text, problems = yamlsource.read_text(path, display=name, beside=path.parent)
     if text is None:
         raise TargetOverridesInvalid(problems)
     from tenantdeck.draft.raw_scalars import comment_problems
@@ -428,14 +428,14 @@ def _edit_section_apps(draft_path: str | os.PathLike[str], profile: str, change:
     yaml = escaping(YAML())  # app names from the service are its keys: never a raw control or bidi character
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 4096
-    doc = yaml.load(safefile.read_text(path, yamlsource.MAX_BYTES)) if path.exists() else None
+    doc = yaml.load(safefile.read_text(path, yamlsource.MAX_BYTES, beside=path.parent)) if path.exists() else None
     if not isinstance(doc, dict):
         doc = CommentedMap([("format", TARGETS_FORMAT), ("targets", CommentedMap())])
     if not change(_child(_child(_child(doc, "targets"), profile), "apps")):
         return False
     out = io.StringIO()
     yaml.dump(doc, out)
-    write_atomic(path, out.getvalue(), backup=False)
+    write_atomic(path, out.getvalue(), backup=False, beside=path.parent)
     return True
 
 

@@ -159,9 +159,11 @@ def escaped(char: str) -> str:
 
 
 def read_text(
-    path: str | os.PathLike[str], *, display: str | None = None, max_bytes: int = MAX_BYTES
+    path: str | os.PathLike[str], *, display: str | None = None, max_bytes: int = MAX_BYTES,
+    beside: str | os.PathLike[str] | None = None,
 ) -> tuple[str | None, list[Problem]]:
-    """The file's text, or located problems (missing, not a regular file, too large, not UTF-8, empty).
+    """The file's text, or located problems (missing, not a regular file, too large, not UTF-8, empty, outside the
+    draft's folder ``beside`` after every link: a policies or targets file beside a draft).
 
     Read through :mod:`tenantdeck.safefile`: a FIFO, socket, device or directory is refused before anything is
     read, and at most ``max_bytes + 1`` bytes are ever read, so a huge or endless file (``/dev/zero``) costs nothing.
@@ -170,7 +172,7 @@ def read_text(
 
     name = display if display is not None else os.fspath(path)
     try:
-        data = safefile.read_bytes(path, max_bytes)
+        data = safefile.read_bytes(path, max_bytes, beside=beside)
     except safefile.FileRefused as exc:
         return None, [_refused(name, exc, max_bytes)]
     return decode(data, name)

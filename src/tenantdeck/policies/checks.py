@@ -16,8 +16,11 @@ from tenantdeck.problems import PathPart, Problem, Severity, did_you_mean, forma
 
 
 def policies_for(draft_path: Path, policies_file: Path | None = None) -> PolicySet:
-    """The rules that apply to ``draft_path``: ``policies_file``, else ``<stem>.policies.yaml`` beside it."""
-    return load_policies(policies_file or policies_path(draft_path))
+    """The rules that apply to ``draft_path``: ``policies_file``, else ``<stem>.policies.yaml`` beside it (read
+    only inside the draft's folder)."""
+    if policies_file is not None:
+        return load_policies(policies_file)
+    return load_policies(policies_path(draft_path), beside=draft_path.parent)
 
 
 def violation_problems(evaluation: Evaluation, doc: Any) -> list[Problem]:

@@ -346,17 +346,19 @@ def _written(parts: tuple[PathPart, ...]) -> str:
 # -- reading -----------------------------------------------------------------------------------------------------
 
 
-def load_policies(path: Path) -> PolicySet:
+def load_policies(path: Path, *, beside: Path | None = None) -> PolicySet:
     """Read ``path``: every rule that is well formed and compiles, and a located problem for each one that is not.
-    A missing file is an empty set; a file that is not YAML at all is one problem."""
+    A missing file is an empty set; a file that is not YAML at all is one problem. ``beside``: the draft's folder,
+    when ``path`` is the file beside the draft (not one a ``--policies`` option named): it must lie there after
+    every link (a pull request can commit it as a link to anywhere; :func:`tenantdeck.safefile.beside`)."""
     from tenantdeck.draft.configyaml import ConfigFileError, read_file
     from tenantdeck.draft.load import DraftDocument
 
     result = PolicySet(path=path)
-    if not path.exists():
+    if not (path.exists() or (beside is not None and path.is_symlink())):  # a link to nothing beside: said
         return result
     try:
-        data, text = read_file(path, "policies file")
+        data, text = read_file(path, "policies file", beside=beside)
     except ConfigFileError as exc:
         result.problems.append(exc.problem)
         return result

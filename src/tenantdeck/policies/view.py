@@ -233,7 +233,7 @@ class FleetPolicies:
         from tenantdeck.policies.model import load_policies
 
         self._signature = self._stat()
-        policies = load_policies(self.path)
+        policies = load_policies(self.path, beside=None if self._file else self.draft_path.parent)
         with self._lock:
             self.policies = policies
             self.engine = PolicyEngine(policies)

@@ -639,7 +639,7 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
         await asyncio.sleep(delay)
 
     local.workspace.ensure()
-    journal = Journal.new(local.workspace.journal_dir, plan.plan_id)
+    journal = Journal.new(local.workspace.journal_dir, plan.plan_id, beside=local.workspace.folder)
     result = result if result is not None else PushResult()
     # the lock file is rewritten once, as the push ends (killed: the cache has each operation's base, and the
     # next run reads it with the lock file; Workspace.lock_deferred)
@@ -665,7 +665,8 @@ async def push(prepared: Prepared, target: Target, on_event: OnEvent | None = No
                 result.warnings[:0] = [p.render() for p in prepared.draft_warnings] + prepared.warnings
                 state = "interrupted" if result.interrupted else "complete" if result.complete else "partial"
                 try:
-                    append_record(local.workspace.history_path, profile=target.name, base_url=target.base_url,
+                    append_record(local.workspace.history_path, beside=local.workspace.folder,
+                                  profile=target.name, base_url=target.base_url,
                                   draft=str(local.path.resolve()), plan_hash=plan.plan_hash(),
                                   plan_id=plan.plan_id,
                                   plan_counts=plan.counts(), counts=result.counts(), result=state,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck import safefile
-from tenantdeck.atomic import WriteFailed, append_durably
+from tenantdeck.atomic import WriteFailed, append_durably, open_append
 from tenantdeck.textsafe import json_text, shown
 
 
@@ -43,14 +43,16 @@ def current_user() -> str:
         return "unknown"
 
 
-def append_record(path: Path, **fields: Any) -> dict[str, Any]:
-    """Append one audit record (fsync'd) and return it."""
+def append_record(path: Path, *, beside: Path, **fields: Any) -> dict[str, Any]:
+    """Append one audit record (fsync'd) and return it. ``beside``: the draft's folder, which the file must lie in
+    (:func:`tenantdeck.atomic.open_append`: never through a link; :class:`~tenantdeck.safefile.FileRefused`)."""
     record = {"who": current_user(), "when": now().isoformat(timespec="seconds"),
               "ts": round(time.time(), 3), **fields}
     data = (json_text(record, separators=(",", ":")) + "\n").encode("utf-8")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = open_append(path, beside=beside)
+    except safefile.FileRefused:
+        raise
     except OSError as exc:
         raise WriteFailed(path, exc) from exc
     try:
@@ -99,10 +101,13 @@ def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]] | None:
     return rows
 
 
-def read_history(path: Path) -> list[dict[str, Any]]:
-    """All records, oldest first; damaged lines are skipped."""
+def read_history(path: Path, *, beside: Path | None = None) -> list[dict[str, Any]]:
+    """All records, oldest first; damaged lines are skipped. ``beside``: the draft's folder, which the file must
+    lie in after every link (:class:`~tenantdeck.safefile.FileRefused` otherwise); by default the folder a
+    workspace's ``.tenantdeck/<stem>/history.jsonl`` is in."""
+    folder = beside if beside is not None else path.parents[2]
     try:
-        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace")
+        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace", beside=folder)
     except FileNotFoundError:
         return []
     out: list[dict[str, Any]] = []

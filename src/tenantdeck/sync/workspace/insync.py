@@ -80,7 +80,7 @@ class InSyncCache:
 
     def _load(self) -> dict[str, list[Any]]:
         try:
-            doc = json.loads(safefile.read_bytes(self.path, safefile.STATE_MAX_BYTES))
+            doc = json.loads(safefile.read_bytes(self.path, safefile.STATE_MAX_BYTES, beside=self.workspace.folder))
         except (OSError, ValueError):
             return {}
         if not isinstance(doc, dict) or doc.get("version") != CACHE_VERSION or not isinstance(doc.get("apps"), dict):
@@ -117,7 +117,8 @@ class InSyncCache:
         if entries == self._entries:
             return
         try:
-            atomic_write_json(self.path, {"version": CACHE_VERSION, "apps": entries}, sync_dir=False)
+            atomic_write_json(self.path, {"version": CACHE_VERSION, "apps": entries}, sync_dir=False,
+                              beside=self.workspace.folder)
         except OSError:
             return  # a cache that cannot be written only costs time next run
         self._entries = entries

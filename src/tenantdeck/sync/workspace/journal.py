@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tenantdeck import safefile
-from tenantdeck.atomic import WriteFailed, append_durably, write_all
+from tenantdeck.atomic import WriteFailed, append_durably, open_append, write_all
 from tenantdeck.textsafe import json_text
 
 
@@ -43,11 +43,13 @@ class Journal:
     know to look for the object that create may have made. The push stops there, before the request it guards.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, beside: Path) -> None:
+        """``beside``: the draft's folder, which the journal must lie in (:func:`tenantdeck.atomic.open_append`)."""
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._fd = open_append(path, beside=beside)
+        except safefile.FileRefused:
+            raise
         except OSError as exc:
             raise WriteFailed(path, exc) from exc
         self._lock = threading.Lock()
@@ -58,11 +60,11 @@ class Journal:
         self._sync_failed: WriteFailed | None = None  #: after a failed fsync nothing later is known to be on disk
 
     @classmethod
-    def new(cls, journal_dir: Path, plan_id: str) -> Journal:
+    def new(cls, journal_dir: Path, plan_id: str, *, beside: Path) -> Journal:
         """A journal for a run of the plan ``plan_id`` (:attr:`~tenantdeck.sync.plan.Plan.plan_id`, named in the
-        file name so :func:`completed_ops` finds that plan's runs)."""
+        file name so :func:`completed_ops` finds that plan's runs), kept in the draft's folder (``beside``)."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
-        return cls(journal_dir / f"{stamp}-{plan_id}.jsonl")
+        return cls(journal_dir / f"{stamp}-{plan_id}.jsonl", beside=beside)
 
     def write(self, event: str, **fields: Any) -> None:
         data = self._line(event, fields)
@@ -127,10 +129,18 @@ class Journal:
         self.close()
 
 
-def read_journal(path: Path) -> Iterator[dict[str, Any]]:
-    """The records of one journal; a torn last line (killed mid-write) is skipped."""
+def draft_folder_of(journal_dir: Path) -> Path:
+    """The draft's folder of a workspace's ``.tenantdeck/<stem>/journal`` folder: what its journals must lie in."""
+    return journal_dir.parents[2]
+
+
+def read_journal(path: Path, *, beside: Path | None = None) -> Iterator[dict[str, Any]]:
+    """The records of one journal; a torn last line (killed mid-write) is skipped. ``beside``: the draft's folder,
+    which the journal must lie in after every link (a history record names its journal, and a pull request can
+    commit a history); by default the folder a workspace's ``.tenantdeck/<stem>/journal/*.jsonl`` is in."""
+    folder = beside if beside is not None else draft_folder_of(path.parent)
     try:
-        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace")
+        text = safefile.read_text(path, safefile.STATE_MAX_BYTES, errors="replace", beside=folder)
     except FileNotFoundError:
         return
     for line in text.splitlines():

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tenantdeck import safefile
+from tenantdeck.atomic import atomic_write_bytes
 from tenantdeck.sync.workspace.state import check_workspace, workspace_error
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def read_holder(workspace: Workspace) -> Holder | None:
     """The recorded holder, or None when there is none or the record is from a process that is gone (a ``kill -9``
     leaves its record behind; the OS has already released its lock)."""
     try:
-        doc: Any = json.loads(safefile.read_bytes(holder_path(workspace), HOLDER_MAX_BYTES))
+        doc: Any = json.loads(safefile.read_bytes(holder_path(workspace), HOLDER_MAX_BYTES, beside=workspace.folder))
         holder = Holder(int(doc["pid"]), str(doc["command"]), str(doc.get("host", "")), str(doc["since"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -150,17 +151,15 @@ def _write_holder(workspace: Workspace, command: str) -> None:
     """Best effort: the record only explains a wait to the next process; the lock itself is the OS's."""
     doc = {"pid": os.getpid(), "command": command, "host": socket.gethostname(),
            "since": datetime.now(UTC).isoformat(timespec="seconds")}
-    path = holder_path(workspace)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(OSError):
-        tmp.write_text(json.dumps(doc) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write_bytes(holder_path(workspace), (json.dumps(doc) + "\n").encode(), sync_dir=False,
+                           beside=workspace.folder)
 
 
 def _remove_holder(workspace: Workspace) -> None:
     with contextlib.suppress(OSError):
         path = holder_path(workspace)
-        doc = json.loads(safefile.read_bytes(path, HOLDER_MAX_BYTES))
+        doc = json.loads(safefile.read_bytes(path, HOLDER_MAX_BYTES, beside=workspace.folder))
         if isinstance(doc, dict) and doc.get("pid") == os.getpid():
             path.unlink()
 

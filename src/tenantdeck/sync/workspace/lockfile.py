@@ -99,9 +99,10 @@ def parse(path: Path, data: bytes) -> dict[str, Any]:
 
 
 def read(path: Path) -> dict[str, Any] | None:
-    """The parsed lock file, or None when there is none."""
+    """The parsed lock file, or None when there is none. Read only when it lies in its draft's folder after every
+    link (:func:`tenantdeck.safefile.beside`): a pull request's lock file may be a link to anywhere."""
     try:
-        data = safefile.read_bytes(path, safefile.STATE_MAX_BYTES)
+        data = safefile.read_bytes(path, safefile.STATE_MAX_BYTES, beside=path.parent)
     except FileNotFoundError:
         return None
     except OSError as exc:

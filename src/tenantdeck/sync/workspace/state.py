@@ -14,7 +14,10 @@ Layout (``.tenantdeck/<draft stem>/`` next to the draft, so two drafts in one fo
 
 One file per app lets a push update the base after each operation without rewriting a 1,000-app snapshot. Every
 write goes through :func:`atomic_write_bytes` (temp file in the same directory, fsync, ``os.replace``, fsync of
-the directory), so a crash leaves either the old or the new file, never half of one. The lock file is one file for
+the directory), so a crash leaves either the old or the new file, never half of one. Every read and write here
+keeps to the draft's folder after every link (``beside=``, :func:`tenantdeck.safefile.beside`): the lock file and
+the whole workspace arrive with a pull request, links included, and :func:`check_workspace` refuses a workspace
+that leads out of the folder before a command reads, writes or sends anything. The lock file is one file for
 every app, so a push batches its updates (:meth:`Workspace.lock_deferred`): rewriting 3.6 MB after each of 1,000
 operations made a push quadratic (5 operations/s at 1,000 apps).
 """
@@ -34,7 +37,15 @@ from typing import Any
 from urllib.parse import quote
 
 from tenantdeck import safefile
-from tenantdeck.atomic import append_durably, atomic_write_bytes, atomic_write_json, fsync_dir
+from tenantdeck.atomic import (
+    append_durably,
+    atomic_write_bytes,
+    atomic_write_json,
+    fsync_dir,
+    in_folder,
+    make_dirs,
+    open_append,
+)
 from tenantdeck.sync.workspace import lockfile
 
 WORKSPACE_DIR = ".tenantdeck"
@@ -63,6 +74,8 @@ class Workspace:
     def __init__(self, draft_path: Path | str, target: str | None = None) -> None:
         self.draft_path = Path(draft_path)
         self.target = target
+        #: the draft's folder as given: every file here must lie in it after every link (``beside=``)
+        self.folder = self.draft_path.parent
         self.container = self.draft_path.parent / WORKSPACE_DIR
         self.root = self.container / (self.draft_path.stem + (f"@{target}" if target else ""))
         self.base_dir = self.root / "base"
@@ -85,10 +98,11 @@ class Workspace:
 
     def ensure(self) -> Path:
         """Create the directory (and a ``.gitignore`` keeping it out of version control); returns the root."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.root, beside=self.folder)
         ignore = self.container / ".gitignore"
         if not ignore.exists():
-            atomic_write_bytes(ignore, b"# tenantdeck workspace: local state and the fingerprint key\n*\n")
+            atomic_write_bytes(ignore, b"# tenantdeck workspace: local state and the fingerprint key\n*\n",
+                               beside=self.folder)
         return self.root
 
     # --- fingerprint key --------------------------------------------------------------------------------------
@@ -108,7 +122,7 @@ class Workspace:
         self.ensure()
         key = new if new is not None and len(new) == KEY_BYTES else secrets.token_bytes(KEY_BYTES)
         try:
-            fd = os.open(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(in_folder(self.key_path, self.folder), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             return self._read_key()
         try:
@@ -125,7 +139,7 @@ class Workspace:
         return self.secret_key()
 
     def _read_key(self) -> bytes:
-        data = safefile.read_bytes(self.key_path, KEY_BYTES)
+        data = safefile.read_bytes(self.key_path, KEY_BYTES, beside=self.folder)
         if len(data) != KEY_BYTES:
             raise WorkspaceError(
                 f"{self.key_path} is damaged ({len(data)} bytes, expected {KEY_BYTES}); delete it and run "
@@ -155,7 +169,7 @@ class Workspace:
 
     def _read_lock(self) -> dict[str, Any] | None:
         try:
-            return lockfile.read(self.lock_path)
+            return lockfile.read(self.lock_path)  # beside its draft (lockfile.read keeps to the folder)
         except lockfile.LockFileError as exc:
             raise WorkspaceError(str(exc)) from None
 
@@ -180,7 +194,7 @@ class Workspace:
     def _lock_behind(self) -> bool:
         """Whether a batch of lock updates was started on the lock file as it is now and never written."""
         try:
-            mark = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES))
+            mark = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES, beside=self.folder))
         except (OSError, ValueError):
             return False
         return isinstance(mark, dict) and mark.get("behind") is True and mark.get("stat") == self._lock_stat()
@@ -204,7 +218,7 @@ class Workspace:
                 if doc is not None:
                     if not self.lock_as_written():  # a fresh clone or a git pull: make the cache mirror the lock
                         self._mirror_into_cache(doc)
-                    atomic_write_json(self.lock_written_path, {"stat": self._lock_stat(), "behind": True})
+                    self._mark_behind()
                     self._deferred = (doc, {})
                     self._deferred_dirty = behind
         try:
@@ -228,16 +242,17 @@ class Workspace:
     def _mirror_into_cache(self, doc: Mapping[str, Any]) -> None:
         """Make the local cache hold exactly the lock file's apps (each with the key check it has there)."""
         keep = {_file_name(app_id) for app_id in doc["apps"]}
+        safefile.beside(self.base_dir, self.folder)  # files are removed in it: never in a folder it links to
         if self.base_dir.is_dir():
             for entry in os.scandir(self.base_dir):
                 if entry.name.endswith(".json") and entry.name not in keep:
                     os.unlink(entry.path)
-        self.base_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.base_dir, beside=self.folder)
         self._write_cache({app_id: {"format": BASE_FORMAT, "app": entry["app"], "key": entry.get("key")}
                            for app_id, entry in doc["apps"].items()})
 
     def _write_lock_doc(self, doc: Mapping[str, Any]) -> None:
-        atomic_write_bytes(self.lock_path, lockfile.render(doc["apps"], doc.get("target")))
+        atomic_write_bytes(self.lock_path, lockfile.render(doc["apps"], doc.get("target")), beside=self.folder)
         self._note_lock_written()
 
     def _load_cache(self, skip: Iterable[str], check: str) -> dict[str, tuple[dict[str, Any], str]]:
@@ -274,7 +289,7 @@ class Workspace:
         shown = {k: target[k] for k in ("account", "base_url", "profile") if target and target.get(k)}
         with self._lock_mutex:
             atomic_write_bytes(self.lock_path, lockfile.render(
-                {app_id: {"app": app, "key": check} for app_id, app in apps.items()}, shown))
+                {app_id: {"app": app, "key": check} for app_id, app in apps.items()}, shown), beside=self.folder)
             self._note_lock_written()
 
     def retarget_lock(self, target: Mapping[str, Any]) -> None:
@@ -296,13 +311,18 @@ class Workspace:
 
     def _note_lock_written(self) -> None:
         """Remember the lock file as tenantdeck left it: while it is so, the local cache mirrors it."""
-        atomic_write_json(self.lock_written_path, {"stat": self._lock_stat()}, sync_dir=False)
+        atomic_write_json(self.lock_written_path, {"stat": self._lock_stat()}, sync_dir=False, beside=self.folder)
+
+    def _mark_behind(self) -> None:
+        """The durable ``behind`` mark of :meth:`lock_deferred`, for the lock file as it is now."""
+        atomic_write_json(self.lock_written_path, {"stat": self._lock_stat(), "behind": True}, beside=self.folder)
 
     def lock_as_written(self) -> bool:
         """Whether the lock file is the one tenantdeck last wrote here (not changed by a git pull, a merge, a
         checkout), so the local cache (and the offline diff's in-sync cache built on it) still mirrors it."""
         try:
-            recorded = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES)).get("stat")
+            recorded = json.loads(safefile.read_bytes(self.lock_written_path, safefile.STATE_MAX_BYTES,
+                                                      beside=self.folder)).get("stat")
         except (OSError, ValueError, AttributeError):
             return False
         return recorded is not None and recorded == self._lock_stat()
@@ -333,14 +353,14 @@ class Workspace:
                 self._deferred = (doc, self._deferred[1])
             self._write_lock_doc(doc)
             if self._deferred is not None:  # still batching: the mark stays, for the lock file just written
-                atomic_write_json(self.lock_written_path, {"stat": self._lock_stat(), "behind": True})
+                self._mark_behind()
 
     def write_base_app(self, app_id: str, canonical: dict[str, Any]) -> None:
         """Store one app's canonical state (atomically); ``canonical["id"]`` must be ``app_id``."""
         if canonical.get("id") != app_id:
             raise ValueError(f"canonical app id {canonical.get('id')!r} does not match {app_id!r}")
         self.ensure()
-        atomic_write_json(self.base_path(app_id), self._entry(canonical), make_parents=True)
+        atomic_write_json(self.base_path(app_id), self._entry(canonical), make_parents=True, beside=self.folder)
         self._update_lock(app_id, canonical)
 
     def _entry(self, canonical: dict[str, Any]) -> dict[str, Any]:
@@ -358,7 +378,7 @@ class Workspace:
         if not apps:
             return
         self.ensure()
-        self.base_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.base_dir, beside=self.folder)
 
         self.fingerprint_key()  # made (if need be) before the threads read it
         self._write_cache({app_id: self._entry(canonical) for app_id, canonical in apps.items()}, threads)
@@ -368,7 +388,8 @@ class Workspace:
         from concurrent.futures import ThreadPoolExecutor  # only a pull (or a first batch) writes many at once
 
         def write(item: tuple[str, dict[str, Any]]) -> None:
-            atomic_write_json(self.base_path(item[0]), item[1], sync_dir=False, make_parents=True)
+            atomic_write_json(self.base_path(item[0]), item[1], sync_dir=False, make_parents=True,
+                              beside=self.folder)
 
         with ThreadPoolExecutor(max_workers=max(1, min(threads, len(entries)))) as pool:
             list(pool.map(write, entries.items()))  # list(): re-raise the first failure here
@@ -377,6 +398,7 @@ class Workspace:
     def delete_base_app(self, app_id: str) -> None:
         """Forget one app (deleted on the service); missing is fine."""
         self._update_lock(app_id, None)
+        safefile.beside(self.base_dir, self.folder)  # never a file of a folder it links to
         try:
             self.base_path(app_id).unlink()
         except FileNotFoundError:
@@ -403,7 +425,7 @@ class Workspace:
         doc: dict[str, Any] = {"profile": profile, "base_url": base_url, "pulled_at": when}
         if identity is not None:
             doc["identity"] = dict(identity)
-        atomic_write_json(self.meta_path, doc)
+        atomic_write_json(self.meta_path, doc, beside=self.folder)
 
     def record_identity(self, identity: Mapping[str, Any]) -> None:
         """Record the account the base now belongs to, keeping when it was pulled (a push to a draft that had no
@@ -434,7 +456,7 @@ class Workspace:
         """
         self.ensure()
         line = json.dumps({"before": before_sha256, "after": after_sha256}) + "\n"
-        fd = os.open(self.draft_writes_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = open_append(self.draft_writes_path, beside=self.folder)
         try:
             append_durably(fd, line.encode(), self.draft_writes_path)
         finally:
@@ -445,7 +467,7 @@ class Workspace:
         if original_sha256 == current_sha256:
             return True
         try:
-            text = safefile.read_text(self.draft_writes_path, safefile.STATE_MAX_BYTES)
+            text = safefile.read_text(self.draft_writes_path, safefile.STATE_MAX_BYTES, beside=self.folder)
         except OSError:
             return False
         steps: dict[str, str] = {}
@@ -469,10 +491,9 @@ class Workspace:
 
     # --- helpers ----------------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _read_json(path: Path) -> Any:
+    def _read_json(self, path: Path) -> Any:
         try:
-            return json.loads(safefile.read_bytes(path, safefile.STATE_MAX_BYTES))
+            return json.loads(safefile.read_bytes(path, safefile.STATE_MAX_BYTES, beside=self.folder))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
             raise WorkspaceError(f"cannot read {path}: {reason}; delete it and run `tenantdeck pull`") from None
@@ -486,6 +507,9 @@ def unwritable(draft_path: Path, workspace: Workspace) -> list[str]:
     app and then fail to record its id; re-running would create another. So it refuses first.
     """
     out: list[str] = []
+    refused = beside_refusal(workspace)
+    if refused is not None:
+        return [str(outside_error(refused))]
     draft_dir = draft_path.parent if str(draft_path.parent) else Path(".")
     if draft_path.exists() and not os.access(draft_path, os.W_OK):
         out.append(f"cannot write {draft_path} (read-only or immutable): a push records created ids there")
@@ -494,7 +518,7 @@ def unwritable(draft_path: Path, workspace: Workspace) -> list[str]:
     try:
         root = workspace.ensure()
         for where in (root, workspace.base_dir, workspace.journal_dir):
-            where.mkdir(parents=True, exist_ok=True)
+            make_dirs(where, beside=workspace.folder)
             if not os.access(where, os.W_OK):
                 out.append(f"cannot write in {where}: a push journals every operation there")
         for path in (workspace.history_path, workspace.draft_writes_path):
@@ -523,13 +547,60 @@ def workspace_error(workspace: Workspace, exc: OSError) -> WorkspaceError:
                           "command again")
 
 
+#: files of the workspace that are appended to or locked in place (never replaced): a link there is refused
+#: outright, even one that stays in the folder (``history.jsonl -> ../../tenantdeck.yaml``); ``lock``: the
+#: ``flock`` file, which the lock opens with ``O_TRUNC``
+IN_PLACE = ("history.jsonl", "draft-writes.jsonl", "lock")
+
+
+def _links(folder: Path) -> list[Path]:
+    """The symbolic links directly in ``folder`` (none when it is not a folder)."""
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(e.path) for e in entries if e.is_symlink()]
+    except OSError:
+        return []
+
+
+def beside_refusal(workspace: Workspace) -> safefile.FileRefused | None:
+    """Why the draft's lock file or workspace would take a read or a write out of the draft's folder (None: they
+    keep to it): the lock file, ``.tenantdeck`` and each folder and file in it, after every link
+    (:func:`tenantdeck.safefile.beside`); and a link at all where a file is appended to or locked in place
+    (:data:`IN_PLACE`). Checked before anything is read, written or sent: every read and write checks again."""
+    folder = workspace.folder
+    paths = [workspace.lock_path, workspace.container, workspace.root, workspace.base_dir, workspace.journal_dir]
+    for where in (workspace.container, workspace.root, workspace.base_dir, workspace.journal_dir):
+        paths += _links(where)
+    for path in paths:
+        refused = safefile.beside_or_none(path, folder)
+        if refused is not None:
+            return refused
+    for name in IN_PLACE:
+        path = workspace.root / name
+        if path.is_symlink():
+            return safefile.FileRefused(path, f"is a symbolic link (to {os.readlink(path)}): tenantdeck writes this "
+                                        "file in place, never through a link", safefile.NOT_REGULAR)
+    return None
+
+
+def outside_error(refused: safefile.FileRefused) -> WorkspaceError:
+    """:func:`beside_refusal` as the one line a command ends with (exit 1, as an unreadable file)."""
+    return WorkspaceError(f"{refused}; nothing was read from or written through it: remove the link (a pull "
+                          "request may have added it: `git diff --summary` shows mode 120000), then run the command "
+                          "again")
+
+
 def check_workspace(workspace: Workspace) -> None:
     """Raise :class:`WorkspaceError` when the workspace beside the draft cannot be what it must be: ``.tenantdeck``
-    (or ``.tenantdeck/<stem>``) a plain file, a dangling symbolic link, or a directory we may not read or enter.
+    (or ``.tenantdeck/<stem>``) a plain file, a dangling symbolic link, or a directory we may not read or enter;
+    or it, the lock file or a file in it leads out of the draft's folder (:func:`beside_refusal`).
 
     A missing workspace is fine (nothing pulled yet). Without this check such a workspace read as "no base" (every
     app unknown) or ended in a traceback from the first ``open`` under it.
     """
+    refused = beside_refusal(workspace)
+    if refused is not None:
+        raise outside_error(refused)
     for where in (workspace.container, workspace.root):
         try:
             st = os.stat(where)

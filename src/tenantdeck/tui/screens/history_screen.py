@@ -22,14 +22,14 @@ from tenantdeck.tui.widgets.header import TitleHeader
 from tenantdeck.tui.widgets.row_table import RowTable
 
 
-def journal_rows(path: Path) -> list[tuple[str, str, str]]:
+def journal_rows(path: Path, beside: Path) -> list[tuple[str, str, str]]:
     """(event, app, operation) per journal line that concerns an operation: what a history record written before
     operations were recorded can still show. The operation is its kind and the resource's name or id (the app's
     id, the same on every row of one app, said nothing), then the service's reason for a failure."""
     from tenantdeck.sync.workspace.journal import read_journal
 
     rows = []
-    for rec in read_journal(path):
+    for rec in read_journal(path, beside=beside):  # the path comes from the history: only in the draft's folder
         event = str(rec.get("event", ""))
         if event in ("intent", "done", "failed"):
             what = " ".join(str(v) for v in (str(rec.get("kind", "")).replace("_", " "), rec.get("name") or
@@ -38,8 +38,9 @@ def journal_rows(path: Path) -> list[tuple[str, str, str]]:
     return rows
 
 
-def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(outcome, app, operation) of one push: from its history record, else (an older record) from its journal."""
+def operation_rows(record: dict[str, Any], beside: Path) -> list[tuple[str, str, str]]:
+    """(outcome, app, operation) of one push: from its history record, else (an older record) from its journal,
+    read only in the draft's folder ``beside``."""
     from tenantdeck.sync.workspace.history import operation_rows as recorded
 
     rows = recorded(record)
@@ -47,7 +48,7 @@ def operation_rows(record: dict[str, Any]) -> list[tuple[str, str, str]]:
         return rows
     journal = record.get("journal")
     try:
-        return journal_rows(Path(journal)) if journal else []
+        return journal_rows(Path(journal), beside) if journal else []
     except OSError:  # the journal was cleaned away: the counts above are all there is
         return []
 
@@ -114,7 +115,8 @@ reason).
         workspace = Workspace(self.editor.path)
         try:
             check_workspace(workspace)
-            self.records: list[dict[str, Any]] = list(reversed(read_history(workspace.history_path)))
+            self.records: list[dict[str, Any]] = list(reversed(read_history(workspace.history_path,
+                                                                            beside=workspace.folder)))
         except (WorkspaceError, OSError) as exc:
             error = exc if isinstance(exc, WorkspaceError) else workspace_error(workspace, exc)
             self.notify(str(error), title="No history", severity="error", timeout=15)
@@ -161,7 +163,7 @@ reason).
         operations.clear(columns=True)  # a column only ever widens: cut for a narrower screen, rows ran past its edge
         operations.add_columns("Outcome", "App", "Operation")
         self._shown_record = record
-        self._operations = operation_rows(record)
+        self._operations = operation_rows(record, self.editor.path.parent)
         room = last_column_room(self.size.width or self.app.size.width,
                                 [["Outcome", *(shown(r[0]) for r in self._operations)],
                                  ["App", *(shown(r[1]) for r in self._operations)]])
