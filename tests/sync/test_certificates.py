@@ -128,7 +128,7 @@ def test_a_saved_plan_refused_for_a_changed_file_says_to_plan_again(sandbox: Any
     _use(draft, "acme.p8")
     plan_file = draft.parent / "plan.json"
     plan = live_plan(sandbox, draft, ENV)
-    plan_file.write_text(json.dumps(plan.to_json()), encoding="utf-8")
+    save_plan(plan, plan_file)
     key.write_bytes(P8.replace(b"BAQQg", b"BAQQh"))
     (step,) = plan.operations
     with pytest.raises(StepFailed) as caught:
