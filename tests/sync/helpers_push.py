@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 from collections.abc import Mapping
 from pathlib import Path
@@ -128,3 +129,17 @@ def live_plan(sandbox: Any, draft: Path, env: Mapping[str, str]) -> Any:
                                     wanted_extensions=managed_extensions(local))
 
     return plan_local(local, compare_local(local, asyncio.run(go())))
+
+
+def forged(doc: dict[str, Any], field: str = "background_color") -> dict[str, Any]:
+    """Trial L, L1's edit of a saved plan: a change the draft does not hold (``style.FIELD`` of the first step's
+    widget, to black), shown and sent alike, so the file agrees with itself; its hash and signature left as they
+    were (the caller makes them again, as a forger would)."""
+    doc = copy.deepcopy(doc)
+    op = doc["operations"][0]
+    change = dict(op["changes"][0])
+    change.update(path=f"style.{field}", label=field.replace("_", " ").capitalize(), after="#000000",
+                  before=op["payload"]["settings"]["style"][field])
+    op["changes"].append(change)
+    op["payload"]["settings"]["style"][field] = "#000000"
+    return doc

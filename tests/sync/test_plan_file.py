@@ -30,7 +30,16 @@ from tenantdeck.sync.remote.planfile import PlanFileInvalid, disagreements, pars
 from tenantdeck.targets import Target
 from tests.fuzzing import examples
 from tests.models import factories
-from tests.sync.helpers_push import BASE_URL, PLAN_KEY, call, make_sandbox, run_pull, run_push, save_plan
+from tests.sync.helpers_push import (
+    BASE_URL,
+    PLAN_KEY,
+    call,
+    forged,
+    make_sandbox,
+    run_pull,
+    run_push,
+    save_plan,
+)
 from tests.sync.test_push import live_plan
 from tests.sync.test_push_trust import ENV
 
@@ -149,19 +158,6 @@ def test_a_payload_edited_and_signed_again_is_refused_where_it_disagrees(templat
     assert HIDDEN not in _colours(sandbox)
 
 
-def _forged(doc: dict[str, Any]) -> dict[str, Any]:
-    """Trial L, L1's edit: a change the draft does not hold (another field of the same widget, to black), shown and
-    sent alike, so the plan file agrees with itself."""
-    doc = copy.deepcopy(doc)
-    op = doc["operations"][0]
-    change = dict(op["changes"][0])
-    change.update(path="style.background_color", label="Background colour", after="#000000",
-                  before=op["payload"]["settings"]["style"]["background_color"])
-    op["changes"].append(change)
-    op["payload"]["settings"]["style"]["background_color"] = "#000000"
-    return doc
-
-
 def _backgrounds(sandbox: Any) -> set[str]:
     return {str(w.settings.get("style", {}).get("background_color"))
             for app in call(sandbox, "list_apps") for w in call(sandbox, "list_widgets", app.id)}
@@ -173,7 +169,7 @@ def test_a_forged_plan_with_its_hash_made_again_is_refused_and_nothing_is_sent(t
     plan_hash computed again, was pushed (exit 0, the service held #000000). Fails without the signature: the
     file agrees with itself, so every other check passes."""
     sandbox, draft, plan_file = _copy(template, tmp_path / "w")
-    doc = _rehash(_forged(json.loads(plan_file.read_text(encoding="utf-8"))))
+    doc = _rehash(forged(json.loads(plan_file.read_text(encoding="utf-8"))))
     assert disagreements(Plan.from_json(doc)) == []  # nothing but the signature tells it from a real plan
     plan_file.write_text(json.dumps(doc), encoding="utf-8")
     code, err = run_push(sandbox, draft, ENV, plan_file=plan_file)

@@ -43,6 +43,7 @@ from tests.sync.helpers_push import (
     SECRET,
     app_named,
     edit_draft,
+    forged,
     loaded,
     make_sandbox,
     run_pull,
@@ -685,13 +686,7 @@ def test_a_saved_plan_edited_with_its_hash_made_again_is_refused_by_the_cli(serv
     plan_file = tmp_path / "plan.json"
     out = cli(server, "plan", "--draft", str(draft), "-o", str(plan_file))
     assert out.returncode == exitcodes.CHANGES, out.stderr
-    doc = json.loads(plan_file.read_text(encoding="utf-8"))
-    op = doc["operations"][0]
-    change = dict(op["changes"][0])
-    change.update(path="style.primary_color", label="Primary colour", after="#000000",
-                  before=op["payload"]["settings"]["style"]["primary_color"])
-    op["changes"].append(change)
-    op["payload"]["settings"]["style"]["primary_color"] = "#000000"
+    doc = forged(json.loads(plan_file.read_text(encoding="utf-8")), "primary_color")
     doc["plan_hash"] = hashlib.sha256(json.dumps(doc["operations"], sort_keys=True,
                                                  separators=(",", ":")).encode()).hexdigest()[:16]
     plan_file.write_text(json.dumps(doc), encoding="utf-8")

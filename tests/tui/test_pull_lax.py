@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,13 @@ def pulled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return pulled_draft(tmp_path, monkeypatch)
 
 
+
+def shown_text(screen: Any) -> str:
+    """Every row of the Pull screen's table and every note it holds in full, as one text."""
+    table = screen.query_one("DataTable")
+    rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
+    return " ".join(rows) + " ".join(screen._full.values())
+
 def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
     sandbox = local_target().transport.app  # type: ignore[attr-defined]
     acme = next(a for a in sandbox.state.store.list_apps(None, 100, 0)[0] if a["name"] == "Acme Support")
@@ -31,9 +39,7 @@ def test_f5_keeps_what_the_draft_cannot_hold_and_says_so(pulled: Path) -> None:
         app = make_app(pulled)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_pull(pilot)
-            table = screen.query_one("DataTable")
-            rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
-            text = " ".join(rows) + " ".join(screen._full.values())
+            text = shown_text(screen)
             assert "validation error" not in text and "\x1b" not in text
             assert "core.limits.maxGroupSize" in text and "core.\\x1b[31mred" in text
             assert "style.primary_color kept as the service holds it" in text
@@ -63,9 +69,7 @@ def test_f5_keeps_an_app_whose_name_the_draft_cannot_hold_and_says_so(pulled: Pa
         app = make_app(pulled)
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_pull(pilot)
-            table = screen.query_one("DataTable")
-            rows = [" ".join(str(c) for c in table.get_row_at(n)) for n in range(table.row_count)]
-            text = " ".join(rows) + " ".join(screen._full.values())
+            text = shown_text(screen)
             assert "validation error" not in text and "Could not read" not in str(screen.query_one("#status").render())
             assert "\u202e" not in text and "\n" not in text
             assert "the draft cannot hold it" in text
