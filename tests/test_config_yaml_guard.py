@@ -102,3 +102,15 @@ def test_the_loader_gives_safe_load_data_for_ordinary_files(tmp_path: Path) -> N
     assert load_file(path, "test file") is None
     with pytest.raises(ConfigFileError, match="cannot read the test file: no such file"):
         load_file(tmp_path / "missing.yaml", "test file")
+
+
+def test_a_targets_file_with_an_anchor_is_named_as_a_targets_file(tmp_path: Path) -> None:
+    """Trial L, L10: the targets file's anchor error said "not supported in a draft" (the policies and profiles files
+    name themselves): it is read by the draft's reader, its words said of this file."""
+    from tenantdeck.draft.target_overrides import target_problems
+
+    draft = tmp_path / "d.yaml"
+    draft.write_text("format: 1\napps: []\n", encoding="utf-8")
+    (tmp_path / "d.targets.yaml").write_text("format: 1\ntargets:\n  prod: &a0 {}\n  stage: *a0\n", encoding="utf-8")
+    (problem, *_) = target_problems(draft)
+    assert "anchors and aliases are not supported in a targets file" in problem.message, problem.message

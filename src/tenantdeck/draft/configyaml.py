@@ -56,7 +56,7 @@ def read_file(path: str | os.PathLike[str], what: str, *, max_bytes: int = MAX_C
     name = os.fspath(path)
     text, problems = yamlsource.read_text(path, display=name, max_bytes=max_bytes, beside=beside)
     if text is None:
-        raise ConfigFileError(_reworded(problems[0], what, max_bytes))
+        raise ConfigFileError(reworded(problems[0], what, max_bytes))
     return load_text(text, name, what), text
 
 
@@ -69,7 +69,7 @@ def load_text(text: str, file: str, what: str) -> Any:
         return None
     errors = [p for p in parsed.problems if p.severity is Severity.ERROR]
     if errors:
-        raise ConfigFileError(_reworded(errors[0], what))
+        raise ConfigFileError(reworded(errors[0], what))
     if parsed.duplicates:
         dup = parsed.duplicates[0]
         key = dup.path[-1] if dup.path else "?"
@@ -96,7 +96,7 @@ def in_words(exc: ConfigFileError) -> str:
     return problem.message
 
 
-def _reworded(problem: Problem, what: str, max_bytes: int = MAX_CONFIG_BYTES) -> Problem:
+def reworded(problem: Problem, what: str, max_bytes: int = MAX_CONFIG_BYTES) -> Problem:
     """The draft reader's words ("a draft ...") said of this file instead."""
     message = problem.message
     if problem.code in ("file-missing", "file-unreadable"):

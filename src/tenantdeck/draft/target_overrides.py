@@ -150,9 +150,12 @@ def read_target_overrides(draft_path: str | os.PathLike[str]) -> TargetOverrides
     text, problems = yamlsource.read_text(path, display=name, beside=path.parent)
     if text is None:
         raise TargetOverridesInvalid(problems)
+    from tenantdeck.draft.configyaml import reworded
     from tenantdeck.draft.raw_scalars import comment_problems
 
     parsed = yamlsource.parse(text, name)
+    # the draft reader's words said of this file ("anchors ... are not supported in a targets file"; trial L, L10)
+    parsed.problems[:] = [reworded(p, "targets file") for p in parsed.problems]
     notes = comment_problems(text, name, data=None if parsed.fatal else parsed.data)
     doc = DraftDocument(name, text, parsed.data)
     if parsed.fatal:
