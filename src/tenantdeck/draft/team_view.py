@@ -70,18 +70,18 @@ def role_change(email: str, role: str, service: Sequence[tuple[str, str]]) -> tu
     if held == "owner":
         return True, (f"{email} is this app's owner on the service: the owner's role is the service's (a push is "
                       "refused); change it in the dashboard")
-    return False, f"{email} is this app's {_changed(held, role)}"
+    return False, f"{email} is this app's {held} on the service: {_role_changed(held, role)}"
 
 
-def _changed(held: str, role: str) -> str:
-    return f"{held} on the service: a push changes their role from {held} to {role or 'the role you choose'}"
+def _role_changed(held: str, role: str) -> str:
+    return f"a push changes their role from {held} to {role or 'the role you choose'}"
 
 
 def added_text(email: str, role: str, service: Sequence[tuple[str, str]]) -> str:
     """What the Team tab says once ``email`` is added as ``role``: an invitation, or the role change it is."""
     held = service_role(email, service)
     return f"{email} added as {role}: " + ("a push invites them." if held is None else
-                                             f"this app's {_changed(held, role).replace(': ', ', ', 1)}.")
+                                             f"this app's {held} on the service, {_role_changed(held, role)}.")
 
 
 def added(team: Mapping[str, Any] | None, email: str, role: str) -> dict[str, Any]:

@@ -44,8 +44,7 @@ def against_the_base(draft_path: str | os.PathLike[str], data: Any, own: list[Pr
     it, every push refuses it, so ``validate`` (and F8) may not call the draft valid (trial J, J3: validate passed a
     51-character webhook name that plan, diff and push refused). And a team member the service lists as the app's
     owner is an error, a developer a warning naming the role change (:func:`_service_roles_named`), placed by
-    ``doc``. Without a lock file, or for
-    an app it does not know, nothing tells, and ``own`` stays as it is."""
+    ``doc``. Without a lock file, or for an app it does not know, nothing tells, and ``own`` stays as it is."""
     held = [p for p in own if p.code.startswith("held_") and not p.is_error and len(p.path) >= 3]
     apps = data.get("apps") if isinstance(data, Mapping) else None
     teams = isinstance(apps, list) and any(isinstance(a, Mapping) and isinstance(a.get("team"), Mapping)
