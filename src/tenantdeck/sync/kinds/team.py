@@ -78,7 +78,7 @@ class TeamKind(Kind):
         local = res.by_state("local")
         if not local:
             return
-        refused = _owner_named(local, (planner.app.live or {}).get(SERVICE_TEAM))
+        refused = _owner_named(local, planner.app.live)
         for words in refused:
             planner.refuse(res, words)  # the service refuses the owner's email in any list (422): not sent
         if refused:
@@ -101,13 +101,13 @@ class TeamKind(Kind):
         return base
 
 
-def _owner_named(local: list[Any], service_team: Any) -> list[str]:
-    """Why each email the draft names as an admin or a moderator is refused: the app's owner on the service
-    (:func:`~tenantdeck.draft.team_view.role_change`, the rule ``validate`` and the Team tab apply)."""
+def _owner_named(local: list[Any], live: Mapping[str, Any] | None) -> list[str]:
+    """Why each email the draft names as an admin or a moderator is refused: the app's owner on the service (its
+    ``service_team``, read as the Team tab reads the base's: :func:`~tenantdeck.draft.team_view.service_members`;
+    :func:`~tenantdeck.draft.team_view.role_change`, the rule ``validate`` and the Team tab apply)."""
     from tenantdeck.draft import team_view as tv
 
-    service = [(str(m.get("email", "")), str(m.get("role") or "")) for m in service_team or ()
-               if isinstance(m, Mapping)]
+    service = tv.service_members(live)
     changes = (tv.role_change(leaf.path, str(leaf.draft), service) for leaf in local if leaf.draft is not ABSENT)
     return [words for change in changes if change is not None for refused, words in [change] if refused]
 
