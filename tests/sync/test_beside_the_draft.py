@@ -15,22 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from tenantdeck import exitcodes
-from tenantdeck.cli import cli
 from tenantdeck.targets import local_target
+from tests.sync.test_committed_base import env_of, flip_gifs, run
 
 OUTSIDE = "outside the draft's folder"
-
-
-def env_of(tmp_path: Path) -> dict[str, str]:
-    return {"TENANTDECK_CONFIG_DIR": str(tmp_path / "config"), "TENANTDECK_DATA_DIR": str(tmp_path / "sandbox"),
-            "NO_COLOR": "1"}
-
-
-def run(tmp_path: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, list(args), env=env_of(tmp_path), catch_exceptions=False)
 
 
 def live_gifs(tmp_path: Path) -> Any:
@@ -40,12 +31,6 @@ def live_gifs(tmp_path: Path) -> Any:
             return (await client.list_widgets(app.id))[0].settings["main"]["send_gifs"]
 
     return asyncio.run(go())
-
-
-def flip_gifs(draft: Path) -> None:
-    text = draft.read_text(encoding="utf-8")
-    assert text.count("send_gifs: false") == 1
-    draft.write_text(text.replace("send_gifs: false", "send_gifs: true"), encoding="utf-8")
 
 
 @pytest.fixture
