@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,38 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     of it is frozen."""
     import gc
 
+    gc.collect()
+    gc.freeze()
+
+
+#: tests between two collections that walk the frozen objects too (:func:`pytest_runtest_protocol`)
+REVIEW_FROZEN_EVERY = 50
+_tests_run = 0
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After each test (its teardown included): collect its garbage, then freeze what survived (``gc.freeze``).
+
+    A Textual test leaves its closed editor behind as cyclic garbage (every widget points to its parent and its app),
+    which only a full collection frees. Left to Python's thresholds, those full collections came inside the next
+    tests and walked every object made since the worker's collection: 63 of them in five TUI files in one process,
+    ~5 s of their ~43 s of CPU. Collected here, each pass walks one test's objects, since those of the tests before
+    are frozen. Five TUI files in one process: 7-10% less user CPU in three alternated runs (36.9/33.0/36.6 s
+    against 41.2/35.8/39.1 s), the same peak memory (133 MB). The whole suite as ``make test`` runs it, alternated
+    twice: 435 and 441 s of CPU against 457 and 484 s, 244 and 247 s of wall time against 249 and 264 s, peak
+    memory of the largest worker 330-349 MB against 337-364 MB.
+
+    A frozen object that becomes cyclic garbage later (a module-scoped fixture torn down) is never collected while
+    frozen, so every :data:`REVIEW_FROZEN_EVERY` tests the collection walks everything (``gc.unfreeze`` first), as
+    the one after collection did."""
+    import gc
+
+    global _tests_run
+    yield
+    _tests_run += 1
+    if _tests_run % REVIEW_FROZEN_EVERY == 0:
+        gc.unfreeze()
     gc.collect()
     gc.freeze()
 
