@@ -97,7 +97,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 #: tests between two collections that walk the frozen objects too (:func:`pytest_runtest_protocol`)
-REVIEW_FROZEN_EVERY = 50
+REVIEW_FROZEN_EVERY = 200
 _tests_run = 0
 
 
@@ -116,7 +116,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
     A frozen object that becomes cyclic garbage later (a module-scoped fixture torn down) is never collected while
     frozen, so every :data:`REVIEW_FROZEN_EVERY` tests the collection walks everything (``gc.unfreeze`` first), as
-    the one after collection did."""
+    the one after collection did. Each such walk costs ~235 ms (350,000 objects) and finds little: every 50 tests,
+    52 walks in a run, 12.6 s of CPU, a median of 150 objects freed (52,000 at most), the largest worker's peak
+    362 MB; every 200 tests, 12 walks, 3.0 s, peak 354 MB."""
     import gc
 
     global _tests_run
