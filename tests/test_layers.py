@@ -23,6 +23,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,8 +100,26 @@ def imported(name: str, path: Path) -> Iterator[str]:
 @functools.cache
 def graph() -> dict[str, set[str]]:
     """Every module's tenantdeck imports, read on first use (not at import: every xdist worker imports this file to
-    collect it, and only the one running these tests needs the ~0.7 s of parsing)."""
-    return {name: set(imported(name, path)) for name, path in MODULES.items()}
+    collect it, and only the ones running these tests need the ~0.7 s of parsing).
+
+    Kept in the temporary folder under the hash of every source it was read from, so the workers that run this
+    file's nine tests (four or five of the six, each parsing the whole tree: ~4 s of CPU a run) and the next runs
+    on unchanged sources read it instead; a changed source (or this file) is another hash, so a kept graph is never
+    stale."""
+    sources = {name: path.read_bytes() for name, path in sorted(MODULES.items())}
+    digest = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(sorted(MODULES)).encode())  # this reading too
+    for text in sources.values():
+        digest.update(hashlib.sha256(text).digest())
+    kept = Path(tempfile.gettempdir()) / f"tenantdeck-test-layers-{digest.hexdigest()[:32]}.json"
+    try:
+        return {name: set(targets) for name, targets in json.loads(kept.read_text(encoding="utf-8")).items()}
+    except (OSError, ValueError, AttributeError):
+        pass
+    built = {name: set(imported(name, path)) for name, path in MODULES.items()}
+    partial = kept.with_name(f"{kept.name}.{os.getpid()}")
+    partial.write_text(json.dumps({name: sorted(targets) for name, targets in built.items()}), encoding="utf-8")
+    os.replace(partial, kept)
+    return built
 
 
 def layer_of(name: str) -> int:
