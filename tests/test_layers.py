@@ -77,10 +77,10 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
-def imported(name: str, path: Path) -> Iterator[str]:
-    """Every tenantdeck module ``name`` imports, wherever the import statement is."""
+def imported(name: str, path: Path, source: str) -> Iterator[str]:
+    """Every tenantdeck module ``name`` (``source``, read from ``path``) imports, wherever the import statement is."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -106,16 +106,16 @@ def graph() -> dict[str, set[str]]:
     file's nine tests (four or five of the six, each parsing the whole tree: ~4 s of CPU a run) and the next runs
     on unchanged sources read it instead; a changed source (or this file) is another hash, so a kept graph is never
     stale."""
-    sources = {name: path.read_bytes() for name, path in sorted(MODULES.items())}
+    sources = {name: path.read_text(encoding="utf-8") for name, path in sorted(MODULES.items())}
     digest = hashlib.sha256(Path(__file__).read_bytes() + json.dumps(sorted(MODULES)).encode())  # this reading too
     for text in sources.values():
-        digest.update(hashlib.sha256(text).digest())
+        digest.update(hashlib.sha256(text.encode()).digest())
     kept = Path(tempfile.gettempdir()) / f"tenantdeck-test-layers-{digest.hexdigest()[:32]}.json"
     try:
         return {name: set(targets) for name, targets in json.loads(kept.read_text(encoding="utf-8")).items()}
     except (OSError, ValueError, AttributeError):
         pass
-    built = {name: set(imported(name, path)) for name, path in MODULES.items()}
+    built = {name: set(imported(name, path, sources[name])) for name, path in MODULES.items()}
     partial = kept.with_name(f"{kept.name}.{os.getpid()}")
     partial.write_text(json.dumps({name: sorted(targets) for name, targets in built.items()}), encoding="utf-8")
     os.replace(partial, kept)
