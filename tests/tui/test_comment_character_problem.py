@@ -11,20 +11,19 @@ from textual.widgets import DataTable, Static
 
 from tenantdeck.draft.raw_scalars import COMMENT_CODE
 from tenantdeck.tui.screens.problems_screen import ProblemsScreen
-from tests.tui.hooks_fixtures import DRAFT
+from tests.tui.hooks_fixtures import DRAFT, draft_path
 from tests.tui.pilot import make_app, settle
+
+__all__ = ["draft_path"]
 
 RLO = "\u202e"
 
 
 @pytest.fixture
-def draft(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("TENANTDECK_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("TENANTDECK_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.delenv("AUDIT_PASSWORD", raising=False)
-    path = tmp_path / "tenantdeck.yaml"
-    path.write_text(f"# reviewed: {RLO}gnp.exe\n" + DRAFT, encoding="utf-8")
-    return path
+def draft(draft_path: Path) -> Path:
+    """The Webhooks tab's draft (tests/tui/hooks_fixtures.py), its first line a comment holding a raw RLO."""
+    draft_path.write_text(f"# reviewed: {RLO}gnp.exe\n" + DRAFT, encoding="utf-8")
+    return draft_path
 
 
 def test_problems_lists_the_comment_warning_escaped(draft: Path) -> None:
