@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tenantdeck.draft import recovery
+from tenantdeck.tui.app import TenantdeckApp
 from tenantdeck.tui.screens.app_screen import AppScreen
 from tenantdeck.tui.screens.apps_screen import AppsScreen
 from tenantdeck.tui.screens.problems_screen import ProblemsScreen
@@ -323,11 +324,16 @@ def test_no_color_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     run(app, body)
 
 
-def test_user_keymap_is_applied_and_a_broken_entry_is_named(tmp_path: Path) -> None:
+def keymap_app(tmp_path: Path, keymap: str) -> TenantdeckApp:
+    """The editor on the demo draft with ``keymap`` as the user's config/keymap.yaml."""
     config = tmp_path / "config"
     config.mkdir()
-    (config / "keymap.yaml").write_text("problems: f9\nsave: 'not a key'\nnope.nothing: f4\n")
-    app = make_app(prepare(tmp_path))
+    (config / "keymap.yaml").write_text(keymap)
+    return make_app(prepare(tmp_path))
+
+
+def test_user_keymap_is_applied_and_a_broken_entry_is_named(tmp_path: Path) -> None:
+    app = keymap_app(tmp_path, "problems: f9\nsave: 'not a key'\nnope.nothing: f4\n")
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         text = notices(app)
@@ -344,10 +350,7 @@ def test_a_keymap_entry_taking_quit_s_only_key_is_refused_with_a_notice(tmp_path
     """``problems: ctrl+q`` (a docs-only trial, F17) took Quit's only key without a word: ctrl+q opened Problems
     and nothing quit. The entry is left out and the notice names the file, the key and the action; an entry taking
     one of two keys (``help: ctrl+s``, Save keeps f2) applies and is said."""
-    config = tmp_path / "config"
-    config.mkdir()
-    (config / "keymap.yaml").write_text("problems: ctrl+q\nhelp: f1,ctrl+s\n")
-    app = make_app(prepare(tmp_path))
+    app = keymap_app(tmp_path, "problems: ctrl+q\nhelp: f1,ctrl+s\n")
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         from tenantdeck.tui.screens.help_screen import HelpScreen
@@ -374,10 +377,7 @@ def test_a_keymap_entry_on_a_key_textual_does_not_know_is_left_out_with_a_notice
     """Trial K4: ``quit: notakey`` passed the file's syntax and Textual applied it: the footer said "notakey Quit"
     and ctrl+q no longer quit. The entry is left out with a notice naming the file, the entry and the key; Quit
     keeps ctrl+q, and a good entry in the same file applies."""
-    config = tmp_path / "config"
-    config.mkdir()
-    (config / "keymap.yaml").write_text("quit: notakey\nproblems: f10\n")
-    app = make_app(prepare(tmp_path))
+    app = keymap_app(tmp_path, "quit: notakey\nproblems: f10\n")
 
     async def body(pilot) -> None:  # type: ignore[no-untyped-def]
         from tenantdeck.tui.widgets.footer import KeyFooter
