@@ -8,10 +8,9 @@ LOCK := .ci/constraints.txt
 
 .PHONY: run test lint bench schema screenshots clean lock drift
 
-$(STAMP): pyproject.toml $(LOCK)
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --constraint $(LOCK) -e '.[test,dev]'
+# The venv and the locked versions: with uv where it can be had, else pip (scripts/install.sh says why).
+$(STAMP): pyproject.toml $(LOCK) scripts/install.sh
+	bash scripts/install.sh $(PY) $(VENV) $(LOCK)
 	touch $(STAMP)
 
 # The main job: the terminal editor on the demo account of the embedded sandbox (no account, no network).
