@@ -23,6 +23,7 @@ from tenantdeck import exitcodes
 from tenantdeck.models import Webhook
 from tests.sync.helpers_push import app_named, edit_draft
 from tests.test_hostile_certificates_cli import draft, env, tenantdeck  # the pulled draft and the CLI, as there
+from tests.yamltext import has_id
 
 __all__ = ["draft", "env"]
 
@@ -53,7 +54,7 @@ def turn_on_basic_auth(draft: Path) -> int:
 
 def password_line(draft: Path, webhook_id: str) -> int:
     lines = draft.read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if f"id: {webhook_id}" in line)
+    start = next(i for i, line in enumerate(lines) if has_id(line, webhook_id))
     return next(i for i, line in enumerate(lines) if i > start and f"${{{VAR}}}" in line) + 1
 
 

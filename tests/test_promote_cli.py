@@ -16,6 +16,7 @@ from tenantdeck.cli import cli
 from tests.loopback import Sandbox
 from tests.sync.test_promote import draft_text
 from tests.test_json_output import check_head
+from tests.yamltext import has_id
 
 #: the sandboxes :func:`two_accounts` serves, by profile (a test that restarts one puts the new process here)
 RUNNING: dict[str, Any] = {}
@@ -68,7 +69,7 @@ def test_staging_then_production_then_promote(two_accounts: dict[str, str], tmp_
     assert doc["profile"] == "production" and doc["result"]["created_apps"]
     assert draft.read_text() == before
     (new_id,) = doc["result"]["created_apps"].values()
-    assert f"id: {new_id}" in (tmp_path / "tenantdeck.targets.yaml").read_text()
+    assert has_id((tmp_path / "tenantdeck.targets.yaml").read_text(), new_id)
     assert (tmp_path / "tenantdeck.production.lock.json").is_file()
     history = json.loads(run(env, "history", "--profile", "production", "--format", "json").stdout)["pushes"]
     assert [(h["profile"], h["result"]) for h in history] == [("production", "complete")]

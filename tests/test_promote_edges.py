@@ -15,6 +15,7 @@ from tests import test_promote_cli
 from tests.loopback import Sandbox
 from tests.sync.test_promote import draft_text
 from tests.test_promote_cli import run
+from tests.yamltext import has_id
 
 two_accounts = test_promote_cli.two_accounts  # the fixture: two sandboxes, two profiles
 
@@ -200,7 +201,7 @@ def test_an_app_of_the_same_name_in_production(two_accounts: dict[str, str], tmp
     promote_has_every_option_it_names(clash.stderr)
     adopted = run(env, "promote", "staging", "production", "--yes", "--adopt-existing", "--prefer", "draft")
     assert adopted.exit_code == exitcodes.OK, adopted.stderr
-    assert f"id: {existing}" in (tmp_path / "tenantdeck.targets.yaml").read_text()
+    assert has_id((tmp_path / "tenantdeck.targets.yaml").read_text(), existing)
     assert draft.read_text() == before
 
 

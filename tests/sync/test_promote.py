@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from tenantdeck import exitcodes
 from tenantdeck.cli.push_flow import PushOptions, push_flow
@@ -22,6 +23,7 @@ from tenantdeck.draft.target_overrides import targets_path
 from tenantdeck.sync.workspace.state import Workspace
 from tenantdeck.targets import Target
 from tests.sync.helpers_push import KEY, SECRET, client_for, make_sandbox
+from tests.yamltext import has_id
 
 
 def draft_text() -> str:
@@ -117,7 +119,7 @@ def test_push_to_a_second_target_keeps_its_own_ids_base_and_overrides(accounts: 
     assert p_hooks["audit"]["webhookURL"] == "https://hooks.example.com/prod/audit"
     assert s_hooks["audit"]["webhookURL"] == "https://hooks.example.com/staging/audit"
     targets = targets_path(draft).read_text()
-    assert f"id: {p_id}" in targets and f"id: {p_widgets['Help desk'][0]}" in targets
+    assert has_id(targets, p_id) and has_id(targets, p_widgets["Help desk"][0])
     assert "# production's receiver" in targets  # comments kept
     # each account its own committed base and workspace
     assert (draft.parent / "tenantdeck.production.lock.json").is_file()
@@ -239,7 +241,8 @@ def test_promote_creates_an_app_production_lacks_and_records_its_id(both: tuple[
     assert [op["kind"] for op in report["plan"]["operations"]] == ["create_app"], report["plan"]
     beta_id = live_apps(production)["Beta"][0]
     assert beta_id != live_apps(staging)["Beta"][0]
-    assert f"id: {beta_id}" in targets_path(draft).read_text()
+    # read as YAML: a hex id such as 1e22048950191211 is also a float to YAML, so the file quotes it
+    assert yaml.safe_load(targets_path(draft).read_text())["targets"]["production"]["apps"]["Beta"]["id"] == beta_id
     assert draft.read_text() == draft_before
 
 

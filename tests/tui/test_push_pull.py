@@ -19,6 +19,7 @@ from tenantdeck.tui.screens.push_summary import PushSummaryScreen
 from tenantdeck.tui.screens.review_screen import ReviewScreen
 from tests.tui.pilot import settle
 from tests.tui.review_fixtures import acme_toggle, open_pull
+from tests.yamltext import has_id
 
 BATCH = 12
 
@@ -379,7 +380,7 @@ def test_a_push_writes_new_ids_through_the_open_session_and_keeps_its_undo_histo
             assert screen.last_result is not None and screen.last_result.complete
             new_id = app.editor.get("apps[0].id")
             assert new_id and app.editor.session is session and not session.dirty
-            assert draft.read_text(encoding="utf-8") == session.text and f"id: {new_id}" in session.text
+            assert draft.read_text(encoding="utf-8") == session.text and has_id(session.text, new_id)
             assert "# our apps" in session.text
             session.undo()  # the ids' edit
             assert session.get("apps[0].region") == "eu" and not session.get("apps[0].id", None)
