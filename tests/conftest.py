@@ -21,50 +21,13 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests import textual_harness
+
 # caches (parse cache, theme verdicts) of tests that do not choose their own: never the user's ~/.cache
 os.environ.setdefault("TENANTDECK_CACHE_DIR", tempfile.mkdtemp(prefix="tenantdeck-test-cache-"))
 
-def _parse_each_stylesheet_once_per_worker() -> None:
-    """Every editor a test starts parses the same Textual CSS again (its own and every widget class's
-    ``DEFAULT_CSS``): Textual caches parsed rules per stylesheet (``Stylesheet._parse_rules``), and each app has a new
-    one. Kept here for the worker's life, keyed as Textual keys its own cache plus the CSS variables the rules were
-    parsed with (a theme's colours are substituted while parsing), each source is parsed once per worker and theme.
-
-    Rules are read, never changed, once parsed: Textual itself hands one stylesheet's cached list to every later parse
-    of it. CSS that fails to parse raises as before and is not kept. Where Textual's method is not what this expects,
-    nothing is changed (only slower).
-
-    An editor's start and first app parsed ~17 ms of CSS of its ~250 ms of CPU. Six TUI files in one process, three
-    alternated runs: 44.4/47.6/44.7 s of user CPU against 47.0/51.5/49.3 s (7% less), the same peak memory (174 MB).
-    tests/tui/test_shared_css_parse.py holds it to what a new stylesheet parses."""
-    import inspect
-
-    from textual.css.stylesheet import Stylesheet
-
-    parse_rules = Stylesheet._parse_rules
-    expected = ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
-    if getattr(parse_rules, "_tenantdeck", False) or list(inspect.signature(parse_rules).parameters) != expected:
-        return
-    parsed: dict[tuple[object, ...], list[object]] = {}
-
-    def _parse_rules(self: Stylesheet, css: str, read_from: object, is_default_rules: bool = False,
-                     tie_breaker: int = 0, scope: str = "") -> list[object]:
-        variables = self._variables
-        noted = self.__dict__.get("_tenantdeck_variables")
-        if noted is None or noted[0] is not variables:
-            noted = (variables, frozenset(variables.items()))
-            self.__dict__["_tenantdeck_variables"] = noted
-        key = (css, read_from, is_default_rules, tie_breaker, scope, noted[1])
-        rules = parsed.get(key)
-        if rules is None:
-            rules = parsed[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
-        return rules
-
-    _parse_rules._tenantdeck = True  # type: ignore[attr-defined]
-    Stylesheet._parse_rules = _parse_rules  # type: ignore[assignment, method-assign]
-
-
-_parse_each_stylesheet_once_per_worker()
+# what every editor a test starts would redo or wait for in vain: tests/textual_harness.py
+textual_harness.install()
 
 
 settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
