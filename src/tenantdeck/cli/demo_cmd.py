@@ -58,6 +58,21 @@ def _flip_one_toggle(draft: Path) -> str:
     return "\n".join(lines)
 
 
+def make_demo_dir(workdir: Path, elsewhere: str | None = None) -> None:
+    """Create the demo's folder, or stop with one line (exit 6) naming it and how to put it elsewhere: on a read-only
+    HOME, ``make run`` (the README's first command) ended in a traceback."""
+    try:
+        workdir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from tenantdeck import exitcodes
+        from tenantdeck.cli.output import error
+        from tenantdeck.targets import ENV_DATA_DIR
+
+        place = f"{elsewhere} or {ENV_DATA_DIR}" if elsewhere else ENV_DATA_DIR
+        error(f"cannot create the demo folder {workdir}: {exc.strerror or exc}; set {place} to a writable folder")
+        raise SystemExit(exitcodes.WRITE_FAILED) from None
+
+
 @click.command()
 @click.option(
     "--dir", "workdir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -68,7 +83,7 @@ def command(workdir: Path | None) -> None:
     from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, ENV_PROFILE, SANDBOX_DB, data_dir
 
     workdir = workdir or data_dir() / "demo"
-    workdir.mkdir(parents=True, exist_ok=True)
+    make_demo_dir(workdir, "--dir")
     sample, account = workdir / "sample.yaml", workdir / "account.yaml"
     os.environ.pop(ENV_PROFILE, None)
     os.environ.pop(ENV_BASE_URL, None)  # the demo always talks to the built-in `local` sandbox ...

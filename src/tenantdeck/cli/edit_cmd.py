@@ -31,9 +31,10 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
         from tenantdeck import exitcodes
         from tenantdeck.cli.output import error
 
-        error("the editor needs a terminal (stdin and stdout are not one here, as in a CI job or a pipe); "
-              f"without one, run `tenantdeck validate {draft_path}`, `tenantdeck diff {draft_path}` or "
-              f"`tenantdeck push --draft {draft_path} --yes`")
+        without = ("`tenantdeck run-demo` runs the demo's pull, diff and push without it" if demo else
+                   f"without one, run `tenantdeck validate {draft_path}`, `tenantdeck diff {draft_path}` or "
+                   f"`tenantdeck push --draft {draft_path} --yes`")
+        error(f"the editor needs a terminal (stdin and stdout are not one here, as in a CI job or a pipe); {without}")
         raise SystemExit(exitcodes.USAGE)
     credentials = None
     if events_basic_auth is not None:
@@ -69,6 +70,7 @@ def command(draft_path: Path, demo: bool, events_port: int | None, events_basic_
 
 def _demo_draft() -> Path:
     """The demo account's draft: pulled from the demo's own sandbox database the first time."""
+    from tenantdeck.cli.demo_cmd import make_demo_dir
     from tenantdeck.targets import ENV_BASE_URL, ENV_DATA_DIR, ENV_PROFILE, data_dir
 
     workdir = data_dir() / "demo"
@@ -76,7 +78,7 @@ def _demo_draft() -> Path:
     os.environ.pop(ENV_BASE_URL, None)
     os.environ[ENV_DATA_DIR] = str((workdir / "sandbox").resolve())
     os.environ["TENANTDECK_DEMO_SANDBOX"] = os.environ[ENV_DATA_DIR]  # the editor names it (tui.profile)
-    workdir.mkdir(parents=True, exist_ok=True)
+    make_demo_dir(workdir)
     draft = workdir / "tenantdeck.yaml"
     from tenantdeck.targets import local_target
 
