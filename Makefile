@@ -24,8 +24,9 @@ run: $(STAMP)
 # One test at a time to each worker as it asks (--maxschedchunk 1): xdist's default sends each worker a run of ~100
 # consecutive tests first, so the slow tests, which tests/conftest.py puts first, all went to one worker.
 WORKERS ?= $(shell echo $$(( 3 * $$(nproc 2>/dev/null || echo 1) )))
+# ARGS: more pytest arguments, as `make test ARGS=--randomly-seed=N` to replay an order.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1
+	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1 $(ARGS)
 
 # Re-resolve the newest releases pyproject.toml allows, in a scratch venv, and pin them in $(LOCK). Run the suite
 # after it (`make test`) and commit the lock with the fixes it needed.
