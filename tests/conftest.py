@@ -12,7 +12,9 @@ time (docs/benchmarks.md, "The suite"), so fewer examples would buy little and c
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -23,8 +25,11 @@ from hypothesis import settings
 
 from tests import textual_harness
 
-# caches (parse cache, theme verdicts) of tests that do not choose their own: never the user's ~/.cache
-os.environ.setdefault("TENANTDECK_CACHE_DIR", tempfile.mkdtemp(prefix="tenantdeck-test-cache-"))
+# caches (parse cache, theme verdicts) of tests that do not choose their own: never the user's ~/.cache, and gone
+# when the process ends (a run left one folder per worker in the temp folder)
+if "TENANTDECK_CACHE_DIR" not in os.environ:
+    os.environ["TENANTDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tenantdeck-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TENANTDECK_CACHE_DIR"], ignore_errors=True)
 
 # what every editor a test starts would redo or wait for in vain: tests/textual_harness.py
 textual_harness.install()
