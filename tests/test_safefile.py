@@ -261,7 +261,6 @@ WRITE_ALLOWED: dict[tuple[str, str], str] = {
     ("tenantdeck/cli/plan_cmd.py", "atomic_write_bytes"): "plan -o FILE: the file the user names",
     ("tenantdeck/tui/screens/events_screen.py", "atomic_write_text"): "the export file the user names",
     ("tenantdeck/cli/demo_cmd.py", "workdir.mkdir"): "the demo's own folder, made by tenantdeck",
-    ("tenantdeck/cli/edit_cmd.py", "workdir.mkdir"): "the demo's own folder, made by tenantdeck",
     ("tenantdeck/cli/edit_cmd.py", "path.write_text"): "the demo's policies, in the folder tenantdeck just made",
     ("tenantdeck/sync/workspace/lock.py", "filelock.FileLock"):
         "the flock file: check_workspace, just before, refuses a link there (state.IN_PLACE)",
