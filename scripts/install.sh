@@ -60,6 +60,7 @@ with_pip() {
     "$venv/bin/python" -m pip install --quiet --constraint "$lock" -e "$project"
 }
 
+echo "install: $venv with the versions of $lock (uv, or pip where uv cannot; ~6 s, ~20 s with pip)" >&2
 rm -rf "$kept"
 if [ -d "$venv" ]; then
     mv "$venv" "$kept"
