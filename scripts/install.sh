@@ -67,9 +67,9 @@ if [ -d "$venv" ]; then
 fi
 if ! with_uv 2>"$log"; then
     # uv's first `error:` line says what failed and its last `cause:` line why (a hint may follow them)
-    failed=$(grep -m 1 -i '^error' "$log" || true)
+    failed=$(grep -m 1 -i '^error' "$log" || tail -n 1 "$log" | sed 's/^ *//')
     why=$(grep -i '^ *cause' "$log" | tail -n 1 | sed 's/^ *//' || true)
-    reason=$(printf '%s' "${failed:-$(tail -n 1 "$log" | sed 's/^ *//')}${why:+; $why}")
+    reason="$failed${why:+; $why}"
     echo "install: uv could not install here ($reason); installing with pip" >&2
     rm -rf "$venv"
     with_pip

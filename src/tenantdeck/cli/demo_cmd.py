@@ -65,12 +65,12 @@ def make_demo_dir(workdir: Path, elsewhere: str | None = None) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         from tenantdeck import exitcodes
-        from tenantdeck.cli.output import error
+        from tenantdeck.cli.sync_common import fail
         from tenantdeck.targets import ENV_DATA_DIR
 
         place = f"{elsewhere} or {ENV_DATA_DIR}" if elsewhere else ENV_DATA_DIR
-        error(f"cannot create the demo folder {workdir}: {exc.strerror or exc}; set {place} to a writable folder")
-        raise SystemExit(exitcodes.WRITE_FAILED) from None
+        fail(f"cannot create the demo folder {workdir}: {exc.strerror or exc}; set {place} to a writable folder",
+             exitcodes.WRITE_FAILED)
 
 
 @click.command()
